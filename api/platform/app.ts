@@ -1,0 +1,215 @@
+/**
+ * The /v1 bearer surface. Concerns are installed in this order: request id and log scope, access
+ * log and metrics, rate limit (headers on every response), JSON body, mandatory Idempotency-Key,
+ * the declared routes (authenticate, authorize, idempotency cache, validate, handle), docs, 404,
+ * and the error envelope.
+ */
+import express, { type Express, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../../lib/context.ts';
+import { AppError } from '../../lib/errors.ts';
+import { accessLog } from '../http/accessLog.ts';
+import { docsRouter } from '../http/docs.ts';
+import { buildOpenApi, jsonSchema } from '../http/openapi.ts';
+import { rateLimit, type RateLimitStore } from '../http/rateLimit.ts';
+import { requestContext } from '../http/requestContext.ts';
+import { expressPath, parseRequest, type Reply } from '../http/routes.ts';
+import * as idempotencyStore from '../../sql/idempotency.ts';
+import { platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotencyIdentity, idempotencyKeyRequired, requireIdempotencyKey } from './idempotency.ts';
+import { bearerToken, type PlatformAuthenticator, type Principal } from './principal.ts';
+import type { PlatformRoute } from './route.ts';
+import { allScopes, scopeTable } from './scopes.ts';
+
+export const RATE_LIMIT = { limit: 600, windowMs: 60_000 };
+const JSON_BODY_LIMIT = '5mb';
+
+export interface PlatformAppOptions {
+  routes: PlatformRoute[];
+  authenticator: PlatformAuthenticator;
+  rateLimitStore: RateLimitStore;
+  /** Validate handler responses against their declared schemas (tests keep /openapi.json truthful). */
+  validateResponses?: boolean;
+}
+
+const errorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    trace_id: z.string().optional().describe('Equals the X-Request-Id response header; absent on 429'),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+const unauthorized = () => new AppError('unauthorized', 'Missing or invalid Authorization header');
+
+export function createPlatformApp(app: AppContext, options: PlatformAppOptions): Express {
+  const server = express();
+  server.disable('x-powered-by');
+  server.set('etag', false);
+  server.use(requestContext(app.config.TRUST_PROXY));
+  server.use(accessLog('platform', app.logger));
+  server.use(
+    rateLimit({
+      ...RATE_LIMIT,
+      store: options.rateLimitStore,
+      now: () => app.clock.now().getTime(),
+      logger: app.logger,
+      onLimited: (res) => res.status(429).json({ error: { code: 'rate_limited', message: 'Rate limit exceeded; retry after the number of seconds in Retry-After' } }),
+    }),
+  );
+  server.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  server.use(requireIdempotencyKey());
+
+  for (const route of options.routes) {
+    server[route.method](expressPath(route.path), async (req: Request, res: Response) => {
+      req.routeTemplate = route.path;
+      await handle(app, options, route, req, res);
+    });
+  }
+
+  const openapi = platformOpenApi(options.routes);
+  server.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+  server.use(docsRouter({ title: 'svc platform API', redoc: false }));
+  server.use((req, res) => sendPlatformError(req, res, new AppError('not_found', `No route for ${req.method} ${req.path}`)));
+  server.use(platformErrorHandler(app.logger));
+  return server;
+}
+
+async function authenticate(options: PlatformAppOptions, route: PlatformRoute, req: Request): Promise<Principal | null> {
+  if (route.auth === 'public') return null;
+  const token = bearerToken(req);
+  if (route.auth === 'provisioning') {
+    const check = options.authenticator.provisioningKey(token ?? '');
+    if (check === 'unconfigured') throw new AppError('service_unavailable', 'Client provisioning is not configured on this server');
+    if (!token || check === 'invalid') throw new AppError('unauthorized', 'Missing or invalid provisioning key');
+    return null;
+  }
+  if (!token) throw unauthorized();
+  const principal = await options.authenticator.bearer(token, req);
+  if (!principal) throw unauthorized();
+  if (route.scope && !principal.scopes.has(route.scope)) {
+    throw new AppError('forbidden', `This request requires the scope ${route.scope}`, { required_scope: route.scope });
+  }
+  return principal;
+}
+
+function serialize(result: Reply): { status: number; headers: Record<string, string>; body: string | null } {
+  const headers: Record<string, string> = { ...result.headers };
+  if (result.body === undefined || result.status === 204) return { status: result.status, headers, body: null };
+  headers['Content-Type'] ??= 'application/json; charset=utf-8';
+  return { status: result.status, headers, body: JSON.stringify(result.body) };
+}
+
+function send(res: Response, out: { status: number; headers: Record<string, string>; body: string | null }) {
+  for (const [name, value] of Object.entries(out.headers)) res.setHeader(name, value);
+  res.status(out.status);
+  if (out.body === null) res.end();
+  else res.send(out.body);
+}
+
+async function handle(app: AppContext, options: PlatformAppOptions, route: PlatformRoute, req: Request, res: Response) {
+  const principal = await authenticate(options, route, req);
+  const idempotency = idempotencyIdentity(req);
+  if (idempotency) {
+    const claim = await idempotencyStore.claimIdempotencyKey(app.pool, idempotency.id, idempotency.requestHash, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS);
+    if (claim.outcome === 'mismatch') throw new AppError('conflict', 'Idempotency-Key was already used with a different request body');
+    if (claim.outcome === 'in_flight') throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed');
+    if (claim.outcome === 'replay') {
+      res.setHeader('Idempotency-Replayed', 'true');
+      return send(res, { ...claim.response, body: claim.response.body ?? null });
+    }
+  }
+  try {
+    const parsed = parseRequest(route, req);
+    if (!parsed.ok) {
+      const err = validationError(parsed.issues);
+      if (route.validationStatus === 422) return sendPlatformError(req, res, err, 422);
+      throw err;
+    }
+    const result = await route.handler({ ...parsed.value, principal, app, req, res } as Parameters<PlatformRoute['handler']>[0]);
+    if (!result) {
+      // The handler streamed its own response: nothing to cache.
+      if (idempotency) await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id);
+      return;
+    }
+    if (options.validateResponses) assertDeclaredResponse(route, result);
+    const out = serialize(result);
+    if (idempotency) {
+      if (out.status >= 200 && out.status < 300) {
+        await idempotencyStore.storeIdempotentResponse(app.pool, idempotency.id, { status: out.status, headers: out.headers, body: out.body ?? '' });
+      } else {
+        await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id);
+      }
+    }
+    send(res, out);
+  } catch (err) {
+    if (idempotency) await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id).catch(() => {});
+    throw err;
+  }
+}
+
+/** In tests: a handler's answer must be one its route documents, in the documented shape. */
+function assertDeclaredResponse(route: PlatformRoute, result: Reply) {
+  const spec = route.responses[result.status];
+  if (!spec) throw new Error(`${route.operationId} answered ${result.status}, which its route does not declare`);
+  if (spec.schema) {
+    const check = spec.schema.safeParse(JSON.parse(JSON.stringify(result.body ?? null)));
+    if (!check.success) throw new Error(`${route.operationId} ${result.status} body does not match its schema: ${check.error.message}`);
+  }
+}
+
+export function platformOpenApi(routes: PlatformRoute[]) {
+  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
+  return buildOpenApi({
+    title: 'svc platform API',
+    description:
+      'The versioned bearer-token surface. Errors use the envelope `{error: {code, message, trace_id, details?}}`. ' +
+      'Every response carries X-Request-Id, X-RateLimit-Limit and X-RateLimit-Remaining.',
+    routes,
+    decorate: (route, operation) => {
+      const responses = operation.responses as Record<string, unknown>;
+      responses['400'] ??= errorResponse('Validation failed (`validation_error`)');
+      if (route.auth !== 'public') responses['401'] ??= errorResponse('Missing or invalid credentials (`unauthorized`)');
+      if (route.scope) {
+        responses['403'] ??= errorResponse('The token lacks the required scope (`forbidden`)');
+        operation.security = [{ bearerAuth: [route.scope] }];
+        operation['x-required-scope'] = route.scope;
+      } else if (route.auth === 'provisioning') {
+        operation.security = [{ provisioningKey: [] }];
+      } else {
+        operation.security = [];
+      }
+      responses['429'] = errorResponse('Rate limited (`rate_limited`, no trace_id); see Retry-After');
+      responses['500'] = errorResponse('Unexpected failure (`internal_error`)');
+      const parameters = (operation.parameters ??= []) as unknown[];
+      if (['post', 'put', 'patch'].includes(route.method)) {
+        const required = idempotencyKeyRequired(route.method.toUpperCase(), route.path);
+        parameters.push({
+          name: 'Idempotency-Key',
+          in: 'header',
+          required,
+          schema: { type: 'string', maxLength: 255 },
+          description: required
+            ? 'Mandatory (400 idempotency_key_required when missing). The first 2xx response is replayed for 24 hours.'
+            : 'Optional. The first 2xx response is replayed for 24 hours with Idempotency-Replayed: true.',
+        });
+      }
+    },
+    components: {
+      schemas: { ErrorEnvelope: jsonSchema(errorEnvelopeSchema, 'output') },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT or service-account token',
+          description: `Scopes: ${allScopes.map((s) => `\`${s}\` (${scopeTable[s]})`).join(', ')}`,
+        },
+        provisioningKey: { type: 'http', scheme: 'bearer', description: 'Platform provisioning key (SVC_PROVISION_KEY_HASHES)' },
+      },
+    },
+    extensions: { 'x-scopes': scopeTable, servers: [{ url: '/' }] },
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * POST /v1/provisioning/clients: organization, workspace, owner and membership, an optional one-time
+ * workspace API key and an owner invite link, in one transaction, authenticated by a platform
+ * provisioning key. Retries with the same Idempotency-Key replay the first response byte for byte
+ * (the generic /v1 idempotency cache); without it a repeat for the same slug and owner answers 200
+ * `created: false` with `api_key: null`.
+ */
+import { z } from 'zod';
+import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
+import type { AppContext } from '../../../lib/context.ts';
+import { withTransaction, type PoolClient } from '../../../lib/db.ts';
+import { AppError } from '../../../lib/errors.ts';
+import { insertApiKey } from '../../../sql/apiKeys.ts';
+import { recordAudit } from '../../../sql/audit.ts';
+import * as users from '../../../sql/users.ts';
+import * as workspaces from '../../../sql/workspaces.ts';
+import { reply } from '../../http/routes.ts';
+import { API_KEY_PREFIX } from '../auth/authenticator.ts';
+import { provisionedApiKeyScopes } from '../auth/roles.ts';
+import { createInvitation } from '../members/invitationMail.ts';
+import { platformRoute } from '../route.ts';
+
+const plans = ['free', 'starter', 'growth', 'enterprise'] as const;
+
+function isIanaTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const provisionBody = z.object({
+  organization: z.object({
+    name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    slug: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(63, 'must be at most 63 characters')
+      .regex(/^[a-z0-9][a-z0-9-]*$/, 'must match ^[a-z0-9][a-z0-9-]*$'),
+    plan: z.enum(plans, { error: `must be one of ${plans.join(', ')}` }).default('free'),
+    seats: z.number().int('must be an integer').min(0, 'must not be negative').optional(),
+    timezone: z.string().refine(isIanaTimezone, 'must be an IANA timezone').optional(),
+  }),
+  workspace: z.object({ name: z.string().trim().min(1, 'must not be empty').max(200).optional() }).optional(),
+  owner: z.object({
+    email: z.email({ error: 'must be an e-mail address' }).transform((e) => e.toLowerCase()),
+    name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+  }),
+  issue_api_key: z.boolean().default(true),
+  send_owner_invite: z.boolean().default(true),
+});
+type ProvisionBody = z.output<typeof provisionBody>;
+
+const provisionedClientSchema = z.object({
+  created: z.boolean(),
+  organization: z.object({ id: z.string(), slug: z.string(), name: z.string(), plan: z.enum(plans) }),
+  workspace: z.object({ id: z.string(), name: z.string() }),
+  owner: z.object({ user_id: z.string(), membership_id: z.string(), email: z.string(), role: z.literal('owner') }),
+  api_key: z
+    .object({ id: z.string(), secret: z.string().describe('One-time; a /v1 bearer token'), scopes: z.array(z.string()), note: z.string() })
+    .nullable(),
+  owner_invite: z
+    .object({ id: z.string(), url: z.string().nullable().describe('null when the link was issued by an earlier call'), expires_at: z.string() })
+    .nullable(),
+});
+type ProvisionedClient = z.output<typeof provisionedClientSchema>;
+
+async function existingClient(client: PoolClient, org: workspaces.OrganizationRow, ownerEmail: string): Promise<ProvisionedClient> {
+  const workspace = await workspaces.firstWorkspaceOfOrganization(client, org.id);
+  const owner = workspace
+    ? (
+        await client.query<{ user_id: string; membership_id: string; email: string }>(
+          `select m.user_id, m.id as membership_id, u.email from memberships m join users u on u.id = m.user_id
+            where m.workspace_id = $1 and m.role = 'owner' and lower(u.email) = $2`,
+          [workspace.id, ownerEmail],
+        )
+      ).rows[0]
+    : undefined;
+  if (!workspace || !owner) throw new AppError('conflict', `Organization slug '${org.slug}' is already provisioned for a different owner`);
+  const invite = (
+    await client.query<{ id: string; expires_at: Date }>(
+      `select id, expires_at from invitations where workspace_id = $1 and lower(email) = $2 and status = 'pending' order by created_at desc limit 1`,
+      [workspace.id, ownerEmail],
+    )
+  ).rows[0];
+  return {
+    created: false,
+    organization: { id: org.id, slug: org.slug, name: org.name, plan: org.plan },
+    workspace: { id: workspace.id, name: workspace.name },
+    owner: { ...owner, role: 'owner' },
+    api_key: null,
+    owner_invite: invite ? { id: invite.id, url: null, expires_at: invite.expires_at.toISOString() } : null,
+  };
+}
+
+async function provisionClient(app: AppContext, body: ProvisionBody, clientIp: string): Promise<ProvisionedClient> {
+  return withTransaction(app.pool, async (client) => {
+    const org = await workspaces.insertOrganization(client, body.organization);
+    if (!org) {
+      const existing = (await workspaces.findOrganizationBySlug(client, body.organization.slug))!;
+      return existingClient(client, existing, body.owner.email);
+    }
+    const workspace = await workspaces.insertWorkspace(client, org.id, body.workspace?.name ?? org.name);
+    const { user } = await users.upsertUserByEmail(client, body.owner.email, body.owner.name ?? body.owner.email.split('@')[0]);
+    const { membership } = await users.ensureMembership(client, workspace.id, user.id, 'owner');
+
+    let apiKey: ProvisionedClient['api_key'] = null;
+    if (body.issue_api_key) {
+      const secret = randomToken(32, API_KEY_PREFIX);
+      const note = 'Initial workspace API key issued at provisioning';
+      const row = await insertApiKey(client, workspace.id, note, sha256Hex(secret), provisionedApiKeyScopes);
+      apiKey = { id: row.id, secret, scopes: row.scopes, note };
+    }
+    let ownerInvite: ProvisionedClient['owner_invite'] = null;
+    if (body.send_owner_invite) {
+      const { invitation, url } = await createInvitation(app, client, { workspaceId: workspace.id, workspaceName: workspace.name, email: user.email, role: 'owner', invitedBy: null });
+      ownerInvite = { id: invitation.id, url, expires_at: invitation.expires_at.toISOString() };
+    }
+    await recordAudit(client, {
+      workspaceId: workspace.id,
+      action: 'client.provisioned',
+      actorType: 'provisioning_key',
+      targetType: 'organization',
+      targetId: org.id,
+      clientIp,
+      metadata: { slug: org.slug, plan: org.plan, owner: user.email, api_key_issued: Boolean(apiKey), owner_invite_sent: Boolean(ownerInvite) },
+    });
+    return {
+      created: true,
+      organization: { id: org.id, slug: org.slug, name: org.name, plan: org.plan },
+      workspace: { id: workspace.id, name: workspace.name },
+      owner: { user_id: user.id, membership_id: membership.id, email: user.email, role: 'owner' },
+      api_key: apiKey,
+      owner_invite: ownerInvite,
+    };
+  });
+}
+
+export const provisioningRoutes = [
+  platformRoute({
+    method: 'post',
+    path: '/v1/provisioning/clients',
+    operationId: 'provisionClient',
+    summary: 'Provision a client: organization, workspace, owner, API key and owner invite in one call',
+    description:
+      'Authenticated by a platform provisioning key (not a user token). 201 for a new client; 200 `created: false` for a repeat with the same slug and owner; ' +
+      '409 for a slug owned by someone else or an Idempotency-Key reused with another body; 422 on validation failure; 503 when no provisioning key is configured.',
+    tags: ['provisioning'],
+    auth: 'provisioning',
+    validationStatus: 422,
+    body: provisionBody,
+    responses: {
+      201: { description: 'Provisioned', schema: provisionedClientSchema },
+      200: { description: 'Already provisioned for this owner', schema: provisionedClientSchema },
+      409: { description: 'Slug taken by another owner, or Idempotency-Key reused with another body' },
+      422: { description: 'Validation failed (`validation_error`)' },
+      503: { description: 'No provisioning key configured (`service_unavailable`)' },
+    },
+    handler: async ({ body, app, req }) => {
+      const result = await provisionClient(app, body, req.clientIp);
+      return result.created ? reply.created(result) : reply.ok(result);
+    },
+  }),
+];

@@ -1,0 +1,70 @@
+/** GET and PATCH /v1/workspaces/current: the caller's workspace and its just-in-time provisioning settings. */
+import { z } from 'zod';
+import { withTransaction } from '../../../lib/db.ts';
+import { recordAudit } from '../../../sql/audit.ts';
+import { findWorkspace, updateWorkspaceSettings, type WorkspaceRow } from '../../../sql/workspaces.ts';
+import { reply } from '../../http/routes.ts';
+import { platformRoute } from '../route.ts';
+
+const jitRoles = ['admin', 'member', 'viewer'] as const;
+const workspaceSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  name: z.string(),
+  jit_provisioning: z.object({ enabled: z.boolean(), domains: z.array(z.string()), role: z.enum(jitRoles) }),
+  created_at: z.string(),
+});
+
+const toWorkspace = (w: WorkspaceRow) => ({
+  id: w.id,
+  organization_id: w.organization_id,
+  name: w.name,
+  jit_provisioning: { enabled: w.jit_enabled, domains: w.jit_domains, role: w.jit_role },
+  created_at: w.created_at.toISOString(),
+});
+
+const domain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name');
+
+export const workspaceRoutes = [
+  platformRoute({
+    method: 'get',
+    path: '/v1/workspaces/current',
+    operationId: 'getCurrentWorkspace',
+    summary: "The caller's workspace",
+    tags: ['workspaces'],
+    scope: 'members:read',
+    responses: { 200: { description: 'The workspace', schema: workspaceSchema } },
+    handler: async ({ principal, app }) => reply.ok(toWorkspace((await findWorkspace(app.pool, principal.workspaceId))!)),
+  }),
+  platformRoute({
+    method: 'patch',
+    path: '/v1/workspaces/current',
+    operationId: 'updateCurrentWorkspace',
+    summary: 'Rename the workspace or change just-in-time provisioning (off by default)',
+    description: 'With JIT enabled, a first sign-in whose verified e-mail is in one of `domains` becomes a member with `role`.',
+    tags: ['workspaces'],
+    scope: 'workspace:admin',
+    body: z.object({
+      name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+      jit_provisioning: z
+        .object({ enabled: z.boolean().optional(), domains: z.array(domain).max(50).optional(), role: z.enum(jitRoles, { error: 'must be one of admin, member, viewer' }).optional() })
+        .optional(),
+    }),
+    responses: { 200: { description: 'The updated workspace', schema: workspaceSchema } },
+    handler: async ({ body, principal, app, req }) =>
+      withTransaction(app.pool, async (client) => {
+        const updated = await updateWorkspaceSettings(client, principal.workspaceId, {
+          name: body.name,
+          jit_enabled: body.jit_provisioning?.enabled,
+          jit_domains: body.jit_provisioning?.domains ? [...new Set(body.jit_provisioning.domains)] : undefined,
+          jit_role: body.jit_provisioning?.role,
+        });
+        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'workspace.updated', actorType: principal.kind, actorId: principal.subjectId, targetType: 'workspace', targetId: principal.workspaceId, clientIp: req.clientIp, metadata: body });
+        return reply.ok(toWorkspace(updated));
+      }),
+  }),
+];

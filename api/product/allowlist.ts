@@ -1,0 +1,18 @@
+/**
+ * The published product surface: exactly these operations. A route defined in a router but not
+ * listed here is never mounted, so it answers the same plain 404 `{detail: "Not Found"}` as a path
+ * that does not exist. The app refuses to start if an entry has no route behind it.
+ */
+export interface AllowedOperation {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  group: 'authentication' | 'onboarding' | 'insights' | 'members' | 'sources' | 'remediation' | 'observability' | 'health';
+}
+
+export const allowlist: readonly AllowedOperation[] = [
+  { method: 'get', path: '/health', group: 'health' },
+  { method: 'get', path: '/health/live', group: 'health' },
+  { method: 'get', path: '/health/ready', group: 'health' },
+];
+
+export const isAllowed = (method: string, path: string) => allowlist.some((op) => op.method === method && op.path === path);

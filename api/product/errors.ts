@@ -1,0 +1,98 @@
+/**
+ * Product-surface errors: the body is `{detail: …}` only. Request validation failures are 422 with
+ * `detail` an array of `{loc, msg, type, input}` (FastAPI's shape), `loc` starting with body, path
+ * or query.
+ */
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { z } from 'zod';
+import { AppError, type ErrorCode } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { LocatedIssue } from '../http/routes.ts';
+
+export const productStatus: Record<ErrorCode, number> = {
+  validation_error: 422,
+  idempotency_key_required: 400,
+  too_many_records: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  invalid_grant: 401,
+  forbidden: 403,
+  mfa_required: 403,
+  sso_required: 403,
+  not_found: 404,
+  not_fitted: 404,
+  conflict: 409,
+  abstained: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  config_invalid: 422,
+  report_facts_mismatch: 422,
+  rate_limited: 429,
+  service_unavailable: 503,
+  internal_error: 500,
+};
+
+export interface ValidationDetail {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+  input: unknown;
+}
+
+/** FastAPI/pydantic-style error type and message for a zod issue. */
+function describe(issue: z.core.$ZodIssue, input: unknown): { type: string; msg: string } {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (input === undefined) return { type: 'missing', msg: 'Field required' };
+      return { type: `${issue.expected}_type`, msg: `Input should be a valid ${issue.expected}` };
+    case 'too_small':
+      if (issue.origin === 'string') return { type: 'string_too_short', msg: `String should have at least ${issue.minimum} characters` };
+      if (issue.origin === 'array') return { type: 'too_short', msg: `List should have at least ${issue.minimum} items` };
+      return { type: issue.inclusive ? 'greater_than_equal' : 'greater_than', msg: `Input should be greater than${issue.inclusive ? ' or equal to' : ''} ${issue.minimum}` };
+    case 'too_big':
+      if (issue.origin === 'string') return { type: 'string_too_long', msg: `String should have at most ${issue.maximum} characters` };
+      if (issue.origin === 'array') return { type: 'too_long', msg: `List should have at most ${issue.maximum} items` };
+      return { type: issue.inclusive ? 'less_than_equal' : 'less_than', msg: `Input should be less than${issue.inclusive ? ' or equal to' : ''} ${issue.maximum}` };
+    case 'invalid_value':
+      return { type: 'enum', msg: `Input should be ${issue.values.map((v) => `'${String(v)}'`).join(' or ')}` };
+    case 'invalid_format':
+      if (issue.format === 'regex') return { type: 'string_pattern_mismatch', msg: `String should match pattern '${issue.pattern ?? ''}'` };
+      return { type: 'value_error', msg: `value is not a valid ${issue.format}` };
+    case 'unrecognized_keys':
+      return { type: 'extra_forbidden', msg: 'Extra inputs are not permitted' };
+    default:
+      return { type: 'value_error', msg: issue.message };
+  }
+}
+
+export function issuesToValidationDetail(issues: LocatedIssue[]): ValidationDetail[] {
+  return issues.map(({ location, issue, input }) => ({
+    loc: [location, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+    ...describe(issue, input),
+    input: input ?? null,
+  }));
+}
+
+export function sendProductError(res: Response, status: number, detail: unknown, headers?: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
+  res.status(status).json({ detail });
+}
+
+export function productErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req: Request, res, _next) => {
+    if (res.headersSent) {
+      logger.error('error after response started', { err });
+      res.destroy();
+      return;
+    }
+    if (err instanceof AppError) return sendProductError(res, productStatus[err.code], err.details ?? err.message, err.headers);
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.parse.failed') {
+      return sendProductError(res, 422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {} }]);
+    }
+    if (type === 'entity.too.large') return sendProductError(res, 413, 'Request body is too large.');
+    logger.error('unhandled error', { err, method: req.method, path: req.path });
+    sendProductError(res, 500, 'Internal Server Error');
+  };
+}

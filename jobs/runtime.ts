@@ -1,0 +1,208 @@
+/**
+ * The job runtime: every background task is declared with `defineTask`, enqueued with `enqueueJob`
+ * (on the caller's transaction, together with its `job_runs` row) and executed through
+ * `wrapTask`, which parses the payload, moves the `job_runs` row through its states, records
+ * progress and metrics, and decides between retry (rethrow: graphile-worker's exponential backoff)
+ * and a terminal failure (recorded, not rethrown).
+ */
+import { z } from 'zod';
+import type { Task, JobHelpers } from 'graphile-worker';
+import type { AppContext } from '../lib/context.ts';
+import type { Queryable } from '../lib/db.ts';
+import { withTransaction } from '../lib/db.ts';
+import { AppError } from '../lib/errors.ts';
+import { withTrace } from '../lib/logger.ts';
+import { jobDuration, jobsCompleted } from '../lib/metrics.ts';
+import * as jobRuns from '../sql/jobRuns.ts';
+import type { JobRun } from '../sql/jobRuns.ts';
+
+export interface JobContext {
+  app: AppContext;
+  /** The job_runs id (what clients poll). */
+  runId: string;
+  attempt: number;
+  maxAttempts: number;
+  workspaceId: string | null;
+  tenantId: string | null;
+  /** Records progress (0..100) and, optionally, the name of a step just completed. */
+  progress(percent: number, step?: string): Promise<void>;
+  /** Aborted when the worker shuts down; long work should check it between chunks. */
+  signal: AbortSignal;
+}
+
+export interface TaskDefinition<S extends z.ZodType = z.ZodType> {
+  /** graphile-worker task identifier, `<aggregate>__<verb>`. */
+  name: string;
+  payload: S;
+  /** Attempts before the run is marked failed (graphile-worker backs off exponentially between them). */
+  maxAttempts?: number;
+  run(payload: z.output<S>, job: JobContext): Promise<unknown>;
+}
+
+export function defineTask<S extends z.ZodType>(def: TaskDefinition<S>): TaskDefinition<S> {
+  return def;
+}
+
+/** A failure that no retry can fix (bad input, a violated precondition): recorded, never retried. */
+export class PermanentJobError extends Error {
+  override name = 'PermanentJobError';
+}
+
+const DEFAULT_MAX_ATTEMPTS = 5;
+
+export interface EnqueueOptions {
+  workspaceId?: string | null;
+  tenantId?: string | null;
+  /** Durable key (`provision:{tenant_id}`): an existing run with this key is returned instead. */
+  jobKey?: string;
+  /** With a durable key whose run failed or was cancelled: put that run back in the queue. */
+  retryTerminal?: boolean;
+  runAt?: Date;
+  maxAttempts?: number;
+}
+
+export interface EnqueueResult {
+  job: JobRun;
+  /** false when a durable key returned an existing run untouched. */
+  created: boolean;
+}
+
+/**
+ * Adds a job and its job_runs row using `db` (pass the client of an open transaction so that the
+ * domain write and the job commit together).
+ */
+export async function enqueueJob<S extends z.ZodType>(
+  db: Queryable,
+  task: TaskDefinition<S>,
+  payload: z.input<S>,
+  options: EnqueueOptions = {},
+): Promise<EnqueueResult> {
+  const data = task.payload.parse(payload);
+  const maxAttempts = options.maxAttempts ?? task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  let run = await jobRuns.insertJobRun(db, {
+    kind: task.name,
+    payload: data,
+    maxAttempts,
+    workspaceId: options.workspaceId,
+    tenantId: options.tenantId,
+    jobKey: options.jobKey,
+  });
+  if (!run) {
+    const existing = await jobRuns.lockJobRunByKey(db, options.jobKey!);
+    if (!existing) throw new Error(`job key ${options.jobKey} vanished while enqueueing`);
+    const terminal = existing.status === 'failed' || existing.status === 'cancelled';
+    if (!(terminal && options.retryTerminal)) return { job: existing, created: false };
+    run = await jobRuns.requeueJobRun(db, existing.id, data);
+  }
+  const { rows } = await db.query<{ id: number }>(
+    `select id from graphile_worker.add_job($1, $2::json, run_at => $3, max_attempts => $4)`,
+    [task.name, JSON.stringify({ job_run_id: run.id, data }), options.runAt ?? null, run.max_attempts],
+  );
+  await jobRuns.setWorkerJobId(db, run.id, rows[0].id);
+  return { job: { ...run, worker_job_id: rows[0].id }, created: true };
+}
+
+/**
+ * Cancels a queued job: its graphile-worker row is removed unless a worker has already locked it,
+ * in which case the job is running and cannot be cancelled (409 conflict).
+ */
+export async function cancelJob(app: AppContext, runId: string, scope: jobRuns.JobScope): Promise<JobRun> {
+  return withTransaction(app.pool, async (client) => {
+    const visible = await jobRuns.findJobRun(client, runId, scope);
+    if (!visible) throw new AppError('not_found', 'Job not found');
+    const run = (await jobRuns.lockJobRun(client, runId))!;
+    if (run.status === 'cancelled') return run;
+    if (run.status !== 'queued') throw new AppError('conflict', `Job is ${run.status}; only queued jobs can be cancelled`);
+    const removed = run.worker_job_id === null
+      ? 0
+      : (await client.query('select id from graphile_worker.complete_jobs(array[$1::bigint])', [run.worker_job_id])).rowCount;
+    const stillQueued = await client.query('select 1 from graphile_worker.jobs where id = $1', [run.worker_job_id]);
+    if (!removed && stillQueued.rowCount) throw new AppError('conflict', 'Job is already running; only queued jobs can be cancelled');
+    return jobRuns.markJobRunCancelled(client, runId);
+  });
+}
+
+const envelopeSchema = z.object({ job_run_id: z.uuid(), data: z.unknown() });
+const cronEnvelopeSchema = z.object({ _cron: z.object({ ts: z.string() }).loose() }).loose();
+
+function describeError(err: unknown): string {
+  if (err instanceof z.ZodError) return `invalid payload: ${err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}
+
+/** Turns a task definition into a graphile-worker task bound to `app`. */
+export function wrapTask(task: TaskDefinition, app: AppContext): Task {
+  return async (rawPayload: unknown, helpers: JobHelpers) => {
+    const started = process.hrtime.bigint();
+    const observe = (outcome: 'succeeded' | 'failed' | 'retried' | 'skipped') => {
+      jobsCompleted.inc({ task: task.name, outcome });
+      jobDuration.observe({ task: task.name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    };
+    const log = app.logger.child({ task: task.name, worker_job_id: helpers.job.id });
+
+    const run = await resolveRun(task, app, rawPayload, helpers);
+    if (!run) {
+      log.warn('job skipped: no runnable job_runs row (cancelled, finished or malformed envelope)');
+      observe('skipped');
+      return;
+    }
+    return withTrace(`job:${run.id}`, async () => {
+      const parsed = task.payload.safeParse(run.data);
+      if (!parsed.success) {
+        await jobRuns.failJobRun(app.pool, run.id, describeError(parsed.error));
+        log.error('job failed: invalid payload', { job_run_id: run.id, error: describeError(parsed.error) });
+        observe('failed');
+        return;
+      }
+      const ctx: JobContext = {
+        app,
+        runId: run.id,
+        attempt: helpers.job.attempts,
+        maxAttempts: helpers.job.max_attempts,
+        workspaceId: run.row.workspace_id,
+        tenantId: run.row.tenant_id,
+        progress: (percent, step) => jobRuns.recordJobProgress(app.pool, run.id, Math.max(0, Math.min(100, Math.round(percent))), step),
+        signal: helpers.abortSignal,
+      };
+      try {
+        const result = await task.run(parsed.data, ctx);
+        await jobRuns.completeJobRun(app.pool, run.id, result);
+        observe('succeeded');
+      } catch (err) {
+        const detail = describeError(err);
+        const permanent = err instanceof PermanentJobError || err instanceof z.ZodError;
+        if (permanent || helpers.job.attempts >= helpers.job.max_attempts) {
+          await jobRuns.failJobRun(app.pool, run.id, detail);
+          log.error('job failed', { job_run_id: run.id, attempt: helpers.job.attempts, err });
+          observe('failed');
+          return; // recorded; nothing for graphile-worker to retry
+        }
+        await jobRuns.retryJobRun(app.pool, run.id, detail);
+        log.warn('job attempt failed; will retry', { job_run_id: run.id, attempt: helpers.job.attempts, err });
+        observe('retried');
+        throw err;
+      }
+    });
+  };
+}
+
+/** Claims the job_runs row of this attempt; cron-scheduled jobs get a row created on the fly. */
+async function resolveRun(task: TaskDefinition, app: AppContext, rawPayload: unknown, helpers: JobHelpers) {
+  const envelope = envelopeSchema.safeParse(rawPayload);
+  if (envelope.success) {
+    const row = await jobRuns.claimJobRun(app.pool, envelope.data.job_run_id, helpers.job.attempts);
+    return row ? { id: row.id, row, data: envelope.data.data } : null;
+  }
+  if (cronEnvelopeSchema.safeParse(rawPayload).success) {
+    const { _cron, ...data } = rawPayload as Record<string, unknown>;
+    const row = await jobRuns.insertJobRun(app.pool, {
+      kind: task.name,
+      payload: data,
+      maxAttempts: helpers.job.max_attempts,
+      status: 'running',
+    });
+    return row ? { id: row.id, row, data } : null;
+  }
+  return null;
+}

@@ -1,0 +1,11 @@
+/** Hourly (cron) clean-up of expired idempotency entries and stale rate-limit counters. */
+import { z } from 'zod';
+import { defineTask } from '../runtime.ts';
+import { purgeExpired } from '../../sql/maintenance.ts';
+
+export const maintenancePurgeExpired = defineTask({
+  name: 'maintenance__purge_expired',
+  payload: z.object({}).loose(),
+  maxAttempts: 3,
+  run: async (_payload, job) => purgeExpired(job.app.pool),
+});

@@ -1,0 +1,76 @@
+/**
+ * Settings, parsed once from the environment at start-up (CONTRACT.md's table).
+ * This is the only module that reads `process.env`; everything else receives a `Config`.
+ */
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const optionalString = z.string().trim().min(1).optional();
+const flag = z
+  .string()
+  .optional()
+  .transform((v) => v !== undefined && v !== '' && !['0', 'false', 'no', 'off'].includes(v.toLowerCase()));
+
+const hexSha256List = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^[0-9a-f]{64}$/, 'must be comma-separated lowercase hex SHA-256 hashes')));
+
+const postgresUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+  .optional();
+
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), postgresUrl),
+    PLATFORM_PORT: port.default(8080),
+    PRODUCT_PORT: port.default(8081),
+    METRICS_PORT: port.default(9464),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    AUTH_PROVIDER: z.enum(['none', 'oidc']).default('none'),
+    OIDC_ISSUER: z.url().optional(),
+    OIDC_AUDIENCE: optionalString,
+    OIDC_JWKS_URL: z.url().optional(),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    SVC_PROVISION_KEY_HASHES: hexSha256List,
+    SMTP_URL: optionalString,
+    MAIL_FROM: z.string().min(3).default('svc <no-reply@svc.local>'),
+    APP_URL: z.url().default('http://127.0.0.1:8081').transform((u) => u.replace(/\/+$/, '')),
+    RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
+    TRUST_PROXY: flag,
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    DATA_DIR: z.string().min(1).default('.data'),
+  })
+  .superRefine((c, issues) => {
+    if (c.NODE_ENV === 'production') {
+      if (c.AUTH_PROVIDER === 'none') {
+        issues.addIssue({ code: 'custom', path: ['AUTH_PROVIDER'], message: 'must not be "none" when NODE_ENV=production' });
+      }
+      if (!c.JWT_SECRET) {
+        issues.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required when NODE_ENV=production' });
+      }
+    }
+    if (c.AUTH_PROVIDER === 'oidc') {
+      if (!c.OIDC_ISSUER) issues.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_PROVIDER=oidc' });
+      if (!c.OIDC_AUDIENCE) issues.addIssue({ code: 'custom', path: ['OIDC_AUDIENCE'], message: 'is required when AUTH_PROVIDER=oidc' });
+    }
+  });
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses settings from an environment record; throws a ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${String(i.path[0] ?? 'environment')}: ${i.message}`);
+  throw new ConfigError(`Invalid settings:\n${lines.join('\n')}`);
+}

@@ -1,0 +1,48 @@
+/** The Postgres pool and the one way to run several statements in a transaction. */
+import pg from 'pg';
+
+/** Anything that can run a query: the pool, or a client inside a transaction. */
+export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+// int8 (counts, sequences) as JS numbers: every value we store fits in 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+
+export function createPool(connectionString: string, options: { max?: number; applicationName?: string } = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'svc',
+    idleTimeoutMillis: 30_000,
+  });
+  // A client losing its connection must not crash the process: an idle one is replaced by the
+  // pool, an active one surfaces the failure through its pending query.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
+/** Runs `fn` inside BEGIN/COMMIT on one client; rolls back and rethrows on any error. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await fn(client);
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** True when the pool answers a trivial query within `timeoutMs`. */
+export async function databaseAnswers(pool: pg.Pool, timeoutMs = 2000): Promise<boolean> {
+  const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+  const probe = pool.query('select 1').then(() => true, () => false);
+  return Promise.race([probe, timeout]);
+}

@@ -1,0 +1,116 @@
+/**
+ * Composition of a running svc process: database (embedded when DATABASE_URL is unset), migrations,
+ * the two HTTP surfaces, the metrics listener and the worker, in the combinations the CLI commands
+ * ask for, and their orderly shutdown in reverse.
+ */
+import type { Config } from '../lib/config.ts';
+import { systemClock, loadSecrets, type AppContext, type Clock } from '../lib/context.ts';
+import { createPool, type Pool } from '../lib/db.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
+import { registerQueueDepthReader } from '../lib/metrics.ts';
+import { migrate } from '../sql/migrate.ts';
+import { activeJobCounts } from '../sql/jobRuns.ts';
+import { seedDevelopmentData } from '../sql/seed.ts';
+import { listen, type RunningServer } from '../api/http/server.ts';
+import { startMetricsServer } from '../api/http/metricsServer.ts';
+import { MemoryRateLimitStore, PostgresRateLimitStore } from '../api/http/rateLimit.ts';
+import { createPlatformApp } from '../api/platform/app.ts';
+import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
+import { platformRoutes } from '../api/platform/routes.ts';
+import { createProductApp } from '../api/product/app.ts';
+import { productRoutes } from '../api/product/routes.ts';
+import { startWorker, type WorkerHandle } from '../jobs/worker.ts';
+import { crontab, tasks } from '../jobs/taskList.ts';
+
+export interface Roles {
+  api: boolean;
+  worker: boolean;
+}
+
+export interface RunningProcess {
+  app: AppContext;
+  platform?: RunningServer;
+  product?: RunningServer;
+  metrics?: RunningServer;
+  worker?: WorkerHandle;
+  stop(): Promise<void>;
+}
+
+/** Opens the database this process uses: DATABASE_URL, or the embedded server under DATA_DIR. */
+export async function openDatabase(config: Config, logger: Logger): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL };
+  const embedded = await startEmbeddedPostgres(config.DATA_DIR, logger);
+  return { url: embedded.url, embedded };
+}
+
+export async function createAppContext(config: Config, pool: Pool, logger: Logger, clock: Clock = systemClock): Promise<AppContext> {
+  return { config, pool, logger, clock, secrets: await loadSecrets(config, pool) };
+}
+
+/** Builds both HTTP apps for a context (also used by the test harness and the benchmark). */
+export function buildHttpApps(app: AppContext, options: { validateResponses?: boolean } = {}) {
+  const rateLimitStore = app.config.RATE_LIMIT_STORE === 'postgres' ? new PostgresRateLimitStore(app.pool) : new MemoryRateLimitStore();
+  const platform = createPlatformApp(app, {
+    routes: platformRoutes,
+    authenticator: createPlatformAuthenticator(app),
+    rateLimitStore,
+    validateResponses: options.validateResponses,
+  });
+  const product = createProductApp(app, { routes: productRoutes, validateResponses: options.validateResponses });
+  return { platform, product };
+}
+
+export async function startProcess(config: Config, roles: Roles): Promise<RunningProcess> {
+  const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: roles.api && roles.worker ? 'serve' : roles.api ? 'api' : 'worker' });
+  const database = await openDatabase(config, logger);
+  const pool = createPool(database.url, { max: 10, applicationName: 'svc' });
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err) => logger.error('shutdown step failed', { err }));
+  };
+  stops.push(async () => database.embedded?.stop());
+  stops.push(async () => pool.end());
+  try {
+    await migrate(pool, logger);
+    if (config.AUTH_PROVIDER === 'none' && config.NODE_ENV !== 'production') await seedDevelopmentData(pool, logger);
+    const app = await createAppContext(config, pool, logger);
+    const running: RunningProcess = { app, stop: stopAll };
+
+    const unregisterDepth = registerQueueDepthReader(() => activeJobCounts(pool));
+    stops.push(async () => void unregisterDepth());
+    running.metrics = await listenOrExplain(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST), 'METRICS_PORT', config.METRICS_PORT);
+    stops.push(() => running.metrics!.close());
+
+    if (roles.worker) {
+      const workerPool = createPool(database.url, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker' });
+      stops.push(async () => workerPool.end());
+      running.worker = await startWorker(app, { tasks, crontab, concurrency: config.WORKER_CONCURRENCY, pool: workerPool });
+      stops.push(() => running.worker!.stop());
+    }
+    if (roles.api) {
+      const apps = buildHttpApps(app);
+      running.platform = await listenOrExplain(() => listen(apps.platform, config.PLATFORM_PORT, config.HOST), 'PLATFORM_PORT', config.PLATFORM_PORT);
+      stops.push(() => running.platform!.close());
+      running.product = await listenOrExplain(() => listen(apps.product, config.PRODUCT_PORT, config.HOST), 'PRODUCT_PORT', config.PRODUCT_PORT);
+      stops.push(() => running.product!.close());
+      logger.info('listening', { platform: running.platform.url, product: running.product.url, metrics: running.metrics.url });
+    }
+    return running;
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+async function listenOrExplain(start: () => Promise<RunningServer>, variable: string, port: number): Promise<RunningServer> {
+  try {
+    return await start();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`${variable}=${port} is already in use; set ${variable} to a free port`, { cause: err });
+    }
+    throw err;
+  }
+}
+

@@ -1,0 +1,108 @@
+/**
+ * The svc CLI: `serve` (what npm start runs), `api`, `worker`, `migrate`, and the operator and
+ * data-engineer commands. `svc <command> --help` describes each.
+ */
+import { loadConfig, ConfigError } from '../lib/config.ts';
+import { createLogger } from '../lib/logger.ts';
+import { createPool } from '../lib/db.ts';
+import { migrate } from '../sql/migrate.ts';
+import { commandHelp, parseCommandArgs, UsageError, type Command } from './cli.ts';
+import { openDatabase, startProcess, type Roles } from './processes.ts';
+
+function serveCommand(name: string, summary: string, roles: Roles): Command {
+  return {
+    name,
+    summary,
+    usage: `svc ${name}`,
+    flags: {},
+    async run() {
+      const config = loadConfig();
+      const running = await startProcess(config, roles);
+      await new Promise<void>((resolve) => {
+        let stopping = false;
+        const shutdown = (signal: string) => {
+          if (stopping) return;
+          stopping = true;
+          running.app.logger.info('shutting down', { signal });
+          running.stop().then(resolve, resolve);
+        };
+        process.once('SIGTERM', () => shutdown('SIGTERM'));
+        process.once('SIGINT', () => shutdown('SIGINT'));
+      });
+      running.app.logger.info('stopped');
+    },
+  };
+}
+
+const commands: Command[] = [
+  serveCommand('serve', 'Everything in one process: database (embedded when DATABASE_URL is unset), migrations, both HTTP surfaces, /metrics and a worker.', { api: true, worker: true }),
+  serveCommand('api', 'The HTTP surfaces only (platform, product and /metrics). Run any number of these against one database.', { api: true, worker: false }),
+  serveCommand('worker', 'A graphile-worker runner only (and /metrics). Run any number of these against one database.', { api: false, worker: true }),
+  {
+    name: 'migrate',
+    summary: 'Apply pending SQL migrations (idempotent; safe while other processes start).',
+    usage: 'svc migrate',
+    flags: {},
+    async run() {
+      const config = loadConfig();
+      const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: 'migrate' });
+      const database = await openDatabase(config, logger);
+      const pool = createPool(database.url, { max: 2 });
+      try {
+        const { applied } = await migrate(pool, logger);
+        logger.info(applied.length ? 'migrations applied' : 'database is up to date', { applied });
+      } finally {
+        await pool.end();
+        await database.embedded?.stop();
+      }
+    },
+  },
+];
+
+function mainHelp(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    'Usage: svc <command> [options]',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `svc <command> --help` for the options of a command. Settings come from environment variables (see README).',
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(mainHelp() + '\n');
+    return name ? 0 : 1;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`svc: unknown command '${name}'\n\n${mainHelp()}\n`);
+    return 2;
+  }
+  try {
+    const { values, positionals } = parseCommandArgs(command, rest);
+    if (values.help) {
+      process.stdout.write(commandHelp(command) + '\n');
+      return 0;
+    }
+    return (await command.run(values, positionals)) ?? 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`svc ${command.name}: ${err.message}\n\n${commandHelp(command)}\n`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      process.stderr.write(`svc ${command.name}: ${err.message}\n`);
+      return 78; // EX_CONFIG
+    }
+    process.stderr.write(`svc ${command.name}: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+// Exit explicitly: a stopped runner or pool must not keep the process alive on a stray timer.
+process.exit(code);

@@ -1,0 +1,53 @@
+/** Workspace invitations of the /v1 surface; the token is stored only as its SHA-256 hash. */
+import type { Queryable } from '../lib/db.ts';
+
+export interface InvitationRow extends Record<string, unknown> {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: 'owner' | 'admin' | 'member' | 'viewer';
+  status: 'pending' | 'accepted' | 'revoked';
+  invited_by: string | null;
+  expires_at: Date;
+  accepted_at: Date | null;
+  accepted_by: string | null;
+  created_at: Date;
+}
+
+const columns = 'id, workspace_id, email, role, status, invited_by, expires_at, accepted_at, accepted_by, created_at';
+
+export async function insertInvitation(
+  db: Queryable,
+  inv: { workspaceId: string; email: string; role: string; tokenHash: string; invitedBy: string | null; expiresAt: Date },
+): Promise<InvitationRow> {
+  const { rows } = await db.query<InvitationRow>(
+    `insert into invitations (workspace_id, email, role, token_hash, invited_by, expires_at)
+     values ($1, $2, $3, $4, $5, $6) returning ${columns}`,
+    [inv.workspaceId, inv.email, inv.role, inv.tokenHash, inv.invitedBy, inv.expiresAt],
+  );
+  return rows[0];
+}
+
+export async function lockInvitationByTokenHash(db: Queryable, tokenHash: string): Promise<InvitationRow | null> {
+  const { rows } = await db.query<InvitationRow>(`select ${columns} from invitations where token_hash = $1 for update`, [tokenHash]);
+  return rows[0] ?? null;
+}
+
+export async function findInvitation(db: Queryable, workspaceId: string, id: string): Promise<InvitationRow | null> {
+  const { rows } = await db.query<InvitationRow>(`select ${columns} from invitations where workspace_id = $1 and id::text = $2`, [workspaceId, id]);
+  return rows[0] ?? null;
+}
+
+export async function markInvitationAccepted(db: Queryable, id: string, userId: string): Promise<void> {
+  await db.query(`update invitations set status = 'accepted', accepted_at = now(), accepted_by = $2 where id = $1`, [id, userId]);
+}
+
+export async function revokeInvitation(db: Queryable, workspaceId: string, id: string): Promise<InvitationRow | null> {
+  const { rows } = await db.query<InvitationRow>(
+    `update invitations set status = 'revoked' where workspace_id = $1 and id::text = $2 and status = 'pending' returning ${columns}`,
+    [workspaceId, id],
+  );
+  return rows[0] ?? null;
+}
+
+export const invitationColumns = columns;

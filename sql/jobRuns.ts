@@ -1,0 +1,152 @@
+/**
+ * job_runs: the durable record of every background job (graphile-worker deletes its own rows when a
+ * job finishes). A domain write and the job it triggers commit together: `insertJobRun` and
+ * `graphile_worker.add_job` run on the caller's client.
+ */
+import type { Queryable } from '../lib/db.ts';
+
+export const jobStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof jobStatuses)[number];
+
+export interface JobRun {
+  id: string;
+  kind: string;
+  workspace_id: string | null;
+  tenant_id: string | null;
+  status: JobStatus;
+  progress: number;
+  steps_completed: string[];
+  error_detail: string | null;
+  result: unknown;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+  job_key: string | null;
+  worker_job_id: number | null;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface NewJobRun {
+  kind: string;
+  payload: unknown;
+  maxAttempts: number;
+  workspaceId?: string | null;
+  tenantId?: string | null;
+  jobKey?: string | null;
+  status?: JobStatus;
+}
+
+/** Inserts a job run; with a job key already taken it inserts nothing and returns null. */
+export async function insertJobRun(db: Queryable, run: NewJobRun): Promise<JobRun | null> {
+  const { rows } = await db.query<JobRun>(
+    `insert into job_runs (kind, payload, max_attempts, workspace_id, tenant_id, job_key, status, started_at)
+     values ($1, $2, $3, $4, $5, $6, $7, case when $7 = 'running' then now() end)
+     on conflict (job_key) do nothing
+     returning *`,
+    [run.kind, JSON.stringify(run.payload ?? {}), run.maxAttempts, run.workspaceId ?? null, run.tenantId ?? null, run.jobKey ?? null, run.status ?? 'queued'],
+  );
+  return rows[0] ?? null;
+}
+
+export async function lockJobRunByKey(db: Queryable, jobKey: string): Promise<JobRun | null> {
+  const { rows } = await db.query<JobRun>('select * from job_runs where job_key = $1 for update', [jobKey]);
+  return rows[0] ?? null;
+}
+
+/** Puts a failed or cancelled run back in the queue (the "retry terminal" transition). */
+export async function requeueJobRun(db: Queryable, id: string, payload: unknown): Promise<JobRun> {
+  const { rows } = await db.query<JobRun>(
+    `update job_runs set status = 'queued', progress = 0, steps_completed = '{}', error_detail = null, result = null,
+       payload = $2, attempts = 0, started_at = null, finished_at = null, updated_at = now()
+     where id = $1 returning *`,
+    [id, JSON.stringify(payload ?? {})],
+  );
+  return rows[0];
+}
+
+export async function setWorkerJobId(db: Queryable, id: string, workerJobId: number): Promise<void> {
+  await db.query('update job_runs set worker_job_id = $2 where id = $1', [id, workerJobId]);
+}
+
+/** Moves a queued (or retried) run to running; null when it was cancelled or is unknown. */
+export async function claimJobRun(db: Queryable, id: string, attempt: number): Promise<JobRun | null> {
+  const { rows } = await db.query<JobRun>(
+    `update job_runs set status = 'running', attempts = $2, started_at = coalesce(started_at, now()), updated_at = now()
+     where id = $1 and status in ('queued', 'running') returning *`,
+    [id, attempt],
+  );
+  return rows[0] ?? null;
+}
+
+export async function recordJobProgress(db: Queryable, id: string, progress: number, step?: string): Promise<void> {
+  await db.query(
+    `update job_runs set progress = greatest(progress, $2),
+       steps_completed = case when $3::text is null or $3 = any(steps_completed) then steps_completed else steps_completed || $3::text end,
+       updated_at = now()
+     where id = $1 and status = 'running'`,
+    [id, progress, step ?? null],
+  );
+}
+
+export async function completeJobRun(db: Queryable, id: string, result: unknown): Promise<void> {
+  await db.query(
+    `update job_runs set status = 'succeeded', progress = 100, result = $2, error_detail = null, finished_at = now(), updated_at = now()
+     where id = $1 and status = 'running'`,
+    [id, result === undefined ? null : JSON.stringify(result)],
+  );
+}
+
+export async function failJobRun(db: Queryable, id: string, errorDetail: string): Promise<void> {
+  await db.query(
+    `update job_runs set status = 'failed', error_detail = $2, finished_at = now(), updated_at = now()
+     where id = $1 and status in ('queued', 'running')`,
+    [id, errorDetail],
+  );
+}
+
+/** A transient failure with attempts left: back to queued, keeping the error for pollers. */
+export async function retryJobRun(db: Queryable, id: string, errorDetail: string): Promise<void> {
+  await db.query(
+    `update job_runs set status = 'queued', error_detail = $2, updated_at = now() where id = $1 and status = 'running'`,
+    [id, errorDetail],
+  );
+}
+
+export async function lockJobRun(db: Queryable, id: string): Promise<JobRun | null> {
+  const { rows } = await db.query<JobRun>('select * from job_runs where id = $1 for update', [id]);
+  return rows[0] ?? null;
+}
+
+export async function markJobRunCancelled(db: Queryable, id: string): Promise<JobRun> {
+  const { rows } = await db.query<JobRun>(
+    `update job_runs set status = 'cancelled', finished_at = now(), updated_at = now() where id = $1 returning *`,
+    [id],
+  );
+  return rows[0];
+}
+
+export interface JobScope {
+  workspaceId?: string;
+  tenantId?: string;
+}
+
+/** A job run visible to the given workspace or tenant (never another's). */
+export async function findJobRun(db: Queryable, id: string, scope: JobScope): Promise<JobRun | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const { rows } = await db.query<JobRun>(
+    `select * from job_runs where id = $1
+       and ($2::uuid is null or workspace_id = $2) and ($3::uuid is null or tenant_id = $3)`,
+    [id, scope.workspaceId ?? null, scope.tenantId ?? null],
+  );
+  return rows[0] ?? null;
+}
+
+export async function activeJobCounts(db: Queryable): Promise<Array<{ kind: string; status: string; count: number }>> {
+  const { rows } = await db.query<{ kind: string; status: string; count: number }>(
+    `select kind, status, count(*)::int as count from job_runs where status in ('queued', 'running') group by kind, status`,
+  );
+  return rows;
+}

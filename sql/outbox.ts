@@ -1,0 +1,35 @@
+/** The e-mail outbox: every message the service sends, and what became of it. */
+import type { Queryable } from '../lib/db.ts';
+
+export interface OutboxEmail {
+  id: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  status: 'queued' | 'sent' | 'logged' | 'failed';
+}
+
+export async function insertOutboxEmail(
+  db: Queryable,
+  mail: { to: string; subject: string; text: string; html?: string; workspaceId?: string | null; tenantId?: string | null },
+): Promise<OutboxEmail> {
+  const { rows } = await db.query<OutboxEmail>(
+    `insert into outbox_emails (to_address, subject, text_body, html_body, workspace_id, tenant_id)
+     values ($1, $2, $3, $4, $5, $6) returning id, to_address, subject, text_body, html_body, status`,
+    [mail.to, mail.subject, mail.text, mail.html ?? null, mail.workspaceId ?? null, mail.tenantId ?? null],
+  );
+  return rows[0];
+}
+
+export async function findOutboxEmail(db: Queryable, id: string): Promise<OutboxEmail | null> {
+  const { rows } = await db.query<OutboxEmail>('select id, to_address, subject, text_body, html_body, status from outbox_emails where id = $1', [id]);
+  return rows[0] ?? null;
+}
+
+export async function markOutboxEmail(db: Queryable, id: string, status: 'sent' | 'logged' | 'failed', errorDetail?: string): Promise<void> {
+  await db.query(
+    `update outbox_emails set status = $2, error_detail = $3, sent_at = case when $2 in ('sent', 'logged') then now() end where id = $1`,
+    [id, status, errorDetail ?? null],
+  );
+}

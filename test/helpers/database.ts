@@ -1,0 +1,79 @@
+/**
+ * Test databases: one template database migrated once (named after a hash of the migrations, so a
+ * changed migration builds a new one), and a fresh clone of it for every test file.
+ * The server is SVC_TEST_DATABASE_URL (set by test/run.ts), else DATABASE_URL, else the local
+ * PostgreSQL on 127.0.0.1:5432.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createLogger } from '../../lib/logger.ts';
+import { createPool } from '../../lib/db.ts';
+import { migrate, migrationFiles } from '../../sql/migrate.ts';
+
+export const serverUrl = (): string =>
+  process.env.SVC_TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export function databaseUrl(base: string, database: string): string {
+  const url = new URL(base);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+export function templateName(): string {
+  const hash = createHash('sha256');
+  for (const file of migrationFiles()) hash.update(file.name).update(file.sql);
+  return `svc_tpl_${hash.digest('hex').slice(0, 16)}`;
+}
+
+async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates and migrates the template database unless it exists (safe across parallel processes). */
+export async function ensureTemplate(): Promise<string> {
+  const name = templateName();
+  await withAdmin(async (admin) => {
+    await admin.query('select pg_advisory_lock(7305118003)');
+    try {
+      const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
+      if (exists.rowCount) return;
+      const building = `${name}_building`;
+      await admin.query(`drop database if exists ${building} with (force)`);
+      await admin.query(`create database ${building}`);
+      const pool = createPool(databaseUrl(serverUrl(), building), { max: 2 });
+      try {
+        await migrate(pool, createLogger('silent'));
+      } finally {
+        await pool.end();
+      }
+      await admin.query(`alter database ${building} rename to ${name}`);
+    } finally {
+      await admin.query('select pg_advisory_unlock(7305118003)');
+    }
+  });
+  return name;
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database cloned from the migrated template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = await ensureTemplate();
+  const name = `svc_t_${randomBytes(6).toString('hex')}`;
+  await withAdmin((admin) => admin.query(`create database ${name} template ${template}`));
+  return {
+    name,
+    url: databaseUrl(serverUrl(), name),
+    drop: () => withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
+}
