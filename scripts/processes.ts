@@ -18,6 +18,9 @@ import { MemoryRateLimitStore, PostgresRateLimitStore } from '../api/http/rateLi
 import { createPlatformApp } from '../api/platform/app.ts';
 import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
 import { platformRoutes } from '../api/platform/routes.ts';
+import type { PlatformRoute } from '../api/platform/route.ts';
+import type { ProductRoute } from '../api/product/route.ts';
+import { allowlist, type AllowedOperation } from '../api/product/allowlist.ts';
 import { createProductApp } from '../api/product/app.ts';
 import { productRoutes } from '../api/product/routes.ts';
 import { startWorker, type WorkerHandle } from '../jobs/worker.ts';
@@ -49,15 +52,26 @@ export async function createAppContext(config: Config, pool: Pool, logger: Logge
 }
 
 /** Builds both HTTP apps for a context (also used by the test harness and the benchmark). */
-export function buildHttpApps(app: AppContext, options: { validateResponses?: boolean } = {}) {
+export interface HttpAppOptions {
+  validateResponses?: boolean;
+  /** Additional routes (the test suite adds probes of the shared plumbing). */
+  extraPlatformRoutes?: PlatformRoute[];
+  extraProductRoutes?: ProductRoute[];
+  extraAllowlist?: AllowedOperation[];
+}
+
+export function buildHttpApps(app: AppContext, options: HttpAppOptions = {}) {
   const rateLimitStore = app.config.RATE_LIMIT_STORE === 'postgres' ? new PostgresRateLimitStore(app.pool) : new MemoryRateLimitStore();
   const platform = createPlatformApp(app, {
-    routes: platformRoutes,
+    routes: [...platformRoutes, ...(options.extraPlatformRoutes ?? [])],
     authenticator: createPlatformAuthenticator(app),
     rateLimitStore,
     validateResponses: options.validateResponses,
   });
-  const product = createProductApp(app, { routes: productRoutes, validateResponses: options.validateResponses });
+  const product = createProductApp(app, {
+    routes: [...productRoutes, ...(options.extraProductRoutes ?? [])],
+    allowlist: [...allowlist, ...(options.extraAllowlist ?? [])],
+    validateResponses: options.validateResponses });
   return { platform, product };
 }
 

@@ -15,4 +15,5 @@ export const allowlist: readonly AllowedOperation[] = [
   { method: 'get', path: '/health/ready', group: 'health' },
 ];
 
-export const isAllowed = (method: string, path: string) => allowlist.some((op) => op.method === method && op.path === path);
+export const isAllowed = (list: readonly AllowedOperation[], method: string, path: string) =>
+  list.some((op) => op.method === method && op.path === path);

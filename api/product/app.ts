@@ -10,7 +10,7 @@ import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { requestContext } from '../http/requestContext.ts';
 import { expressPath, parseRequest } from '../http/routes.ts';
-import { allowlist, isAllowed } from './allowlist.ts';
+import { allowlist, isAllowed, type AllowedOperation } from './allowlist.ts';
 import { issuesToValidationDetail, productErrorHandler, sendProductError } from './errors.ts';
 import type { ProductRoute } from './route.ts';
 
@@ -21,20 +21,22 @@ export interface ProductGuard {
 
 export interface ProductAppOptions {
   routes: ProductRoute[];
+  /** The published operations; the declared allowlist unless a test widens it. */
+  allowlist?: readonly AllowedOperation[];
   guard?: ProductGuard;
   validateResponses?: boolean;
 }
 
 /** Declared routes that are also on the allowlist: the published surface. */
-export function publishedRoutes(routes: ProductRoute[]): ProductRoute[] {
-  const published = routes.filter((r) => isAllowed(r.method, r.path));
-  const missing = allowlist.filter((op) => !published.some((r) => r.method === op.method && r.path === op.path));
+export function publishedRoutes(routes: ProductRoute[], list: readonly AllowedOperation[] = allowlist): ProductRoute[] {
+  const published = routes.filter((r) => isAllowed(list, r.method, r.path));
+  const missing = list.filter((op) => !published.some((r) => r.method === op.method && r.path === op.path));
   if (missing.length) throw new Error(`allowlisted operations without a route: ${missing.map((m) => `${m.method.toUpperCase()} ${m.path}`).join(', ')}`);
   return published;
 }
 
 export function createProductApp(app: AppContext, options: ProductAppOptions): Express {
-  const routes = publishedRoutes(options.routes);
+  const routes = publishedRoutes(options.routes, options.allowlist);
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false);

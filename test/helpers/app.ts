@@ -12,6 +12,9 @@ import { buildHttpApps, createAppContext } from '../../scripts/processes.ts';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.ts';
 import { tasks as productionTasks } from '../../jobs/taskList.ts';
 import type { TaskDefinition } from '../../jobs/runtime.ts';
+import type { PlatformRoute } from '../../api/platform/route.ts';
+import type { ProductRoute } from '../../api/product/route.ts';
+import type { AllowedOperation } from '../../api/product/allowlist.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { client, type Client } from './http.ts';
 
@@ -22,6 +25,11 @@ export interface TestAppOptions {
   worker?: boolean | { extraTasks?: TaskDefinition[]; concurrency?: number };
   /** Skip the HTTP servers (job-runtime tests). */
   http?: boolean;
+  /** Extra routes mounted next to the real ones (probes of the shared plumbing). */
+  extraPlatformRoutes?: PlatformRoute[];
+  extraProductRoutes?: ProductRoute[];
+  /** Operations added to the product allowlist for this app only. */
+  extraAllowlist?: AllowedOperation[];
 }
 
 export interface TestApp {
@@ -55,7 +63,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   let platformServer: RunningServer | undefined;
   let productServer: RunningServer | undefined;
   if (options.http !== false) {
-    const apps = buildHttpApps(app, { validateResponses: true });
+    const apps = buildHttpApps(app, {
+      validateResponses: true,
+      extraPlatformRoutes: options.extraPlatformRoutes,
+      extraProductRoutes: options.extraProductRoutes,
+      extraAllowlist: options.extraAllowlist,
+    });
     platformServer = await listen(apps.platform, 0, '127.0.0.1');
     productServer = await listen(apps.product, 0, '127.0.0.1');
     closers.push(() => platformServer!.close(1000), () => productServer!.close(1000));
