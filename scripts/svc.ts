@@ -4,9 +4,11 @@
  */
 import { loadConfig, ConfigError } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
-import { createPool } from '../lib/db.ts';
+import { createPool, withTransaction, type Pool } from '../lib/db.ts';
+import type { Logger } from '../lib/logger.ts';
+import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
-import { commandHelp, parseCommandArgs, UsageError, type Command } from './cli.ts';
+import { commandHelp, parseCommandArgs, requireFlag, UsageError, type Command } from './cli.ts';
 import { openDatabase, startProcess, type Roles } from './processes.ts';
 
 function serveCommand(name: string, summary: string, roles: Roles): Command {
@@ -44,20 +46,48 @@ const commands: Command[] = [
     usage: 'svc migrate',
     flags: {},
     async run() {
-      const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: 'migrate' });
-      const database = await openDatabase(config, logger);
-      const pool = createPool(database.url, { max: 2 });
-      try {
-        const { applied } = await migrate(pool, logger);
-        logger.info(applied.length ? 'migrations applied' : 'database is up to date', { applied });
-      } finally {
-        await pool.end();
-        await database.embedded?.stop();
-      }
+      // withDatabase migrates before calling back; report what it did.
+      await withDatabase('migrate', async (pool, logger) => {
+        const { rows } = await pool.query<{ name: string }>('select name from schema_migrations order by id');
+        logger.info('database is up to date', { migrations: rows.map((r) => r.name) });
+      });
+    },
+  },
+  {
+    name: 'projections',
+    summary: 'Rebuild the issue and pattern projections of a workspace from its event log.',
+    usage: 'svc projections rebuild --workspace <workspace-id>',
+    flags: { workspace: { type: 'string' } },
+    positionals: ['action'],
+    async run(flags, positionals) {
+      if (positionals[0] !== 'rebuild') throw new UsageError(positionals[0] ? `unknown action '${positionals[0]}'` : 'an action is required (rebuild)');
+      const workspaceId = requireFlag(flags, 'workspace');
+      if (!/^[0-9a-f-]{36}$/i.test(workspaceId)) throw new UsageError('--workspace must be a workspace id (UUID)');
+      return withDatabase('projections', async (pool, logger) => {
+        const exists = await pool.query('select 1 from workspaces where id = $1', [workspaceId]);
+        if (!exists.rowCount) throw new UsageError(`workspace ${workspaceId} does not exist`);
+        const counts = await withTransaction(pool, (client) => rebuildProjections(client, workspaceId));
+        logger.info('projections rebuilt', { workspace_id: workspaceId, ...counts });
+        process.stdout.write(`rebuilt ${counts.issues} issues and ${counts.patterns} patterns of workspace ${workspaceId}\n`);
+      });
     },
   },
 ];
+
+/** Opens the configured database (migrated), runs `fn`, and closes everything. */
+async function withDatabase<T>(role: string, fn: (pool: Pool, logger: Logger) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role });
+  const database = await openDatabase(config, logger);
+  const pool = createPool(database.url, { max: 4 });
+  try {
+    await migrate(pool, logger);
+    return await fn(pool, logger);
+  } finally {
+    await pool.end();
+    await database.embedded?.stop();
+  }
+}
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -69,6 +69,7 @@ export interface ListSpec {
   /** Sortable field name -> SQL column. */
   sortColumns: Record<string, SortColumn>;
   idExpr: string;
+  idType?: 'uuid' | 'bigint' | 'text';
   /** The validated query (limit, cursor, sort and filters). */
   query: { limit: number; cursor?: string; sort: string } & Record<string, unknown>;
   cursorKey: Buffer;
@@ -103,6 +104,7 @@ export async function paginate<Row extends Record<string, unknown>, Item>(
       sort: sortColumn,
       direction: descending ? 'desc' : 'asc',
       idExpr: spec.idExpr,
+      idType: spec.idType,
       after,
       limit,
     }),

@@ -1,5 +1,6 @@
 /** Who is calling /v1: resolved from the bearer token by the authenticator (api/platform/auth). */
 import type { Request } from 'express';
+import type { Actor } from '../../sql/events.ts';
 import type { Scope } from './scopes.ts';
 
 export interface Principal {
@@ -19,6 +20,11 @@ export interface PlatformAuthenticator {
   bearer(token: string, req: Request): Promise<Principal | null>;
   /** Checks a platform provisioning key against SVC_PROVISION_KEY_HASHES. */
   provisioningKey(token: string): ProvisioningKeyCheck;
+}
+
+/** The actor recorded in events for what this principal does. */
+export function actorOf(principal: Principal): Actor {
+  return { type: principal.kind, id: principal.subjectId };
 }
 
 /** The bearer token of an `Authorization: Bearer …` header, or null when absent or malformed. */

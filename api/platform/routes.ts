@@ -1,6 +1,13 @@
 /** Every /v1 route, by resource group. The platform app mounts exactly these. */
 import type { PlatformRoute } from './route.ts';
 import { auditRoutes } from './audit/routes.ts';
+import { configRoutes } from './configs/routes.ts';
+import { feedRoutes } from './events/routes.ts';
+import { ingestRoutes } from './ingest/routes.ts';
+import { issueRoutes } from './issues/routes.ts';
+import { patternRoutes } from './patterns/routes.ts';
+import { reviewQueueRoutes } from './reviewQueue/routes.ts';
+import { sourceRoutes } from './sources/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { invitationRoutes, memberRoutes } from './members/routes.ts';
@@ -17,4 +24,11 @@ export const platformRoutes: PlatformRoute[] = [
   ...serviceAccountRoutes,
   ...jobRoutes,
   ...auditRoutes,
+  ...ingestRoutes,
+  ...issueRoutes,
+  ...patternRoutes,
+  ...reviewQueueRoutes,
+  ...configRoutes,
+  ...feedRoutes,
+  ...sourceRoutes,
 ];

@@ -1,0 +1,182 @@
+/**
+ * The review queue: list (filter by kind, status, issue), get, and a reviewer's decision: resolve
+ * with the decision its kind needs, or dismiss. Decisions are events and feed the next engine run.
+ */
+import { z } from 'zod';
+import type { AppContext } from '../../../lib/context.ts';
+import { withTransaction, type PoolClient } from '../../../lib/db.ts';
+import { AppError } from '../../../lib/errors.ts';
+import { activeConfig } from '../../../sql/configs.ts';
+import { lockWorkspaceLog } from '../../../sql/events.ts';
+import { updateIssue } from '../../../sql/issues.ts';
+import { decideReviewItem, findReviewItem, lockReviewItem, reviewKinds, reviewStatuses, type ReviewItemRow } from '../../../sql/reviewItems.ts';
+import { reply } from '../../http/routes.ts';
+import { listQuery, listResponse, paginate } from '../pagination.ts';
+import { actorOf, type Principal } from '../principal.ts';
+import { platformRoute } from '../route.ts';
+
+const reviewItemSchema = z.object({
+  id: z.string(),
+  kind: z.enum(reviewKinds),
+  status: z.enum(reviewStatuses),
+  issue_id: z.string().nullable(),
+  pattern_id: z.string().nullable(),
+  reason: z.string(),
+  candidates: z.array(z.unknown()),
+  provenance: z.record(z.string(), z.unknown()),
+  decision: z.record(z.string(), z.unknown()).nullable(),
+  decided_by: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const toReviewItem = (r: ReviewItemRow): z.infer<typeof reviewItemSchema> => ({
+  id: r.id,
+  kind: r.kind,
+  status: r.status,
+  issue_id: r.issue_id,
+  pattern_id: r.pattern_id,
+  reason: r.reason,
+  candidates: r.candidates,
+  provenance: r.provenance,
+  decision: r.decision,
+  decided_by: r.decided_by,
+  decided_at: r.decided_at?.toISOString() ?? null,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
+
+/** What a resolution must carry, by kind. */
+const decisionSchemas = {
+  missing_narrative: z.object({ narrative: z.string().trim().min(1, 'must not be empty').max(100_000) }),
+  extraction: z.object({ domain: z.string().nullable(), root_cause: z.string().nullable() }),
+  root_cause: z.object({ root_cause: z.string().min(1) }),
+  criticality: z.object({ criticality: z.string().min(1) }),
+} as const;
+
+const invalidDecision = (details: Record<string, string>) => new AppError('validation_error', 'Request validation failed', details);
+
+/** Checks a decision against the item's kind and the workspace's active taxonomy and rubric. */
+async function checkedDecision(client: PoolClient, workspaceId: string, item: ReviewItemRow, decision: unknown): Promise<Record<string, unknown>> {
+  const parsed = decisionSchemas[item.kind].safeParse(decision);
+  if (!parsed.success) {
+    const details: Record<string, string> = {};
+    for (const i of parsed.error.issues) details[['decision', ...i.path.map(String)].join('.')] ??= i.message;
+    throw invalidDecision(details);
+  }
+  const value = parsed.data as Record<string, string | null>;
+  if ('domain' in value || 'root_cause' in value) {
+    const taxonomy = (await activeConfig(client, workspaceId, 'taxonomy')).document;
+    if (value.domain && !taxonomy.domains.some((d) => d.id === value.domain)) throw invalidDecision({ 'decision.domain': 'is not a domain of the active taxonomy' });
+    if (value.root_cause && !taxonomy.root_causes.some((r) => r.id === value.root_cause)) throw invalidDecision({ 'decision.root_cause': 'is not a root cause of the active taxonomy' });
+  }
+  if ('criticality' in value) {
+    const rubric = (await activeConfig(client, workspaceId, 'rubric')).document;
+    if (!rubric.levels.some((l) => l.name === value.criticality)) throw invalidDecision({ 'decision.criticality': 'is not a level of the active rubric' });
+  }
+  return value;
+}
+
+async function decide(app: AppContext, principal: Principal, id: string, outcome: 'resolved' | 'dismissed', decision: unknown, note: string | undefined) {
+  return withTransaction(app.pool, async (client) => {
+    await lockWorkspaceLog(client, principal.workspaceId); // every writer takes the log lock first
+    const item = await lockReviewItem(client, principal.workspaceId, id);
+    if (!item) throw new AppError('not_found', 'Review item not found');
+    if (item.status !== 'open') throw new AppError('conflict', `Review item is already ${item.status}`);
+    const actor = actorOf(principal);
+    if (outcome === 'dismissed') return decideReviewItem(client, principal.workspaceId, actor, id, 'dismissed', { note: note ?? null });
+    const value = await checkedDecision(client, principal.workspaceId, item, decision);
+    if (item.kind === 'missing_narrative' && item.issue_id) {
+      // Supplying the narrative makes the issue eligible, which resolves this item with the update.
+      await updateIssue(client, principal.workspaceId, actor, item.issue_id, { narrative: value.narrative as string });
+      const after = (await findReviewItem(client, principal.workspaceId, id))!;
+      if (after.status !== 'open') return after;
+    }
+    return decideReviewItem(client, principal.workspaceId, actor, id, 'resolved', { ...value, note: note ?? null });
+  });
+}
+
+const idParams = z.object({ id: z.string() });
+const decidedResponses = {
+  200: { description: 'The decided item', schema: reviewItemSchema },
+  404: { description: 'Not found' },
+  409: { description: 'Already decided' },
+};
+
+export const reviewQueueRoutes = [
+  platformRoute({
+    method: 'get',
+    path: '/v1/review-queue',
+    operationId: 'listReviewItems',
+    summary: 'List review-queue items, newest first',
+    tags: ['review-queue'],
+    scope: 'review:read',
+    query: listQuery(
+      {
+        kind: z.enum(reviewKinds, { error: `must be one of ${reviewKinds.join(', ')}` }).optional(),
+        status: z.enum(reviewStatuses, { error: `must be one of ${reviewStatuses.join(', ')}` }).optional(),
+        issue_id: z.uuid({ error: 'must be an issue id' }).optional(),
+      },
+      ['created_at'],
+      '-created_at',
+    ),
+    responses: { 200: { description: 'A page of review items', schema: listResponse(reviewItemSchema) } },
+    handler: async ({ query, principal, app }) => {
+      const where = ['workspace_id = $1'];
+      const params: unknown[] = [principal.workspaceId];
+      if (query.kind) where.push(`kind = $${params.push(query.kind)}`);
+      if (query.status) where.push(`status = $${params.push(query.status)}`);
+      if (query.issue_id) where.push(`issue_id = $${params.push(query.issue_id)}`);
+      return reply.ok(
+        await paginate(
+          app.pool,
+          { select: '*', from: 'review_items', where, params, sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } }, idExpr: 'id', query, cursorKey: app.secrets.cursorKey },
+          (row) => toReviewItem(row as ReviewItemRow),
+        ),
+      );
+    },
+  }),
+  platformRoute({
+    method: 'get',
+    path: '/v1/review-queue/{id}',
+    operationId: 'getReviewItem',
+    summary: 'Get a review-queue item',
+    tags: ['review-queue'],
+    scope: 'review:read',
+    params: idParams,
+    responses: { 200: { description: 'The item', schema: reviewItemSchema }, 404: { description: 'Not found' } },
+    handler: async ({ params, principal, app }) => {
+      const item = await findReviewItem(app.pool, principal.workspaceId, params.id);
+      if (!item) throw new AppError('not_found', 'Review item not found');
+      return reply.ok(toReviewItem(item));
+    },
+  }),
+  platformRoute({
+    method: 'post',
+    path: '/v1/review-queue/{id}/resolve',
+    operationId: 'resolveReviewItem',
+    summary: "Resolve an item with the reviewer's decision",
+    description:
+      'decision by kind: missing_narrative {narrative} (supplies it to the issue); extraction {domain, root_cause}; ' +
+      'root_cause {root_cause}; criticality {criticality}. Ids come from the active taxonomy and rubric.',
+    tags: ['review-queue'],
+    scope: 'review:write',
+    params: idParams,
+    body: z.object({ decision: z.record(z.string(), z.unknown()), note: z.string().max(2000).optional() }),
+    responses: decidedResponses,
+    handler: async ({ params, body, principal, app }) => reply.ok(toReviewItem(await decide(app, principal, params.id, 'resolved', body.decision, body.note))),
+  }),
+  platformRoute({
+    method: 'post',
+    path: '/v1/review-queue/{id}/dismiss',
+    operationId: 'dismissReviewItem',
+    summary: 'Dismiss an item',
+    tags: ['review-queue'],
+    scope: 'review:write',
+    params: idParams,
+    body: z.object({ note: z.string().max(2000).optional() }).optional(),
+    responses: decidedResponses,
+    handler: async ({ params, body, principal, app }) => reply.ok(toReviewItem(await decide(app, principal, params.id, 'dismissed', null, body?.note))),
+  }),
+];

@@ -1,0 +1,134 @@
+/**
+ * The issue projection: `applyIssueEvent` folds issue.* events into the row stored in `issues`.
+ * Live writes and `svc projections rebuild` both go through this fold and `upsertIssueRows`, so the
+ * rebuilt table equals the live one by construction (a test checks it).
+ *
+ * Event types and payloads:
+ * - issue.created     {source, external_id, title, narrative, severity, occurred_at, source_created_at,
+ *                      engine_status, ineligible_reason, via}
+ * - issue.reingested  {title, narrative, severity, occurred_at, source_created_at, engine_status, ineligible_reason}
+ * - issue.updated     {changes: {title?, narrative?, severity?, engine_status?, ineligible_reason?}}
+ * - issue.status_changed {from, to}
+ * - issue.pattern_assigned {pattern_id, run_id}
+ */
+import type { Queryable } from '../lib/db.ts';
+import type { StoredEvent } from './events.ts';
+import type { EngineStatus, IssueStatus, Severity } from './issueRules.ts';
+
+export interface IssueRow {
+  id: string;
+  workspace_id: string;
+  source: string;
+  external_id: string | null;
+  title: string;
+  narrative: string | null;
+  severity: Severity;
+  status: IssueStatus;
+  engine_status: EngineStatus;
+  ineligible_reason: string | null;
+  occurred_at: Date | null;
+  source_created_at: Date;
+  pattern_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  resolved_at: Date | null;
+  closed_at: Date | null;
+  version: number;
+  last_sequence: number;
+}
+
+/** The event as the fold needs it (a stored event, or one about to be stored). */
+export type IssueEvent = Pick<StoredEvent, 'workspace_id' | 'sequence' | 'aggregate_id' | 'event_type' | 'payload' | 'recorded_at'>;
+
+const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string));
+
+export function applyIssueEvent(state: IssueRow | undefined, event: IssueEvent): IssueRow {
+  const p = event.payload as Record<string, unknown>;
+  const at = event.recorded_at;
+  if (event.event_type === 'issue.created') {
+    return {
+      id: event.aggregate_id,
+      workspace_id: event.workspace_id,
+      source: p.source as string,
+      external_id: (p.external_id as string | null) ?? null,
+      title: p.title as string,
+      narrative: (p.narrative as string | null) ?? null,
+      severity: p.severity as Severity,
+      status: 'open',
+      engine_status: p.engine_status as EngineStatus,
+      ineligible_reason: (p.ineligible_reason as string | null) ?? null,
+      occurred_at: date(p.occurred_at),
+      source_created_at: date(p.source_created_at)!,
+      pattern_id: null,
+      created_at: at,
+      updated_at: at,
+      resolved_at: null,
+      closed_at: null,
+      version: 1,
+      last_sequence: event.sequence,
+    };
+  }
+  if (!state) throw new Error(`${event.event_type} for unknown issue ${event.aggregate_id}`);
+  const next: IssueRow = { ...state, updated_at: at, version: state.version + 1, last_sequence: event.sequence };
+  switch (event.event_type) {
+    case 'issue.reingested':
+      next.title = p.title as string;
+      next.narrative = (p.narrative as string | null) ?? null;
+      next.severity = p.severity as Severity;
+      next.occurred_at = date(p.occurred_at);
+      next.source_created_at = date(p.source_created_at)!;
+      next.engine_status = p.engine_status as EngineStatus;
+      next.ineligible_reason = (p.ineligible_reason as string | null) ?? null;
+      if (next.engine_status !== 'eligible') next.pattern_id = null;
+      return next;
+    case 'issue.updated': {
+      const c = p.changes as Partial<Record<string, unknown>>;
+      if ('title' in c) next.title = c.title as string;
+      if ('narrative' in c) next.narrative = (c.narrative as string | null) ?? null;
+      if ('severity' in c) next.severity = c.severity as Severity;
+      if ('engine_status' in c) next.engine_status = c.engine_status as EngineStatus;
+      if ('ineligible_reason' in c) next.ineligible_reason = (c.ineligible_reason as string | null) ?? null;
+      if (next.engine_status !== 'eligible') next.pattern_id = null;
+      return next;
+    }
+    case 'issue.status_changed': {
+      const to = p.to as IssueStatus;
+      next.status = to;
+      if (to === 'resolved') next.resolved_at = at;
+      if (to === 'closed') next.closed_at = at;
+      if (to === 'open') {
+        next.resolved_at = null;
+        next.closed_at = null;
+      }
+      return next;
+    }
+    case 'issue.pattern_assigned':
+      next.pattern_id = (p.pattern_id as string | null) ?? null;
+      return next;
+    default:
+      throw new Error(`unknown issue event ${event.event_type}`);
+  }
+}
+
+const columns = [
+  ['id', 'uuid'], ['workspace_id', 'uuid'], ['source', 'text'], ['external_id', 'text'], ['title', 'text'],
+  ['narrative', 'text'], ['severity', 'text'], ['status', 'text'], ['engine_status', 'text'], ['ineligible_reason', 'text'],
+  ['occurred_at', 'timestamptz'], ['source_created_at', 'timestamptz'], ['pattern_id', 'uuid'], ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'], ['resolved_at', 'timestamptz'], ['closed_at', 'timestamptz'], ['version', 'integer'], ['last_sequence', 'bigint'],
+] as const;
+const columnList = columns.map(([c]) => c).join(', ');
+const recordType = columns.map(([c, t]) => `${c} ${t}`).join(', ');
+const updateSet = columns.filter(([c]) => c !== 'id').map(([c]) => `${c} = excluded.${c}`).join(', ');
+
+/** Writes projection rows (insert or replace) in one statement. */
+export async function upsertIssueRows(db: Queryable, rows: IssueRow[]): Promise<void> {
+  if (!rows.length) return;
+  await db.query(
+    `insert into issues (${columnList})
+     select ${columnList} from jsonb_to_recordset($1::jsonb) as r(${recordType})
+     on conflict (id) do update set ${updateSet}`,
+    [JSON.stringify(rows)],
+  );
+}
+
+export const issueColumns = columnList;
