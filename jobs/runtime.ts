@@ -5,6 +5,7 @@
  * progress and metrics, and decides between retry (rethrow: graphile-worker's exponential backoff)
  * and a terminal failure (recorded, not rethrown).
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Task, JobHelpers } from 'graphile-worker';
 import type { AppContext } from '../lib/context.ts';
@@ -59,6 +60,8 @@ export interface EnqueueOptions {
   retryTerminal?: boolean;
   runAt?: Date;
   maxAttempts?: number;
+  /** graphile-worker queue: jobs of one queue run one at a time, in order. */
+  queueName?: string;
 }
 
 export interface EnqueueResult {
@@ -79,6 +82,16 @@ export async function enqueueJob<S extends z.ZodType>(
 ): Promise<EnqueueResult> {
   const data = task.payload.parse(payload);
   const maxAttempts = options.maxAttempts ?? task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  if (!options.jobKey) {
+    // Without a durable key nothing can collide: the run and its job go in one statement.
+    const id = randomUUID();
+    const job = await jobRuns.insertQueuedJobRunWithJob(
+      db,
+      { id, kind: task.name, payload: data, maxAttempts, workspaceId: options.workspaceId, tenantId: options.tenantId },
+      { payloadJson: JSON.stringify({ job_run_id: id, data }), runAt: options.runAt ?? null },
+    );
+    return { job, created: true };
+  }
   let run = await jobRuns.insertJobRun(db, {
     kind: task.name,
     payload: data,
@@ -95,8 +108,8 @@ export async function enqueueJob<S extends z.ZodType>(
     run = await jobRuns.requeueJobRun(db, existing.id, data);
   }
   const { rows } = await db.query<{ id: number }>(
-    `select id from graphile_worker.add_job($1, $2::json, run_at => $3, max_attempts => $4)`,
-    [task.name, JSON.stringify({ job_run_id: run.id, data }), options.runAt ?? null, run.max_attempts],
+    `select id from graphile_worker.add_job($1, $2::json, run_at => $3, max_attempts => $4, queue_name => $5)`,
+    [task.name, JSON.stringify({ job_run_id: run.id, data }), options.runAt ?? null, run.max_attempts, options.queueName ?? null],
   );
   await jobRuns.setWorkerJobId(db, run.id, rows[0].id);
   return { job: { ...run, worker_job_id: rows[0].id }, created: true };

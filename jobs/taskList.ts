@@ -1,10 +1,12 @@
 /** Every task this product runs, and the recurring schedule. Workers register exactly these. */
 import type { TaskDefinition } from './runtime.ts';
+import { engineReplay } from './tasks/engine__replay.ts';
+import { engineRun } from './tasks/engine__run.ts';
 import { ingestProcess } from './tasks/ingest__process.ts';
 import { mailSend } from './tasks/mail__send.ts';
 import { maintenancePurgeExpired } from './tasks/maintenance__purge_expired.ts';
 
-export const tasks: TaskDefinition[] = [maintenancePurgeExpired, mailSend, ingestProcess];
+export const tasks: TaskDefinition[] = [maintenancePurgeExpired, mailSend, ingestProcess, engineRun, engineReplay];
 
 /** graphile-worker crontab lines (`minute hour dom month dow task ?opts`). */
 export const crontab = [`17 * * * * ${maintenancePurgeExpired.name} ?max=3`].join('\n');

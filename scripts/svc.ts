@@ -2,14 +2,15 @@
  * The svc CLI: `serve` (what npm start runs), `api`, `worker`, `migrate`, and the operator and
  * data-engineer commands. `svc <command> --help` describes each.
  */
-import { loadConfig, ConfigError } from '../lib/config.ts';
+import { loadConfig, ConfigError, type Config } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createPool, withTransaction, type Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/logger.ts';
 import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
 import { commandHelp, parseCommandArgs, requireFlag, UsageError, type Command } from './cli.ts';
-import { openDatabase, startProcess, type Roles } from './processes.ts';
+import { createAppContext, openDatabase, startProcess, type Roles } from './processes.ts';
+import { engineRunCommand, engineStageCommand, parseStageRange, requireUuid } from './engineCommands.ts';
 
 function serveCommand(name: string, summary: string, roles: Roles): Command {
   return {
@@ -62,7 +63,7 @@ const commands: Command[] = [
     async run(flags, positionals) {
       if (positionals[0] !== 'rebuild') throw new UsageError(positionals[0] ? `unknown action '${positionals[0]}'` : 'an action is required (rebuild)');
       const workspaceId = requireFlag(flags, 'workspace');
-      if (!/^[0-9a-f-]{36}$/i.test(workspaceId)) throw new UsageError('--workspace must be a workspace id (UUID)');
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(workspaceId)) throw new UsageError('--workspace must be a workspace id (UUID)');
       return withDatabase('projections', async (pool, logger) => {
         const exists = await pool.query('select 1 from workspaces where id = $1', [workspaceId]);
         if (!exists.rowCount) throw new UsageError(`workspace ${workspaceId} does not exist`);
@@ -72,17 +73,40 @@ const commands: Command[] = [
       });
     },
   },
+  {
+    name: 'engine',
+    summary: 'Run the engine in the foreground (run), or re-run one stage of a stored run (stage NAME).',
+    usage: 'svc engine run --workspace <id> [--stages FROM..TO]  |  svc engine stage <name> --workspace <id> --run <run-id>',
+    flags: { workspace: { type: 'string' }, stages: { type: 'string' }, run: { type: 'string' } },
+    positionals: ['action', 'stage'],
+    async run(flags, positionals) {
+      const [action, stageName] = positionals;
+      const workspaceId = requireUuid(requireFlag(flags, 'workspace'), 'workspace');
+      if (action === 'run') {
+        if (stageName) throw new UsageError(`unexpected argument '${stageName}'`);
+        const range = parseStageRange(flags.stages as string | undefined);
+        return withDatabase('engine', async (pool, logger, config) => engineRunCommand(await createAppContext(config, pool, logger), workspaceId, range, process.stdout));
+      }
+      if (action === 'stage') {
+        if (!stageName) throw new UsageError('a stage name is required: svc engine stage <name> --workspace <id> --run <run-id>');
+        const { from } = parseStageRange(stageName);
+        const runId = requireUuid(requireFlag(flags, 'run'), 'run');
+        return withDatabase('engine', async (pool, logger, config) => engineStageCommand(await createAppContext(config, pool, logger), workspaceId, runId, from!, process.stdout));
+      }
+      throw new UsageError(action ? `unknown action '${action}' (run or stage)` : 'an action is required: run or stage');
+    },
+  },
 ];
 
 /** Opens the configured database (migrated), runs `fn`, and closes everything. */
-async function withDatabase<T>(role: string, fn: (pool: Pool, logger: Logger) => Promise<T>): Promise<T> {
+async function withDatabase<T>(role: string, fn: (pool: Pool, logger: Logger, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role });
   const database = await openDatabase(config, logger);
   const pool = createPool(database.url, { max: 4 });
   try {
     await migrate(pool, logger);
-    return await fn(pool, logger);
+    return await fn(pool, logger, config);
   } finally {
     await pool.end();
     await database.embedded?.stop();

@@ -95,6 +95,8 @@ export async function activeConfig<K extends ConfigKind>(db: Queryable, workspac
 
 /** The active version of every kind (what an engine run freezes). */
 export async function activeConfigs(db: Queryable, workspaceId: string): Promise<{ [K in ConfigKind]: ActiveConfig<K> }> {
-  const entries = await Promise.all(configKinds.map(async (kind) => [kind, await activeConfig(db, workspaceId, kind)] as const));
+  // Sequential: `db` may be a client inside a transaction, which runs one query at a time.
+  const entries: Array<[ConfigKind, ActiveConfig]> = [];
+  for (const kind of configKinds) entries.push([kind, await activeConfig(db, workspaceId, kind)]);
   return Object.fromEntries(entries) as { [K in ConfigKind]: ActiveConfig<K> };
 }

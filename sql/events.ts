@@ -48,7 +48,29 @@ export async function reserveSequence(db: Queryable, workspaceId: string, count:
   return { first: rows[0].last_sequence - count + 1, recordedAt: rows[0].now };
 }
 
-/** Writes events whose sequences were reserved (first, first+1, …) in one statement. */
+// The payloads travel as one JSON array (not a jsonb[] literal, whose per-element quoting costs more
+// than the insert on both ends); rows from (…) with ordinality keeps the columns aligned.
+const insertEventsSql = `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
+     select $1, $2 + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type, e.payload, $3, $4, coalesce(e.occurred_at, $5), $5
+       from rows from (unnest($6::text[]), unnest($7::uuid[]), unnest($8::text[]), jsonb_array_elements($9::jsonb), unnest($10::timestamptz[]))
+            with ordinality as e(aggregate_type, aggregate_id, event_type, payload, occurred_at, ord)`;
+
+function insertEventsParams(workspaceId: string, firstSequence: number, recordedAt: Date, actor: Actor, events: NewEvent[]): unknown[] {
+  return [
+    workspaceId,
+    firstSequence,
+    actor.type,
+    actor.id,
+    recordedAt,
+    events.map((e) => e.aggregateType),
+    events.map((e) => e.aggregateId),
+    events.map((e) => e.eventType),
+    JSON.stringify(events.map((e) => e.payload)),
+    events.map((e) => e.occurredAt ?? null),
+  ];
+}
+
+/** Writes events whose sequences were reserved (first, first+1, …) in one statement and returns them as stored. */
 export async function insertEvents(
   db: Queryable,
   workspaceId: string,
@@ -58,26 +80,17 @@ export async function insertEvents(
   events: NewEvent[],
 ): Promise<StoredEvent[]> {
   if (!events.length) return [];
-  const { rows } = await db.query<StoredEvent>(
-    `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
-     select $1, $2 + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type, e.payload, $3, $4, coalesce(e.occurred_at, $5), $5
-       from unnest($6::text[], $7::uuid[], $8::text[], $9::jsonb[], $10::timestamptz[])
-            with ordinality as e(aggregate_type, aggregate_id, event_type, payload, occurred_at, ord)
-     returning *`,
-    [
-      workspaceId,
-      firstSequence,
-      actor.type,
-      actor.id,
-      recordedAt,
-      events.map((e) => e.aggregateType),
-      events.map((e) => e.aggregateId),
-      events.map((e) => e.eventType),
-      events.map((e) => JSON.stringify(e.payload)),
-      events.map((e) => e.occurredAt ?? null),
-    ],
-  );
+  const { rows } = await db.query<StoredEvent>(`${insertEventsSql} returning *`, insertEventsParams(workspaceId, firstSequence, recordedAt, actor, events));
   return rows.sort((a, b) => a.sequence - b.sequence);
+}
+
+/**
+ * `insertEvents` for writers that do not need the stored rows back (bulk ingest): the same rows,
+ * without shipping every payload back to be parsed again.
+ */
+export async function writeEvents(db: Queryable, workspaceId: string, firstSequence: number, recordedAt: Date, actor: Actor, events: NewEvent[]): Promise<void> {
+  if (!events.length) return;
+  await db.query(insertEventsSql, insertEventsParams(workspaceId, firstSequence, recordedAt, actor, events));
 }
 
 /** Reserves sequences and appends in one call: the common case of a single-aggregate change. */

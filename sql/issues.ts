@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
-import { insertEvents, lockWorkspaceLog, reserveSequence, type Actor, type NewEvent } from './events.ts';
+import { lockWorkspaceLog, reserveSequence, writeEvents, type Actor, type NewEvent } from './events.ts';
 import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueEvent, type IssueRow } from './issueProjection.ts';
 import { canTransition, engineEligibility, type EngineStatus, type IssueStatus, type Severity } from './issueRules.ts';
 import { closeOpenItemsOfIssues, openReviewItems } from './reviewItems.ts';
@@ -31,10 +31,16 @@ const keyOf = (source: string, externalId: string) => `${source}\u0000${external
 async function existingByKeys(db: Queryable, workspaceId: string, inputs: IssueInput[]): Promise<Map<string, IssueRow>> {
   const keyed = inputs.filter((i) => i.external_id !== null);
   if (!keyed.length) return new Map();
+  // One probe of the (workspace_id, source, external_id) unique index per key. The lateral subquery
+  // with its own `for update` is never flattened into a join, so the plan cannot turn into a scan of
+  // the whole workspace when statistics lag behind a bulk load (which cost O(workspace) per batch).
   const { rows } = await db.query<IssueRow>(
-    `select ${issueColumns} from issues
-      where workspace_id = $1 and (source, external_id) in (select * from unnest($2::text[], $3::text[]))
-      for update`,
+    `select i.* from unnest($2::text[], $3::text[]) as k(wanted_source, wanted_external_id)
+       cross join lateral (
+         select ${issueColumns} from issues
+          where workspace_id = $1 and source = k.wanted_source and external_id = k.wanted_external_id
+          for update
+       ) as i`,
     [workspaceId, keyed.map((i) => i.source), keyed.map((i) => i.external_id)],
   );
   return new Map(rows.map((r) => [keyOf(r.source, r.external_id!), r]));
@@ -53,7 +59,7 @@ async function commitIssueEvents(
     const folded: IssueEvent = { workspace_id: workspaceId, sequence: first + i, aggregate_id: event.aggregateId, event_type: event.eventType, payload: event.payload, recorded_at: recordedAt };
     return { before: state, after: applyIssueEvent(state, folded) };
   });
-  await insertEvents(db, workspaceId, first, recordedAt, actor, planned.map((p) => p.event));
+  await writeEvents(db, workspaceId, first, recordedAt, actor, planned.map((p) => p.event));
   const rows = next.map((n) => n.after);
   const latest = new Map(rows.map((r) => [r.id, r])); // several events of one issue: its last state
   await upsertIssueRows(db, [...latest.values()]);

@@ -51,6 +51,26 @@ export async function insertJobRun(db: Queryable, run: NewJobRun): Promise<JobRu
   return rows[0] ?? null;
 }
 
+/**
+ * Inserts a queued run without a job key together with its graphile-worker job, in one statement
+ * (one round trip inside the caller's transaction instead of three). The caller picks the run's id
+ * because the job's payload carries it.
+ */
+export async function insertQueuedJobRunWithJob(
+  db: Queryable,
+  run: { id: string; kind: string; payload: unknown; maxAttempts: number; workspaceId?: string | null; tenantId?: string | null },
+  job: { payloadJson: string; runAt: Date | null },
+): Promise<JobRun> {
+  const { rows } = await db.query<JobRun>(
+    `with job as (select id from graphile_worker.add_job($2, $7::json, run_at => $8, max_attempts => $4))
+     insert into job_runs (id, kind, payload, max_attempts, workspace_id, tenant_id, status, worker_job_id)
+     select $1, $2, $3, $4, $5, $6, 'queued', job.id from job
+     returning *`,
+    [run.id, run.kind, JSON.stringify(run.payload ?? {}), run.maxAttempts, run.workspaceId ?? null, run.tenantId ?? null, job.payloadJson, job.runAt],
+  );
+  return rows[0];
+}
+
 export async function lockJobRunByKey(db: Queryable, jobKey: string): Promise<JobRun | null> {
   const { rows } = await db.query<JobRun>('select * from job_runs where job_key = $1 for update', [jobKey]);
   return rows[0] ?? null;
@@ -135,7 +155,7 @@ export interface JobScope {
 
 /** A job run visible to the given workspace or tenant (never another's). */
 export async function findJobRun(db: Queryable, id: string, scope: JobScope): Promise<JobRun | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
   const { rows } = await db.query<JobRun>(
     `select * from job_runs where id = $1
        and ($2::uuid is null or workspace_id = $2) and ($3::uuid is null or tenant_id = $3)`,

@@ -98,13 +98,13 @@ const decidedEvent = (r: ReviewItemRow): NewEvent => ({
 });
 
 export async function lockReviewItem(db: Queryable, workspaceId: string, id: string): Promise<ReviewItemRow | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
   const { rows } = await db.query<ReviewItemRow>('select * from review_items where workspace_id = $1 and id = $2 for update', [workspaceId, id]);
   return rows[0] ?? null;
 }
 
 export async function findReviewItem(db: Queryable, workspaceId: string, id: string): Promise<ReviewItemRow | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
   const { rows } = await db.query<ReviewItemRow>('select * from review_items where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rows[0] ?? null;
 }

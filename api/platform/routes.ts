@@ -2,6 +2,7 @@
 import type { PlatformRoute } from './route.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { configRoutes } from './configs/routes.ts';
+import { engineRoutes } from './engine/routes.ts';
 import { feedRoutes } from './events/routes.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { issueRoutes } from './issues/routes.ts';
@@ -31,4 +32,5 @@ export const platformRoutes: PlatformRoute[] = [
   ...configRoutes,
   ...feedRoutes,
   ...sourceRoutes,
+  ...engineRoutes,
 ];

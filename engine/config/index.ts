@@ -42,7 +42,11 @@ export function validateConfig<K extends ConfigKind>(kind: K, document: unknown)
   const parsed = definition.schema.safeParse(document);
   const details: Record<string, string> = {};
   if (!parsed.success) {
-    for (const i of parsed.error.issues) details[i.path.map(String).join('.') || 'document'] ??= i.message;
+    for (const i of parsed.error.issues) {
+      // An unknown key is reported at its own path, not at the object that holds it.
+      const paths = i.code === 'unrecognized_keys' ? i.keys.map((key) => [...i.path, key]) : [i.path];
+      for (const path of paths) details[path.map(String).join('.') || 'document'] ??= i.code === 'unrecognized_keys' ? 'is not a known field' : i.message;
+    }
     return { ok: false, details };
   }
   definition.check(parsed.data, (path, message) => {

@@ -1,0 +1,271 @@
+/**
+ * Ingest throughput (issue 4): records per second through `POST /v1/ingest/batch` against a raw
+ * multi-row INSERT of the same rows into the same database server in the same run, then the real
+ * Hadoop bug reports through the same endpoint.
+ *
+ *   npm run bench:ingest [-- --records 100000 --warmup 10000 --batch 500 --concurrency 6 --rounds 2 --seed 42]
+ *
+ * The platform app runs in this process on an ephemeral port over a fresh test database (the
+ * server of test/helpers/database.ts); the load generator is a child process (bench/ingestLoadClient.ts)
+ * so that it does not share the server's event loop. The two measurements alternate in rounds
+ * (raw then HTTP, HTTP then raw, …) so that drift on a noisy machine hits both. The ratio is the
+ * figure to trust; absolute rates move with the machine.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../lib/config.ts';
+import { createPool } from '../lib/db.ts';
+import { createLogger } from '../lib/logger.ts';
+import { seedDevelopmentData } from '../sql/seed.ts';
+import { ensureMembership } from '../sql/users.ts';
+import { findWorkspace, insertWorkspace } from '../sql/workspaces.ts';
+import { listen } from '../api/http/server.ts';
+import type { RateLimitStore } from '../api/http/rateLimit.ts';
+import { createPlatformApp } from '../api/platform/app.ts';
+import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
+import { platformRoutes } from '../api/platform/routes.ts';
+import { createAppContext } from '../scripts/processes.ts';
+import { createTestDatabase } from '../test/helpers/database.ts';
+import { HADOOP_BUGS_CSV, HADOOP_SOURCE } from './data/hadoop.ts';
+import { syntheticRecords, type SyntheticOptions } from './data/syntheticIssues.ts';
+import type { LoadJob, LoadResult } from './ingestLoadClient.ts';
+import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
+import { createScratchIssuesTable, rawBatch, rawInsert, SCRATCH_TABLE, type RawBatch } from './rawIssueInsert.ts';
+
+const TARGET_RECORDS_PER_SECOND = 10_000;
+const TARGET_RATIO = 0.5;
+
+const { values: args } = parseArgs({
+  options: {
+    records: { type: 'string', default: '100000' },
+    warmup: { type: 'string', default: '10000' },
+    batch: { type: 'string', default: '500' },
+    concurrency: { type: 'string', default: '6' },
+    rounds: { type: 'string', default: '2' },
+    workspaces: { type: 'string', default: '1' },
+    seed: { type: 'string', default: '42' },
+    hadoop: { type: 'string', default: HADOOP_BUGS_CSV },
+    'skip-hadoop': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const positiveInt = (name: string, v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${v}`);
+  return n;
+};
+const RECORDS = positiveInt('records', args.records);
+const WARMUP = Number(args.warmup);
+const BATCH = positiveInt('batch', args.batch);
+const CONCURRENCY = positiveInt('concurrency', args.concurrency);
+const ROUNDS = positiveInt('rounds', args.rounds);
+const SEED = positiveInt('seed', args.seed);
+const WORKSPACES = positiveInt('workspaces', args.workspaces);
+
+/** The benchmark measures ingest, not the limiter: every request is allowed (see the printed note). */
+const allowAll: RateLimitStore = { take: async () => ({ allowed: true, remaining: 1_000_000, retryAfterMs: 0 }) };
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const log = (line = '') => process.stdout.write(line + '\n');
+
+async function api(base: string, method: string, route: string, body: unknown, token?: string) {
+  const res = await fetch(base + route, {
+    method,
+    headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** A service-account token with only ingest:write, made through the real API with the demo owner's token. */
+async function ingestToken(base: string, workspaceId: string): Promise<string> {
+  const owner = (await api(base, 'POST', '/v1/auth/exchange', { subject_token: 'demo', workspace_id: workspaceId })).access_token as string;
+  const account = await api(base, 'POST', '/v1/service-accounts', { name: 'bench-ingest', scopes: ['ingest:write'] }, owner);
+  const expires = new Date(Date.now() + 24 * 3600_000).toISOString();
+  const token = await api(base, 'POST', `/v1/service-accounts/${account.id as string}/tokens`, { name: 'bench', expires_at: expires }, owner);
+  return token.token as string;
+}
+
+function loadClient(): { run(job: LoadJob): Promise<LoadResult>; close(): void } {
+  const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ingestLoadClient.ts');
+  const child: ChildProcess = fork(file, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    run: (job) =>
+      new Promise((resolve, reject) => {
+        child.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => (m.ok ? resolve(m.result) : reject(new Error(m.error))));
+        child.once('exit', (code) => reject(new Error(`load client exited with ${code}`)));
+        child.send(job);
+      }),
+    close: () => child.disconnect(),
+  };
+}
+
+function checkHttp(what: string, r: LoadResult) {
+  if (r.errors.length || r.rejected) throw new Error(`${what}: ${JSON.stringify(r.statuses)} rejected=${r.rejected} ${r.errors.join('\n')}`);
+}
+
+async function main() {
+  const started = Date.now();
+  const db = await createTestDatabase();
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, LOG_LEVEL: 'warn', AUTH_PROVIDER: 'none' });
+  const logger = createLogger(config.LOG_LEVEL, { bench: 'ingest' });
+  const pool = createPool(db.url, { max: 10, applicationName: 'svc-bench' }); // the pool size of `svc serve`
+  const rawPool = createPool(db.url, { max: CONCURRENCY, applicationName: 'svc-bench-raw' });
+  const demo = await seedDevelopmentData(pool, logger);
+  const app = await createAppContext(config, pool, logger);
+  const platform = createPlatformApp(app, { routes: platformRoutes, authenticator: createPlatformAuthenticator(app), rateLimitStore: allowAll });
+  const server = await listen(platform, 0, '127.0.0.1');
+  const client = loadClient();
+  try {
+    // Workspace 1 is the demo workspace; more (--workspaces) belong to the demo organization and owner.
+    const organizationId = (await findWorkspace(pool, demo.workspaceId))!.organization_id;
+    const workspaceIds = [demo.workspaceId];
+    for (let k = 2; k <= WORKSPACES; k++) {
+      const workspace = await insertWorkspace(pool, organizationId, `Bench workspace ${k}`);
+      await ensureMembership(pool, workspace.id, demo.userId, 'owner');
+      workspaceIds.push(workspace.id);
+    }
+    const tokens: string[] = [];
+    for (const id of workspaceIds) tokens.push(await ingestToken(server.url, id));
+    const pg = (await pool.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0].v;
+    log('# Ingest benchmark (issue 4)');
+    log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), node ${process.version}, PostgreSQL ${pg}, database ${db.name}`);
+    log(`workload: ${fmt(RECORDS)} measured records + ${fmt(WARMUP)} warm-up, ${BATCH} records per request, ${CONCURRENCY} in flight, ${ROUNDS} alternating rounds, seed ${SEED}`);
+    log(`workspaces: ${WORKSPACES}${WORKSPACES > 1 ? ' (batch i goes to workspace i mod N; writers of one workspace are serialised by its event-log counter)' : ' (every writer waits for the one event-log counter: the bulk-load case of a single tenant)'}`);
+    log('rate limit: the benchmark installs an always-allow RateLimitStore; production allows 600 requests/min per client IP');
+    log('auth: a service-account token with ingest:write (one lookup per request, as in production); no worker running');
+
+    const options: SyntheticOptions = { seed: SEED, tag: `bench${SEED}`, now: new Date() };
+    const jobOptions = { ...options, now: options.now.toISOString() };
+    const httpJob = (start: number, count: number): LoadJob => ({ kind: 'synthetic', baseUrl: server.url, tokens, concurrency: CONCURRENCY, batchSize: BATCH, options: jobOptions, start, count });
+    const rawBatches = (start: number, count: number): RawBatch[] => {
+      const out: RawBatch[] = [];
+      for (let i = start; i < start + count; i += BATCH) {
+        const workspaceId = workspaceIds[(i / BATCH) % workspaceIds.length];
+        out.push(rawBatch(syntheticRecords(options, i, Math.min(BATCH, start + count - i)), workspaceId, options.now, i + 1));
+      }
+      return out;
+    };
+    await createScratchIssuesTable(pool);
+
+    if (WARMUP > 0) {
+      checkHttp('warm-up', await client.run(httpJob(0, WARMUP)));
+      await rawInsert(rawPool, rawBatches(0, WARMUP), CONCURRENCY);
+    }
+    const perRound = Math.ceil(RECORDS / ROUNDS);
+    const http = { records: 0, seconds: 0, bytes: 0, cpuServer: 0, cpuClient: 0, cpuPostgres: 0 as number | null };
+    const raw = { records: 0, seconds: 0, cpuClient: 0, cpuPostgres: 0 as number | null };
+    const addCpu = (acc: number | null, v: number | null) => (acc === null || v === null ? null : acc + v);
+    for (let round = 0; round < ROUNDS; round++) {
+      const start = WARMUP + round * perRound;
+      const count = Math.min(perRound, WARMUP + RECORDS - start);
+      if (count <= 0) break;
+      const batches = rawBatches(start, count);
+      const runRaw = async () => {
+        const before = await cpuSnapshot(pool, db.name);
+        const seconds = await rawInsert(rawPool, batches, CONCURRENCY);
+        const cpu = cpuBetween(before, await cpuSnapshot(pool, db.name));
+        raw.records += count;
+        raw.seconds += seconds;
+        raw.cpuClient += cpu.self;
+        raw.cpuPostgres = addCpu(raw.cpuPostgres, cpu.postgres);
+        log(`  round ${round + 1} raw : ${fmt(count)} rows in ${seconds.toFixed(2)} s = ${fmt(count / seconds)} rows/s`);
+      };
+      const runHttp = async () => {
+        const before = await cpuSnapshot(pool, db.name);
+        const r = await client.run(httpJob(start, count));
+        const cpu = cpuBetween(before, await cpuSnapshot(pool, db.name));
+        checkHttp(`round ${round + 1}`, r);
+        http.records += r.accepted;
+        http.seconds += r.seconds;
+        http.bytes += r.bodyBytes;
+        http.cpuServer += cpu.self;
+        http.cpuClient += r.cpuSeconds;
+        http.cpuPostgres = addCpu(http.cpuPostgres, cpu.postgres);
+        log(`  round ${round + 1} http: ${fmt(r.accepted)} records in ${r.seconds.toFixed(2)} s = ${fmt(r.accepted / r.seconds)} rec/s (request p50 ${fmt(r.latencyMs.p50)} ms, p95 ${fmt(r.latencyMs.p95)} ms)`);
+      };
+      if (round % 2 === 0) {
+        await runRaw();
+        await runHttp();
+      } else {
+        await runHttp();
+        await runRaw();
+      }
+    }
+
+    const counts = (
+      await pool.query<{ issues: number; events: number; scratch: number; review: number; jobs: number }>(
+        `select (select count(*) from issues where workspace_id = any($1)) as issues,
+                (select count(*) from events where workspace_id = any($1)) as events,
+                (select count(*) from ${SCRATCH_TABLE}) as scratch,
+                (select count(*) from review_items where workspace_id = any($1)) as review,
+                (select count(*) from job_runs where workspace_id = any($1)) as jobs`,
+        [workspaceIds],
+      )
+    ).rows[0];
+    const expected = WARMUP + RECORDS;
+    if (counts.issues !== expected || counts.scratch !== expected) throw new Error(`row counts: ${JSON.stringify(counts)}, expected ${expected}`);
+
+    const httpRate = http.records / http.seconds;
+    const rawRate = raw.records / raw.seconds;
+    const ratio = httpRate / rawRate;
+    const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+    log();
+    log('| measure | value | target | verdict |');
+    log('| --- | ---: | ---: | --- |');
+    log(`| HTTP POST /v1/ingest/batch | ${fmt(httpRate)} rec/s | ≥ ${fmt(TARGET_RECORDS_PER_SECOND)} rec/s | ${verdict(httpRate >= TARGET_RECORDS_PER_SECOND)} |`);
+    log(`| raw unnest INSERT into ${SCRATCH_TABLE} | ${fmt(rawRate)} rows/s | (baseline) | |`);
+    log(`| ratio HTTP / raw | ${ratio.toFixed(2)}× | ≥ ${TARGET_RATIO}× | ${verdict(ratio >= TARGET_RATIO)} |`);
+    log();
+    log(`stored: ${fmt(counts.issues)} issues, ${fmt(counts.events)} events, ${fmt(counts.review)} review items, ${fmt(counts.jobs)} job runs; ${fmt(counts.scratch)} scratch rows`);
+    log(`request bodies: ${(http.bytes / http.records).toFixed(0)} bytes per record`);
+    log();
+    const perK = (seconds: number | null, records: number) => (seconds === null ? 'n/a' : `${((seconds * 1e6) / records).toFixed(0)} ms`);
+    log('CPU per 1,000 records (user + system; Postgres = the backends of the bench database):');
+    log('| path | server process | load client | Postgres | total |');
+    log('| --- | ---: | ---: | ---: | ---: |');
+    const httpTotal = http.cpuPostgres === null ? null : http.cpuServer + http.cpuClient + http.cpuPostgres;
+    const rawTotal = raw.cpuPostgres === null ? null : raw.cpuClient + raw.cpuPostgres;
+    log(`| HTTP | ${perK(http.cpuServer, http.records)} | ${perK(http.cpuClient, http.records)} | ${perK(http.cpuPostgres, http.records)} | ${perK(httpTotal, http.records)} |`);
+    log(`| raw | – | ${perK(raw.cpuClient, raw.records)} | ${perK(raw.cpuPostgres, raw.records)} | ${perK(rawTotal, raw.records)} |`);
+
+    if (!args['skip-hadoop']) {
+      log();
+      log(`## Hadoop bug reports (${args.hadoop})`);
+      for (const pass of ['first ingest', 're-ingest (updates)']) {
+        const r = await client.run({ kind: 'hadoop', baseUrl: server.url, tokens: [tokens[0]], concurrency: CONCURRENCY, batchSize: BATCH, file: args.hadoop });
+        if (r.errors.length) throw new Error(`hadoop ${pass}: ${r.errors.join('\n')}`);
+        const s = r.summary;
+        log(
+          `${pass}: ${fmt(r.records)} records in ${r.requests} requests, ${(r.seconds * 1000).toFixed(0)} ms wall (${fmt(r.records / r.seconds)} rec/s); ` +
+            `accepted ${r.accepted}, rejected ${r.rejected}; engine_status_summary eligible ${s.eligible}, blocked_no_narrative ${s.blocked_no_narrative}, ineligible ${s.ineligible}`,
+        );
+      }
+      const stored = (
+        await pool.query<{ issues: number; open_reviews: number; events: number }>(
+          `select (select count(*) from issues where workspace_id = $1 and source = $2) as issues,
+                  (select count(*) from review_items r join issues i on i.id = r.issue_id where i.workspace_id = $1 and i.source = $2 and r.status = 'open') as open_reviews,
+                  (select count(*) from events e join issues i on i.id = e.aggregate_id where e.workspace_id = $1 and i.source = $2) as events`,
+          [demo.workspaceId, HADOOP_SOURCE],
+        )
+      ).rows[0];
+      log(`stored: ${stored.issues} ${HADOOP_SOURCE} issues, ${stored.events} issue events, ${stored.open_reviews} open missing-narrative review items`);
+    }
+    log();
+    log(`total bench time ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    client.close();
+    await server.close(1000);
+    await rawPool.end();
+    await pool.end();
+    if (args.keep) log(`kept database ${db.url}`);
+    else await db.drop();
+  }
+}
+
+await main();

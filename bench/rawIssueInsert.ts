@@ -1,0 +1,61 @@
+/**
+ * The ingest benchmark's baseline: the same records written as plain issue rows, one multi-row
+ * `insert … select from unnest(…)` of all the issue columns per batch (autocommit, so one commit per
+ * batch as through HTTP), into `bench_issues`, a scratch copy of `issues` with all its indexes,
+ * defaults, checks and the generated `search` tsvector. No event log, no review queue, no job, no
+ * HTTP: what the database alone charges for storing the rows.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Pool } from '../lib/db.ts';
+import { DEFAULT_SEVERITY, engineEligibility, normalizeSeverity } from '../sql/issueRules.ts';
+import type { SyntheticRecord } from './data/syntheticIssues.ts';
+
+export const SCRATCH_TABLE = 'bench_issues';
+
+export async function createScratchIssuesTable(pool: Pool): Promise<void> {
+  await pool.query(`drop table if exists ${SCRATCH_TABLE}`);
+  await pool.query(`create table ${SCRATCH_TABLE} (like issues including all)`);
+}
+
+const columns = [
+  ['id', 'uuid'], ['workspace_id', 'uuid'], ['source', 'text'], ['external_id', 'text'], ['title', 'text'],
+  ['narrative', 'text'], ['severity', 'text'], ['status', 'text'], ['engine_status', 'text'], ['ineligible_reason', 'text'],
+  ['occurred_at', 'timestamptz'], ['source_created_at', 'timestamptz'], ['pattern_id', 'uuid'], ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'], ['resolved_at', 'timestamptz'], ['closed_at', 'timestamptz'], ['version', 'integer'], ['last_sequence', 'bigint'],
+] as const;
+
+const insertSql = `insert into ${SCRATCH_TABLE} (${columns.map(([c]) => c).join(', ')})
+  select * from unnest(${columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`;
+
+/** One batch as column arrays (the statement's parameters), built before the clock starts. */
+export type RawBatch = unknown[][];
+
+/** The rows the service would store for these records (same normalisation and eligibility rules). */
+export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: Date, firstSequence: number): RawBatch {
+  const cols: unknown[][] = columns.map(() => []);
+  records.forEach((r, k) => {
+    const narrative = r.narrative?.trim() ? r.narrative : null;
+    const occurred = r.occurred_at ? new Date(r.occurred_at) : null;
+    const eligibility = engineEligibility(narrative, occurred, now);
+    const values = [
+      randomUUID(), workspaceId, r.source.trim(), r.external_id.trim(), r.title.trim(),
+      narrative, (r.severity && normalizeSeverity(r.severity)) || DEFAULT_SEVERITY, 'open', eligibility.status, eligibility.reason,
+      occurred, occurred ?? now, null, now,
+      now, null, null, 1, firstSequence + k,
+    ];
+    values.forEach((v, c) => cols[c].push(v));
+  });
+  return cols;
+}
+
+/** Inserts the batches with `concurrency` statements in flight; returns the elapsed seconds. */
+export async function rawInsert(pool: Pool, batches: RawBatch[], concurrency: number): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, batches.length) }, async () => {
+      for (let i = next++; i < batches.length; i = next++) await pool.query(insertSql, batches[i]);
+    }),
+  );
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}

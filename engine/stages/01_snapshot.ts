@@ -1,0 +1,71 @@
+/**
+ * Stage 1, snapshot: the frozen input of a run. The eligible issues of the workspace as of the
+ * cut-off (ids, text, times, severity, source), the reviewers' decisions that feed extraction, and
+ * the patterns of the previous run that new clusters are matched against; sorted canonically, with a
+ * digest of the whole.
+ */
+import { z } from 'zod';
+import { encodeOutput, sha256 } from '../manifest.ts';
+import type { StageContext } from './context.ts';
+
+export const snapshotIssueSchema = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  narrative: z.string(),
+  severity: z.enum(['critical', 'high', 'medium', 'low']),
+  source: z.string(),
+  occurred_at: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const decisionSchema = z.object({
+  issue_id: z.uuid(),
+  kind: z.enum(['extraction', 'root_cause', 'criticality']),
+  decision: z.record(z.string(), z.unknown()),
+  decided_at: z.string(),
+});
+
+export const previousPatternSchema = z.object({
+  id: z.uuid(),
+  member_ids: z.array(z.uuid()),
+  terms: z.array(z.tuple([z.string(), z.number()])),
+});
+
+export const snapshotInputSchema = z.object({
+  workspace_id: z.uuid(),
+  event_sequence: z.number().int().min(0),
+  previous_run_id: z.uuid().nullable(),
+  issues: z.array(snapshotIssueSchema),
+  decisions: z.array(decisionSchema),
+  previous_patterns: z.array(previousPatternSchema),
+});
+export type SnapshotInput = z.input<typeof snapshotInputSchema>;
+export type SnapshotIssue = z.infer<typeof snapshotIssueSchema>;
+export type Decision = z.infer<typeof decisionSchema>;
+export type PreviousPattern = z.infer<typeof previousPatternSchema>;
+
+export interface SnapshotOutput {
+  workspace_id: string;
+  event_sequence: number;
+  previous_run_id: string | null;
+  issues: SnapshotIssue[];
+  /** The latest decision per (issue, kind). */
+  decisions: Decision[];
+  previous_patterns: PreviousPattern[];
+  input_digest: string;
+}
+
+const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput {
+  const input = snapshotInputSchema.parse(raw);
+  const issues = [...input.issues].sort(byId);
+  const latest = new Map<string, Decision>();
+  for (const d of [...input.decisions].sort((a, b) => (a.decided_at < b.decided_at ? -1 : a.decided_at > b.decided_at ? 1 : 0))) {
+    latest.set(`${d.issue_id}:${d.kind}`, d);
+  }
+  const decisions = [...latest.values()].sort((a, b) => (a.issue_id + a.kind < b.issue_id + b.kind ? -1 : 1));
+  const previous_patterns = input.previous_patterns.map((p) => ({ ...p, member_ids: [...p.member_ids].sort() })).sort(byId);
+  const frozen = { workspace_id: input.workspace_id, event_sequence: input.event_sequence, previous_run_id: input.previous_run_id, issues, decisions, previous_patterns };
+  return { ...frozen, input_digest: sha256(encodeOutput(frozen)) };
+}

@@ -1,0 +1,51 @@
+/**
+ * Stage 4, vectorize: hashed TF-IDF of each issue (title tokens counted twice, adjacent-token bigrams
+ * at half weight; engine/text/tfidf.ts), then a seeded randomised truncated SVD (latent semantic
+ * analysis) to `reduced_dimensions` dense coordinates, rows L2-normalised and stored as float32 so
+ * that later stages read exactly what was stored.
+ */
+import { randomizedSvd } from '../cluster/svd.ts';
+import { normalizeRows } from '../cluster/kmeans.ts';
+import { deriveSeed } from '../rng.ts';
+import { tfidf } from '../text/tfidf.ts';
+import type { StageContext } from './context.ts';
+import { tokensOf, type NormalizeOutput } from './02_normalize.ts';
+
+export const TITLE_WEIGHT = 2;
+export const BIGRAM_WEIGHT = 0.5;
+
+export interface VectorizeOutput {
+  issue_ids: string[];
+  dimensions: number;
+  /** n × dimensions, row-major, unit rows. */
+  embedding: Float32Array;
+  /** The hashed TF-IDF rows (CSR), for naming patterns and their term centroids. */
+  tfidf: { cols: number; row_ptr: Uint32Array; col_idx: Uint32Array; values: Float32Array };
+  /** A readable token per used feature: features[i] ↔ tokens[i]. */
+  features: Uint32Array;
+  tokens: string[];
+  singular_values: number[];
+}
+
+export function vectorize(input: { normalize: NormalizeOutput }, ctx: StageContext): VectorizeOutput {
+  const cfg = ctx.configs.cluster.document;
+  const norm = input.normalize;
+  const n = norm.issue_ids.length;
+  const docs = norm.issue_ids.map((_, i) => ({ title: tokensOf(norm.title, norm.vocabulary, i), body: tokensOf(norm.body, norm.vocabulary, i) }));
+  const tf = tfidf(docs, { dimensions: cfg.hash_dimensions, titleWeight: TITLE_WEIGHT, bigramWeight: BIGRAM_WEIGHT });
+  const features = [...tf.vocabulary.keys()].sort((a, b) => a - b);
+  const empty = { issue_ids: norm.issue_ids, dimensions: 0, embedding: new Float32Array(0), features: Uint32Array.from(features), tokens: features.map((f) => tf.vocabulary.get(f)!), singular_values: [] };
+  const tfidfOut = { cols: tf.matrix.cols, row_ptr: tf.matrix.rowPtr, col_idx: tf.matrix.colIdx, values: tf.matrix.values };
+  if (n < 2 || tf.matrix.values.length === 0) return { ...empty, tfidf: tfidfOut };
+  const svd = randomizedSvd(tf.matrix, Math.min(cfg.reduced_dimensions, n), deriveSeed(ctx.seed, 'svd'), { powerIterations: 2 });
+  const embedding = Float32Array.from(normalizeRows(svd.embedding, n, svd.rank));
+  return {
+    issue_ids: norm.issue_ids,
+    dimensions: svd.rank,
+    embedding,
+    tfidf: tfidfOut,
+    features: Uint32Array.from(features),
+    tokens: features.map((f) => tf.vocabulary.get(f)!),
+    singular_values: Array.from(svd.singularValues, (v) => Math.round(v * 1e9) / 1e9),
+  };
+}

@@ -1,0 +1,215 @@
+/**
+ * Stage 7, patterns: promotes trusted clusters to patterns. Each pattern
+ * - keeps the id of the previous run's pattern it matches (score = ½ Jaccard of members + ½ cosine of
+ *   term centroids, greedy one-to-one above `match_threshold`), else gets a new id derived from the run;
+ * - is named after its most distinctive terms (centroid weight minus corpus mean weight);
+ * - carries the fingerprint {domain, root_cause}: the majority judgement of its members when at least
+ *   half of the decided members agree, else null (abstained), with the root-cause rollup behind it;
+ * - gets a risk score (part 1 formula):
+ *     risk = round(100 · (0.45 · severity + 0.30 · recency + 0.25 · volume)), where
+ *     severity = mean member weight (critical 1, high 0.7, medium 0.4, low 0.15),
+ *     recency  = exp(-days from the last occurrence to as-of / 30),
+ *     volume   = min(1, ln(1 + issues) / ln(101)).
+ * Unclustered issues and members of unstable clusters get no pattern.
+ */
+import { createHash } from 'node:crypto';
+import type { StageContext, Provenance } from './context.ts';
+import { provenance } from './context.ts';
+import type { SnapshotOutput } from './01_snapshot.ts';
+import type { ExtractOutput, Judgement } from './03_extract.ts';
+import type { VectorizeOutput } from './04_vectorize.ts';
+import type { ClusterOutput } from './05_cluster.ts';
+import type { StabilityOutput, StabilityStatus } from './06_stability.ts';
+
+export interface RootCauseRollup {
+  status: 'decided' | 'abstained';
+  root_cause: string | null;
+  share: number;
+  decided: number;
+  abstained: number;
+  causes: Array<{ id: string; count: number }>;
+}
+
+export interface PatternOutput {
+  id: string;
+  previous_id: string | null;
+  match_score: number | null;
+  label: number;
+  name: string;
+  top_terms: string[];
+  /** Top centroid terms with unit-normalised weights: what the next run matches against. */
+  terms: Array<[string, number]>;
+  member_ids: string[];
+  issue_count: number;
+  first_seen_at: string | null;
+  last_seen_at: string | null;
+  domain: string | null;
+  root_cause: string | null;
+  rollup: RootCauseRollup;
+  stability: { jaccard: number | null; status: StabilityStatus };
+  risk_score: number;
+  risk_components: { severity: number; recency: number; volume: number };
+  provenance: Provenance;
+}
+
+export interface PatternsOutput {
+  patterns: PatternOutput[];
+  /** pattern_ids[i] is the pattern of snapshot issue i, or null. */
+  pattern_ids: Array<string | null>;
+  /** Previous patterns no cluster matched this run. */
+  retired: string[];
+}
+
+const TERMS_KEPT = 30;
+const SEVERITY_WEIGHT = { critical: 1, high: 0.7, medium: 0.4, low: 0.15 } as const;
+const round = (x: number, digits = 6) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** A UUID (v8 layout) derived from a string, so that replaying a run reproduces its ids. */
+export function derivedUuid(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function cosine(a: Map<string, number>, b: Array<[string, number]>): number {
+  let dot = 0;
+  for (const [t, w] of b) dot += (a.get(t) ?? 0) * w;
+  return dot;
+}
+
+function overlapJaccard(a: ReadonlySet<string>, b: readonly string[]): number {
+  let inter = 0;
+  for (const x of b) if (a.has(x)) inter++;
+  const union = a.size + b.length - inter;
+  return union ? inter / union : 0;
+}
+
+function majority(judgements: Judgement[]): { value: string | null; share: number; decided: number; counts: Array<{ id: string; count: number }> } {
+  const counts = new Map<string, number>();
+  let decided = 0;
+  for (const j of judgements) {
+    if (j.value === null) continue;
+    decided++;
+    counts.set(j.value, (counts.get(j.value) ?? 0) + 1);
+  }
+  const sorted = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id, count]) => ({ id, count }));
+  const top = sorted[0];
+  const share = top && decided ? top.count / decided : 0;
+  return { value: top && share >= 0.5 ? top.id : null, share: round(share), decided, counts: sorted };
+}
+
+export function patterns(
+  input: { snapshot: SnapshotOutput; extract: ExtractOutput; vectorize: VectorizeOutput; cluster: ClusterOutput; stability: StabilityOutput },
+  ctx: StageContext,
+): PatternsOutput {
+  const cfg = ctx.configs.cluster.document;
+  const { issues } = input.snapshot;
+  const { labels } = input.cluster;
+  const v = input.vectorize;
+  const asOf = new Date(ctx.asOf).getTime();
+  const tokenOf = new Map<number, string>();
+  v.features.forEach((f, i) => tokenOf.set(f, v.tokens[i]));
+
+  // Corpus mean weight per feature, for distinctiveness.
+  const n = issues.length;
+  const corpusMean = new Map<number, number>();
+  for (let p = 0; p < v.tfidf.values.length; p++) corpusMean.set(v.tfidf.col_idx[p], (corpusMean.get(v.tfidf.col_idx[p]) ?? 0) + v.tfidf.values[p] / n);
+
+  const stabilityOf = new Map(input.stability.clusters.map((c) => [c.label, c]));
+  const members = new Map<number, number[]>();
+  labels.forEach((l, i) => {
+    if (l < 0) return;
+    const status = stabilityOf.get(l)?.status;
+    if (status === 'unstable') return;
+    if (!members.has(l)) members.set(l, []);
+    members.get(l)!.push(i);
+  });
+
+  const candidates = [...members.entries()]
+    .filter(([, list]) => list.length >= cfg.min_cluster_size)
+    .map(([label, list]) => {
+      const centroid = new Map<number, number>();
+      for (const i of list) for (let p = v.tfidf.row_ptr[i]; p < v.tfidf.row_ptr[i + 1]; p++) centroid.set(v.tfidf.col_idx[p], (centroid.get(v.tfidf.col_idx[p]) ?? 0) + v.tfidf.values[p] / list.length);
+      const ranked = [...centroid.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, TERMS_KEPT);
+      const norm = Math.sqrt(ranked.reduce((s, [, w]) => s + w * w, 0)) || 1;
+      const terms: Array<[string, number]> = ranked.map(([f, w]) => [tokenOf.get(f) ?? `#${f}`, round(w / norm)]);
+      const distinctive = [...centroid.entries()]
+        .map(([f, w]) => [f, w - (corpusMean.get(f) ?? 0)] as const)
+        .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+        .map(([f]) => tokenOf.get(f) ?? `#${f}`);
+      const topTerms: string[] = [];
+      for (const term of distinctive) {
+        if (topTerms.length === 5) break;
+        const words = term.split(' ');
+        if (words.every((w) => topTerms.some((t) => t.split(' ').includes(w)))) continue;
+        topTerms.push(term);
+      }
+      const ids = list.map((i) => issues[i].id).sort();
+      return { label, list, terms, topTerms, ids, idSet: new Set(ids) };
+    })
+    .sort((a, b) => (a.ids[0] < b.ids[0] ? -1 : 1));
+
+  // Match to the previous run's patterns, best pairs first, one to one.
+  const pairs: Array<{ c: number; prev: string; score: number }> = [];
+  candidates.forEach((cand, c) => {
+    const termMap = new Map(cand.terms);
+    for (const prev of input.snapshot.previous_patterns) {
+      const score = 0.5 * overlapJaccard(cand.idSet, prev.member_ids) + 0.5 * cosine(termMap, prev.terms);
+      if (score >= cfg.match_threshold) pairs.push({ c, prev: prev.id, score: round(score) });
+    }
+  });
+  pairs.sort((a, b) => b.score - a.score || (a.prev < b.prev ? -1 : a.prev > b.prev ? 1 : a.c - b.c));
+  const matchOf = new Map<number, { prev: string; score: number }>();
+  const usedPrev = new Set<string>();
+  for (const p of pairs) {
+    if (matchOf.has(p.c) || usedPrev.has(p.prev)) continue;
+    matchOf.set(p.c, p);
+    usedPrev.add(p.prev);
+  }
+
+  const extraction = input.extract.results;
+  const out: PatternOutput[] = candidates.map((cand, c) => {
+    const match = matchOf.get(c);
+    const id = match?.prev ?? derivedUuid(`${ctx.runId}:pattern:${cand.ids[0]}`);
+    const times = cand.list.map((i) => Date.parse(issues[i].occurred_at ?? issues[i].created_at)).sort((a, b) => a - b);
+    const severity = cand.list.reduce((s, i) => s + SEVERITY_WEIGHT[issues[i].severity], 0) / cand.list.length;
+    const lastSeen = times.at(-1)!;
+    const recency = Math.exp(-Math.max(0, asOf - lastSeen) / 86_400_000 / 30);
+    const volume = Math.min(1, Math.log(1 + cand.list.length) / Math.log(101));
+    const risk = Math.max(0, Math.min(100, Math.round(100 * (0.45 * severity + 0.3 * recency + 0.25 * volume))));
+    const domain = majority(cand.list.map((i) => extraction[i].domain));
+    const cause = majority(cand.list.map((i) => extraction[i].root_cause));
+    const stab = stabilityOf.get(cand.label);
+    return {
+      id,
+      previous_id: match?.prev ?? null,
+      match_score: match?.score ?? null,
+      label: cand.label,
+      name: cand.topTerms.slice(0, 3).join(' / ') || `pattern ${c + 1}`,
+      top_terms: cand.topTerms,
+      terms: cand.terms,
+      member_ids: cand.ids,
+      issue_count: cand.ids.length,
+      first_seen_at: new Date(times[0]).toISOString(),
+      last_seen_at: new Date(lastSeen).toISOString(),
+      domain: domain.value,
+      root_cause: cause.value,
+      rollup: {
+        status: cause.value ? 'decided' : 'abstained',
+        root_cause: cause.value,
+        share: cause.share,
+        decided: cause.decided,
+        abstained: cand.list.length - cause.decided,
+        causes: cause.counts,
+      },
+      stability: { jaccard: stab?.jaccard ?? null, status: stab?.status ?? 'unassessed' },
+      risk_score: risk,
+      risk_components: { severity: round(severity), recency: round(recency), volume: round(volume) },
+      provenance: provenance(ctx, 'patterns', cand.ids),
+    };
+  });
+
+  const byLabel = new Map(out.map((p) => [p.label, p.id]));
+  const pattern_ids = issues.map((_, i) => (labels[i] >= 0 ? byLabel.get(labels[i]) ?? null : null));
+  const retired = input.snapshot.previous_patterns.map((p) => p.id).filter((id) => !usedPrev.has(id));
+  return { patterns: out, pattern_ids, retired };
+}

@@ -1,0 +1,196 @@
+/**
+ * Executing an engine run: freeze the input (the event log up to the cut-off), run the pipeline,
+ * store every stage's output with its digest, report progress after each stage, and write the
+ * results. Used by the `engine__run` task and by `svc engine run` in the foreground. Runs of one
+ * workspace never overlap: jobs share a graphile-worker queue per workspace, and every execution
+ * holds the workspace's engine advisory lock.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../lib/context.ts';
+import { withTransaction, type Queryable } from '../lib/db.ts';
+import { AppError } from '../lib/errors.ts';
+import { configKinds, type ConfigKind } from '../engine/config/index.ts';
+import { decodeOutput, ENGINE_VERSION, outputDigest } from '../engine/manifest.ts';
+import { runPipeline, stageIndex, stageNames, type StageName, type StageOutputs } from '../engine/pipeline.ts';
+import type { StageContext } from '../engine/stages/context.ts';
+import { activeConfigs, findConfigVersion, configVersionId } from '../sql/configs.ts';
+import { configDefinitions } from '../engine/config/index.ts';
+import * as runs from '../sql/engineRuns.ts';
+import { applyRunResults } from '../sql/engineResults.ts';
+
+export interface RunRequest {
+  workspaceId: string;
+  trigger: 'api' | 'cli';
+  asOf?: Date;
+  /** Config version ids to use instead of the active ones. */
+  configs?: Partial<Record<ConfigKind, string>>;
+  from?: StageName;
+  to?: StageName;
+}
+
+/** Validates the request and records the run (inside the caller's transaction). */
+export async function createEngineRun(db: Queryable, app: AppContext, request: RunRequest): Promise<runs.EngineRunRow> {
+  const active = await activeConfigs(db, request.workspaceId);
+  const versions = {} as Record<ConfigKind, string>;
+  for (const kind of configKinds) {
+    const wanted = request.configs?.[kind];
+    if (wanted && wanted !== active[kind].id && wanted !== configVersionId(configDefinitions[kind].defaults)) {
+      if (!(await findConfigVersion(db, request.workspaceId, kind, wanted))) {
+        throw new AppError('validation_error', 'Request validation failed', { [`configs.${kind}`]: 'is not a version of this kind in the registry' });
+      }
+    }
+    versions[kind] = wanted ?? active[kind].id;
+  }
+  const clusterDocument = (await runs.resolveConfigs(db, request.workspaceId, versions)).cluster.document;
+  return runs.insertEngineRun(db, {
+    id: randomUUID(),
+    workspace_id: request.workspaceId,
+    trigger: request.trigger,
+    as_of: request.asOf ?? app.clock.now(),
+    config_versions: versions,
+    engine_version: ENGINE_VERSION,
+    seed: clusterDocument.seed,
+    stage_from: request.from ?? stageNames[0],
+    stage_to: request.to ?? stageNames.at(-1)!,
+  });
+}
+
+export interface ProgressReport {
+  stage: StageName;
+  index: number;
+  total: number;
+  percent: number;
+  duration_ms: number;
+}
+
+const lockKey = (workspaceId: string) => `engine:${workspaceId}`;
+
+export async function contextOf(app: AppContext, run: runs.EngineRunRow): Promise<StageContext> {
+  return {
+    runId: run.id,
+    seed: Number(run.seed),
+    asOf: run.as_of.toISOString(),
+    configs: await runs.resolveConfigs(app.pool, run.workspace_id, run.config_versions),
+  };
+}
+
+/** The most recent finished run of the workspace that stored `stage`'s output. */
+async function baseRunFor(app: AppContext, run: runs.EngineRunRow, stage: StageName): Promise<string> {
+  const { rows } = await app.pool.query<{ id: string }>(
+    `select r.id from engine_runs r join engine_stage_outputs o on o.run_id = r.id and o.stage = $3
+      where r.workspace_id = $1 and r.id <> $2 order by r.created_at desc limit 1`,
+    [run.workspace_id, run.id, stage],
+  );
+  if (!rows[0]) throw new AppError('conflict', `No earlier run stored the ${stage} stage; run the stages before ${run.stage_from} first`);
+  await app.pool.query('update engine_runs set base_run_id = $2 where id = $1', [run.id, rows[0].id]);
+  return rows[0].id;
+}
+
+export async function executeEngineRun(app: AppContext, runId: string, workspaceId: string, onProgress: (p: ProgressReport) => Promise<void> | void) {
+  const lockClient = await app.pool.connect();
+  try {
+    await lockClient.query('select pg_advisory_lock(hashtext($1))', [lockKey(workspaceId)]);
+    const run = (await runs.findEngineRun(app.pool, workspaceId, runId))!;
+    const ctx = await contextOf(app, run);
+    const from = run.stage_from as StageName;
+    const to = run.stage_to as StageName;
+    const total = stageIndex(to) - stageIndex(from) + 1;
+
+    let snapshotInput;
+    let baseRunId: string | null = null;
+    if (from === 'snapshot') {
+      const sequence = await runs.sequenceAsOf(app.pool, workspaceId, run.as_of);
+      const previous = await runs.previousPatternRun(app.pool, workspaceId, sequence, run.id);
+      await runs.recordSnapshot(app.pool, run.id, sequence, previous);
+      snapshotInput = await runs.buildSnapshotInput(app.pool, workspaceId, sequence, previous);
+    } else {
+      baseRunId = await baseRunFor(app, run, stageNames[stageIndex(from) - 1]);
+    }
+
+    const { outputs, records } = await runPipeline({
+      ctx,
+      snapshotInput,
+      from,
+      to,
+      now: () => performance.now(),
+      load: async (stage) => {
+        const stored = await runs.loadStageOutput(app.pool, baseRunId!, stage);
+        if (!stored) throw new AppError('conflict', `Run ${baseRunId} has no stored ${stage} output`);
+        return decodeOutput(stored.encoded);
+      },
+      onStage: async (result) => {
+        const { stage, digest, bytes, duration_ms } = result;
+        await runs.recordStage(app.pool, run.id, { stage, digest, bytes, duration_ms }, result.encoded);
+        await onProgress({ stage: result.stage as StageName, index: result.index, total, percent: Math.round(((result.index - stageIndex(from) + 1) / total) * 100), duration_ms: result.duration_ms });
+      },
+    });
+
+    const o = outputs as Partial<StageOutputs>;
+    let applied = null;
+    if (o.patterns && o.snapshot && o.extract) {
+      const snapshot = o.snapshot;
+      const extract = o.extract;
+      const patterns = o.patterns;
+      applied = await withTransaction(app.pool, (client) => applyRunResults(client, workspaceId, ctx, { snapshot, extract, patterns }));
+    }
+    const summary = {
+      issues: o.snapshot?.issues.length ?? null,
+      k: o.cluster?.k ?? null,
+      unclustered: o.cluster?.unclustered ?? null,
+      patterns: o.patterns?.patterns.length ?? null,
+      abstentions: o.extract?.abstentions.length ?? null,
+      applied,
+    };
+    await runs.finishEngineRun(app.pool, run.id, {
+      input_digest: o.snapshot?.input_digest ?? null,
+      output_digest: outputDigest(records),
+      stability_report: o.stability ?? null,
+      summary,
+    });
+    return { run: (await runs.findEngineRun(app.pool, workspaceId, runId))!, records, summary };
+  } finally {
+    await lockClient.query('select pg_advisory_unlock(hashtext($1))', [lockKey(workspaceId)]).catch(() => {});
+    lockClient.release();
+  }
+}
+
+export interface ReplayResult {
+  identical: boolean;
+  diff_summary: {
+    input_digest: { expected: string | null; actual: string | null; identical: boolean };
+    stages: Array<{ stage: string; expected: string | null; actual: string; identical: boolean }>;
+    first_divergent_stage: string | null;
+  };
+}
+
+/**
+ * Re-executes a run from its frozen inputs (the event log up to its sequence, its previous run's
+ * patterns, its config versions and seed) without writing anything, and compares every stage's
+ * digest with the stored one. A difference is a result, not an error.
+ */
+export async function replayEngineRun(app: AppContext, run: runs.EngineRunRow): Promise<ReplayResult> {
+  const ctx = await contextOf(app, run);
+  const from = run.stage_from as StageName;
+  let snapshotInput;
+  if (from === 'snapshot') {
+    if (run.event_sequence === null) throw new AppError('conflict', 'The run has not frozen its input yet');
+    snapshotInput = await runs.buildSnapshotInput(app.pool, run.workspace_id, run.event_sequence, run.previous_run_id);
+  }
+  const { outputs, records } = await runPipeline({
+    ctx,
+    snapshotInput,
+    from,
+    to: run.stage_to as StageName,
+    load: async (stage) => {
+      const stored = run.base_run_id ? await runs.loadStageOutput(app.pool, run.base_run_id, stage) : null;
+      if (!stored) throw new AppError('conflict', `The run's base has no stored ${stage} output`);
+      return decodeOutput(stored.encoded);
+    },
+  });
+  const expected = new Map(run.stages.map((s) => [s.stage, s.digest]));
+  const stages = records.map((r) => ({ stage: r.stage, expected: expected.get(r.stage) ?? null, actual: r.digest, identical: expected.get(r.stage) === r.digest }));
+  const actualInput = (outputs as Partial<StageOutputs>).snapshot?.input_digest ?? null;
+  const input = { expected: run.input_digest, actual: actualInput, identical: run.input_digest === actualInput };
+  const firstDivergent = stages.find((s) => !s.identical)?.stage ?? null;
+  return { identical: input.identical && firstDivergent === null, diff_summary: { input_digest: input, stages, first_divergent_stage: firstDivergent } };
+}

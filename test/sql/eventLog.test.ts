@@ -1,0 +1,276 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { withTransaction } from '../../lib/db.ts';
+import { appendEvents } from '../../sql/events.ts';
+import { ingestIssues } from '../../sql/issues.ts';
+import { insertOrganization, insertWorkspace } from '../../sql/workspaces.ts';
+import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
+import { fresh } from '../helpers/errors.ts';
+import { assignPattern, changePattern, createPattern } from '../helpers/eventFixtures.ts';
+import type { Client, HttpResponse } from '../helpers/http.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+let t: TestApp;
+let api: Client;
+test.before(async () => {
+  t = await startTestApp();
+  api = t.platform.as(await demoToken(t));
+});
+test.after(async () => t.close());
+
+/** Runs the real CLI (`node scripts/svc.js …`) against the test database. */
+function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(root, 'scripts/svc.js'), ...args],
+      { cwd: root, env: { ...process.env, DATABASE_URL: t.db.url, LOG_LEVEL: 'warn', NODE_ENV: 'test' }, timeout: 30_000 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** Both projections of a workspace, every column (the generated tsvector too), ordered by id. */
+async function projections(workspaceId: string) {
+  const issues = await t.app.pool.query(`select *, search::text as search_text from issues where workspace_id = $1 order by id`, [workspaceId]);
+  const patterns = await t.app.pool.query(`select * from patterns where workspace_id = $1 order by id`, [workspaceId]);
+  return { issues: issues.rows, patterns: patterns.rows };
+}
+
+async function sequences(workspaceId: string): Promise<number[]> {
+  const { rows } = await t.app.pool.query<{ sequence: number }>('select sequence from events where workspace_id = $1 order by sequence', [workspaceId]);
+  return rows.map((r) => r.sequence);
+}
+
+async function expectDbError(sql: string, params: unknown[]): Promise<{ code: string; message: string }> {
+  try {
+    await t.app.pool.query(sql, params);
+  } catch (err) {
+    return err as { code: string; message: string };
+  }
+  throw new Error(`expected ${sql} to fail`);
+}
+
+/** Another organization and workspace with a few issues, written through sql/issues.ts. */
+async function otherWorkspace(): Promise<string> {
+  return withTransaction(t.app.pool, async (client) => {
+    const org = (await insertOrganization(client, { slug: `other-${randomUUID().slice(0, 8)}`, name: 'Other', plan: 'free' }))!;
+    const ws = await insertWorkspace(client, org.id, 'Other workspace');
+    await ingestIssues(
+      client,
+      ws.id,
+      { type: 'system', id: null },
+      [
+        { source: 'jira', external_id: 'o1', title: 'Other one', narrative: 'elsewhere', severity: 'high', occurred_at: null },
+        { source: 'jira', external_id: 'o2', title: 'Other two', narrative: null, severity: 'low', occurred_at: null },
+      ],
+      'api',
+    );
+    return ws.id;
+  });
+}
+
+test('events are append-only: UPDATE and DELETE raise, even for the table owner', async () => {
+  const created = await api.post('/v1/issues', { title: 'Immutable history', severity: 'low', narrative: 'x' });
+  assert.is(created.status, 201, created.text);
+  const { rows: owner } = await t.app.pool.query<{ owner: string; me: string }>(
+    `select tableowner as owner, current_user as me from pg_tables where tablename = 'events'`,
+  );
+  assert.is(owner[0].owner, owner[0].me, 'the test connects as the owner of events');
+
+  const ws = t.demo.workspaceId;
+  const update = await expectDbError(`update events set payload = '{}' where workspace_id = $1`, [ws]);
+  assert.is(update.code, '23001');
+  assert.is(update.message, 'events is append-only: UPDATE is not allowed');
+  const single = await expectDbError(`update events set event_type = 'issue.deleted' where workspace_id = $1 and sequence = 1`, [ws]);
+  assert.is(single.code, '23001');
+  const del = await expectDbError('delete from events where workspace_id = $1', [ws]);
+  assert.is(del.code, '23001');
+  assert.is(del.message, 'events is append-only: DELETE is not allowed');
+  const counters = await expectDbError(`update events set sequence = sequence + 1000 where workspace_id = $1`, [ws]);
+  assert.is(counters.code, '23001');
+  assert.equal(await sequences(ws), [1]);
+
+  // Rows leave only with their workspace (the cascade of deleting it).
+  const other = await otherWorkspace();
+  assert.ok((await sequences(other)).length > 0);
+  await t.app.pool.query('delete from workspaces where id = $1', [other]);
+  assert.equal(await sequences(other), []);
+});
+
+test('sequences are gap-free and unique per workspace under concurrent writers', async () => {
+  const before = (await sequences(t.demo.workspaceId)).length;
+  const existing: string[] = [];
+  for (let i = 0; i < 4; i++) existing.push((await api.post('/v1/issues', { title: `Concurrent target ${i}`, severity: 'low', narrative: 'x' })).body.id);
+
+  const batch = (b: number) =>
+    Array.from({ length: 50 }, (_, i) => {
+      // Five keys are shared by every batch: concurrent re-ingests of the same issues.
+      const key = i < 5 ? `shared-${i}` : `b${b}-${i}`;
+      return { external_id: key, title: `Batch ${b} record ${i}`, source: 'load', ...(i % 7 === 0 ? {} : { narrative: `Narrative ${b}/${i}` }), severity: ['p1', 'p2', 'p3', 'p4'][i % 4] };
+    });
+  const requests: Array<Promise<HttpResponse>> = [];
+  for (let b = 0; b < 10; b++) {
+    requests.push(api.post('/v1/ingest/batch', { records: batch(b) }, fresh()));
+    requests.push(api.patch(`/v1/issues/${existing[b % 4]}`, { title: `Renamed by writer ${b}` }));
+    if (b % 3 === 0) requests.push(api.post('/v1/ingest/events', { external_id: `single-${b}`, title: 'single', source: 'load' }, fresh()));
+  }
+  requests.push(api.patch(`/v1/issues/${existing[0]}`, { status: 'in_progress' }));
+  requests.push(api.post(`/v1/issues/${existing[1]}/close`));
+  const responses = await Promise.all(requests);
+  for (const res of responses) assert.ok([200, 202].includes(res.status), `${res.status} ${res.text}`);
+
+  const all = await sequences(t.demo.workspaceId);
+  assert.equal(all, all.map((_, i) => i + 1), 'exactly 1..N');
+  const { rows } = await t.app.pool.query<{ n: number; ids: number; last: number }>(
+    `select count(*)::int as n, count(distinct id)::int as ids,
+            (select last_sequence from workspace_event_counters where workspace_id = $1)::int as last
+       from events where workspace_id = $1`,
+    [t.demo.workspaceId],
+  );
+  assert.is(rows[0].n, all.length);
+  assert.is(rows[0].ids, all.length);
+  assert.is(rows[0].last, all.length, 'the counter stands at the last sequence');
+  assert.ok(all.length - before >= 10 * 45 + 10 + 4, `${all.length - before} events written`);
+
+  const shared = await t.app.pool.query(`select external_id, version from issues where source = 'load' and external_id like 'shared-%' order by external_id`);
+  assert.is(shared.rowCount, 5, 'concurrent re-ingests never duplicate an issue');
+  assert.ok(shared.rows.every((r) => r.version === 10), 'each shared issue: created once, re-ingested nine times');
+});
+
+test('svc projections rebuild leaves issues and patterns equal to the live projections', async () => {
+  const ws = t.demo.workspaceId;
+  // History: ingest (with a blocked and an ineligible record), re-ingests, edits, every transition.
+  const batch = await api.post(
+    '/v1/ingest/batch',
+    {
+      records: [
+        { external_id: 'h1', source: 'jira', title: 'Disk full', narrative: 'The disk filled', severity: 'p2', occurred_at: '2025-09-01T10:00:00Z' },
+        { external_id: 'h2', source: 'jira', title: 'Heap exhausted' },
+        { external_id: 'h3', source: 'pager', title: 'Placeholder', narrative: 'n/a' },
+        { external_id: 'h4', source: 'github', title: 'Flaky test', body: 'Fails one run in ten', severity: 'sev4' },
+      ],
+    },
+    fresh(),
+  );
+  const [h1, h2, h3, h4] = batch.body.issue_ids as string[];
+  await api.post('/v1/ingest/events', { external_id: 'h1', source: 'jira', title: 'Disk full (again)', narrative: 'It filled again', severity: 'critical', occurred_at: '2025-09-03T10:00:00Z' }, fresh());
+  await api.post('/v1/ingest/events', { external_id: 'h2', source: 'jira', title: 'Heap exhausted', narrative: 'The namenode heap filled' }, fresh());
+  await api.patch(`/v1/issues/${h1}`, { title: 'Disk full on dn7', severity: 'high' });
+  await api.patch(`/v1/issues/${h1}`, { status: 'in_progress' });
+  await api.patch(`/v1/issues/${h1}`, { status: 'resolved' });
+  await api.patch(`/v1/issues/${h1}`, { status: 'open', narrative: 'Reopened: it filled a third time' });
+  await api.patch(`/v1/issues/${h2}`, { status: 'in_progress' });
+  await api.patch(`/v1/issues/${h2}`, { status: 'resolved' });
+  await api.post(`/v1/issues/${h2}/close`);
+  await api.patch(`/v1/issues/${h3}`, { narrative: 'A real description now' });
+  await api.post(`/v1/issues/${h4}/close`);
+  await api.patch(`/v1/issues/${h4}`, { narrative: null });
+  const manual = (await api.post('/v1/issues', { title: 'Typed in', severity: 'medium' })).body.id;
+  const [item] = (await api.get(`/v1/review-queue?issue_id=${manual}`)).body.data;
+  await api.post(`/v1/review-queue/${item.id}/resolve`, { decision: { narrative: 'Supplied by a reviewer' } });
+  const disk = await createPattern(t.app.pool, ws, { name: 'Disk full', risk_score: 80, issue_count: 2, first_seen_at: '2025-09-01T10:00:00Z', last_seen_at: '2025-09-03T10:00:00Z', domain: 'storage', root_cause: 'resource_exhaustion', top_terms: ['disk', 'full'], provenance: { run_id: 'r1' } });
+  const flaky = await createPattern(t.app.pool, ws, { name: 'Flaky tests', risk_score: 10, issue_count: 1, domain: 'build' });
+  await changePattern(t.app.pool, ws, disk.id, { changes: { risk_score: 85, issue_count: 3, top_terms: ['disk', 'full', 'volume'] } });
+  await changePattern(t.app.pool, ws, flaky.id, { to: 'resolved' });
+  await changePattern(t.app.pool, ws, flaky.id, { to: 'watching' });
+  await assignPattern(t.app.pool, ws, h1, disk.id);
+  await assignPattern(t.app.pool, ws, h3, disk.id);
+  await assignPattern(t.app.pool, ws, h3, flaky.id);
+  await assignPattern(t.app.pool, ws, manual, flaky.id);
+  await assignPattern(t.app.pool, ws, manual, null);
+
+  const other = await otherWorkspace();
+  const otherBefore = await projections(other);
+  const live = await projections(ws);
+  assert.ok(live.issues.length > 400, `${live.issues.length} issues`);
+  assert.is(live.patterns.length, 2);
+  assert.ok(live.issues.some((r) => r.status === 'closed' && r.resolved_at !== null));
+  assert.ok(live.issues.some((r) => r.pattern_id === disk.id));
+
+  const run = await svc('projections', 'rebuild', '--workspace', ws);
+  assert.is(run.code, 0, run.stderr);
+  assert.is(run.stdout, `rebuilt ${live.issues.length} issues and 2 patterns of workspace ${ws}\n`);
+  const rebuilt = await projections(ws);
+  assert.equal(rebuilt.issues, live.issues);
+  assert.equal(rebuilt.patterns, live.patterns);
+  assert.equal(await projections(other), otherBefore, 'other workspaces are untouched');
+  const items = await t.app.pool.query('select count(*)::int as n from review_items where workspace_id = $1', [ws]);
+  assert.ok(items.rows[0].n > 0, 'review items survive a rebuild');
+});
+
+test('a rebuild restores corrupted projection rows', async () => {
+  const ws = t.demo.workspaceId;
+  const live = await projections(ws);
+  const [victim, deleted] = live.issues.filter((r) => r.pattern_id !== null);
+  const unreviewed = live.issues.find((r) => r.id !== victim.id && r.engine_status === 'eligible' && r.pattern_id === null)!;
+  const [pattern, lostPattern] = live.patterns;
+  const other = await otherWorkspace();
+  const otherBefore = await projections(other);
+
+  await t.app.pool.query(
+    `update issues set title = 'corrupted', narrative = 'nonsense words', status = 'closed', severity = 'low', engine_status = 'ineligible',
+            pattern_id = null, version = 999, last_sequence = 0, updated_at = now() where id = $1`,
+    [victim.id],
+  );
+  await t.app.pool.query(`update issues set created_at = '2000-01-01', source_created_at = '2000-01-01', closed_at = now() where id = $1`, [unreviewed.id]);
+  assert.is((await t.app.pool.query(`select 1 from review_items where issue_id = $1`, [deleted.id])).rowCount, 0, 'deleting this row loses no review item');
+  await t.app.pool.query('delete from issues where id = $1', [deleted.id]);
+  await t.app.pool.query(
+    `insert into issues (id, workspace_id, source, title, severity, status, engine_status, source_created_at, created_at, updated_at, version, last_sequence)
+     values ($1, $2, 'ghost', 'No event wrote me', 'low', 'open', 'eligible', now(), now(), now(), 1, 1)`,
+    [randomUUID(), ws],
+  );
+  await t.app.pool.query(`update patterns set risk_score = 1, name = 'corrupted', top_terms = '{}', provenance = '{"x":1}' where id = $1`, [pattern.id]);
+  await t.app.pool.query('delete from patterns where id = $1', [lostPattern.id]);
+  await t.app.pool.query(`update issues set title = 'corrupted too' where workspace_id = $1`, [other]);
+  assert.not.equal(await projections(ws), live);
+
+  const run = await svc('projections', 'rebuild', '--workspace', ws);
+  assert.is(run.code, 0, run.stderr);
+  const rebuilt = await projections(ws);
+  assert.equal(rebuilt.issues, live.issues);
+  assert.equal(rebuilt.patterns, live.patterns);
+  const otherNow = await projections(other);
+  assert.ok(otherNow.issues.every((r) => r.title === 'corrupted too'), 'only the named workspace is rebuilt');
+  assert.is(otherNow.issues.length, otherBefore.issues.length);
+
+  // The API serves the restored rows.
+  const restored = await api.get(`/v1/issues/${victim.id}`);
+  assert.is(restored.body.title, victim.title);
+  assert.is(restored.body.pattern_id, victim.pattern_id);
+});
+
+test('svc projections: clear errors and a non-zero exit on bad input', async () => {
+  // One at a time: each is a whole process start, and the machine has two cores.
+  const missing = await svc('projections', 'rebuild');
+  const badUuid = await svc('projections', 'rebuild', '--workspace', 'not-a-uuid');
+  const almostUuid = await svc('projections', 'rebuild', '--workspace', 'a'.repeat(36));
+  const unknown = await svc('projections', 'rebuild', '--workspace', '00000000-0000-4000-8000-000000000000');
+  const action = await svc('projections', 'replay', '--workspace', t.demo.workspaceId);
+  const noAction = await svc('projections', '--workspace', t.demo.workspaceId);
+  const help = await svc('projections', '--help');
+  const usage = 'Usage: svc projections rebuild --workspace <workspace-id>';
+  const check = (r: { code: number; stdout: string; stderr: string }, message: string) => {
+    assert.is(r.code, 2, `${message}: ${r.stderr}`);
+    assert.ok(r.stderr.startsWith(`svc projections: ${message}\n`), r.stderr);
+    assert.ok(r.stderr.includes(usage), r.stderr);
+    assert.is(r.stdout, '');
+  };
+  check(missing, '--workspace is required');
+  check(badUuid, '--workspace must be a workspace id (UUID)');
+  check(almostUuid, '--workspace must be a workspace id (UUID)');
+  check(unknown, 'workspace 00000000-0000-4000-8000-000000000000 does not exist');
+  check(action, "unknown action 'replay'");
+  check(noAction, 'an action is required (rebuild)');
+  assert.is(help.code, 0);
+  assert.ok(help.stdout.startsWith(usage), help.stdout);
+  const extra = await svc('projections', 'rebuild', 'now', '--workspace', t.demo.workspaceId);
+  check(extra, "unexpected argument 'now'");
+});
+
+test.run();
