@@ -47,6 +47,9 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false);
+  // Paths are matched as documented: `/V1/INGEST/…` must not reach the ingest handlers while
+  // slipping past the (case-sensitive) mandatory Idempotency-Key rule and the cache's path key.
+  server.set('case sensitive routing', true);
   server.use(requestContext(app.config.TRUST_PROXY));
   server.use(accessLog('platform', app.logger));
   server.use(
@@ -126,7 +129,11 @@ async function handle(app: AppContext, options: PlatformAppOptions, route: Platf
     const parsed = parseRequest(route, req);
     if (!parsed.ok) {
       const err = validationError(parsed.issues);
-      if (route.validationStatus === 422) return sendPlatformError(req, res, err, 422);
+      if (route.validationStatus === 422) {
+        // Not a 2xx, so not cached: drop the claim so that a retry executes again.
+        if (idempotency) await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id);
+        return sendPlatformError(req, res, err, 422);
+      }
       throw err;
     }
     const result = await route.handler({ ...parsed.value, principal, app, req, res } as Parameters<PlatformRoute['handler']>[0]);
