@@ -13,7 +13,7 @@ import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi, jsonSchema } from '../http/openapi.ts';
 import { rateLimit, type RateLimitStore } from '../http/rateLimit.ts';
 import { requestContext } from '../http/requestContext.ts';
-import { expressPath, parseRequest, type Reply } from '../http/routes.ts';
+import { containsNul, expressPath, parseRequest, type Reply } from '../http/routes.ts';
 import * as idempotencyStore from '../../sql/idempotency.ts';
 import { platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotencyIdentity, idempotencyKeyRequired, requireIdempotencyKey } from './idempotency.ts';
@@ -50,6 +50,8 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
   // Paths are matched as documented: `/V1/INGEST/…` must not reach the ingest handlers while
   // slipping past the (case-sensitive) mandatory Idempotency-Key rule and the cache's path key.
   server.set('case sensitive routing', true);
+  // `/v1/jobs/` is not `/v1/jobs`: one spelling per operation, one idempotency cache key.
+  server.set('strict routing', true);
   server.use(requestContext(app.config.TRUST_PROXY));
   server.use(accessLog('platform', app.logger));
   server.use(
@@ -61,11 +63,12 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
       onLimited: (res) => res.status(429).json({ error: { code: 'rate_limited', message: 'Rate limit exceeded; retry after the number of seconds in Retry-After' } }),
     }),
   );
-  server.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   server.use(requireIdempotencyKey());
+  // Bodies are parsed per declared route: JSON sent to an unknown path is still a plain 404.
+  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
 
   for (const route of options.routes) {
-    server[route.method](expressPath(route.path), async (req: Request, res: Response) => {
+    server[route.method](expressPath(route.path), jsonBody, async (req: Request, res: Response) => {
       req.routeTemplate = route.path;
       await handle(app, options, route, req, res);
     });
@@ -126,6 +129,7 @@ async function handle(app: AppContext, options: PlatformAppOptions, route: Platf
     }
   }
   try {
+    if (containsNul(req.body)) throw new AppError('validation_error', 'Request validation failed', { body: 'must not contain NUL (\\u0000) characters' });
     const parsed = parseRequest(route, req);
     if (!parsed.ok) {
       const err = validationError(parsed.issues);

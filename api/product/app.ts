@@ -9,7 +9,7 @@ import { accessLog } from '../http/accessLog.ts';
 import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { requestContext } from '../http/requestContext.ts';
-import { expressPath, parseRequest } from '../http/routes.ts';
+import { containsNul, expressPath, parseRequest } from '../http/routes.ts';
 import { allowlist, isAllowed, type AllowedOperation } from './allowlist.ts';
 import { issuesToValidationDetail, productErrorHandler, sendProductError } from './errors.ts';
 import type { ProductRoute } from './route.ts';
@@ -53,6 +53,7 @@ export function createProductApp(app: AppContext, options: ProductAppOptions): E
     server[route.method](expressPath(route.path), jsonBody, async (req: Request, res: Response) => {
       req.routeTemplate = route.path;
       if (route.auth !== 'public') await options.guard!.authorize(route, req, res);
+      if (containsNul(req.body)) return sendProductError(res, 422, [{ loc: ['body'], msg: 'Input must not contain NUL characters', type: 'string_type', input: null }]);
       const parsed = parseRequest(route, req);
       if (!parsed.ok) return sendProductError(res, 422, issuesToValidationDetail(parsed.issues));
       const result = await route.handler({ ...parsed.value, app, req, res } as Parameters<ProductRoute['handler']>[0]);
