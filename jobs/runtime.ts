@@ -80,7 +80,8 @@ export async function enqueueJob<S extends z.ZodType>(
   payload: z.input<S>,
   options: EnqueueOptions = {},
 ): Promise<EnqueueResult> {
-  const data = task.payload.parse(payload);
+  task.payload.parse(payload); // fail fast; the task parses the stored input again when it runs
+  const data = payload as unknown;
   const maxAttempts = options.maxAttempts ?? task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!options.jobKey) {
     // Without a durable key nothing can collide: the run and its job go in one statement.

@@ -35,8 +35,16 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
     pollInterval: options.pollInterval ?? 2000,
     parsedCronItems: options.crontab ? parseCrontab(options.crontab) : [],
     logger,
-    // Running jobs get this long to finish on shutdown before their abort signal fires.
-    preset: { worker: { gracefulShutdownAbortTimeout: 25_000 } },
+    preset: {
+      worker: {
+        // Running jobs get this long to finish on shutdown before their abort signal fires.
+        gracefulShutdownAbortTimeout: 25_000,
+        // Batched completion (flushed every tick) is awaited by graceful shutdown; the unbatched
+        // default fires and forgets, so a job finished during shutdown could stay locked.
+        completeJobBatchDelay: 0,
+        failJobBatchDelay: 0,
+      },
+    },
   });
   log.info('worker started', { concurrency: options.concurrency, tasks: Object.keys(taskList) });
   return {

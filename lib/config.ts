@@ -4,7 +4,12 @@
  */
 import { z } from 'zod';
 
-const port = z.coerce.number().int().min(0).max(65535);
+// Digits only: an empty value (`PLATFORM_PORT=`) must not coerce to 0, a random port.
+const port = z
+  .string()
+  .regex(/^\d{1,5}$/, 'must be a port number (0-65535)')
+  .transform(Number)
+  .pipe(z.number().int().max(65535, 'must be a port number (0-65535)'));
 const optionalString = z.string().trim().min(1).optional();
 const flag = z
   .string()

@@ -28,6 +28,8 @@ export function migrationFiles(): MigrationFile[] {
 }
 
 export async function migrate(pool: Pool, logger: Logger): Promise<{ applied: string[] }> {
+  // One connection holds the lock while graphile-worker migrates on another.
+  if ((pool.options.max ?? 10) < 2) throw new Error('migrate() needs a pool of at least 2 connections');
   const client = await pool.connect();
   const applied: string[] = [];
   try {

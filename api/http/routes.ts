@@ -94,6 +94,14 @@ export function parseRequest(route: BaseRoute, req: Request): { ok: true; value:
   return issues.length ? { ok: false, issues } : { ok: true, value: { params, query, body } };
 }
 
+/** PostgreSQL text cannot hold NUL characters: bodies carrying one are refused before any handler. */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  return false;
+}
+
 /** A boolean query parameter: `true`/`false` (also `1`/`0`), anything else is a validation error. */
 export const queryBoolean = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })

@@ -13,7 +13,7 @@ import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi, jsonSchema } from '../http/openapi.ts';
 import { rateLimit, type RateLimitStore } from '../http/rateLimit.ts';
 import { requestContext } from '../http/requestContext.ts';
-import { expressPath, parseRequest, type Reply } from '../http/routes.ts';
+import { containsNul, expressPath, parseRequest, type Reply } from '../http/routes.ts';
 import * as idempotencyStore from '../../sql/idempotency.ts';
 import { platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotencyIdentity, idempotencyKeyRequired, requireIdempotencyKey } from './idempotency.ts';
@@ -47,6 +47,11 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false);
+  // Paths are matched as documented: `/V1/INGEST/…` must not reach the ingest handlers while
+  // slipping past the (case-sensitive) mandatory Idempotency-Key rule and the cache's path key.
+  server.set('case sensitive routing', true);
+  // `/v1/jobs/` is not `/v1/jobs`: one spelling per operation, one idempotency cache key.
+  server.set('strict routing', true);
   server.use(requestContext(app.config.TRUST_PROXY));
   server.use(accessLog('platform', app.logger));
   server.use(
@@ -58,11 +63,12 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
       onLimited: (res) => res.status(429).json({ error: { code: 'rate_limited', message: 'Rate limit exceeded; retry after the number of seconds in Retry-After' } }),
     }),
   );
-  server.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   server.use(requireIdempotencyKey());
+  // Bodies are parsed per declared route: JSON sent to an unknown path is still a plain 404.
+  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
 
   for (const route of options.routes) {
-    server[route.method](expressPath(route.path), async (req: Request, res: Response) => {
+    server[route.method](expressPath(route.path), jsonBody, async (req: Request, res: Response) => {
       req.routeTemplate = route.path;
       await handle(app, options, route, req, res);
     });
@@ -123,10 +129,15 @@ async function handle(app: AppContext, options: PlatformAppOptions, route: Platf
     }
   }
   try {
+    if (containsNul(req.body)) throw new AppError('validation_error', 'Request validation failed', { body: 'must not contain NUL (\\u0000) characters' });
     const parsed = parseRequest(route, req);
     if (!parsed.ok) {
       const err = validationError(parsed.issues);
-      if (route.validationStatus === 422) return sendPlatformError(req, res, err, 422);
+      if (route.validationStatus === 422) {
+        // Not a 2xx, so not cached: drop the claim so that a retry executes again.
+        if (idempotency) await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id);
+        return sendPlatformError(req, res, err, 422);
+      }
       throw err;
     }
     const result = await route.handler({ ...parsed.value, principal, app, req, res } as Parameters<PlatformRoute['handler']>[0]);

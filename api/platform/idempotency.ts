@@ -40,6 +40,7 @@ export function idempotencyIdentity(req: Request): { id: IdempotencyId; requestH
   }
   return {
     id: { authHash: sha256Hex(authorization), key, path: req.path },
-    requestHash: sha256Hex(canonicalJson(req.body ?? null)),
+    // The query string is part of the request: the same key with another query is another request.
+    requestHash: sha256Hex(canonicalJson({ query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '', body: req.body ?? null })),
   };
 }

@@ -86,7 +86,8 @@ export async function paginate<Row extends Record<string, unknown>, Item>(
   const field = descending ? sort.slice(1) : sort;
   const sortColumn = spec.sortColumns[field];
   if (!sortColumn) throw new Error(`no sort column declared for ${field}`);
-  const filterHash = sha256Hex(canonicalJson(filters)).slice(0, 16);
+  // Bound to the listed resource too: a cursor of one list is not accepted by another.
+  const filterHash = sha256Hex(canonicalJson({ from: spec.from, filters })).slice(0, 16);
   let after: [string, string] | undefined;
   if (cursor) {
     const body = verifyCursor(spec.cursorKey, cursor);

@@ -1,6 +1,6 @@
 /**
  * The cookie-session product surface. Installed in this order: request id and log scope, access
- * log and metrics, JSON body, the allowlisted routes (session, CSRF and permission checks, then
+ * log and metrics, the allowlisted routes (JSON body, session, CSRF and permission checks, then
  * validation and the handler), /openapi.json, /docs and /redoc, the plain 404 and `{detail}` errors.
  */
 import express, { type Express, type Request, type Response } from 'express';
@@ -9,7 +9,7 @@ import { accessLog } from '../http/accessLog.ts';
 import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { requestContext } from '../http/requestContext.ts';
-import { expressPath, parseRequest } from '../http/routes.ts';
+import { containsNul, expressPath, parseRequest } from '../http/routes.ts';
 import { allowlist, isAllowed, type AllowedOperation } from './allowlist.ts';
 import { issuesToValidationDetail, productErrorHandler, sendProductError } from './errors.ts';
 import type { ProductRoute } from './route.ts';
@@ -40,15 +40,20 @@ export function createProductApp(app: AppContext, options: ProductAppOptions): E
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false);
+  // `/HEALTH` and `/health/` are not published operations: they answer the plain 404 too.
+  server.set('case sensitive routing', true);
+  server.set('strict routing', true);
   server.use(requestContext(app.config.TRUST_PROXY));
   server.use(accessLog('product', app.logger));
-  server.use(express.json({ limit: '1mb' }));
+  // Parsed per published route, so that a body sent to anything else is still the plain 404.
+  const jsonBody = express.json({ limit: '1mb' });
 
   for (const route of routes) {
     if (route.auth !== 'public' && !options.guard) throw new Error(`${route.operationId} needs sessions but no guard is installed`);
-    server[route.method](expressPath(route.path), async (req: Request, res: Response) => {
+    server[route.method](expressPath(route.path), jsonBody, async (req: Request, res: Response) => {
       req.routeTemplate = route.path;
       if (route.auth !== 'public') await options.guard!.authorize(route, req, res);
+      if (containsNul(req.body)) return sendProductError(res, 422, [{ loc: ['body'], msg: 'Input must not contain NUL characters', type: 'string_type', input: null }]);
       const parsed = parseRequest(route, req);
       if (!parsed.ok) return sendProductError(res, 422, issuesToValidationDetail(parsed.issues));
       const result = await route.handler({ ...parsed.value, app, req, res } as Parameters<ProductRoute['handler']>[0]);

@@ -40,7 +40,7 @@ const provisionBody = z.object({
       .max(63, 'must be at most 63 characters')
       .regex(/^[a-z0-9][a-z0-9-]*$/, 'must match ^[a-z0-9][a-z0-9-]*$'),
     plan: z.enum(plans, { error: `must be one of ${plans.join(', ')}` }).default('free'),
-    seats: z.number().int('must be an integer').min(0, 'must not be negative').optional(),
+    seats: z.number().int('must be an integer').min(0, 'must not be negative').max(2_147_483_647, 'must be at most 2147483647').optional(),
     timezone: z.string().refine(isIanaTimezone, 'must be an IANA timezone').optional(),
   }),
   workspace: z.object({ name: z.string().trim().min(1, 'must not be empty').max(200).optional() }).optional(),

@@ -1,0 +1,395 @@
+import { randomUUID } from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { cancelJob, defineTask, enqueueJob, PermanentJobError, type TaskDefinition } from '../../jobs/runtime.ts';
+import { withTransaction } from '../../lib/db.ts';
+import { AppError } from '../../lib/errors.ts';
+import { registry } from '../../lib/metrics.ts';
+import type { JobRun } from '../../sql/jobRuns.ts';
+import { eventually, startTestApp, type TestApp } from '../helpers/app.ts';
+import { deferred, rejection, type Deferred } from '../helpers/async.ts';
+
+// Test-only tasks. Gates let a test hold a job in `running`; counters record how often each ran.
+const gates = new Map<string, Deferred>();
+const invocations = new Map<string, number>();
+const allowed = new Set<string>();
+const countRun = (key: string) => invocations.set(key, (invocations.get(key) ?? 0) + 1).get(key)!;
+
+const stepsTask = defineTask({
+  name: 'test__steps',
+  payload: z.object({ gate: z.string(), label: z.string().default('unlabelled') }),
+  async run({ gate, label }, job) {
+    countRun(gate);
+    await job.progress(40, 'fetched');
+    await gates.get(gate)?.promise;
+    await job.progress(80, 'computed');
+    return { label, attempt: job.attempt };
+  },
+});
+
+const flakyTask = defineTask({
+  name: 'test__flaky',
+  payload: z.object({ key: z.string() }),
+  maxAttempts: 3,
+  async run({ key }, job) {
+    countRun(key);
+    if (job.attempt === 1) throw new Error('transient hiccup');
+    return { recovered_on_attempt: job.attempt };
+  },
+});
+
+const alwaysFailsTask = defineTask({
+  name: 'test__always_fails',
+  payload: z.object({ key: z.string() }),
+  maxAttempts: 2,
+  async run({ key }) {
+    countRun(key);
+    throw new Error('upstream unavailable');
+  },
+});
+
+const permanentTask = defineTask({
+  name: 'test__permanent',
+  payload: z.object({ key: z.string() }),
+  maxAttempts: 5,
+  async run({ key }) {
+    countRun(key);
+    throw new PermanentJobError(`no such thing: ${key}`);
+  },
+});
+
+/** Fails permanently until the test allows its key (a run that needs a manual retry). */
+const gatedFailureTask = defineTask({
+  name: 'test__until_allowed',
+  payload: z.object({ key: z.string() }),
+  async run({ key }) {
+    countRun(key);
+    if (!allowed.has(key)) throw new PermanentJobError('prerequisite missing');
+    return { ok: true };
+  },
+});
+
+const countedTask = defineTask({
+  name: 'test__counted',
+  payload: z.object({ key: z.string() }),
+  async run({ key }) {
+    return { runs: countRun(key) };
+  },
+});
+
+const strictTask = defineTask({
+  name: 'test__strict',
+  payload: z.object({ count: z.number().int() }),
+  async run({ count }) {
+    countRun('strict');
+    return { count };
+  },
+});
+/** The same task as an older deploy declared it: a looser payload reaches the worker's strict parser. */
+const legacyStrictTask: TaskDefinition = { ...strictTask, payload: z.object({ count: z.unknown() }) } as TaskDefinition;
+
+const testTasks = [stepsTask, flakyTask, alwaysFailsTask, permanentTask, gatedFailureTask, countedTask, strictTask] as TaskDefinition[];
+
+let t: TestApp;
+test.before(async () => {
+  t = await startTestApp({ http: false, worker: { extraTasks: testTasks, concurrency: 4 } });
+});
+test.after(async () => t.close());
+
+const inAnHour = () => new Date(Date.now() + 3_600_000);
+
+async function jobRun(id: string): Promise<JobRun | undefined> {
+  const { rows } = await t.app.pool.query<JobRun>('select * from job_runs where id = $1', [id]);
+  return rows[0];
+}
+
+async function workerJobExists(workerJobId: number | null): Promise<boolean> {
+  const { rowCount } = await t.app.pool.query('select 1 from graphile_worker.jobs where id = $1', [workerJobId]);
+  return rowCount === 1;
+}
+
+async function workerJobsOf(task: string): Promise<number> {
+  const { rows } = await t.app.pool.query<{ n: number }>('select count(*)::int as n from graphile_worker.jobs where task_identifier = $1', [task]);
+  return rows[0].n;
+}
+
+function untilStatus(id: string, status: JobRun['status'], timeoutMs = 15_000): Promise<JobRun> {
+  return eventually(async () => {
+    const run = await jobRun(id);
+    return run?.status === status ? run : undefined;
+  }, timeoutMs, `job ${id} to be ${status}`);
+}
+
+async function jobsCounter(task: string, outcome: string): Promise<number> {
+  const metric = await registry.getSingleMetric('svc_jobs_total')!.get();
+  return metric.values.find((v) => v.labels.task === task && v.labels.outcome === outcome)?.value ?? 0;
+}
+
+test('an enqueue inside a transaction that rolls back leaves no job_runs row and no worker job', async () => {
+  const key = randomUUID();
+  const err = await rejection(
+    withTransaction(t.app.pool, async (client) => {
+      const { job } = await enqueueJob(client, countedTask, { key }, { workspaceId: t.demo.workspaceId, runAt: inAnHour() });
+      // Visible inside the transaction…
+      assert.is((await client.query('select 1 from job_runs where id = $1', [job.id])).rowCount, 1);
+      assert.is((await client.query('select 1 from graphile_worker.jobs where id = $1', [job.worker_job_id])).rowCount, 1);
+      throw new Error('domain write failed');
+    }),
+  );
+  assert.is((err as Error).message, 'domain write failed');
+  // …and gone with it.
+  const runs = await t.app.pool.query("select 1 from job_runs where payload->>'key' = $1", [key]);
+  assert.is(runs.rowCount, 0);
+  assert.is(await workerJobsOf(countedTask.name), 0);
+  assert.is(invocations.get(key), undefined);
+});
+
+test('a committed job moves queued -> running -> succeeded with progress, steps and result', async () => {
+  const gate = randomUUID();
+  gates.set(gate, deferred());
+  const succeededBefore = await jobsCounter(stepsTask.name, 'succeeded');
+
+  const { job, created } = await withTransaction(t.app.pool, async (client) => {
+    const result = await enqueueJob(client, stepsTask, { gate }, { workspaceId: t.demo.workspaceId });
+    const inTx = (await client.query<JobRun>('select * from job_runs where id = $1', [result.job.id])).rows[0];
+    assert.is(inTx.status, 'queued');
+    assert.is(inTx.progress, 0);
+    assert.equal(inTx.steps_completed, []);
+    return result;
+  });
+  assert.ok(created);
+  assert.is(job.kind, 'test__steps');
+  assert.is(job.workspace_id, t.demo.workspaceId);
+  assert.ok(job.worker_job_id);
+
+  const running = await untilStatus(job.id, 'running');
+  await eventually(async () => ((await jobRun(job.id))!.progress === 40 ? true : undefined), 10_000, 'progress 40');
+  const midway = (await jobRun(job.id))!;
+  assert.is(midway.status, 'running');
+  assert.equal(midway.steps_completed, ['fetched']);
+  assert.is(midway.attempts, 1);
+  assert.ok(running.started_at);
+  assert.is(midway.finished_at, null);
+
+  gates.get(gate)!.resolve();
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.is(done.progress, 100);
+  assert.equal(done.steps_completed, ['fetched', 'computed']);
+  // The payload default was applied by the task's zod schema.
+  assert.equal(done.result, { label: 'unlabelled', attempt: 1 });
+  assert.is(done.error_detail, null);
+  assert.is(done.attempts, 1);
+  assert.ok(done.finished_at);
+  assert.is(await workerJobExists(job.worker_job_id), false);
+  assert.is(await jobsCounter(stepsTask.name, 'succeeded'), succeededBefore + 1);
+});
+
+test('a payload that fails its schema is refused at enqueue', async () => {
+  const before = await t.app.pool.query("select count(*)::int as n from job_runs where kind = 'test__steps'");
+  const err = await rejection(enqueueJob(t.app.pool, stepsTask, { gate: 42 } as unknown as { gate: string }), 'enqueue with a bad payload');
+  assert.instance(err, z.ZodError);
+  assert.match(String((err as z.ZodError).issues[0].path), 'gate');
+  const after = await t.app.pool.query("select count(*)::int as n from job_runs where kind = 'test__steps'");
+  assert.is(after.rows[0].n, before.rows[0].n);
+});
+
+test('a payload that fails its schema when the job runs marks it failed without running it', async () => {
+  const failedBefore = await jobsCounter(strictTask.name, 'failed');
+  const { job } = await enqueueJob(t.app.pool, legacyStrictTask, { count: 'three' });
+  const failed = await untilStatus(job.id, 'failed');
+  assert.match(failed.error_detail!, /^invalid payload: count: /);
+  assert.is(failed.attempts, 1);
+  assert.is(invocations.get('strict'), undefined);
+  assert.is(await workerJobExists(job.worker_job_id), false);
+  assert.is(await jobsCounter(strictTask.name, 'failed'), failedBefore + 1);
+});
+
+test('a transient failure is retried with graphile-worker backoff and then succeeds', async () => {
+  const key = randomUUID();
+  const retriedBefore = await jobsCounter(flakyTask.name, 'retried');
+  const succeededBefore = await jobsCounter(flakyTask.name, 'succeeded');
+  const { job } = await enqueueJob(t.app.pool, flakyTask, { key });
+
+  // Between attempts: graphile-worker holds the job unlocked with an exponential delay, and the
+  // run is back in `queued` with the error visible to pollers.
+  const waiting = await eventually(async () => {
+    const { rows } = await t.app.pool.query<{ attempts: number; last_error: string; locked_at: Date | null; run_at: Date; updated_at: Date }>(
+      'select attempts, last_error, locked_at, run_at, updated_at from graphile_worker.jobs where id = $1',
+      [job.worker_job_id],
+    );
+    return rows[0]?.attempts === 1 && rows[0].locked_at === null ? rows[0] : undefined;
+  }, 10_000, 'first attempt to fail');
+  assert.match(waiting.last_error, 'transient hiccup');
+  assert.ok(waiting.run_at.getTime() - waiting.updated_at.getTime() >= 1000, 'retry is delayed by the backoff');
+  const between = (await jobRun(job.id))!;
+  assert.is(between.status, 'queued');
+  assert.is(between.error_detail, 'transient hiccup');
+  assert.is(between.attempts, 1);
+
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.is(done.attempts, 2);
+  assert.is(done.error_detail, null);
+  assert.equal(done.result, { recovered_on_attempt: 2 });
+  assert.is(invocations.get(key), 2);
+  assert.is(await jobsCounter(flakyTask.name, 'retried'), retriedBefore + 1);
+  assert.is(await jobsCounter(flakyTask.name, 'succeeded'), succeededBefore + 1);
+});
+
+test('a job that fails every attempt ends failed with the error once attempts are exhausted', async () => {
+  const key = randomUUID();
+  const failedBefore = await jobsCounter(alwaysFailsTask.name, 'failed');
+  const { job } = await enqueueJob(t.app.pool, alwaysFailsTask, { key });
+  assert.is(job.max_attempts, 2);
+  const failed = await untilStatus(job.id, 'failed');
+  assert.is(failed.attempts, 2);
+  assert.is(failed.error_detail, 'upstream unavailable');
+  assert.ok(failed.finished_at);
+  assert.is(invocations.get(key), 2);
+  assert.is(await workerJobExists(job.worker_job_id), false, 'nothing left for graphile-worker to retry');
+  assert.is(await jobsCounter(alwaysFailsTask.name, 'failed'), failedBefore + 1);
+});
+
+test('a PermanentJobError fails the run after one attempt without a retry', async () => {
+  const key = randomUUID();
+  const retriedBefore = await jobsCounter(permanentTask.name, 'retried');
+  const failedBefore = await jobsCounter(permanentTask.name, 'failed');
+  const { job } = await enqueueJob(t.app.pool, permanentTask, { key });
+  assert.is(job.max_attempts, 5);
+  const failed = await untilStatus(job.id, 'failed');
+  assert.is(failed.attempts, 1);
+  assert.is(failed.error_detail, `no such thing: ${key}`);
+  assert.is(invocations.get(key), 1);
+  assert.is(await workerJobExists(job.worker_job_id), false, 'no retry is scheduled');
+  assert.is(await jobsCounter(permanentTask.name, 'retried'), retriedBefore);
+  assert.is(await jobsCounter(permanentTask.name, 'failed'), failedBefore + 1);
+});
+
+test('a durable job key returns the existing run instead of adding a second job', async () => {
+  const jobKey = `provision:${randomUUID()}`;
+  const first = await enqueueJob(t.app.pool, countedTask, { key: jobKey }, { jobKey, runAt: inAnHour(), workspaceId: t.demo.workspaceId });
+  assert.ok(first.created);
+  const again = await enqueueJob(t.app.pool, countedTask, { key: 'another payload' }, { jobKey, runAt: inAnHour() });
+  assert.is(again.created, false);
+  assert.is(again.job.id, first.job.id);
+  assert.is(again.job.status, 'queued');
+  assert.equal(again.job.payload, { key: jobKey }, 'the existing run is returned untouched');
+  const { rows } = await t.app.pool.query<{ n: number }>('select count(*)::int as n from job_runs where job_key = $1', [jobKey]);
+  assert.is(rows[0].n, 1);
+  assert.is(await workerJobsOf(countedTask.name), 1);
+  await cancelJob(t.app, first.job.id, { workspaceId: t.demo.workspaceId });
+});
+
+test('two transactions racing on one durable key produce one run', async () => {
+  const jobKey = `provision:${randomUUID()}`;
+  const a = await t.app.pool.connect();
+  const b = await t.app.pool.connect();
+  try {
+    await a.query('begin');
+    await b.query('begin');
+    const first = await enqueueJob(a, countedTask, { key: jobKey }, { jobKey, runAt: inAnHour() });
+    const second = enqueueJob(b, countedTask, { key: jobKey }, { jobKey, runAt: inAnHour() }); // waits on a's row
+    await a.query('commit');
+    const result = await second;
+    await b.query('commit');
+    assert.ok(first.created);
+    assert.is(result.created, false);
+    assert.is(result.job.id, first.job.id);
+    assert.is(await workerJobsOf(countedTask.name), 1);
+    await cancelJob(t.app, first.job.id, {});
+  } finally {
+    a.release();
+    b.release();
+  }
+});
+
+test('retryTerminal puts a failed run back in the queue under the same id', async () => {
+  const key = randomUUID();
+  const jobKey = `sync:${key}`;
+  const { job } = await enqueueJob(t.app.pool, gatedFailureTask, { key }, { jobKey });
+  const failed = await untilStatus(job.id, 'failed');
+  assert.is(failed.error_detail, 'prerequisite missing');
+
+  const plain = await enqueueJob(t.app.pool, gatedFailureTask, { key }, { jobKey });
+  assert.is(plain.created, false, 'without retryTerminal the failed run is returned as is');
+  assert.is(plain.job.status, 'failed');
+
+  allowed.add(key);
+  const retried = await enqueueJob(t.app.pool, gatedFailureTask, { key }, { jobKey, retryTerminal: true });
+  assert.ok(retried.created);
+  assert.is(retried.job.id, job.id);
+  assert.is(retried.job.status, 'queued');
+  assert.is(retried.job.error_detail, null);
+  assert.is.not(retried.job.worker_job_id, job.worker_job_id);
+
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.equal(done.result, { ok: true });
+  assert.is(done.attempts, 1);
+  assert.is(done.error_detail, null);
+  assert.is(invocations.get(key), 2);
+});
+
+test('cancelling a queued job removes its worker job and the task never runs', async () => {
+  const key = randomUUID();
+  const { job } = await enqueueJob(t.app.pool, countedTask, { key }, { workspaceId: t.demo.workspaceId, runAt: inAnHour() });
+  assert.ok(await workerJobExists(job.worker_job_id));
+
+  const elsewhere = await rejection(cancelJob(t.app, job.id, { workspaceId: randomUUID() }), 'cancel from another workspace');
+  assert.instance(elsewhere, AppError);
+  assert.is((elsewhere as AppError).code, 'not_found');
+
+  const cancelled = await cancelJob(t.app, job.id, { workspaceId: t.demo.workspaceId });
+  assert.is(cancelled.status, 'cancelled');
+  assert.ok(cancelled.finished_at);
+  assert.is((await jobRun(job.id))!.status, 'cancelled');
+  assert.is(await workerJobExists(job.worker_job_id), false, 'graphile-worker job removed');
+  assert.is(invocations.get(key), undefined);
+
+  const again = await cancelJob(t.app, job.id, { workspaceId: t.demo.workspaceId });
+  assert.is(again.status, 'cancelled', 'cancelling twice is harmless');
+});
+
+test('a job waiting out its retry backoff can be cancelled and is not retried', async () => {
+  const key = randomUUID();
+  const { job } = await enqueueJob(t.app.pool, flakyTask, { key }, { workspaceId: t.demo.workspaceId });
+  await eventually(async () => {
+    const { rows } = await t.app.pool.query('select attempts, locked_at from graphile_worker.jobs where id = $1', [job.worker_job_id]);
+    return rows[0]?.attempts === 1 && rows[0].locked_at === null ? true : undefined;
+  }, 10_000, 'first attempt to fail');
+  const cancelled = await cancelJob(t.app, job.id, { workspaceId: t.demo.workspaceId });
+  assert.is(cancelled.status, 'cancelled');
+  assert.is(cancelled.error_detail, 'transient hiccup');
+  assert.is(await workerJobExists(job.worker_job_id), false, 'the pending retry is removed');
+  assert.is(invocations.get(key), 1);
+});
+
+test('cancelling a running job is a conflict and the job still completes', async () => {
+  const gate = randomUUID();
+  gates.set(gate, deferred());
+  const { job } = await enqueueJob(t.app.pool, stepsTask, { gate, label: 'busy' }, { workspaceId: t.demo.workspaceId });
+  await untilStatus(job.id, 'running');
+
+  const err = await rejection(cancelJob(t.app, job.id, { workspaceId: t.demo.workspaceId }), 'cancel of a running job');
+  assert.instance(err, AppError);
+  assert.is((err as AppError).code, 'conflict');
+  assert.is((await jobRun(job.id))!.status, 'running');
+
+  gates.get(gate)!.resolve();
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.equal(done.result, { label: 'busy', attempt: 1 });
+});
+
+test('svc_jobs_total is a counter labelled by task and outcome', async () => {
+  const key = randomUUID();
+  const before = await jobsCounter(countedTask.name, 'succeeded');
+  const { job } = await enqueueJob(t.app.pool, countedTask, { key });
+  await untilStatus(job.id, 'succeeded');
+  assert.is(await jobsCounter(countedTask.name, 'succeeded'), before + 1);
+  const text = await registry.getSingleMetricAsString('svc_jobs_total');
+  assert.match(text, '# TYPE svc_jobs_total counter');
+  assert.match(text, `svc_jobs_total{task="test__counted",outcome="succeeded"} ${before + 1}`);
+  const duration = await registry.getSingleMetricAsString('svc_job_duration_seconds');
+  assert.match(duration, /svc_job_duration_seconds_count\{task="test__counted",outcome="succeeded"\} [1-9]/);
+});
+
+test.run();

@@ -1,0 +1,166 @@
+import http from 'node:http';
+import net from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { listen } from '../../api/http/server.ts';
+import { defineTask, enqueueJob } from '../../jobs/runtime.ts';
+import { startWorker } from '../../jobs/worker.ts';
+import { createPool } from '../../lib/db.ts';
+import type { JobRun } from '../../sql/jobRuns.ts';
+import { eventually, startTestApp } from '../helpers/app.ts';
+import { deferred } from '../helpers/async.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+import { request } from '../helpers/http.ts';
+import { spawnSvc, svcEnv } from '../helpers/svcProcess.ts';
+
+/** A GET on a fresh connection (no keep-alive pool), resolving with status and body. */
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+/** Resolves with the error code of a TCP connection attempt, or 'connected'. */
+function connectOutcome(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
+
+test('closing a server lets the in-flight request finish and refuses new connections', async () => {
+  const entered = deferred();
+  const server = await listen(
+    (_req, res) => {
+      entered.resolve();
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('finished'), 500);
+    },
+    0,
+    '127.0.0.1',
+  );
+  const inFlight = get(server.url + '/slow');
+  await entered.promise;
+
+  const closed = server.close();
+  assert.is(await connectOutcome(server.port), 'ECONNREFUSED', 'no new connections once closing');
+  const res = await inFlight;
+  assert.is(res.status, 200);
+  assert.is(res.body, 'finished');
+  await closed;
+  assert.is(server.server.listening, false);
+});
+
+test('stopping a worker lets the running job finish', async () => {
+  const started = deferred<string>();
+  const slowTask = defineTask({
+    name: 'test__slow',
+    payload: z.object({}),
+    async run(_payload, job) {
+      started.resolve(job.runId);
+      await new Promise((r) => setTimeout(r, 1000));
+      return { finished: true, aborted: job.signal.aborted };
+    },
+  });
+  const t = await startTestApp({ http: false });
+  const workerPool = createPool(t.db.url, { max: 3 });
+  try {
+    const handle = await startWorker(t.app, { tasks: [slowTask], concurrency: 1, pool: workerPool, pollInterval: 100 });
+    const { job } = await enqueueJob(t.app.pool, slowTask, {});
+    assert.is(await started.promise, job.id);
+    const running = await t.app.pool.query<JobRun>('select * from job_runs where id = $1', [job.id]);
+    assert.is(running.rows[0].status, 'running');
+
+    await handle.stop();
+    // Read right after stop() resolved: the job was drained, not abandoned or aborted.
+    const { rows } = await t.app.pool.query<JobRun>('select * from job_runs where id = $1', [job.id]);
+    assert.is(rows[0].status, 'succeeded');
+    assert.equal(rows[0].result, { finished: true, aborted: false });
+    const left = await t.app.pool.query('select 1 from graphile_worker.jobs where id = $1', [job.worker_job_id]);
+    assert.is(left.rowCount, 0, 'graphile-worker job completed, not left locked');
+  } finally {
+    await workerPool.end();
+    await t.close();
+  }
+});
+
+test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async () => {
+  const db = await createTestDatabase();
+  const child = spawnSvc(
+    ['serve'],
+    svcEnv({ DATABASE_URL: db.url, PLATFORM_PORT: '0', PRODUCT_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test' }),
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let exitedEarly = false;
+  void exited.then(() => (exitedEarly = true));
+  const lines = () =>
+    stdout
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  try {
+    const listening = await eventually(async () => {
+      if (exitedEarly) throw new Error(`svc serve exited before listening:\n${stderr}\n${stdout}`);
+      return stdout.includes('"listening"') ? lines().find((l) => l.msg === 'listening') : undefined;
+    }, 40_000, "the 'listening' log line");
+    assert.type(listening.product, 'string');
+    assert.type(listening.platform, 'string');
+    assert.type(listening.metrics, 'string');
+
+    const ready = await request(listening.product as string, 'GET', '/health/ready');
+    assert.is(ready.status, 200, ready.text);
+    const requestId = ready.headers.get('x-request-id');
+    assert.ok(requestId);
+    const scrape = await request(listening.metrics as string, 'GET', '/metrics');
+    assert.is(scrape.status, 200);
+    assert.match(scrape.text, 'svc_http_request_duration_seconds');
+
+    const requestLine = await eventually(
+      async () => lines().find((l) => l.msg === 'request' && l.path === '/health/ready'),
+      5_000,
+      'the access log line',
+    );
+    assert.is(requestLine.trace_id, requestId);
+    assert.is(requestLine.status, 200);
+    assert.is(requestLine.surface, 'product');
+
+    child.kill('SIGTERM');
+    const { code, signal } = await exited;
+    assert.is(signal, null);
+    assert.is(code, 0, stderr);
+    assert.is(stderr, '', 'nothing on stderr');
+
+    const all = lines(); // every line must parse as JSON
+    assert.ok(all.length > 3);
+    for (const line of all) {
+      assert.type(line.msg, 'string');
+      assert.ok(['debug', 'info', 'warn', 'error'].includes(line.level as string), JSON.stringify(line));
+      assert.ok(!Number.isNaN(Date.parse(line.time as string)), JSON.stringify(line));
+    }
+    const shuttingDown = all.find((l) => l.msg === 'shutting down');
+    assert.is(shuttingDown?.signal, 'SIGTERM');
+    assert.is(all[all.length - 1].msg, 'stopped');
+    assert.not.ok(all.some((l) => l.level === 'error'), 'no errors logged');
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await db.drop();
+  }
+});
+
+test.run();
