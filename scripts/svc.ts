@@ -47,11 +47,17 @@ const commands: Command[] = [
     usage: 'svc migrate',
     flags: {},
     async run() {
-      // withDatabase migrates before calling back; report what it did.
-      await withDatabase('migrate', async (pool, logger) => {
-        const { rows } = await pool.query<{ name: string }>('select name from schema_migrations order by id');
-        logger.info('database is up to date', { migrations: rows.map((r) => r.name) });
-      });
+      const config = loadConfig();
+      const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: 'migrate' });
+      const database = await openDatabase(config, logger);
+      const pool = createPool(database.url, { max: 2 });
+      try {
+        const { applied } = await migrate(pool, logger);
+        logger.info(applied.length ? 'migrations applied' : 'database is up to date', { applied });
+      } finally {
+        await pool.end();
+        await database.embedded?.stop();
+      }
     },
   },
   {

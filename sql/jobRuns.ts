@@ -59,14 +59,14 @@ export async function insertJobRun(db: Queryable, run: NewJobRun): Promise<JobRu
 export async function insertQueuedJobRunWithJob(
   db: Queryable,
   run: { id: string; kind: string; payload: unknown; maxAttempts: number; workspaceId?: string | null; tenantId?: string | null },
-  job: { payloadJson: string; runAt: Date | null },
+  job: { payloadJson: string; runAt: Date | null; queueName: string | null },
 ): Promise<JobRun> {
   const { rows } = await db.query<JobRun>(
-    `with job as (select id from graphile_worker.add_job($2, $7::json, run_at => $8, max_attempts => $4))
+    `with job as (select id from graphile_worker.add_job($2, $7::json, run_at => $8, max_attempts => $4, queue_name => $9))
      insert into job_runs (id, kind, payload, max_attempts, workspace_id, tenant_id, status, worker_job_id)
      select $1, $2, $3, $4, $5, $6, 'queued', job.id from job
      returning *`,
-    [run.id, run.kind, JSON.stringify(run.payload ?? {}), run.maxAttempts, run.workspaceId ?? null, run.tenantId ?? null, job.payloadJson, job.runAt],
+    [run.id, run.kind, JSON.stringify(run.payload ?? {}), run.maxAttempts, run.workspaceId ?? null, run.tenantId ?? null, job.payloadJson, job.runAt, job.queueName],
   );
   return rows[0];
 }

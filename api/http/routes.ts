@@ -7,6 +7,10 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 
+// One message for every missing field, on both surfaces ("is required" rather than zod's
+// "expected string, received undefined").
+z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined) });
+
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface ResponseSpec {
@@ -101,6 +105,13 @@ export function containsNul(value: unknown): boolean {
   if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
   return false;
 }
+
+/**
+ * An integer query parameter: digits only (an empty `?n=` is an error, never 0), then checked by
+ * `bounds` (e.g. `z.number().min(0)`).
+ */
+export const queryInteger = (message: string, bounds: z.ZodNumber = z.number()) =>
+  z.string().trim().regex(/^[+-]?\d+$/, message).transform(Number).pipe(bounds);
 
 /** A boolean query parameter: `true`/`false` (also `1`/`0`), anything else is a validation error. */
 export const queryBoolean = z

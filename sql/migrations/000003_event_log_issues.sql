@@ -26,6 +26,10 @@ create index events_aggregate on events (workspace_id, aggregate_type, aggregate
 create trigger events_append_only before update or delete on events
   for each row when (pg_trigger_depth() = 0)
   execute function forbid_change();
+create trigger events_no_truncate before truncate on events
+  for each statement execute function forbid_change();
+create trigger audit_events_no_truncate before truncate on audit_events
+  for each statement execute function forbid_change();
 
 -- Issues: a projection of the issue.* events (sql/issueProjection.ts folds the same events).
 create table issues (
@@ -81,7 +85,6 @@ create table patterns (
 create index patterns_workspace_risk on patterns (workspace_id, risk_score desc, id desc);
 create index patterns_workspace_count on patterns (workspace_id, issue_count desc, id desc);
 create index patterns_workspace_seen on patterns (workspace_id, last_seen_at desc nulls last, id desc);
-create index patterns_name_search on patterns using gin (to_tsvector('simple', name));
 
 -- The review queue: items the engine (or ingest) could not decide and a human must.
 create table review_items (

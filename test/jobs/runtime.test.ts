@@ -145,6 +145,29 @@ test('an enqueue inside a transaction that rolls back leaves no job_runs row and
   assert.is(invocations.get(key), undefined);
 });
 
+test('an enqueue without a job key writes the run and its worker job with run_at, max_attempts and queue name', async () => {
+  const key = randomUUID();
+  const runAt = inAnHour();
+  const { job, created } = await withTransaction(t.app.pool, (client) =>
+    enqueueJob(client, countedTask, { key }, { workspaceId: t.demo.workspaceId, runAt, maxAttempts: 7, queueName: `q-${key}` }),
+  );
+  assert.ok(created);
+  assert.equal(await jobRun(job.id), job);
+  assert.is(job.status, 'queued');
+  assert.is(job.max_attempts, 7);
+  assert.equal(job.payload, { key });
+  try {
+    const { rows } = await t.app.pool.query(
+      `select j.task_identifier, p.payload, j.run_at, j.max_attempts, j.queue_name
+         from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.id = $1`,
+      [job.worker_job_id],
+    );
+    assert.equal(rows[0], { task_identifier: countedTask.name, payload: { job_run_id: job.id, data: { key } }, run_at: runAt, max_attempts: 7, queue_name: `q-${key}` });
+  } finally {
+    await cancelJob(t.app, job.id, { workspaceId: t.demo.workspaceId });
+  }
+});
+
 test('a committed job moves queued -> running -> succeeded with progress, steps and result', async () => {
   const gate = randomUUID();
   gates.set(gate, deferred());
@@ -181,7 +204,8 @@ test('a committed job moves queued -> running -> succeeded with progress, steps 
   assert.is(done.error_detail, null);
   assert.is(done.attempts, 1);
   assert.ok(done.finished_at);
-  assert.is(await workerJobExists(job.worker_job_id), false);
+  // Completion is batched per tick: the worker row goes right after the run is recorded.
+  assert.is(await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : false), 5_000, 'worker job removed'), false);
   assert.is(await jobsCounter(stepsTask.name, 'succeeded'), succeededBefore + 1);
 });
 
@@ -201,7 +225,8 @@ test('a payload that fails its schema when the job runs marks it failed without 
   assert.match(failed.error_detail!, /^invalid payload: count: /);
   assert.is(failed.attempts, 1);
   assert.is(invocations.get('strict'), undefined);
-  assert.is(await workerJobExists(job.worker_job_id), false);
+  // Completion is batched per tick: the worker row goes right after the run is recorded.
+  assert.is(await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : false), 5_000, 'worker job removed'), false);
   assert.is(await jobsCounter(strictTask.name, 'failed'), failedBefore + 1);
 });
 
@@ -246,7 +271,7 @@ test('a job that fails every attempt ends failed with the error once attempts ar
   assert.is(failed.error_detail, 'upstream unavailable');
   assert.ok(failed.finished_at);
   assert.is(invocations.get(key), 2);
-  assert.is(await workerJobExists(job.worker_job_id), false, 'nothing left for graphile-worker to retry');
+  assert.is(await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : false), 5_000, 'nothing left for graphile-worker to retry'), false);
   assert.is(await jobsCounter(alwaysFailsTask.name, 'failed'), failedBefore + 1);
 });
 
@@ -260,7 +285,7 @@ test('a PermanentJobError fails the run after one attempt without a retry', asyn
   assert.is(failed.attempts, 1);
   assert.is(failed.error_detail, `no such thing: ${key}`);
   assert.is(invocations.get(key), 1);
-  assert.is(await workerJobExists(job.worker_job_id), false, 'no retry is scheduled');
+  assert.is(await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : false), 5_000, 'no retry is scheduled'), false);
   assert.is(await jobsCounter(permanentTask.name, 'retried'), retriedBefore);
   assert.is(await jobsCounter(permanentTask.name, 'failed'), failedBefore + 1);
 });

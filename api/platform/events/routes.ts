@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { StoredEvent } from '../../../sql/events.ts';
-import { reply } from '../../http/routes.ts';
+import { queryInteger, reply } from '../../http/routes.ts';
 import { eventSchema, toEvent } from './schema.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
@@ -23,7 +23,7 @@ export const feedRoutes = [
     scope: 'events:read',
     query: listQuery(
       {
-        after_sequence: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(0, 'must be at least 0').optional(),
+        after_sequence: queryInteger('must be an integer', z.number().min(0, 'must be at least 0')).optional(),
         aggregate_type: z.enum(['issue', 'pattern', 'review_item', 'config', 'engine_run'], { error: 'must be an aggregate type' }).optional(),
       },
       ['sequence'],

@@ -89,7 +89,7 @@ export const issueRoutes = [
       source: z.string().trim().min(1).max(100).default('api'),
       external_id: z.string().trim().min(1).max(256).nullish(),
     }),
-    responses: { 201: { description: 'The issue', schema: issueSchema } },
+    responses: { 201: { description: 'The new issue', schema: issueSchema }, 200: { description: 'The existing issue of this (source, external_id), updated', schema: issueSchema } },
     handler: async ({ body, principal, app }) =>
       withTransaction(app.pool, async (client) => {
         const { results } = await ingestIssues(
@@ -108,7 +108,8 @@ export const issueRoutes = [
           ],
           'api',
         );
-        return reply.created(toIssue((await findIssue(client, principal.workspaceId, results[0].issue_id))!));
+        const issue = toIssue((await findIssue(client, principal.workspaceId, results[0].issue_id))!);
+        return results[0].created ? reply.created(issue) : reply.ok(issue);
       }),
   }),
   platformRoute({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
 import { patternColumns, patternStatuses, type PatternRow } from '../../../sql/patternProjection.ts';
 import { findPattern } from '../../../sql/patterns.ts';
-import { reply } from '../../http/routes.ts';
+import { queryInteger, reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
 
@@ -37,7 +37,7 @@ export const toPattern = (r: PatternRow): z.infer<typeof patternSchema> => ({
   updated_at: r.updated_at.toISOString(),
 });
 
-const risk = (name: string) => z.coerce.number({ error: 'must be an integer from 0 to 100' }).int('must be an integer from 0 to 100').min(0, 'must be at least 0').max(100, 'must be at most 100').optional().describe(name);
+const risk = (name: string) => queryInteger('must be an integer from 0 to 100', z.number().min(0, 'must be at least 0').max(100, 'must be at most 100')).optional().describe(name);
 
 const patternListQuery = listQuery(
   {

@@ -87,13 +87,10 @@ async function decide(app: AppContext, principal: Principal, id: string, outcome
     const actor = actorOf(principal);
     if (outcome === 'dismissed') return decideReviewItem(client, principal.workspaceId, actor, id, 'dismissed', { note: note ?? null });
     const value = await checkedDecision(client, principal.workspaceId, item, decision);
-    if (item.kind === 'missing_narrative' && item.issue_id) {
-      // Supplying the narrative makes the issue eligible, which resolves this item with the update.
-      await updateIssue(client, principal.workspaceId, actor, item.issue_id, { narrative: value.narrative as string });
-      const after = (await findReviewItem(client, principal.workspaceId, id))!;
-      if (after.status !== 'open') return after;
-    }
-    return decideReviewItem(client, principal.workspaceId, actor, id, 'resolved', { ...value, note: note ?? null });
+    const decided = await decideReviewItem(client, principal.workspaceId, actor, id, 'resolved', { ...value, note: note ?? null });
+    // The narrative a reviewer supplies goes to the issue too (which makes it eligible for clustering).
+    if (item.kind === 'missing_narrative' && item.issue_id) await updateIssue(client, principal.workspaceId, actor, item.issue_id, { narrative: value.narrative as string });
+    return decided;
   });
 }
 

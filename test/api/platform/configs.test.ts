@@ -110,7 +110,7 @@ test('schema failures are 422 config_invalid with dot-path details', async () =>
     'root_causes.0.playbook.owner': 'is not a known field',
   });
   assertInvalid(await postVersion('hazard', variant('hazard', (d) => Object.assign(d, { colour: 'blue', shape: 'round' }))), { colour: 'is not a known field', shape: 'is not a known field' });
-  assertInvalid(await postVersion('cluster', variant('cluster', (d) => delete d.seed)), { seed: 'Invalid input: expected number, received undefined' });
+  assertInvalid(await postVersion('cluster', variant('cluster', (d) => delete d.seed)), { seed: 'is required' });
   assertInvalid(await postVersion('hazard', variant('hazard', (d) => (d.alert_threshold = 1))), { alert_threshold: 'Too big: expected number to be <1' });
   assertInvalid(await postVersion('rate-card', variant('rate-card', (d) => (d.currency = 'usd'))), { currency: 'must be an ISO 4217 code such as USD' });
   const empty = await postVersion('rubric', {});

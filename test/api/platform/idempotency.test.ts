@@ -154,7 +154,7 @@ const probes = [
   }),
   platformRoute({
     method: 'post',
-    path: '/v1/configs/{kind}/versions',
+    path: '/v1/configs/{kind}/probe-versions',
     operationId: 'probeConfigVersion',
     summary: 'Under the mandatory Idempotency-Key rule',
     tags: ['test'],
@@ -163,28 +163,6 @@ const probes = [
     body: bodySchema,
     responses: { 201: { description: 'Created', schema: thingSchema } },
     handler: ({ params, body }) => reply.created({ run: ran('configs'), bucket: params.kind, value: body?.value ?? null, nonce: randomUUID() }),
-  }),
-  platformRoute({
-    method: 'post',
-    path: '/v1/engine/runs',
-    operationId: 'probeEngineRun',
-    summary: 'Under the mandatory Idempotency-Key rule',
-    tags: ['test'],
-    scope: 'engine:run',
-    body: bodySchema,
-    responses: { 202: { description: 'Accepted', schema: thingSchema } },
-    handler: ({ body }) => reply.accepted({ run: ran('engine'), bucket: 'engine', value: body?.value ?? null, nonce: randomUUID() }),
-  }),
-  platformRoute({
-    method: 'post',
-    path: '/v1/engine/runs/{id}/replay',
-    operationId: 'probeEngineReplay',
-    summary: 'Not under the mandatory rule',
-    tags: ['test'],
-    scope: 'engine:run',
-    params: z.object({ id: z.string() }),
-    responses: { 200: { description: 'Replayed', schema: thingSchema } },
-    handler: ({ params }) => reply.ok({ run: ran('replay'), bucket: params.id, value: null, nonce: randomUUID() }),
   }),
 ];
 
@@ -218,6 +196,7 @@ async function cacheRows(): Promise<number> {
 test('POST below /v1/ingest/, /v1/configs/ and to /v1/engine/runs without Idempotency-Key is 400 before the handler', async () => {
   assertRequired(await t.platform.post('/v1/ingest/test-probe', { value: 'a' }, { token }));
   assertRequired(await t.platform.post('/v1/configs/rubric/versions', { value: 'a' }, { token }));
+  assertRequired(await t.platform.post('/v1/configs/rubric/probe-versions', { value: 'a' }, { token }));
   assertRequired(await t.platform.post('/v1/engine/runs', { value: 'a' }, { token }));
   assertRequired(await t.platform.post('/v1/engine/runs/', { value: 'a' }, { token }));
   assertRequired(await t.platform.post('/v1/ingest/test-probe', { value: 'a' }, { token, headers: { 'idempotency-key': '' } }));
@@ -236,15 +215,17 @@ test('POST below /v1/ingest/, /v1/configs/ and to /v1/engine/runs without Idempo
 test('with the key the mandatory-key endpoints run; the rule does not reach other methods or paths', async () => {
   const ingest = await t.platform.post('/v1/ingest/test-probe', { value: 'a' }, { token, headers: idem(key()) });
   assert.is(ingest.status, 202, ingest.text);
-  const config = await t.platform.post('/v1/configs/rubric/versions', { value: 'a' }, { token, headers: idem(key()) });
+  const config = await t.platform.post('/v1/configs/rubric/probe-versions', { value: 'a' }, { token, headers: idem(key()) });
   assert.is(config.status, 201, config.text);
-  const engine = await t.platform.post('/v1/engine/runs', { value: 'a' }, { token, headers: idem(key()) });
+  // The real engine-run route: with the key it queues a run.
+  const engine = await t.platform.post('/v1/engine/runs', {}, { token, headers: idem(key()) });
   assert.is(engine.status, 202, engine.text);
-  assert.equal([count('ingest'), count('configs'), count('engine')], [1, 1, 1]);
+  assert.equal([count('ingest'), count('configs')], [1, 1]);
 
-  // Not below the mandatory prefixes: no key needed.
-  const replay = await t.platform.post('/v1/engine/runs/r1/replay', undefined, { token });
-  assert.is(replay.status, 200, replay.text);
+  // Not below the mandatory prefixes: no key needed (an unknown run is simply not found).
+  const replay = await t.platform.post(`/v1/engine/runs/${randomUUID()}/replay`, undefined, { token });
+  assert.is(replay.status, 404, replay.text);
+  assert.is(replay.body.error.code, 'not_found');
   const other = await t.platform.post(`/v1/test-probe/things/${bucket()}`, { value: 'a' }, { token });
   assert.is(other.status, 201, other.text);
   // GET below a mandatory prefix: the rule is about POST.
@@ -257,7 +238,7 @@ test('with the key the mandatory-key endpoints run; the rule does not reach othe
     assert.ok([400, 404].includes(res.status), `${path}: ${res.status} ${res.text}`);
     assert.ok(['idempotency_key_required', 'not_found'].includes(res.body.error.code), res.text);
   }
-  assert.equal([count('ingest'), count('configs'), count('engine')], [1, 1, 1]);
+  assert.equal([count('ingest'), count('configs')], [1, 1]);
   // With a key, an unknown path below /v1/ingest/ is simply not found.
   const unknown = await t.platform.post('/v1/ingest/no-such-endpoint', {}, { token, headers: idem(key()) });
   assert.is(unknown.status, 404);

@@ -16,9 +16,6 @@ import { startTestApp, type TestApp } from '../../helpers/app.ts';
 const accepted = { 202: { description: 'Accepted', schema: z.object({ ok: z.boolean() }) } };
 const probes = [
   platformRoute({ method: 'post', path: '/v1/ingest/test-probe', operationId: 'probeIngest', summary: 'probe', tags: ['test'], scope: 'ingest:write', responses: accepted, handler: () => reply.accepted({ ok: true }) }),
-  platformRoute({ method: 'post', path: '/v1/configs/{kind}/versions', operationId: 'probeConfig', summary: 'probe', tags: ['test'], scope: 'configs:write', params: z.object({ kind: z.string() }), responses: accepted, handler: () => reply.accepted({ ok: true }) }),
-  platformRoute({ method: 'post', path: '/v1/engine/runs', operationId: 'probeEngineRun', summary: 'probe', tags: ['test'], scope: 'engine:run', responses: accepted, handler: () => reply.accepted({ ok: true }) }),
-  platformRoute({ method: 'post', path: '/v1/engine/runs/{id}/replay', operationId: 'probeEngineReplay', summary: 'probe', tags: ['test'], scope: 'engine:run', params: z.object({ id: z.string() }), responses: accepted, handler: () => reply.accepted({ ok: true }) }),
 ];
 
 let t: TestApp;

@@ -112,9 +112,9 @@ test('resolving missing_narrative supplies the narrative and makes the issue eli
   assert.is(issue.engine_status, 'blocked_no_narrative');
   const [item] = await listAll(`issue_id=${issue.id}&kind=missing_narrative`);
 
-  assertValidation(await resolve(item.id, { decision: {} }), { 'decision.narrative': 'Invalid input: expected string, received undefined' });
+  assertValidation(await resolve(item.id, { decision: {} }), { 'decision.narrative': 'is required' });
   assertValidation(await resolve(item.id, { decision: { narrative: '   ' } }), { 'decision.narrative': 'must not be empty' });
-  assertValidation(await resolve(item.id, {}), { decision: 'Invalid input: expected record, received undefined' });
+  assertValidation(await resolve(item.id, {}), { decision: 'is required' });
   assert.is((await get(item.id)).status, 'open', 'invalid decisions change nothing');
 
   const res = await resolve(item.id, { decision: { narrative: 'The balancer moved blocks onto a full volume' }, note: 'from the on-call notes' });
@@ -133,7 +133,7 @@ test('resolving missing_narrative supplies the narrative and makes the issue eli
 test('root_cause, extraction and criticality decisions are checked against the active taxonomy and rubric', async () => {
   const rootCause = await openItem('root_cause');
   assertValidation(await resolve(rootCause.id, { decision: { root_cause: 'cosmic_rays' } }), { 'decision.root_cause': 'is not a root cause of the active taxonomy' });
-  assertValidation(await resolve(rootCause.id, { decision: { cause: 'timeout' } }), { 'decision.root_cause': 'Invalid input: expected string, received undefined' });
+  assertValidation(await resolve(rootCause.id, { decision: { cause: 'timeout' } }), { 'decision.root_cause': 'is required' });
   const ok = await resolve(rootCause.id, { decision: { root_cause: 'timeout' }, note: 'seen it before' });
   assert.is(ok.status, 200, ok.text);
   assert.is(ok.body.status, 'resolved');
@@ -142,7 +142,7 @@ test('root_cause, extraction and criticality decisions are checked against the a
   const extraction = await openItem('extraction');
   assertValidation(await resolve(extraction.id, { decision: { domain: 'plumbing', root_cause: null } }), { 'decision.domain': 'is not a domain of the active taxonomy' });
   assertValidation(await resolve(extraction.id, { decision: { domain: 'storage', root_cause: 'gremlins' } }), { 'decision.root_cause': 'is not a root cause of the active taxonomy' });
-  assertValidation(await resolve(extraction.id, { decision: { domain: 'storage' } }), { 'decision.root_cause': 'Invalid input: expected string, received undefined' });
+  assertValidation(await resolve(extraction.id, { decision: { domain: 'storage' } }), { 'decision.root_cause': 'is required' });
   const extracted = await resolve(extraction.id, { decision: { domain: 'storage', root_cause: null } });
   assert.is(extracted.status, 200, extracted.text);
   assert.equal(extracted.body.decision, { domain: 'storage', root_cause: null, note: null });
