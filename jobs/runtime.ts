@@ -89,7 +89,7 @@ export async function enqueueJob<S extends z.ZodType>(
     const job = await jobRuns.insertQueuedJobRunWithJob(
       db,
       { id, kind: task.name, payload: data, maxAttempts, workspaceId: options.workspaceId, tenantId: options.tenantId },
-      { payloadJson: JSON.stringify({ job_run_id: id, data }), runAt: options.runAt ?? null },
+      { payloadJson: JSON.stringify({ job_run_id: id, data }), runAt: options.runAt ?? null, queueName: options.queueName ?? null },
     );
     return { job, created: true };
   }
