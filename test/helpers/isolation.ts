@@ -312,3 +312,84 @@ registerIsolationProbe({
   paths: () => [],
   listPath: '/v1/audit-events',
 });
+
+// Issue 4: issues, the review queue, config versions, the event feed and sources.
+
+async function ingestOne(api: Client, ctx: ProbeContext, record: Record<string, unknown>): Promise<string> {
+  const res = await api.post('/v1/ingest/events', { external_id: `iso-${ctx.unique}`, title: 'Isolation probe', source: 'iso', ...record }, { headers: { 'idempotency-key': `iso-${ctx.unique}` } });
+  assert.is(res.status, 202, `ingesting: ${describe(res)}`);
+  return res.body.issue_id;
+}
+
+registerIsolationProbe({
+  group: 'issues',
+  // Without a narrative: its root cause is answered (abstained) without an engine run.
+  create: async (api) => (await created(await api.post('/v1/issues', { title: 'Isolation probe', severity: 'low' }), 'an issue')).id,
+  paths: (id) => [
+    `GET /v1/issues/${id}`,
+    `GET /v1/issues/${id}/events`,
+    `GET /v1/issues/${id}/root-cause`,
+    { method: 'PATCH', path: `/v1/issues/${id}`, body: { title: 'taken over' } },
+    `POST /v1/issues/${id}/close`,
+  ],
+  listPath: '/v1/issues',
+  async intact(api, id) {
+    const res = await api.get(`/v1/issues/${id}`);
+    assert.equal([res.body.title, res.body.status], ['Isolation probe', 'open']);
+  },
+});
+
+registerIsolationProbe({
+  group: 'review-queue',
+  async create(api, ctx) {
+    const issueId = await ingestOne(api, ctx, {});
+    const items = await api.get(`/v1/review-queue?issue_id=${issueId}`);
+    assert.is(items.status, 200, describe(items));
+    return items.body.data[0].id;
+  },
+  paths: (id) => [
+    `GET /v1/review-queue/${id}`,
+    { method: 'POST', path: `/v1/review-queue/${id}/resolve`, body: { decision: { narrative: 'taken over' } } },
+    { method: 'POST', path: `/v1/review-queue/${id}/dismiss`, body: {} },
+  ],
+  listPath: '/v1/review-queue',
+  async intact(api, id) {
+    assert.is((await api.get(`/v1/review-queue/${id}`)).body.status, 'open');
+  },
+});
+
+registerIsolationProbe({
+  group: 'config-versions',
+  async create(api, ctx) {
+    const rubric = (await api.get('/v1/configs/rubric')).body.active.document;
+    const document = { ...rubric, signals: [...rubric.signals, { term: `iso ${ctx.unique}`, weight: 0.1 }] };
+    const res = await api.post('/v1/configs/rubric/versions', document, { headers: { 'idempotency-key': `iso-cfg-${ctx.unique}` } });
+    assert.is(res.status, 201, `creating a config version: ${describe(res)}`);
+    return res.body.id;
+  },
+  // Activation is under /v1/configs/ and needs an Idempotency-Key, so it is covered by configs.test.ts.
+  paths: (id) => [`GET /v1/configs/rubric/versions/${id}`],
+});
+
+registerIsolationProbe({
+  group: 'workspace-feed',
+  async create(api, ctx) {
+    await ingestOne(api, ctx, { narrative: 'an event for the feed' });
+    const feed = await listAll(api, '/v1/workspaces/current/events');
+    return String(feed.at(-1)!.id);
+  },
+  paths: () => [],
+  listPath: '/v1/workspaces/current/events',
+});
+
+registerIsolationProbe({
+  group: 'sources',
+  async create(api, ctx) {
+    const source = `iso-source-${ctx.unique}`;
+    await ingestOne(api, ctx, { source, narrative: 'a source of its own' });
+    return source;
+  },
+  paths: () => [],
+  listPath: '/v1/sources',
+  listKey: 'source',
+});
