@@ -136,10 +136,12 @@ export async function applyRunResults(
       [workspaceId, ctx.runId, JSON.stringify(config_versions), JSON.stringify(chunk)],
     );
   }
+  // A retried run (its first attempt failed after this commit) writes the same deterministic patterns again.
   await db.query(
     `insert into engine_pattern_outputs (run_id, pattern_id, workspace_id, member_ids, terms, rollup, stability, risk_components, provenance)
      select $1, p.id, $2, p.member_ids, p.terms, p.rollup, p.stability, p.risk_components, p.provenance
-       from jsonb_to_recordset($3::jsonb) as p(id uuid, member_ids uuid[], terms jsonb, rollup jsonb, stability jsonb, risk_components jsonb, provenance jsonb)`,
+       from jsonb_to_recordset($3::jsonb) as p(id uuid, member_ids uuid[], terms jsonb, rollup jsonb, stability jsonb, risk_components jsonb, provenance jsonb)
+     on conflict (run_id, pattern_id) do nothing`,
     [ctx.runId, workspaceId, JSON.stringify(outputs.patterns.patterns)],
   );
   return { patterns_created: created, patterns_updated: patternEvents.length - created, issues_assigned: assignEvents.length, review_items_opened: opened };

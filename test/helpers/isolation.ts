@@ -393,3 +393,16 @@ registerIsolationProbe({
   listPath: '/v1/sources',
   listKey: 'source',
 });
+
+// Issue 5: engine runs.
+
+registerIsolationProbe({
+  group: 'engine-runs',
+  async create(api, ctx) {
+    const res = await api.post('/v1/engine/runs', {}, { headers: { 'idempotency-key': `iso-engine-${ctx.unique}` } });
+    assert.is(res.status, 202, `triggering an engine run: ${describe(res)}`);
+    return res.body.run_id;
+  },
+  paths: (id) => [`GET /v1/engine/runs/${id}`, `POST /v1/engine/runs/${id}/replay`],
+  listPath: '/v1/engine/runs',
+});

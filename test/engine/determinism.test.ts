@@ -1,0 +1,157 @@
+/**
+ * Determinism of the engine: the same seeded input gives bit-identical stage outputs, in this process
+ * and in another one; the seed is the only source of randomness; stored (encoded) outputs decode to
+ * exactly what the later stages need.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { decodeOutput, encodeOutput, outputDigest, sha256, type StageRecord } from '../../engine/manifest.ts';
+import { runPipeline, stageDependencies, stageNames, type StageName, type StageOutputs } from '../../engine/pipeline.ts';
+import { syntheticInput, testContext, testUuid } from '../helpers/engineInput.ts';
+import { projectRoot } from '../helpers/svcProcess.ts';
+
+const COUNT = 300;
+const DATA_SEED = 3;
+const THEMES = 4;
+const input = () => syntheticInput(COUNT, DATA_SEED, THEMES).input;
+const digests = (records: StageRecord[]) => records.map(({ stage, digest, bytes }) => ({ stage, digest, bytes }));
+
+const first = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: input() });
+
+test('two runs over the same seeded input give identical per-stage digests', async () => {
+  const second = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: input() });
+  assert.equal(first.records.map((r) => r.stage), stageNames);
+  assert.equal(digests(second.records), digests(first.records));
+  for (const r of first.records) assert.match(r.digest, /^[0-9a-f]{64}$/);
+  // The engine reads no clock: without an injected timer every duration is 0.
+  assert.ok(first.records.every((r) => r.duration_ms === 0));
+  assert.is(outputDigest(second.records), outputDigest(first.records));
+  // The digest is of the canonical bytes of the output.
+  const outputs = first.outputs as StageOutputs;
+  for (const r of first.records) assert.is(sha256(encodeOutput(outputs[r.stage as StageName])), r.digest, r.stage);
+});
+
+test('another seed changes the seeded stages and nothing before them', async () => {
+  const other = await runPipeline({ ctx: testContext({ seed: 43 }), snapshotInput: input() });
+  const a = new Map(first.records.map((r) => [r.stage, r.digest]));
+  const b = new Map(other.records.map((r) => [r.stage, r.digest]));
+  for (const stage of ['snapshot', 'normalize', 'extract'] as const) assert.is(b.get(stage), a.get(stage), stage);
+  for (const stage of ['vectorize', 'cluster', 'stability'] as const) assert.is.not(b.get(stage), a.get(stage), stage);
+  assert.is.not(outputDigest(other.records), outputDigest(first.records));
+});
+
+test('another run id changes only the patterns (their new ids and provenance derive from it)', async () => {
+  const other = await runPipeline({ ctx: testContext({ seed: 42, runId: testUuid('another run') }), snapshotInput: input() });
+  first.records.forEach((r, i) => (r.stage === 'patterns' ? assert.is.not(other.records[i].digest, r.digest) : assert.is(other.records[i].digest, r.digest, r.stage)));
+});
+
+function runChild(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('test', 'fixtures', 'pipelineDigests.ts'), ...args], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('a separate process computes the same digests', async () => {
+  const child = await runChild([String(COUNT), String(DATA_SEED), String(THEMES), '42']);
+  assert.is(child.code, 0, child.stderr);
+  assert.equal(JSON.parse(child.stdout), digests(first.records));
+});
+
+test('a slice of the stages over decoded stored outputs reproduces the stored digests', async () => {
+  const outputs = first.outputs as StageOutputs;
+  // What engine_stage_outputs holds: the canonical bytes of each output.
+  const stored = new Map(stageNames.map((s) => [s, encodeOutput(outputs[s])]));
+  // Only the outputs that the slice's stages read directly and that come before the slice are loaded.
+  const needs: Array<[StageName, StageName[]]> = [
+    ['normalize', ['snapshot']],
+    ['vectorize', ['extract', 'normalize', 'snapshot']],
+    ['cluster', ['extract', 'snapshot', 'vectorize']],
+    ['patterns', ['cluster', 'extract', 'snapshot', 'stability', 'vectorize']],
+  ];
+  for (const [from, expectedLoads] of needs) {
+    const loaded: StageName[] = [];
+    const slice = await runPipeline({
+      ctx: testContext({ seed: 42 }),
+      from,
+      load: async (stage) => {
+        loaded.push(stage);
+        return decodeOutput(stored.get(stage)!);
+      },
+    });
+    assert.equal(digests(slice.records), digests(first.records.slice(stageNames.indexOf(from))), `from ${from}`);
+    assert.equal(loaded.sort(), expectedLoads, `loads from ${from}`);
+  }
+  const one = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: input(), to: 'normalize' });
+  assert.equal(digests(one.records), digests(first.records.slice(0, 2)));
+});
+
+async function rejects(fn: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    assert.match((err as Error).message, pattern);
+    return;
+  }
+  assert.unreachable(`expected a rejection matching ${pattern}`);
+}
+
+test('pipeline ordering: dependencies and invalid ranges', async () => {
+  assert.equal(stageDependencies('patterns'), ['snapshot', 'normalize', 'extract', 'vectorize', 'cluster', 'stability']);
+  assert.equal(stageDependencies('cluster'), ['snapshot', 'normalize', 'vectorize']);
+  assert.equal(stageDependencies('snapshot'), []);
+  await rejects(() => runPipeline({ ctx: testContext(), from: 'cluster', to: 'normalize' }), /empty/);
+  await rejects(() => runPipeline({ ctx: testContext(), from: 'cluster' }), /supply load/);
+  await rejects(() => runPipeline({ ctx: testContext(), from: 'nonsense' as StageName }), /unknown stage 'nonsense'/);
+  await rejects(() => runPipeline({ ctx: testContext() }), /frozen input/);
+});
+
+test('encodeOutput/decodeOutput round-trip typed arrays exactly', () => {
+  const backing = new Float64Array([9, 9, 0.1, -0, 1e-300, Number.MAX_VALUE, Number.NaN, -Infinity, 9]);
+  const value = {
+    f64: backing.subarray(2, 8), // a view with a byte offset: only its own elements travel
+    f32: Float32Array.from([0.1, -2.5, 3.4028234663852886e38, 1e-45]),
+    i32: Int32Array.from([-2147483648, -1, 0, 2147483647]),
+    u32: Uint32Array.from([0, 1, 4294967295]),
+    u8: Uint8Array.from([0, 127, 255]),
+    empty: new Float32Array(0),
+    nested: [{ labels: Int32Array.from([3, -1]), name: 'x' }],
+  };
+  const decoded = decodeOutput<typeof value>(encodeOutput(value));
+  for (const key of ['f64', 'f32', 'i32', 'u32', 'u8', 'empty'] as const) {
+    const a = value[key];
+    const b = decoded[key];
+    assert.is(b.constructor, a.constructor, key);
+    assert.is(b.length, a.length, key);
+    assert.equal(Buffer.from(b.buffer, b.byteOffset, b.byteLength), Buffer.from(a.buffer, a.byteOffset, a.byteLength), key);
+  }
+  assert.ok(Object.is(decoded.f64[1], -0));
+  assert.ok(Number.isNaN(decoded.f64[4]));
+  assert.is(decoded.f64[5], -Infinity);
+  assert.ok(decoded.nested[0].labels instanceof Int32Array);
+  assert.equal(Array.from(decoded.nested[0].labels), [3, -1]);
+  assert.is(decoded.nested[0].name, 'x');
+  // Re-encoding the decoded value gives the same bytes.
+  assert.equal(encodeOutput(decoded), encodeOutput(value));
+});
+
+test('encodeOutput is canonical: key order does not matter, undefined is dropped, non-finite numbers and Maps are refused', () => {
+  assert.equal(encodeOutput({ b: 1, a: { d: [1, 2], c: null } }), encodeOutput({ a: { c: null, d: [1, 2] }, b: 1 }));
+  assert.is(encodeOutput({ a: 1, b: undefined }).toString(), '{"a":1}');
+  assert.throws(() => encodeOutput({ x: Number.NaN }), /non-finite/);
+  assert.throws(() => encodeOutput({ x: Infinity }), /non-finite/);
+  assert.throws(() => encodeOutput({ x: new Map() }), /Maps/);
+});
+
+test.run();
