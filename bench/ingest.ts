@@ -3,7 +3,11 @@
  * multi-row INSERT of the same rows into the same database server in the same run, then the real
  * Hadoop bug reports through the same endpoint.
  *
- *   npm run bench:ingest [-- --records 100000 --warmup 10000 --batch 500 --concurrency 6 --rounds 2 --seed 42]
+ *   npm run bench:ingest [-- --records 100000 --warmup 10000 --batch 500 --concurrency 6 --rounds 2 --seed 42
+ *                            --workspaces 1 --hadoop PATH --skip-hadoop --keep]
+ *
+ * With --workspaces N, batch i goes to workspace i mod N: writers of one workspace are serialised by
+ * its event-log counter, so N > 1 shows what the lock costs. Results: docs/benchmarks.md.
  *
  * The platform app runs in this process on an ephemeral port over a fresh test database (the
  * server of test/helpers/database.ts); the load generator is a child process (bench/ingestLoadClient.ts)
@@ -97,8 +101,13 @@ function loadClient(): { run(job: LoadJob): Promise<LoadResult>; close(): void }
   return {
     run: (job) =>
       new Promise((resolve, reject) => {
-        child.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => (m.ok ? resolve(m.result) : reject(new Error(m.error))));
-        child.once('exit', (code) => reject(new Error(`load client exited with ${code}`)));
+        const exited = (code: number | null) => reject(new Error(`load client exited with ${code}`));
+        child.once('exit', exited);
+        child.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
+          child.off('exit', exited);
+          if (m.ok) resolve(m.result);
+          else reject(new Error(m.error));
+        });
         child.send(job);
       }),
     close: () => child.disconnect(),
