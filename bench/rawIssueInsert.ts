@@ -21,7 +21,7 @@ const columns = [
   ['id', 'uuid'], ['workspace_id', 'uuid'], ['source', 'text'], ['external_id', 'text'], ['title', 'text'],
   ['narrative', 'text'], ['severity', 'text'], ['status', 'text'], ['engine_status', 'text'], ['ineligible_reason', 'text'],
   ['occurred_at', 'timestamptz'], ['source_created_at', 'timestamptz'], ['pattern_id', 'uuid'], ['created_at', 'timestamptz'],
-  ['updated_at', 'timestamptz'], ['resolved_at', 'timestamptz'], ['closed_at', 'timestamptz'], ['version', 'integer'], ['last_sequence', 'bigint'],
+  ['updated_at', 'timestamptz'], ['resolved_at', 'timestamptz'], ['closed_at', 'timestamptz'], ['version', 'integer'],
 ] as const;
 
 const insertSql = `insert into ${SCRATCH_TABLE} (${columns.map(([c]) => c).join(', ')})
@@ -31,9 +31,9 @@ const insertSql = `insert into ${SCRATCH_TABLE} (${columns.map(([c]) => c).join(
 export type RawBatch = unknown[][];
 
 /** The rows the service would store for these records (same normalisation and eligibility rules). */
-export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: Date, firstSequence: number): RawBatch {
+export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: Date): RawBatch {
   const cols: unknown[][] = columns.map(() => []);
-  records.forEach((r, k) => {
+  records.forEach((r) => {
     const narrative = r.narrative?.trim() ? r.narrative : null;
     const occurred = r.occurred_at ? new Date(r.occurred_at) : null;
     const eligibility = engineEligibility(narrative, occurred, now);
@@ -41,7 +41,7 @@ export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: D
       randomUUID(), workspaceId, r.source.trim(), r.external_id.trim(), r.title.trim(),
       narrative, (r.severity && normalizeSeverity(r.severity)) || DEFAULT_SEVERITY, 'open', eligibility.status, eligibility.reason,
       occurred, occurred ?? now, null, now,
-      now, null, null, 1, firstSequence + k,
+      now, null, null, 1,
     ];
     values.forEach((v, c) => cols[c].push(v));
   });

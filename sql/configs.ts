@@ -1,12 +1,13 @@
 /**
  * The config registry: immutable, content-addressed versions per workspace and kind (id = SHA-256 of
  * the canonical JSON). The active version is the explicitly activated one, else the newest, else the
- * shipped default (engine/config). Creating and activating versions are events (aggregate `config`).
+ * shipped default (engine/config). Creating and activating versions are events (aggregate `config`),
+ * added to the transaction's event batch.
  */
 import { canonicalJson, sha256Hex } from '../lib/crypto.ts';
 import type { Queryable } from '../lib/db.ts';
 import { configDefinitions, configKinds, type ConfigDocuments, type ConfigKind } from '../engine/config/index.ts';
-import { appendEvents, type Actor } from './events.ts';
+import type { Actor, EventBatch } from './events.ts';
 
 export interface ConfigVersionRow {
   workspace_id: string;
@@ -34,7 +35,21 @@ export function configAggregateId(kind: ConfigKind): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export async function createConfigVersion(db: Queryable, workspaceId: string, kind: ConfigKind, document: unknown, actor: Actor): Promise<{ version: ConfigVersionRow; created: boolean }> {
+// Any positive int4, constant across processes: the class of the per-kind config locks.
+const CONFIG_LOCK_CLASS = 7_305_118;
+
+/**
+ * Serialises the writers of one kind's versions and activation until commit. Taken first, like the row
+ * locks of other writers (the event counter comes last), so that the `created_at` order, which decides
+ * the newest version, is also the order of the config.* events.
+ */
+async function lockConfigKind(db: Queryable, workspaceId: string, kind: ConfigKind): Promise<void> {
+  await db.query('select pg_advisory_xact_lock($1, hashtext($2))', [CONFIG_LOCK_CLASS, `${workspaceId}:${kind}`]);
+}
+
+export async function createConfigVersion(db: Queryable, events: EventBatch, kind: ConfigKind, document: unknown, actor: Actor): Promise<{ version: ConfigVersionRow; created: boolean }> {
+  const workspaceId = events.workspaceId;
+  await lockConfigKind(db, workspaceId, kind);
   const id = configVersionId(document);
   const inserted = await db.query<ConfigVersionRow>(
     `insert into config_versions (workspace_id, kind, id, document, created_by) values ($1, $2, $3, $4, $5)
@@ -42,9 +57,7 @@ export async function createConfigVersion(db: Queryable, workspaceId: string, ki
     [workspaceId, kind, id, JSON.stringify(document), actor.id],
   );
   if (!inserted.rows[0]) return { version: (await findConfigVersion(db, workspaceId, kind, id))!, created: false };
-  await appendEvents(db, workspaceId, actor, [
-    { aggregateType: 'config', aggregateId: configAggregateId(kind), eventType: 'config.version_created', payload: { kind, version_id: id } },
-  ]);
+  events.add(actor, [{ aggregateType: 'config', aggregateId: configAggregateId(kind), eventType: 'config.version_created', payload: { kind, version_id: id } }]);
   return { version: inserted.rows[0], created: true };
 }
 
@@ -61,15 +74,15 @@ export async function configHistory(db: Queryable, workspaceId: string, kind: Co
   return rows;
 }
 
-export async function activateConfigVersion(db: Queryable, workspaceId: string, kind: ConfigKind, id: string, actor: Actor): Promise<void> {
+export async function activateConfigVersion(db: Queryable, events: EventBatch, kind: ConfigKind, id: string, actor: Actor): Promise<void> {
+  const workspaceId = events.workspaceId;
+  await lockConfigKind(db, workspaceId, kind);
   await db.query(
     `insert into config_activations (workspace_id, kind, version_id, activated_by) values ($1, $2, $3, $4)
      on conflict (workspace_id, kind) do update set version_id = excluded.version_id, activated_by = excluded.activated_by, activated_at = now()`,
     [workspaceId, kind, id, actor.id],
   );
-  await appendEvents(db, workspaceId, actor, [
-    { aggregateType: 'config', aggregateId: configAggregateId(kind), eventType: 'config.activated', payload: { kind, version_id: id } },
-  ]);
+  events.add(actor, [{ aggregateType: 'config', aggregateId: configAggregateId(kind), eventType: 'config.activated', payload: { kind, version_id: id } }]);
 }
 
 export function defaultConfig<K extends ConfigKind>(kind: K): ActiveConfig<K> {

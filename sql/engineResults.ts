@@ -1,9 +1,16 @@
 /**
- * Writing a run's results, in one transaction under the workspace log lock: pattern.created /
- * pattern.updated events (folded into `patterns`), issue.pattern_assigned events for issues whose
- * pattern changed (folded into `issues`), review items for abstentions (none re-opened where a
- * reviewer dismissed one), the latest extraction per issue, and the run's patterns for the next
- * run to match against. Every written output carries its provenance.
+ * Writing a run's results, in one transaction: pattern.created / pattern.updated events (folded into
+ * `patterns`), issue.pattern_assigned events for issues whose pattern changed (folded into `issues`),
+ * review items for abstentions (none re-opened where a reviewer dismissed one), the latest extraction
+ * per issue, and the run's patterns for the next run to match against. Every written output carries
+ * its provenance.
+ *
+ * The write protocol of sql/events.ts: the snapshot's issues are locked first (in id order, like every
+ * writer of several issues; the review items and extractions written below reference them), then the
+ * workspace's patterns, so that no concurrent ingest or edit is overwritten by a row read here; the
+ * events are flushed last. Pattern rows carry the sequence of their last event, so they are folded
+ * and written after the flush: rows this transaction already holds (existing patterns) or new ids of
+ * this run (runs of a workspace never overlap), so that write waits for nobody.
  */
 import { canonicalJson } from '../lib/crypto.ts';
 import type { Queryable } from '../lib/db.ts';
@@ -12,8 +19,9 @@ import { provenance } from '../engine/stages/context.ts';
 import type { SnapshotOutput } from '../engine/stages/01_snapshot.ts';
 import type { ExtractOutput } from '../engine/stages/03_extract.ts';
 import type { PatternOutput, PatternsOutput } from '../engine/stages/07_patterns.ts';
-import { lockWorkspaceLog, reserveSequence, writeEvents, type Actor, type NewEvent } from './events.ts';
-import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueRow } from './issueProjection.ts';
+import { EventBatch, type Actor, type NewEvent } from './events.ts';
+import { applyIssueEvent, upsertIssueRows, type IssueRow } from './issueProjection.ts';
+import { lockIssuesById } from './issues.ts';
 import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow } from './patternProjection.ts';
 import { openReviewItems } from './reviewItems.ts';
 
@@ -36,37 +44,28 @@ function patternFields(p: PatternOutput) {
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
-/** Appends events in chunks and folds them into rows with `fold`, in sequence order. */
-async function commit<Row extends { id: string }>(
-  db: Queryable,
-  workspaceId: string,
-  events: NewEvent[],
-  current: Map<string, Row>,
-  fold: (state: Row | undefined, e: { workspace_id: string; sequence: number; aggregate_id: string; event_type: string; payload: Record<string, unknown>; recorded_at: Date }) => Row,
-  upsert: (db: Queryable, rows: Row[]) => Promise<void>,
-): Promise<void> {
-  for (let start = 0; start < events.length; start += CHUNK) {
-    const chunk = events.slice(start, start + CHUNK);
-    const { first, recordedAt } = await reserveSequence(db, workspaceId, chunk.length);
-    const touched = new Map<string, Row>();
-    chunk.forEach((e, i) => {
-      const next = fold(current.get(e.aggregateId), { workspace_id: workspaceId, sequence: first + i, aggregate_id: e.aggregateId, event_type: e.eventType, payload: e.payload, recorded_at: recordedAt });
-      current.set(e.aggregateId, next);
-      touched.set(e.aggregateId, next);
-    });
-    await writeEvents(db, workspaceId, first, recordedAt, ENGINE, chunk);
-    await upsert(db, [...touched.values()]);
-  }
+async function inChunks<T>(items: T[], write: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < items.length; start += CHUNK) await write(items.slice(start, start + CHUNK));
 }
 
+/** Must be the whole of its transaction: it flushes the workspace's events (sql/events.ts). */
 export async function applyRunResults(
   db: Queryable,
   workspaceId: string,
   ctx: StageContext,
   outputs: { snapshot: SnapshotOutput; extract: ExtractOutput; patterns: PatternsOutput },
 ): Promise<{ patterns_created: number; patterns_updated: number; issues_assigned: number; review_items_opened: number }> {
-  await lockWorkspaceLog(db, workspaceId);
-  const patternRows = new Map((await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1`, [workspaceId])).rows.map((r) => [r.id, r]));
+  const events = await EventBatch.start(db, workspaceId);
+  // Rows first, in the one lock order: issues (by id, in sorted chunks), then patterns.
+  const ids = outputs.snapshot.issues.map((i) => i.id);
+  const sortedIds = [...new Set(ids)].sort();
+  const issueRows = new Map<string, IssueRow>();
+  await inChunks(sortedIds, async (chunk) => {
+    for (const r of await lockIssuesById(db, workspaceId, chunk)) if (r.engine_status === 'eligible') issueRows.set(r.id, r);
+  });
+  const patternRows = new Map(
+    (await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 order by id for update`, [workspaceId])).rows.map((r) => [r.id, r]),
+  );
 
   const patternEvents: NewEvent[] = [];
   let created = 0;
@@ -92,18 +91,9 @@ export async function applyRunResults(
       patternEvents.push({ aggregateType: 'pattern', aggregateId: row.id, eventType: 'pattern.updated', payload: { changes: { issue_count: 0, provenance: provenance(ctx, 'patterns', []) } } });
     }
   }
-  await commit(db, workspaceId, patternEvents, patternRows, applyPatternEvent, upsertPatternRows);
+  events.add(ENGINE, patternEvents);
 
   // Assignments: only issues of the snapshot that are still eligible and whose pattern changed.
-  const ids = outputs.snapshot.issues.map((i) => i.id);
-  const issueRows = new Map<string, IssueRow>();
-  for (let start = 0; start < ids.length; start += CHUNK) {
-    const { rows } = await db.query<IssueRow>(
-      `select ${issueColumns} from issues where workspace_id = $1 and id = any($2::uuid[]) and engine_status = 'eligible'`,
-      [workspaceId, ids.slice(start, start + CHUNK)],
-    );
-    for (const r of rows) issueRows.set(r.id, r);
-  }
   const assignEvents: NewEvent[] = [];
   outputs.patterns.pattern_ids.forEach((patternId, i) => {
     const row = issueRows.get(ids[i]);
@@ -111,7 +101,13 @@ export async function applyRunResults(
       assignEvents.push({ aggregateType: 'issue', aggregateId: row.id, eventType: 'issue.pattern_assigned', payload: { pattern_id: patternId, run_id: ctx.runId } });
     }
   });
-  await commit(db, workspaceId, assignEvents, issueRows, applyIssueEvent, upsertIssueRows);
+  const assigned = new Map<string, IssueRow>();
+  for (const e of assignEvents) {
+    const state = assigned.get(e.aggregateId) ?? issueRows.get(e.aggregateId);
+    assigned.set(e.aggregateId, applyIssueEvent(state, { workspace_id: workspaceId, aggregate_id: e.aggregateId, event_type: e.eventType, payload: e.payload, recorded_at: events.recordedAt }));
+  }
+  await inChunks([...assigned.values()], (rows) => upsertIssueRows(db, rows));
+  events.add(ENGINE, assignEvents);
 
   // Abstentions become review items, unless a reviewer already dismissed that question.
   const dismissed = new Set(
@@ -121,7 +117,7 @@ export async function applyRunResults(
     .filter((a) => issueRows.has(a.issue_id) && !dismissed.has(`${a.issue_id}:${a.kind}`))
     .map((a) => ({ kind: a.kind, issueId: a.issue_id, reason: a.reason, candidates: a.candidates, provenance: { ...provenance(ctx, 'extract', [a.issue_id]) } }));
   let opened = 0;
-  for (let start = 0; start < items.length; start += CHUNK) opened += (await openReviewItems(db, workspaceId, ENGINE, items.slice(start, start + CHUNK))).length;
+  await inChunks(items, async (chunk) => (opened += (await openReviewItems(db, events, ENGINE, chunk)).length));
 
   // The latest extraction of every issue of the snapshot, and this run's patterns.
   const config_versions = provenance(ctx, 'extract', []).config_versions;
@@ -144,5 +140,15 @@ export async function applyRunResults(
      on conflict (run_id, pattern_id) do nothing`,
     [ctx.runId, workspaceId, JSON.stringify(outputs.patterns.patterns)],
   );
+
+  // Last: the events, then the pattern rows that carry their sequences.
+  const written = await events.flush();
+  const touched = new Map<string, PatternRow>();
+  for (const e of written) {
+    if (e.aggregate_type !== 'pattern') continue;
+    const next = applyPatternEvent(touched.get(e.aggregate_id) ?? patternRows.get(e.aggregate_id), e);
+    touched.set(e.aggregate_id, next);
+  }
+  await inChunks([...touched.values()], (rows) => upsertPatternRows(db, rows));
   return { patterns_created: created, patterns_updated: patternEvents.length - created, issues_assigned: assignEvents.length, review_items_opened: opened };
 }

@@ -1,10 +1,21 @@
 /**
  * The append-only event log. Every change to an issue, pattern, review item, config or engine output
- * is an event with a gap-free per-workspace sequence: appends take the workspace's counter row,
- * which also serialises writers of one workspace for the rest of their transaction. Every writer takes
- * that lock before any other row lock of the workspace (issues, review items), so writers never deadlock.
+ * is an event with a gap-free per-workspace sequence, reserved from the workspace's counter row
+ * (`workspace_event_counters`), which stays locked until the transaction commits.
+ *
+ * The write protocol, the same for every writer of a workspace:
+ * 1. `EventBatch.start` fixes the transaction's clock: the `recorded_at` of its events and the time
+ *    its projection rows carry;
+ * 2. the writer locks the rows it reads and then overwrites (`for update`, in one order: issues by id,
+ *    then review items, then patterns), writes its rows and collects its events with `add`;
+ * 3. `flush`, the last statement before COMMIT, takes the counter row, reserves the sequences and
+ *    inserts every collected event in one statement.
+ * Because the counter is the last lock of every transaction and is held until commit, sequences are
+ * gap-free, their order is the commit order, and a transaction waiting for the counter holds nothing
+ * that the holder needs (no deadlock). Writers of one workspace run concurrently up to that point, so
+ * the part that is serialised per workspace is only the events insert and the commit.
  */
-import type { Queryable } from '../lib/db.ts';
+import { withTransaction, withTransactionRetry, type Pool, type PoolClient, type Queryable } from '../lib/db.ts';
 
 export interface Actor {
   type: 'user' | 'service_account' | 'api_key' | 'system' | 'engine';
@@ -33,70 +44,110 @@ export interface StoredEvent {
   recorded_at: Date;
 }
 
-/**
- * Reserves `count` sequence numbers for the workspace and returns the first one and the transaction's
- * clock (ms precision, the `recorded_at` of the events and the time projections use). Must run inside
- * the transaction that appends the events.
- */
-export async function reserveSequence(db: Queryable, workspaceId: string, count: number): Promise<{ first: number; recordedAt: Date }> {
-  const { rows } = await db.query<{ last_sequence: number; now: Date }>(
-    `insert into workspace_event_counters (workspace_id, last_sequence) values ($1, $2)
-     on conflict (workspace_id) do update set last_sequence = workspace_event_counters.last_sequence + $2
-     returning last_sequence, date_trunc('milliseconds', now()) as now`,
-    [workspaceId, count],
-  );
-  return { first: rows[0].last_sequence - count + 1, recordedAt: rows[0].now };
-}
+/** An event as written, with what the projection folds need (what `EventBatch.flush` hands back). */
+export type SequencedEvent = Pick<StoredEvent, 'workspace_id' | 'sequence' | 'aggregate_type' | 'aggregate_id' | 'event_type' | 'payload' | 'recorded_at'>;
 
-// The payloads travel as one JSON array (not a jsonb[] literal, whose per-element quoting costs more
-// than the insert on both ends); rows from (…) with ordinality keeps the columns aligned.
-const insertEventsSql = `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
-     select $1, $2 + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type, e.payload, $3, $4, coalesce(e.occurred_at, $5), $5
-       from rows from (unnest($6::text[]), unnest($7::uuid[]), unnest($8::text[]), jsonb_array_elements($9::jsonb), unnest($10::timestamptz[]))
-            with ordinality as e(aggregate_type, aggregate_id, event_type, payload, occurred_at, ord)`;
+// Each statement carries at most this many events (the engine's results can hold 100,000 and more).
+const STATEMENT_EVENTS = 5000;
 
-function insertEventsParams(workspaceId: string, firstSequence: number, recordedAt: Date, actor: Actor, events: NewEvent[]): unknown[] {
-  return [
-    workspaceId,
-    firstSequence,
-    actor.type,
-    actor.id,
-    recordedAt,
-    events.map((e) => e.aggregateType),
-    events.map((e) => e.aggregateId),
-    events.map((e) => e.eventType),
-    JSON.stringify(events.map((e) => e.payload)),
-    events.map((e) => e.occurredAt ?? null),
-  ];
-}
+// The events travel as parallel arrays, the payloads as one JSON array (not a jsonb[] literal, whose
+// per-element quoting costs more than the insert on both ends); rows from (…) with ordinality keeps
+// the columns aligned. $1 workspace, $2 recorded_at, $3..$9 the events, $10 the first sequence or count.
+const insertEventsSql = (firstSequence: string, from: string) => `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
+     select $1, ${firstSequence} + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type, e.payload, e.actor_type, e.actor_id, coalesce(e.occurred_at, $2), $2
+       from ${from}rows from (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::uuid[]), unnest($7::text[]), jsonb_array_elements($8::jsonb), unnest($9::timestamptz[]))
+            with ordinality as e(actor_type, actor_id, aggregate_type, aggregate_id, event_type, payload, occurred_at, ord)`;
 
-/** Writes events whose sequences were reserved (first, first+1, …) in one statement and returns them as stored. */
-export async function insertEvents(
-  db: Queryable,
-  workspaceId: string,
-  firstSequence: number,
-  recordedAt: Date,
-  actor: Actor,
-  events: NewEvent[],
-): Promise<StoredEvent[]> {
-  if (!events.length) return [];
-  const { rows } = await db.query<StoredEvent>(`${insertEventsSql} returning *`, insertEventsParams(workspaceId, firstSequence, recordedAt, actor, events));
-  return rows.sort((a, b) => a.sequence - b.sequence);
-}
+// Takes the counter row, reserves $10 sequences and inserts the first statement's events: one round trip.
+const reserveAndInsertSql = `with reserved as (
+       insert into workspace_event_counters (workspace_id, last_sequence) values ($1, $10::bigint)
+       on conflict (workspace_id) do update set last_sequence = workspace_event_counters.last_sequence + $10::bigint
+       returning last_sequence - $10::bigint + 1 as first
+     ), written as (
+       ${insertEventsSql('r.first', 'reserved as r cross join ')}
+     )
+     select first from reserved`;
+
+const insertMoreSql = insertEventsSql('$10::bigint', '');
 
 /**
- * `insertEvents` for writers that do not need the stored rows back (bulk ingest): the same rows,
- * without shipping every payload back to be parsed again.
+ * The events one transaction appends, written as its last statement (see the protocol above).
+ * One batch per transaction and workspace; `flush` exactly once, after every other write.
  */
-export async function writeEvents(db: Queryable, workspaceId: string, firstSequence: number, recordedAt: Date, actor: Actor, events: NewEvent[]): Promise<void> {
-  if (!events.length) return;
-  await db.query(insertEventsSql, insertEventsParams(workspaceId, firstSequence, recordedAt, actor, events));
+export class EventBatch {
+  private readonly pending: Array<{ actor: Actor; event: NewEvent }> = [];
+  private flushed = false;
+
+  private constructor(
+    private readonly db: Queryable,
+    readonly workspaceId: string,
+    /** The transaction's clock at millisecond precision: `recorded_at` of the events, and the time projections use. */
+    readonly recordedAt: Date,
+  ) {}
+
+  /** Starts the batch of the transaction `db` is in (`now()` is the transaction's start, whenever it is read). */
+  static async start(db: Queryable, workspaceId: string): Promise<EventBatch> {
+    const { rows } = await db.query<{ now: Date }>(`select date_trunc('milliseconds', now()) as now`);
+    return new EventBatch(db, workspaceId, rows[0].now);
+  }
+
+  /** Collects events; they get their sequences, in the order added, when the batch is flushed. */
+  add(actor: Actor, events: NewEvent[]): void {
+    if (this.flushed) throw new Error('events added to a flushed batch');
+    for (const event of events) this.pending.push({ actor, event });
+  }
+
+  /**
+   * Reserves the sequences and inserts the collected events: the last statement of the transaction
+   * (nothing but COMMIT may follow that takes a lock another writer of the workspace could hold).
+   * Returns the events as written, in sequence order; an empty batch writes nothing and takes no lock.
+   */
+  async flush(): Promise<SequencedEvent[]> {
+    if (this.flushed) throw new Error('event batch flushed twice');
+    this.flushed = true;
+    if (!this.pending.length) return [];
+    let first = 0;
+    for (let start = 0; start < this.pending.length; start += STATEMENT_EVENTS) {
+      const chunk = this.pending.slice(start, start + STATEMENT_EVENTS);
+      const params = [
+        this.workspaceId,
+        this.recordedAt,
+        chunk.map((p) => p.actor.type),
+        chunk.map((p) => p.actor.id),
+        chunk.map((p) => p.event.aggregateType),
+        chunk.map((p) => p.event.aggregateId),
+        chunk.map((p) => p.event.eventType),
+        JSON.stringify(chunk.map((p) => p.event.payload)),
+        chunk.map((p) => p.event.occurredAt ?? null),
+      ];
+      if (start === 0) first = (await this.db.query<{ first: number }>(reserveAndInsertSql, [...params, this.pending.length])).rows[0].first;
+      else await this.db.query(insertMoreSql, [...params, first + start]);
+    }
+    return this.pending.map(({ event }, i) => ({
+      workspace_id: this.workspaceId,
+      sequence: first + i,
+      aggregate_type: event.aggregateType,
+      aggregate_id: event.aggregateId,
+      event_type: event.eventType,
+      payload: event.payload,
+      recorded_at: this.recordedAt,
+    }));
+  }
 }
 
-/** Reserves sequences and appends in one call: the common case of a single-aggregate change. */
-export async function appendEvents(db: Queryable, workspaceId: string, actor: Actor, events: NewEvent[]): Promise<StoredEvent[]> {
-  const { first, recordedAt } = await reserveSequence(db, workspaceId, events.length);
-  return insertEvents(db, workspaceId, first, recordedAt, actor, events);
+/**
+ * Runs `fn` in a transaction with an event batch of the workspace and flushes the batch as the last
+ * statement before COMMIT. With `retry`, the whole transaction is attempted again after a unique
+ * violation (two writers created the same new key: the retry finds the other's row) or a deadlock.
+ */
+export function withEventBatch<T>(pool: Pool, workspaceId: string, fn: (client: PoolClient, events: EventBatch) => Promise<T>, options: { retry?: boolean } = {}): Promise<T> {
+  const body = async (client: PoolClient) => {
+    const events = await EventBatch.start(client, workspaceId);
+    const result = await fn(client, events);
+    await events.flush();
+    return result;
+  };
+  return options.retry ? withTransactionRetry(pool, body) : withTransaction(pool, body);
 }
 
 export async function eventsOfAggregate(db: Queryable, workspaceId: string, aggregateType: string, aggregateId: string): Promise<StoredEvent[]> {
@@ -107,8 +158,12 @@ export async function eventsOfAggregate(db: Queryable, workspaceId: string, aggr
   return rows;
 }
 
-/** Locks the workspace's counter row: no event of the workspace can be appended until commit. */
-export async function lockWorkspaceLog(db: Queryable, workspaceId: string): Promise<void> {
+/**
+ * Takes the workspace's counter row without appending: no event of the workspace can commit until this
+ * transaction ends. For readers that must see the log stand still (a projection rebuild); like `flush`,
+ * the last lock its transaction takes.
+ */
+export async function lockEventCounter(db: Queryable, workspaceId: string): Promise<void> {
   await db.query(
     `insert into workspace_event_counters (workspace_id) values ($1) on conflict (workspace_id) do update set last_sequence = workspace_event_counters.last_sequence`,
     [workspaceId],

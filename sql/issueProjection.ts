@@ -34,11 +34,14 @@ export interface IssueRow {
   resolved_at: Date | null;
   closed_at: Date | null;
   version: number;
-  last_sequence: number;
 }
 
-/** The event as the fold needs it (a stored event, or one about to be stored). */
-export type IssueEvent = Pick<StoredEvent, 'workspace_id' | 'sequence' | 'aggregate_id' | 'event_type' | 'payload' | 'recorded_at'>;
+/**
+ * The event as the fold needs it: a stored event, or one about to be stored. No sequence: a row never
+ * depends on the sequence its events will get, so live writers upsert rows before they reserve the
+ * sequences (the last step of their transaction, see sql/events.ts).
+ */
+export type IssueEvent = Pick<StoredEvent, 'workspace_id' | 'aggregate_id' | 'event_type' | 'payload' | 'recorded_at'>;
 
 const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string));
 
@@ -65,11 +68,10 @@ export function applyIssueEvent(state: IssueRow | undefined, event: IssueEvent):
       resolved_at: null,
       closed_at: null,
       version: 1,
-      last_sequence: event.sequence,
     };
   }
   if (!state) throw new Error(`${event.event_type} for unknown issue ${event.aggregate_id}`);
-  const next: IssueRow = { ...state, updated_at: at, version: state.version + 1, last_sequence: event.sequence };
+  const next: IssueRow = { ...state, updated_at: at, version: state.version + 1 };
   switch (event.event_type) {
     case 'issue.reingested':
       next.title = p.title as string;
@@ -114,7 +116,7 @@ const columns = [
   ['id', 'uuid'], ['workspace_id', 'uuid'], ['source', 'text'], ['external_id', 'text'], ['title', 'text'],
   ['narrative', 'text'], ['severity', 'text'], ['status', 'text'], ['engine_status', 'text'], ['ineligible_reason', 'text'],
   ['occurred_at', 'timestamptz'], ['source_created_at', 'timestamptz'], ['pattern_id', 'uuid'], ['created_at', 'timestamptz'],
-  ['updated_at', 'timestamptz'], ['resolved_at', 'timestamptz'], ['closed_at', 'timestamptz'], ['version', 'integer'], ['last_sequence', 'bigint'],
+  ['updated_at', 'timestamptz'], ['resolved_at', 'timestamptz'], ['closed_at', 'timestamptz'], ['version', 'integer'],
 ] as const;
 const columnList = columns.map(([c]) => c).join(', ');
 const recordType = columns.map(([c, t]) => `${c} ${t}`).join(', ');

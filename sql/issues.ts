@@ -1,14 +1,15 @@
 /**
  * Issues: every change is an issue.* event folded into the `issues` projection in the same
  * transaction (sql/issueProjection.ts). Ingest writes a whole batch with a handful of set-based
- * statements: reserve sequences, read the existing rows of the batch's keys, fold, insert the
- * events, upsert the rows, sync the review queue.
+ * statements: find the existing rows of the batch's keys and lock them (in id order, as every writer
+ * locks issues), fold, upsert the rows (new keys in key order), sync the review queue, and leave the
+ * events in the transaction's batch, which the caller flushes last (sql/events.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
-import { lockWorkspaceLog, reserveSequence, writeEvents, type Actor, type NewEvent } from './events.ts';
-import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueEvent, type IssueRow } from './issueProjection.ts';
+import type { Actor, EventBatch, NewEvent } from './events.ts';
+import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueRow } from './issueProjection.ts';
 import { canTransition, engineEligibility, type EngineStatus, type IssueStatus, type Severity } from './issueRules.ts';
 import { closeOpenItemsOfIssues, openReviewItems } from './reviewItems.ts';
 
@@ -28,60 +29,83 @@ export interface IngestOutcome {
 
 const keyOf = (source: string, externalId: string) => `${source}\u0000${externalId}`;
 
+/**
+ * Locks issues `for update` in id order, the one order of every writer that locks several issues
+ * (ingest, the engine's results, rebuild), so that two of them never wait for each other in a cycle.
+ */
+export async function lockIssuesById(db: Queryable, workspaceId: string, ids: string[]): Promise<IssueRow[]> {
+  if (!ids.length) return [];
+  // One probe of the primary key per id, in the order of the sorted array: the lateral subquery with
+  // its own `for update` is never flattened, so the rows are locked in that order.
+  const { rows } = await db.query<IssueRow>(
+    `select i.* from unnest($2::uuid[]) as k(wanted_id)
+       cross join lateral (select ${issueColumns} from issues where workspace_id = $1 and id = k.wanted_id for update) as i`,
+    [workspaceId, [...new Set(ids)].sort()],
+  );
+  return rows;
+}
+
 async function existingByKeys(db: Queryable, workspaceId: string, inputs: IssueInput[]): Promise<Map<string, IssueRow>> {
   const keyed = inputs.filter((i) => i.external_id !== null);
   if (!keyed.length) return new Map();
-  // One probe of the (workspace_id, source, external_id) unique index per key. The lateral subquery
-  // with its own `for update` is never flattened into a join, so the plan cannot turn into a scan of
-  // the whole workspace when statistics lag behind a bulk load (which cost O(workspace) per batch).
-  const { rows } = await db.query<IssueRow>(
-    `select i.* from unnest($2::text[], $3::text[]) as k(wanted_source, wanted_external_id)
+  // One probe of the (workspace_id, source, external_id) unique index per key (`limit 1` keeps the
+  // lateral subquery from being flattened into a join that the planner could turn into a scan of the
+  // whole workspace while statistics lag behind a bulk load). Locked afterwards, in id order.
+  const { rows: found } = await db.query<{ id: string }>(
+    `select i.id from unnest($2::text[], $3::text[]) as k(wanted_source, wanted_external_id)
        cross join lateral (
-         select ${issueColumns} from issues
-          where workspace_id = $1 and source = k.wanted_source and external_id = k.wanted_external_id
-          for update
+         select id from issues where workspace_id = $1 and source = k.wanted_source and external_id = k.wanted_external_id limit 1
        ) as i`,
     [workspaceId, keyed.map((i) => i.source), keyed.map((i) => i.external_id)],
   );
+  const rows = await lockIssuesById(db, workspaceId, found.map((r) => r.id));
   return new Map(rows.map((r) => [keyOf(r.source, r.external_id!), r]));
 }
 
-/** Folds events into states, writes events and rows, and keeps the missing-narrative queue in step. */
-async function commitIssueEvents(
-  db: Queryable,
-  workspaceId: string,
-  actor: Actor,
-  first: number,
-  recordedAt: Date,
-  planned: Array<{ state: IssueRow | undefined; event: NewEvent }>,
-): Promise<IssueRow[]> {
-  const next = planned.map(({ state, event }, i) => {
-    const folded: IssueEvent = { workspace_id: workspaceId, sequence: first + i, aggregate_id: event.aggregateId, event_type: event.eventType, payload: event.payload, recorded_at: recordedAt };
-    return { before: state, after: applyIssueEvent(state, folded) };
-  });
-  await writeEvents(db, workspaceId, first, recordedAt, actor, planned.map((p) => p.event));
+// New rows are inserted in key order: two ingests creating the same new keys then wait for each other
+// in one order (the second fails with a unique violation once the first commits, and is retried)
+// instead of deadlocking.
+const byKey = (a: IssueRow, b: IssueRow) => {
+  const x = a.external_id === null ? '' : keyOf(a.source, a.external_id);
+  const y = b.external_id === null ? '' : keyOf(b.source, b.external_id);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/**
+ * Folds events into states, writes the rows, keeps the missing-narrative queue in step and adds the
+ * events to the batch. `planned[i].state` is the state before `planned[i].event` (undefined: a new issue).
+ */
+async function writeIssueEvents(db: Queryable, events: EventBatch, actor: Actor, planned: Array<{ state: IssueRow | undefined; event: NewEvent }>): Promise<IssueRow[]> {
+  const workspaceId = events.workspaceId;
+  const next = planned.map(({ state, event }) => ({
+    before: state,
+    after: applyIssueEvent(state, { workspace_id: workspaceId, aggregate_id: event.aggregateId, event_type: event.eventType, payload: event.payload, recorded_at: events.recordedAt }),
+  }));
   const rows = next.map((n) => n.after);
   const latest = new Map(rows.map((r) => [r.id, r])); // several events of one issue: its last state
-  await upsertIssueRows(db, [...latest.values()]);
+  await upsertIssueRows(db, [...latest.values()].sort(byKey));
+  events.add(actor, planned.map((p) => p.event));
 
   const blocked = next.filter((n) => n.after.engine_status === 'blocked_no_narrative' && n.before?.engine_status !== 'blocked_no_narrative');
   await openReviewItems(
     db,
-    workspaceId,
+    events,
     actor,
     blocked.map((n) => ({ kind: 'missing_narrative' as const, issueId: n.after.id, reason: 'The issue has no narrative; supply one to make it eligible for clustering.' })),
   );
   const unblocked = next.filter((n) => n.before?.engine_status === 'blocked_no_narrative' && n.after.engine_status !== 'blocked_no_narrative');
-  await closeOpenItemsOfIssues(db, workspaceId, actor, unblocked.map((n) => n.after.id), 'missing_narrative', { resolution: 'narrative_supplied' });
+  await closeOpenItemsOfIssues(db, events, actor, unblocked.map((n) => n.after.id), 'missing_narrative', { resolution: 'narrative_supplied' });
   return rows;
 }
 
 /**
  * Ingests records: a new (source, external_id) creates an issue, a known one is re-ingested (updated,
  * with an event). Within one batch the last record of a key wins; records without external_id always
- * create an issue.
+ * create an issue. A concurrent transaction that creates the same new key makes this one fail with a
+ * unique violation (23505): run it under `withEventBatch(…, {retry: true})`, whose next attempt finds
+ * the other's row and re-ingests it.
  */
-export async function ingestIssues(db: Queryable, workspaceId: string, actor: Actor, inputs: IssueInput[], via: 'ingest' | 'api'): Promise<IngestOutcome> {
+export async function ingestIssues(db: Queryable, events: EventBatch, actor: Actor, inputs: IssueInput[], via: 'ingest' | 'api'): Promise<IngestOutcome> {
   if (!inputs.length) return { results: [] };
   const lastIndexOfKey = new Map<string, number>();
   inputs.forEach((input, i) => {
@@ -89,8 +113,8 @@ export async function ingestIssues(db: Queryable, workspaceId: string, actor: Ac
   });
   const effective = inputs.filter((input, i) => input.external_id === null || lastIndexOfKey.get(keyOf(input.source, input.external_id)) === i);
 
-  const { first, recordedAt } = await reserveSequence(db, workspaceId, effective.length);
-  const existing = await existingByKeys(db, workspaceId, effective);
+  const recordedAt = events.recordedAt;
+  const existing = await existingByKeys(db, events.workspaceId, effective);
   const planned = effective.map((input) => {
     const state = input.external_id !== null ? existing.get(keyOf(input.source, input.external_id)) : undefined;
     const eligibility = engineEligibility(input.narrative, input.occurred_at, recordedAt);
@@ -108,17 +132,17 @@ export async function ingestIssues(db: Queryable, workspaceId: string, actor: Ac
       : { aggregateType: 'issue', aggregateId: randomUUID(), eventType: 'issue.created', payload: { source: input.source, external_id: input.external_id, ...common, via } };
     return { state, event, created: !state };
   });
-  const rows = await commitIssueEvents(db, workspaceId, actor, first, recordedAt, planned);
+  const rows = await writeIssueEvents(db, events, actor, planned);
 
-  const byKey = new Map<string, number>();
+  const positionOfKey = new Map<string, number>();
   effective.forEach((input, i) => {
-    if (input.external_id !== null) byKey.set(keyOf(input.source, input.external_id), i);
+    if (input.external_id !== null) positionOfKey.set(keyOf(input.source, input.external_id), i);
   });
   let unkeyed = 0;
   const unkeyedPositions = effective.map((input, i) => (input.external_id === null ? i : -1)).filter((i) => i >= 0);
   return {
     results: inputs.map((input) => {
-      const position = input.external_id !== null ? byKey.get(keyOf(input.source, input.external_id))! : unkeyedPositions[unkeyed++];
+      const position = input.external_id !== null ? positionOfKey.get(keyOf(input.source, input.external_id))! : unkeyedPositions[unkeyed++];
       return { issue_id: rows[position].id, engine_status: rows[position].engine_status, created: planned[position].created };
     }),
   };
@@ -147,11 +171,10 @@ export interface IssuePatch {
 /**
  * Applies a PATCH: field changes become one issue.updated event (with the engine status recomputed
  * when the narrative changes), a status change an issue.status_changed event after checking the
- * transition (409 on an invalid one). The workspace log is locked first, the order every writer uses.
+ * transition (409 on an invalid one). The issue row is locked first; the events go to the batch.
  */
-export async function updateIssue(db: Queryable, workspaceId: string, actor: Actor, id: string, patch: IssuePatch): Promise<IssueRow> {
-  await lockWorkspaceLog(db, workspaceId);
-  const current = await lockIssue(db, workspaceId, id);
+export async function updateIssue(db: Queryable, events: EventBatch, actor: Actor, id: string, patch: IssuePatch): Promise<IssueRow> {
+  const current = await lockIssue(db, events.workspaceId, id);
   const changes: Record<string, unknown> = {};
   if (patch.title !== undefined && patch.title !== current.title) changes.title = patch.title;
   if (patch.severity !== undefined && patch.severity !== current.severity) changes.severity = patch.severity;
@@ -161,27 +184,25 @@ export async function updateIssue(db: Queryable, workspaceId: string, actor: Act
   if (statusChanged && !canTransition(current.status, patch.status!)) {
     throw new AppError('conflict', `An issue cannot move from ${current.status} to ${patch.status}`, { from: current.status, to: patch.status });
   }
-  const count = (Object.keys(changes).length ? 1 : 0) + (statusChanged ? 1 : 0);
-  if (!count) return current;
-  const { first, recordedAt } = await reserveSequence(db, workspaceId, count);
+  if (!Object.keys(changes).length && !statusChanged) return current;
   if (narrativeChanged) {
-    const eligibility = engineEligibility(patch.narrative ?? null, current.occurred_at, recordedAt);
+    const eligibility = engineEligibility(patch.narrative ?? null, current.occurred_at, events.recordedAt);
     if (eligibility.status !== current.engine_status) changes.engine_status = eligibility.status;
     if (eligibility.reason !== current.ineligible_reason) changes.ineligible_reason = eligibility.reason;
   }
-  const events: NewEvent[] = [];
-  if (Object.keys(changes).length) events.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.updated', payload: { changes } });
-  if (statusChanged) events.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.status_changed', payload: { from: current.status, to: patch.status } });
+  const issueEvents: NewEvent[] = [];
+  if (Object.keys(changes).length) issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.updated', payload: { changes } });
+  if (statusChanged) issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.status_changed', payload: { from: current.status, to: patch.status } });
   let state = current;
-  const planned = events.map((event, i) => {
+  const planned = issueEvents.map((event) => {
     const before = state;
-    state = applyIssueEvent(state, { workspace_id: workspaceId, sequence: first + i, aggregate_id: id, event_type: event.eventType, payload: event.payload, recorded_at: recordedAt });
+    state = applyIssueEvent(state, { workspace_id: events.workspaceId, aggregate_id: id, event_type: event.eventType, payload: event.payload, recorded_at: events.recordedAt });
     return { state: before, event };
   });
-  const rows = await commitIssueEvents(db, workspaceId, actor, first, recordedAt, planned);
+  const rows = await writeIssueEvents(db, events, actor, planned);
   return rows.at(-1)!;
 }
 
-export async function closeIssue(db: Queryable, workspaceId: string, actor: Actor, id: string): Promise<IssueRow> {
-  return updateIssue(db, workspaceId, actor, id, { status: 'closed' });
+export async function closeIssue(db: Queryable, events: EventBatch, actor: Actor, id: string): Promise<IssueRow> {
+  return updateIssue(db, events, actor, id, { status: 'closed' });
 }

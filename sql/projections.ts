@@ -1,10 +1,12 @@
 /**
  * Rebuilding projections from the event log (`svc projections rebuild --workspace W`): fold every
- * issue.* and pattern.* event of the workspace in sequence order and write the result, inside one
- * transaction that holds the workspace's log lock so no event lands meanwhile.
+ * issue.* and pattern.* event of the workspace in sequence order and write the result, in one
+ * transaction. It follows the write protocol of sql/events.ts: first it locks every issue and pattern
+ * row of the workspace (no writer can be half-way through changing one it then overwrites), then the
+ * event counter, so that no event commits while it reads the log; it appends no event.
  */
 import type { Queryable } from '../lib/db.ts';
-import { lockWorkspaceLog, type StoredEvent } from './events.ts';
+import { lockEventCounter, type StoredEvent } from './events.ts';
 import { applyIssueEvent, upsertIssueRows, type IssueRow } from './issueProjection.ts';
 import { applyPatternEvent, upsertPatternRows, type PatternRow } from './patternProjection.ts';
 
@@ -31,7 +33,10 @@ export async function foldIssues(events: AsyncIterable<StoredEvent> | Iterable<S
 }
 
 export async function rebuildProjections(db: Queryable, workspaceId: string): Promise<{ issues: number; patterns: number }> {
-  await lockWorkspaceLog(db, workspaceId);
+  // The one lock order: issues by id, then patterns, the counter last.
+  await db.query('select id from issues where workspace_id = $1 order by id for update', [workspaceId]);
+  await db.query('select id from patterns where workspace_id = $1 order by id for update', [workspaceId]);
+  await lockEventCounter(db, workspaceId);
   const patterns = new Map<string, PatternRow>();
   for await (const e of eventsOf(db, workspaceId, 'pattern')) patterns.set(e.aggregate_id, applyPatternEvent(patterns.get(e.aggregate_id), e));
   // Patterns first: issues reference them.

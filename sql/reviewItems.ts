@@ -1,9 +1,10 @@
 /**
  * The review queue: items a human must decide (missing narrative, abstained extraction, root cause
- * or criticality). Creating and deciding an item are events (aggregate `review_item`).
+ * or criticality). Creating and deciding an item are events (aggregate `review_item`), added to the
+ * transaction's event batch. In the lock order of every writer, an item comes after its issue.
  */
 import type { Queryable } from '../lib/db.ts';
-import { appendEvents, type Actor, type NewEvent } from './events.ts';
+import type { Actor, EventBatch, NewEvent } from './events.ts';
 
 export const reviewKinds = ['missing_narrative', 'extraction', 'root_cause', 'criticality'] as const;
 export type ReviewKind = (typeof reviewKinds)[number];
@@ -37,8 +38,9 @@ export interface NewReviewItem {
 }
 
 /** Opens items (one open item per issue and kind: an existing open one is kept) and logs them. */
-export async function openReviewItems(db: Queryable, workspaceId: string, actor: Actor, items: NewReviewItem[]): Promise<ReviewItemRow[]> {
+export async function openReviewItems(db: Queryable, events: EventBatch, actor: Actor, items: NewReviewItem[]): Promise<ReviewItemRow[]> {
   if (!items.length) return [];
+  const workspaceId = events.workspaceId;
   const { rows } = await db.query<ReviewItemRow>(
     `insert into review_items (workspace_id, kind, issue_id, pattern_id, reason, candidates, provenance)
      select $1, i.kind, i.issue_id, i.pattern_id, i.reason, i.candidates, i.provenance
@@ -56,9 +58,7 @@ export async function openReviewItems(db: Queryable, workspaceId: string, actor:
       items.map((i) => JSON.stringify(i.provenance ?? {})),
     ],
   );
-  await appendEvents(
-    db,
-    workspaceId,
+  events.add(
     actor,
     rows.map((r): NewEvent => ({
       aggregateType: 'review_item',
@@ -73,20 +73,21 @@ export async function openReviewItems(db: Queryable, workspaceId: string, actor:
 /** Closes the open items of these issues and kind with a decision, logging each. */
 export async function closeOpenItemsOfIssues(
   db: Queryable,
-  workspaceId: string,
+  events: EventBatch,
   actor: Actor,
   issueIds: string[],
   kind: ReviewKind,
   decision: Record<string, unknown>,
 ): Promise<ReviewItemRow[]> {
   if (!issueIds.length) return [];
+  const workspaceId = events.workspaceId;
   const { rows } = await db.query<ReviewItemRow>(
     `update review_items set status = 'resolved', decision = $4, decided_by = $5, decided_at = now(), updated_at = now()
       where workspace_id = $1 and kind = $2 and status = 'open' and issue_id = any($3::uuid[])
       returning *`,
     [workspaceId, kind, issueIds, JSON.stringify(decision), actor.id ?? actor.type],
   );
-  await appendEvents(db, workspaceId, actor, rows.map((r) => decidedEvent(r)));
+  events.add(actor, rows.map((r) => decidedEvent(r)));
   return rows;
 }
 
@@ -112,7 +113,7 @@ export async function findReviewItem(db: Queryable, workspaceId: string, id: str
 /** Records a reviewer's decision on an open item (resolve or dismiss) and logs it. */
 export async function decideReviewItem(
   db: Queryable,
-  workspaceId: string,
+  events: EventBatch,
   actor: Actor,
   id: string,
   status: 'resolved' | 'dismissed',
@@ -121,8 +122,8 @@ export async function decideReviewItem(
   const { rows } = await db.query<ReviewItemRow>(
     `update review_items set status = $3, decision = $4, decided_by = $5, decided_at = now(), updated_at = now()
       where workspace_id = $1 and id = $2 returning *`,
-    [workspaceId, id, status, JSON.stringify(decision), actor.id ?? actor.type],
+    [events.workspaceId, id, status, JSON.stringify(decision), actor.id ?? actor.type],
   );
-  await appendEvents(db, workspaceId, actor, [decidedEvent(rows[0])]);
+  events.add(actor, [decidedEvent(rows[0])]);
   return rows[0];
 }

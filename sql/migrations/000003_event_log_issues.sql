@@ -51,7 +51,6 @@ create table issues (
   resolved_at timestamptz,
   closed_at timestamptz,
   version integer not null,
-  last_sequence bigint not null,
   search tsvector generated always as (
     setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', coalesce(narrative, '')), 'B')
   ) stored

@@ -5,8 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
-import { appendEvents } from '../../sql/events.ts';
+import { EventBatch } from '../../sql/events.ts';
 import { ingestIssues } from '../../sql/issues.ts';
+import { rebuildProjections } from '../../sql/projections.ts';
+import { createEngineRun, executeEngineRun } from '../../jobs/engineRun.ts';
+import { generateIssues } from '../../bench/data/synthetic.ts';
 import { insertOrganization, insertWorkspace } from '../../sql/workspaces.ts';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
@@ -60,9 +63,10 @@ async function otherWorkspace(): Promise<string> {
   return withTransaction(t.app.pool, async (client) => {
     const org = (await insertOrganization(client, { slug: `other-${randomUUID().slice(0, 8)}`, name: 'Other', plan: 'free' }))!;
     const ws = await insertWorkspace(client, org.id, 'Other workspace');
+    const events = await EventBatch.start(client, ws.id);
     await ingestIssues(
       client,
-      ws.id,
+      events,
       { type: 'system', id: null },
       [
         { source: 'jira', external_id: 'o1', title: 'Other one', narrative: 'elsewhere', severity: 'high', occurred_at: null },
@@ -70,6 +74,7 @@ async function otherWorkspace(): Promise<string> {
       ],
       'api',
     );
+    await events.flush();
     return ws.id;
   });
 }
@@ -140,6 +145,129 @@ test('sequences are gap-free and unique per workspace under concurrent writers',
   const shared = await t.app.pool.query(`select external_id, version from issues where source = 'load' and external_id like 'shared-%' order by external_id`);
   assert.is(shared.rowCount, 5, 'concurrent re-ingests never duplicate an issue');
   assert.ok(shared.rows.every((r) => r.version === 10), 'each shared issue: created once, re-ingested nine times');
+});
+
+test('concurrent ingests creating the same new keys: one issue per key, gap-free sequences, projection = rebuild', async () => {
+  const ws = t.demo.workspaceId;
+  // Writers of every kind run at once: none takes the event counter before its last statement, so
+  // transactions that create the same new (source, external_id) meet at the unique index, and the
+  // loser is retried as a re-ingest.
+  const edited = (await api.post('/v1/issues', { title: 'Edited while ingests run', severity: 'low', narrative: 'x' })).body.id as string;
+  const blocked = await api.post('/v1/ingest/events', { external_id: 'race-blocked', source: 'race', title: 'Blocked before the race' }, fresh());
+  const [item] = (await api.get(`/v1/review-queue?issue_id=${blocked.body.issue_id}&kind=missing_narrative`)).body.data;
+  assert.ok(item, 'the blocked issue has its missing-narrative item');
+
+  const SHARED = 40;
+  const BATCHES = 8;
+  const sharedKey = (k: number) => `race-${String(k).padStart(2, '0')}`;
+  const batch = (b: number) => {
+    // Every batch holds all the shared new keys, each in another order, plus keys of its own; odd
+    // batches bring narratives, even ones do not (so review items open and close under the race).
+    const order = Array.from({ length: SHARED }, (_, k) => (k * [1, 3, 7, 9, 11, 13, 17, 19][b] + 5 * b) % SHARED); // a permutation: each factor is prime to 40
+    const shared = order.map((k) => ({ external_id: sharedKey(k), source: 'race', title: `Shared ${k} from batch ${b}`, ...(b % 2 ? { narrative: `Told by batch ${b}` } : {}) }));
+    const own = Array.from({ length: 20 }, (_, i) => ({ external_id: `race-own-${b}-${i}`, source: 'race', title: `Own ${i} of batch ${b}`, narrative: 'own' }));
+    return [...shared.slice(0, SHARED / 2), ...own, ...shared.slice(SHARED / 2), { external_id: 'race-blocked', source: 'race', title: `Blocked, batch ${b}`, ...(b % 2 ? { narrative: 'now told' } : {}) }];
+  };
+  for (let b = 0; b < BATCHES; b++) assert.is(new Set(batch(b).map((r) => r.external_id)).size, SHARED + 21, `batch ${b} holds every shared key once`);
+  const before = await sequences(ws);
+  const requests: Array<Promise<HttpResponse>> = [];
+  for (let b = 0; b < BATCHES; b++) {
+    requests.push(api.post('/v1/ingest/batch', { records: batch(b) }, fresh()));
+    requests.push(api.post('/v1/issues', { source: 'race', external_id: sharedKey((b * 7) % SHARED), title: `Typed in by writer ${b}`, severity: 'high' }));
+    requests.push(api.patch(`/v1/issues/${edited}`, { title: `Renamed by writer ${b}` }));
+  }
+  const resolve = api.post(`/v1/review-queue/${item.id}/resolve`, { decision: { narrative: 'Supplied by a reviewer during the race' } });
+  const rebuild = withTransaction(t.app.pool, (client) => rebuildProjections(client, ws));
+  const responses = await Promise.all(requests);
+  for (const res of responses) assert.ok([200, 201, 202].includes(res.status), `${res.status} ${res.text}`);
+  assert.ok([200, 409].includes((await resolve).status), 'the reviewer resolves the item, or a batch with a narrative closed it first');
+  await rebuild;
+
+  // One issue per key, and every request that named a key got that issue's id.
+  const { rows: raced } = await t.app.pool.query<{ external_id: string; id: string; version: number; created: number; touched: number }>(
+    `select i.external_id, i.id, i.version,
+            (select count(*)::int from events e where e.workspace_id = $1 and e.aggregate_id = i.id and e.event_type = 'issue.created') as created,
+            (select count(*)::int from events e where e.workspace_id = $1 and e.aggregate_id = i.id and e.aggregate_type = 'issue') as touched
+       from issues i where i.workspace_id = $1 and i.source = 'race' and i.external_id like 'race-__' order by i.external_id`,
+    [ws],
+  );
+  assert.equal(raced.map((r) => r.external_id), Array.from({ length: SHARED }, (_, k) => sharedKey(k)), 'exactly one issue per shared key');
+  const idOf = new Map(raced.map((r) => [r.external_id, r.id]));
+  for (let b = 0; b < BATCHES; b++) {
+    const ids = responses[3 * b].body.issue_ids as string[];
+    batch(b).forEach((record, i) => {
+      if (idOf.has(record.external_id)) assert.is(ids[i], idOf.get(record.external_id), `batch ${b} record ${i}`);
+    });
+    const single = responses[3 * b + 1];
+    assert.is(single.body.id, idOf.get(sharedKey((b * 7) % SHARED)));
+  }
+  for (const r of raced) {
+    assert.is(r.created, 1, `${r.external_id}: created once`);
+    const posts = Array.from({ length: BATCHES }, (_, b) => (b * 7) % SHARED).filter((k) => sharedKey(k) === r.external_id).length;
+    assert.is(r.touched, BATCHES + posts, `${r.external_id}: one event per writer`);
+    assert.is(r.version, r.touched, `${r.external_id}: the row folds every event`);
+  }
+  const own = await t.app.pool.query(`select count(*)::int as n from issues where workspace_id = $1 and source = 'race' and external_id like 'race-own-%'`, [ws]);
+  assert.is(own.rows[0].n, BATCHES * 20);
+
+  // Gap-free, unique, the counter at the end; every write landed.
+  const all = await sequences(ws);
+  assert.equal(all, all.map((_, i) => i + 1), 'exactly 1..N');
+  const counter = await t.app.pool.query('select last_sequence::int as last from workspace_event_counters where workspace_id = $1', [ws]);
+  assert.is(counter.rows[0].last, all.length);
+  assert.ok(all.length - before.length >= BATCHES * (SHARED + 21) + 2 * BATCHES, `${all.length - before.length} events written`);
+
+  // The review queue followed the issues: an open missing-narrative item exactly for the blocked ones.
+  const { rows: mismatched } = await t.app.pool.query(
+    `select i.id, i.engine_status, (select count(*)::int from review_items r where r.issue_id = i.id and r.kind = 'missing_narrative' and r.status = 'open') as open_items
+       from issues i where i.workspace_id = $1 and i.source = 'race'
+     except
+     select i.id, i.engine_status, case when i.engine_status = 'blocked_no_narrative' then 1 else 0 end from issues i where i.workspace_id = $1 and i.source = 'race'`,
+    [ws],
+  );
+  assert.equal(mismatched, []);
+
+  // The live projection is exactly the fold of the log: a rebuild changes nothing.
+  const live = await projections(ws);
+  const renamed = live.issues.find((r) => r.id === edited)!;
+  assert.match(renamed.title, /^Renamed by writer \d$/);
+  assert.is(renamed.version, 1 + BATCHES, 'every rename folded on top of the previous one');
+  await withTransaction(t.app.pool, (client) => rebuildProjections(client, ws));
+  assert.equal(await projections(ws), live);
+});
+
+test('an ingest that loses the race for a new key is retried and re-ingests the winner\'s issue', async () => {
+  const ws = t.demo.workspaceId;
+  // The winner: a transaction that has written the new key but not yet committed.
+  const winner = await t.app.pool.connect();
+  try {
+    await winner.query('begin');
+    const events = await EventBatch.start(winner, ws);
+    const won = await ingestIssues(winner, events, { type: 'system', id: null }, [{ source: 'race', external_id: 'held', title: 'First', narrative: 'first', severity: 'low', occurred_at: null }], 'ingest');
+    // The loser: its insert of the same key waits for the winner at the unique index.
+    const loser = api.post('/v1/ingest/batch', { records: [{ external_id: 'held', source: 'race', title: 'Second', narrative: 'second' }, { external_id: 'held-other', source: 'race', title: 'Other' }] }, fresh());
+    for (let waited = 0; ; waited += 20) {
+      const { rows } = await t.app.pool.query(
+        `select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and l.locktype = 'transactionid' and a.datname = current_database()`,
+      );
+      if (rows.length) break;
+      assert.ok(waited < 10_000, 'the loser never waited for the winner');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await events.flush();
+    await winner.query('commit');
+
+    const res = await loser;
+    assert.is(res.status, 202, res.text);
+    assert.is(res.body.issue_ids[0], won.results[0].issue_id, 'the retry found the winner\'s issue');
+    const { rows } = await t.app.pool.query(`select title, version from issues where workspace_id = $1 and source = 'race' and external_id in ('held', 'held-other') order by external_id`, [ws]);
+    assert.equal(rows, [{ title: 'Second', version: 2 }, { title: 'Other', version: 1 }], 'created by the winner, re-ingested by the loser; no duplicate');
+    const history = await t.app.pool.query(`select event_type from events where workspace_id = $1 and aggregate_id = $2 order by sequence`, [ws, won.results[0].issue_id]);
+    assert.equal(history.rows.map((r) => r.event_type), ['issue.created', 'issue.reingested']);
+  } finally {
+    await winner.query('rollback').catch(() => {});
+    winner.release();
+  }
 });
 
 test('svc projections rebuild leaves issues and patterns equal to the live projections', async () => {
@@ -214,15 +342,15 @@ test('a rebuild restores corrupted projection rows', async () => {
 
   await t.app.pool.query(
     `update issues set title = 'corrupted', narrative = 'nonsense words', status = 'closed', severity = 'low', engine_status = 'ineligible',
-            pattern_id = null, version = 999, last_sequence = 0, updated_at = now() where id = $1`,
+            pattern_id = null, version = 999, updated_at = now() where id = $1`,
     [victim.id],
   );
   await t.app.pool.query(`update issues set created_at = '2000-01-01', source_created_at = '2000-01-01', closed_at = now() where id = $1`, [unreviewed.id]);
   assert.is((await t.app.pool.query(`select 1 from review_items where issue_id = $1`, [deleted.id])).rowCount, 0, 'deleting this row loses no review item');
   await t.app.pool.query('delete from issues where id = $1', [deleted.id]);
   await t.app.pool.query(
-    `insert into issues (id, workspace_id, source, title, severity, status, engine_status, source_created_at, created_at, updated_at, version, last_sequence)
-     values ($1, $2, 'ghost', 'No event wrote me', 'low', 'open', 'eligible', now(), now(), now(), 1, 1)`,
+    `insert into issues (id, workspace_id, source, title, severity, status, engine_status, source_created_at, created_at, updated_at, version)
+     values ($1, $2, 'ghost', 'No event wrote me', 'low', 'open', 'eligible', now(), now(), now(), 1)`,
     [randomUUID(), ws],
   );
   await t.app.pool.query(`update patterns set risk_score = 1, name = 'corrupted', top_terms = '{}', provenance = '{"x":1}' where id = $1`, [pattern.id]);
@@ -271,6 +399,57 @@ test('svc projections: clear errors and a non-zero exit on bad input', async () 
   assert.ok(help.stdout.startsWith(usage), help.stdout);
   const extra = await svc('projections', 'rebuild', 'now', '--workspace', t.demo.workspaceId);
   check(extra, "unexpected argument 'now'");
+});
+
+test('an engine run writes its results while its issues are re-ingested and edited: no update is lost', async () => {
+  const ws = t.demo.workspaceId;
+  const generated = generateIssues(300, 5, 4);
+  const record = (g: (typeof generated)[number], round: number, i: number) => ({
+    external_id: g.external_id,
+    source: 'engine-race',
+    title: round ? `${g.title} (round ${round})` : g.title,
+    // Every third round some lose their narrative (blocked: pattern cleared, review item), then get it back.
+    ...(round % 3 === 2 && i % 4 === 0 ? {} : { narrative: g.narrative }),
+    severity: g.severity,
+    occurred_at: g.occurred_at,
+  });
+  const ingested = await api.post('/v1/ingest/batch', { records: generated.map((g, i) => record(g, 0, i)) }, fresh());
+  assert.is(ingested.status, 202, ingested.text);
+  const ids = ingested.body.issue_ids as string[];
+
+  const run = await withTransaction(t.app.pool, (client) => createEngineRun(client, t.app, { workspaceId: ws, trigger: 'cli' }));
+  let finished = false;
+  const execution = executeEngineRun(t.app, run.id, ws, () => {}).finally(() => (finished = true));
+  let rounds = 0;
+  while (!finished) {
+    rounds++;
+    const from = (rounds * 60) % generated.length;
+    const responses = await Promise.all([
+      api.post('/v1/ingest/batch', { records: generated.slice(from, from + 60).map((g, i) => record(g, rounds, from + i)) }, fresh()),
+      api.patch(`/v1/issues/${ids[(rounds * 7) % ids.length]}`, { severity: rounds % 2 ? 'low' : 'critical' }),
+    ]);
+    for (const res of responses) assert.ok([200, 202].includes(res.status), `${res.status} ${res.text}`);
+  }
+  const result = await execution;
+  assert.ok(result.run.finished_at, 'the run finished');
+  assert.ok(result.summary.applied && result.summary.applied.patterns_created > 0, JSON.stringify(result.summary));
+  assert.ok(rounds > 1, `${rounds} rounds of writes ran during the engine run`);
+
+  // Every issue row is the fold of all its events (its version counts them), whoever wrote them.
+  const { rows: lost } = await t.app.pool.query(
+    `select i.id, i.version, (select count(*)::int from events e where e.workspace_id = $1 and e.aggregate_type = 'issue' and e.aggregate_id = i.id) as events
+       from issues i where i.workspace_id = $1 and i.source = 'engine-race'
+      and i.version <> (select count(*) from events e where e.workspace_id = $1 and e.aggregate_type = 'issue' and e.aggregate_id = i.id)`,
+    [ws],
+  );
+  assert.equal(lost, []);
+  const assigned = await t.app.pool.query(`select count(*)::int as n from issues where workspace_id = $1 and source = 'engine-race' and pattern_id is not null`, [ws]);
+  assert.ok(assigned.rows[0].n > 0, 'the run assigned patterns');
+  const all = await sequences(ws);
+  assert.equal(all, all.map((_, i) => i + 1), 'exactly 1..N');
+  const live = await projections(ws);
+  await withTransaction(t.app.pool, (client) => rebuildProjections(client, ws));
+  assert.equal(await projections(ws), live, 'issues and patterns equal their rebuild');
 });
 
 test.run();

@@ -4,11 +4,10 @@
  * versions runs on the shipped defaults.
  */
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { configKinds, isConfigKind, validateConfig, type ConfigKind } from '../../../engine/config/index.ts';
 import { activateConfigVersion, activeConfig, configHistory, createConfigVersion, findConfigVersion, type ActiveConfig, type ConfigVersionRow } from '../../../sql/configs.ts';
-import { lockWorkspaceLog } from '../../../sql/events.ts';
+import { withEventBatch } from '../../../sql/events.ts';
 import { reply } from '../../http/routes.ts';
 import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
@@ -85,9 +84,8 @@ export const configRoutes = [
       const kind = kindOf(params.kind);
       const checked = validateConfig(kind, body);
       if (!checked.ok) throw new AppError('config_invalid', `The ${kind} document is invalid`, checked.details);
-      return withTransaction(app.pool, async (client) => {
-        await lockWorkspaceLog(client, principal.workspaceId);
-        const { version, created } = await createConfigVersion(client, principal.workspaceId, kind, checked.value, actorOf(principal));
+      return withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
+        const { version, created } = await createConfigVersion(client, events, kind, checked.value, actorOf(principal));
         return created ? reply.created({ ...toVersion(version), created: true }) : reply.ok({ ...toVersion(version), created: false });
       });
     },
@@ -118,11 +116,10 @@ export const configRoutes = [
     responses: { 200: { description: 'The kind with its new active version', schema: kindSchema }, 404: { description: 'Unknown kind or version' } },
     handler: async ({ params, principal, app }) => {
       const kind = kindOf(params.kind);
-      return withTransaction(app.pool, async (client) => {
-        await lockWorkspaceLog(client, principal.workspaceId);
+      return withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
         const version = await findConfigVersion(client, principal.workspaceId, kind, params.id);
         if (!version) throw new AppError('not_found', 'Config version not found');
-        await activateConfigVersion(client, principal.workspaceId, kind, version.id, actorOf(principal));
+        await activateConfigVersion(client, events, kind, version.id, actorOf(principal));
         const history = await configHistory(client, principal.workspaceId, kind);
         return reply.ok({ kind, active: toActive(await activeConfig(client, principal.workspaceId, kind)), versions: history.map(toHistoryEntry) });
       });

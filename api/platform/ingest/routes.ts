@@ -2,14 +2,15 @@
  * POST /v1/ingest/events and /v1/ingest/batch (Idempotency-Key mandatory): 202 acknowledgements.
  * A bad record in a batch is listed in `rejected` and never fails the others; more than 500 records
  * is 400 `too_many_records`. Accepted records, their events, review items and the post-ingest job
- * commit in one transaction.
+ * commit in one transaction, attempted again when a concurrent ingest created one of the same new
+ * keys first (the retry re-ingests it).
  */
 import { z } from 'zod';
 import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
 import { ingestProcess } from '../../../jobs/tasks/ingest__process.ts';
+import { withEventBatch } from '../../../sql/events.ts';
 import { ingestIssues, type IssueInput } from '../../../sql/issues.ts';
 import { reply } from '../../http/routes.ts';
 import { actorOf, type Principal } from '../principal.ts';
@@ -25,19 +26,24 @@ const eventAckSchema = z.object({ ...ackBase, issue_id: z.string() });
 const batchAckSchema = z.object({ ...ackBase, issue_ids: z.array(z.string()) });
 
 async function ingest(app: AppContext, principal: Principal, inputs: IssueInput[], mode: 'event' | 'batch', rejected: number) {
-  return withTransaction(app.pool, async (client) => {
-    const outcome = await ingestIssues(client, principal.workspaceId, actorOf(principal), inputs, 'ingest');
-    const created = outcome.results.filter((r) => r.created).length;
-    const { job } = await enqueueJob(
-      client,
-      ingestProcess,
-      { workspace_id: principal.workspaceId, mode, issue_ids: outcome.results.map((r) => r.issue_id), created, updated: outcome.results.length - created, rejected },
-      { workspaceId: principal.workspaceId },
-    );
-    const summary = { eligible: 0, blocked_no_narrative: 0, ineligible: 0 };
-    for (const r of outcome.results) summary[r.engine_status] += 1;
-    return { outcome, jobId: job.id, summary };
-  });
+  return withEventBatch(
+    app.pool,
+    principal.workspaceId,
+    async (client, events) => {
+      const outcome = await ingestIssues(client, events, actorOf(principal), inputs, 'ingest');
+      const created = outcome.results.filter((r) => r.created).length;
+      const { job } = await enqueueJob(
+        client,
+        ingestProcess,
+        { workspace_id: principal.workspaceId, mode, issue_ids: outcome.results.map((r) => r.issue_id), created, updated: outcome.results.length - created, rejected },
+        { workspaceId: principal.workspaceId },
+      );
+      const summary = { eligible: 0, blocked_no_narrative: 0, ineligible: 0 };
+      for (const r of outcome.results) summary[r.engine_status] += 1;
+      return { outcome, jobId: job.id, summary };
+    },
+    { retry: true },
+  );
 }
 
 export const ingestRoutes = [

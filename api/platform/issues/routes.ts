@@ -1,11 +1,10 @@
 /** Issues: create, list (filters of the spec), get, update, close, and per-issue event history. */
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import type { StoredEvent } from '../../../sql/events.ts';
+import { withEventBatch, type StoredEvent } from '../../../sql/events.ts';
 import { issueColumns, type IssueRow } from '../../../sql/issueProjection.ts';
 import { issueStatuses, severities } from '../../../sql/issueRules.ts';
-import { findIssue, ingestIssues, updateIssue } from '../../../sql/issues.ts';
+import { closeIssue, findIssue, ingestIssues, updateIssue } from '../../../sql/issues.ts';
 import { queryBoolean, reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { actorOf } from '../principal.ts';
@@ -91,26 +90,31 @@ export const issueRoutes = [
     }),
     responses: { 201: { description: 'The new issue', schema: issueSchema }, 200: { description: 'The existing issue of this (source, external_id), updated', schema: issueSchema } },
     handler: async ({ body, principal, app }) =>
-      withTransaction(app.pool, async (client) => {
-        const { results } = await ingestIssues(
-          client,
-          principal.workspaceId,
-          actorOf(principal),
-          [
-            {
-              source: body.source,
-              external_id: body.external_id ?? null,
-              title: body.title,
-              narrative: body.narrative?.trim() ? body.narrative : null,
-              severity: body.severity ?? DEFAULT_SEVERITY,
-              occurred_at: body.occurred_at ?? null,
-            },
-          ],
-          'api',
-        );
-        const issue = toIssue((await findIssue(client, principal.workspaceId, results[0].issue_id))!);
-        return results[0].created ? reply.created(issue) : reply.ok(issue);
-      }),
+      withEventBatch(
+        app.pool,
+        principal.workspaceId,
+        async (client, events) => {
+          const { results } = await ingestIssues(
+            client,
+            events,
+            actorOf(principal),
+            [
+              {
+                source: body.source,
+                external_id: body.external_id ?? null,
+                title: body.title,
+                narrative: body.narrative?.trim() ? body.narrative : null,
+                severity: body.severity ?? DEFAULT_SEVERITY,
+                occurred_at: body.occurred_at ?? null,
+              },
+            ],
+            'api',
+          );
+          const issue = toIssue((await findIssue(client, principal.workspaceId, results[0].issue_id))!);
+          return results[0].created ? reply.created(issue) : reply.ok(issue);
+        },
+        { retry: true }, // a concurrent create of the same (source, external_id): the retry updates it
+      ),
   }),
   platformRoute({
     method: 'get',
@@ -148,9 +152,9 @@ export const issueRoutes = [
       .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'must change at least one of title, severity, status, narrative' }),
     responses: { 200: { description: 'The updated issue', schema: issueSchema }, 404: { description: 'Not found' }, 409: { description: 'Invalid status transition' } },
     handler: async ({ params, body, principal, app }) =>
-      withTransaction(app.pool, async (client) => {
+      withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
         const narrative = body.narrative === undefined ? undefined : body.narrative?.trim() ? body.narrative : null;
-        const row = await updateIssue(client, principal.workspaceId, actorOf(principal), params.id, { ...body, narrative });
+        const row = await updateIssue(client, events, actorOf(principal), params.id, { ...body, narrative });
         return reply.ok(toIssue(row));
       }),
   }),
@@ -164,7 +168,7 @@ export const issueRoutes = [
     params: idParams,
     responses: { 200: { description: 'The closed issue', schema: issueSchema }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app }) =>
-      withTransaction(app.pool, async (client) => reply.ok(toIssue(await updateIssue(client, principal.workspaceId, actorOf(principal), params.id, { status: 'closed' })))),
+      withEventBatch(app.pool, principal.workspaceId, async (client, events) => reply.ok(toIssue(await closeIssue(client, events, actorOf(principal), params.id)))),
   }),
   platformRoute({
     method: 'get',

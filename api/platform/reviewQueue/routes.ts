@@ -4,11 +4,11 @@
  */
 import { z } from 'zod';
 import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction, type PoolClient } from '../../../lib/db.ts';
+import type { PoolClient } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { activeConfig } from '../../../sql/configs.ts';
-import { lockWorkspaceLog } from '../../../sql/events.ts';
-import { updateIssue } from '../../../sql/issues.ts';
+import { withEventBatch } from '../../../sql/events.ts';
+import { lockIssuesById, updateIssue } from '../../../sql/issues.ts';
 import { decideReviewItem, findReviewItem, lockReviewItem, reviewKinds, reviewStatuses, type ReviewItemRow } from '../../../sql/reviewItems.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
@@ -79,17 +79,20 @@ async function checkedDecision(client: PoolClient, workspaceId: string, item: Re
 }
 
 async function decide(app: AppContext, principal: Principal, id: string, outcome: 'resolved' | 'dismissed', decision: unknown, note: string | undefined) {
-  return withTransaction(app.pool, async (client) => {
-    await lockWorkspaceLog(client, principal.workspaceId); // every writer takes the log lock first
+  return withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
+    // The lock order of every writer: the item's issue first, then the item (an item's issue never changes).
+    const seen = await findReviewItem(client, principal.workspaceId, id);
+    if (!seen) throw new AppError('not_found', 'Review item not found');
+    if (seen.issue_id) await lockIssuesById(client, principal.workspaceId, [seen.issue_id]);
     const item = await lockReviewItem(client, principal.workspaceId, id);
     if (!item) throw new AppError('not_found', 'Review item not found');
     if (item.status !== 'open') throw new AppError('conflict', `Review item is already ${item.status}`);
     const actor = actorOf(principal);
-    if (outcome === 'dismissed') return decideReviewItem(client, principal.workspaceId, actor, id, 'dismissed', { note: note ?? null });
+    if (outcome === 'dismissed') return decideReviewItem(client, events, actor, id, 'dismissed', { note: note ?? null });
     const value = await checkedDecision(client, principal.workspaceId, item, decision);
-    const decided = await decideReviewItem(client, principal.workspaceId, actor, id, 'resolved', { ...value, note: note ?? null });
+    const decided = await decideReviewItem(client, events, actor, id, 'resolved', { ...value, note: note ?? null });
     // The narrative a reviewer supplies goes to the issue too (which makes it eligible for clustering).
-    if (item.kind === 'missing_narrative' && item.issue_id) await updateIssue(client, principal.workspaceId, actor, item.issue_id, { narrative: value.narrative as string });
+    if (item.kind === 'missing_narrative' && item.issue_id) await updateIssue(client, events, actor, item.issue_id, { narrative: value.narrative as string });
     return decided;
   });
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { withTransaction } from '../../../lib/db.ts';
-import { lockWorkspaceLog } from '../../../sql/events.ts';
+import { withEventBatch } from '../../../sql/events.ts';
 import { openReviewItems, type NewReviewItem } from '../../../sql/reviewItems.ts';
 import { defaultTaxonomy } from '../../../engine/config/taxonomy.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
@@ -36,10 +35,7 @@ const newIssue = async (narrative?: string) => {
 
 /** Opens engine items (what the engine's abstentions will write) through sql/reviewItems.ts. */
 async function openItems(items: NewReviewItem[]): Promise<Item[]> {
-  const rows = await withTransaction(t.app.pool, async (client) => {
-    await lockWorkspaceLog(client, t.demo.workspaceId);
-    return openReviewItems(client, t.demo.workspaceId, { type: 'engine', id: null }, items);
-  });
+  const rows = await withEventBatch(t.app.pool, t.demo.workspaceId, (client, events) => openReviewItems(client, events, { type: 'engine', id: null }, items));
   return rows.map((r) => ({ ...r, decided_at: null }) as unknown as Item);
 }
 const openItem = async (kind: NewReviewItem['kind']) => (await openItems([{ kind, issueId: (await newIssue('A narrative')).id, reason: `engine abstained on ${kind}`, candidates: [{ id: 'x', confidence: 0.2 }] }]))[0];
