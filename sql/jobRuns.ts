@@ -91,11 +91,18 @@ export async function setWorkerJobId(db: Queryable, id: string, workerJobId: num
   await db.query('update job_runs set worker_job_id = $2 where id = $1', [id, workerJobId]);
 }
 
+/**
+ * The wrapper's own bookkeeping (claim, progress, success, retry) commits asynchronously: graphile-
+ * worker's synchronous commit of the same job follows it and makes it durable, and if the server
+ * crashed in between the job simply runs again. This halves the flushes per job.
+ */
+const ASYNC_COMMIT = `from (select set_config('synchronous_commit', 'off', true)) as async_commit`;
+
 /** Moves a queued (or retried) run to running; null when it was cancelled or is unknown. */
 export async function claimJobRun(db: Queryable, id: string, attempt: number): Promise<JobRun | null> {
   const { rows } = await db.query<JobRun>(
     `update job_runs set status = 'running', attempts = $2, started_at = coalesce(started_at, now()), updated_at = now()
-     where id = $1 and status in ('queued', 'running') returning *`,
+     ${ASYNC_COMMIT} where id = $1 and status in ('queued', 'running') returning *`,
     [id, attempt],
   );
   return rows[0] ?? null;
@@ -106,7 +113,7 @@ export async function recordJobProgress(db: Queryable, id: string, progress: num
     `update job_runs set progress = greatest(progress, $2),
        steps_completed = case when $3::text is null or $3 = any(steps_completed) then steps_completed else steps_completed || $3::text end,
        updated_at = now()
-     where id = $1 and status = 'running'`,
+     ${ASYNC_COMMIT} where id = $1 and status = 'running'`,
     [id, progress, step ?? null],
   );
 }
@@ -114,7 +121,7 @@ export async function recordJobProgress(db: Queryable, id: string, progress: num
 export async function completeJobRun(db: Queryable, id: string, result: unknown): Promise<void> {
   await db.query(
     `update job_runs set status = 'succeeded', progress = 100, result = $2, error_detail = null, finished_at = now(), updated_at = now()
-     where id = $1 and status = 'running'`,
+     ${ASYNC_COMMIT} where id = $1 and status = 'running'`,
     [id, result === undefined ? null : JSON.stringify(result)],
   );
 }
@@ -130,7 +137,7 @@ export async function failJobRun(db: Queryable, id: string, errorDetail: string)
 /** A transient failure with attempts left: back to queued, keeping the error for pollers. */
 export async function retryJobRun(db: Queryable, id: string, errorDetail: string): Promise<void> {
   await db.query(
-    `update job_runs set status = 'queued', error_detail = $2, updated_at = now() where id = $1 and status = 'running'`,
+    `update job_runs set status = 'queued', error_detail = $2, updated_at = now() ${ASYNC_COMMIT} where id = $1 and status = 'running'`,
     [id, errorDetail],
   );
 }

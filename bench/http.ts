@@ -1,0 +1,430 @@
+/**
+ * Issue 2's benchmark: the cost of the /v1 middleware stack and of the job wrapper, each as a ratio
+ * to a baseline measured in the same run on the same machine (absolute times on a shared machine
+ * are noise; ratios hold).
+ *
+ * 1. HTTP: `GET /v1/jobs?limit=25` with a real bearer token through the whole platform app (request
+ *    id, access log, metrics, rate limit, JSON body, idempotency, bearer auth against Postgres,
+ *    scope, zod query, keyset page + total) against a bare express 5 handler answering the same
+ *    bytes. A separate client process (bench/httpLoadClient.ts) keeps 32 keep-alive connections
+ *    busy; after a warm-up every round runs each target in turn, the order reversed every other
+ *    round, so drift hits all of them. Three informational rows split the cost: a bare handler
+ *    doing the same SQL, and the stack on probe routes without database work, and with bearer
+ *    authentication only.
+ *    Target: stack p50 <= 1.5x bare p50, the median of the per-round ratios.
+ * 2. Jobs: no-op job throughput through enqueueJob + wrapTask (job_runs row) against raw
+ *    graphile-worker, same concurrency and poll interval, same database (bench/jobThroughput.ts),
+ *    in alternating rounds. Target: wrapper >= 0.5x raw, the median of the per-round ratios.
+ *
+ * Run: `npm run bench:http` (flags: --seconds, --rounds, --warmup, --concurrency, --jobs,
+ * --job-rounds, --job-concurrency, --only http|jobs). Results: docs/benchmarks.md.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import express from 'express';
+import { decodeJwt } from 'jose';
+import pg from 'pg';
+import { z } from 'zod';
+import { loadConfig } from '../lib/config.ts';
+import { createPool } from '../lib/db.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
+import { createLogger } from '../lib/logger.ts';
+import { seedDevelopmentData } from '../sql/seed.ts';
+import { listen, type RunningServer } from '../api/http/server.ts';
+import { MemoryRateLimitStore, type RateLimitStore, type TakeResult } from '../api/http/rateLimit.ts';
+import { createPlatformApp, RATE_LIMIT } from '../api/platform/app.ts';
+import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
+import { toJob } from '../api/platform/jobs/routes.ts';
+import { listQuery, paginate } from '../api/platform/pagination.ts';
+import { platformRoute, type PlatformRoute } from '../api/platform/route.ts';
+import { platformRoutes } from '../api/platform/routes.ts';
+import { reply } from '../api/http/routes.ts';
+import { jobStatuses, type JobRun } from '../sql/jobRuns.ts';
+import { liveFamilyRole } from '../sql/tokenFamilies.ts';
+import { createAppContext } from '../scripts/processes.ts';
+import { createTestDatabase, serverUrl } from '../test/helpers/database.ts';
+import type { LoadResult, LoadRound } from './httpLoadClient.ts';
+import { fmt, median, percentile, postgresCpuMsSince, postgresCpuTicks, summarize, table, verdict, type TargetSummary, type TargetTotals } from './measure.ts';
+import { rawJobRound, wrappedJobRound, type JobRoundResult } from './jobThroughput.ts';
+
+const HTTP_P50_TARGET = 1.5; // stack p50 / bare p50 at most
+const JOB_TARGET = 0.5; // wrapper jobs/s / raw jobs/s at least
+const LIST_PATH = '/v1/jobs?limit=25';
+const BARE_SQL_PATH = '/v1/bench/bare-sql?limit=25';
+const PLUMBING_PATH = '/v1/bench/plumbing?limit=25';
+const AUTHENTICATED_PATH = '/v1/bench/authenticated?limit=25';
+const SEEDED_JOB_RUNS = 1000;
+
+const { values: flags } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '32' },
+    jobs: { type: 'string', default: '1000' },
+    'job-rounds': { type: 'string', default: '10' },
+    'job-concurrency': { type: 'string', default: '4' },
+    'poll-interval': { type: 'string', default: '2000' },
+    only: { type: 'string' },
+  },
+});
+const positiveInt = (name: keyof typeof flags) => {
+  const value = Number(flags[name]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got ${flags[name]}`);
+  return value;
+};
+const settings = {
+  seconds: positiveInt('seconds'),
+  rounds: positiveInt('rounds'),
+  warmup: positiveInt('warmup'),
+  concurrency: positiveInt('concurrency'),
+  jobs: positiveInt('jobs'),
+  jobRounds: positiveInt('job-rounds'),
+  jobConcurrency: positiveInt('job-concurrency'),
+  pollInterval: positiveInt('poll-interval'),
+};
+if (flags.only !== undefined && flags.only !== 'http' && flags.only !== 'jobs') throw new Error('--only must be http or jobs');
+const runHttp = flags.only !== 'jobs';
+const runJobs = flags.only !== 'http';
+
+/** The benchmark must not measure the product's 600/min limit tripping: this store always allows. */
+class AllowAllRateLimitStore implements RateLimitStore {
+  async take(_key: string, limit: number): Promise<TakeResult> {
+    return { allowed: true, remaining: limit - 1, retryAfterMs: 0 };
+  }
+}
+
+/**
+ * Two probes mounted next to the real routes to split the stack's cost (informational rows): the
+ * same query schema as GET /v1/jobs and the same response bytes, with no database work
+ * (`plumbing`), and with bearer authentication and the scope check but no list query
+ * (`authenticated`).
+ */
+function probeRoutes(sample: () => unknown): PlatformRoute[] {
+  const query = listQuery(
+    { status: z.enum(jobStatuses).optional(), kind: z.string().max(100).optional() },
+    ['created_at'],
+    '-created_at',
+  );
+  return [
+    platformRoute({
+      method: 'get',
+      path: '/v1/bench/plumbing',
+      operationId: 'benchPlumbing',
+      summary: 'benchmark probe',
+      tags: ['bench'],
+      auth: 'public',
+      query,
+      responses: { 200: { description: 'the sample page' } },
+      handler: () => reply.ok(sample()),
+    }),
+    platformRoute({
+      method: 'get',
+      path: '/v1/bench/authenticated',
+      operationId: 'benchAuthenticated',
+      summary: 'benchmark probe',
+      tags: ['bench'],
+      scope: 'jobs:read',
+      query,
+      responses: { 200: { description: 'the sample page' } },
+      handler: () => reply.ok(sample()),
+    }),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database: the one the tests use (DATABASE_URL or the local PostgreSQL), else an embedded one.
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function databaseServer(): Promise<{ embedded?: EmbeddedDatabase; dir?: string }> {
+  if (await answers(serverUrl())) return {};
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-pg-'));
+  console.log(`No PostgreSQL at ${serverUrl()}; starting an embedded one in ${dir}`);
+  const embedded = await startEmbeddedPostgres(dir, createLogger('warn'));
+  process.env.SVC_TEST_DATABASE_URL = embedded.url;
+  return { embedded, dir };
+}
+
+/** A realistic job history for the token's workspace: mixed kinds and states, one a minute. */
+async function seedJobRuns(pool: pg.Pool, workspaceId: string, count: number): Promise<void> {
+  await pool.query(
+    `insert into job_runs (kind, workspace_id, status, progress, steps_completed, error_detail, result, payload,
+                           attempts, max_attempts, created_at, updated_at, started_at, finished_at)
+     select case i % 3 when 0 then 'mail__send' when 1 then 'engine__run' else 'maintenance__purge_expired' end,
+            $1,
+            case when i % 10 = 0 then 'failed' else 'succeeded' end,
+            100,
+            array['render', 'send'],
+            case when i % 10 = 0 then 'smtp: connection refused' end,
+            case when i % 10 = 0 then null else jsonb_build_object('message_id', 'msg-' || i, 'accepted', 1) end,
+            jsonb_build_object('to', 'user' || i || '@example.com', 'template', 'invitation'),
+            1 + (i % 10 = 0)::int * 4, 5,
+            now() - i * interval '1 minute', now() - i * interval '1 minute' + interval '2 seconds',
+            now() - i * interval '1 minute' + interval '1 second', now() - i * interval '1 minute' + interval '2 seconds'
+       from generate_series(1, $2) i`,
+    [workspaceId, count],
+  );
+  await pool.query('analyze job_runs');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load client process
+
+function startLoadClient(): { child: ChildProcess; round(r: LoadRound): Promise<LoadResult> } {
+  const child = fork(new URL('./httpLoadClient.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const round = (r: LoadRound) =>
+    new Promise<LoadResult>((resolve, reject) => {
+      child.once('message', (message: { ok: boolean; result?: LoadResult; error?: string }) =>
+        message.ok ? resolve(message.result!) : reject(new Error(`load client: ${message.error}`)),
+      );
+      child.send(r);
+    });
+  return { child, round };
+}
+
+/** The per-call cost of the product's in-memory limiter, which the HTTP run replaced. */
+async function rateLimitTakeRate(distinctClients: number, calls: number): Promise<{ callsPerSecond: number; usPerCall: number }> {
+  const store = new MemoryRateLimitStore();
+  const keys = Array.from({ length: distinctClients }, (_, i) => `ip:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+  const limit = Number.MAX_SAFE_INTEGER; // the allowed path, which every served request takes
+  const now = Date.now();
+  for (let i = 0; i < 50_000; i++) await store.take(keys[i % keys.length], limit, RATE_LIMIT.windowMs, now); // warm-up
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) await store.take(keys[i % keys.length], limit, RATE_LIMIT.windowMs, now + (i >> 10));
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return { callsPerSecond: calls / seconds, usPerCall: (seconds * 1e6) / calls };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const server = await databaseServer();
+  const db = await createTestDatabase();
+  // NODE_ENV=production refuses AUTH_PROVIDER=none, which the demo token needs; development with
+  // LOG_LEVEL=warn keeps the access log (an info line per request) from dominating the figure.
+  const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
+  const logger = createLogger(config.LOG_LEVEL, { service: 'svc-bench' });
+  const pool = createPool(db.url, { max: 10, applicationName: 'svc-bench' }); // the size processes.ts uses
+  const closers: Array<() => Promise<unknown>> = [async () => server.embedded?.stop(), async () => server.dir && rmSync(server.dir, { recursive: true, force: true }), () => db.drop(), () => pool.end()];
+  const close = async () => {
+    for (const step of closers.reverse()) await step().catch(() => {});
+  };
+  try {
+    const demo = await seedDevelopmentData(pool, logger);
+    const app = await createAppContext(config, pool, logger);
+    const pgSettings = (
+      await pool.query<{ version: string; fsync: string; sync: string }>(
+        "select current_setting('server_version') as version, current_setting('fsync') as fsync, current_setting('synchronous_commit') as sync",
+      )
+    ).rows[0];
+    const cpus = os.cpus();
+    const say = (text = '') => console.log(text);
+    const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+    say(`Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown cpu'}), Node ${process.version}, PostgreSQL ${pgSettings.version} ` +
+      `(fsync ${pgSettings.fsync}, synchronous_commit ${pgSettings.sync}) on the same machine; client, server and PostgreSQL share these cores.`);
+    say(`Load average at start: ${load()}`);
+    say(`App settings: NODE_ENV=development (production refuses AUTH_PROVIDER=none, which mints the demo token), LOG_LEVEL=warn.`);
+
+    let httpPass: boolean | undefined;
+    if (runHttp) {
+      await seedJobRuns(pool, demo.workspaceId, SEEDED_JOB_RUNS);
+      let sample: unknown = null; // set from the first real response, before any probe is called
+      const stackApp = createPlatformApp(app, {
+        routes: [...platformRoutes, ...probeRoutes(() => sample)],
+        authenticator: createPlatformAuthenticator(app),
+        rateLimitStore: new AllowAllRateLimitStore(),
+      });
+      const stack = await listen(stackApp, 0, '127.0.0.1');
+      closers.push(() => stack.close(1000));
+
+      const exchange = await fetch(`${stack.url}/v1/auth/exchange`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ subject_token: 'demo' }),
+      });
+      if (exchange.status !== 200) throw new Error(`token exchange answered ${exchange.status}: ${await exchange.text()}`);
+      const token = ((await exchange.json()) as { access_token: string }).access_token;
+      const headers = { Authorization: `Bearer ${token}` };
+      const first = await fetch(`${stack.url}${LIST_PATH}`, { headers });
+      const body = await first.text();
+      if (first.status !== 200) throw new Error(`${LIST_PATH} answered ${first.status}: ${body}`);
+      const parsed = JSON.parse(body) as { data: unknown[]; page: { total: number } };
+      if (parsed.data.length !== 25 || parsed.page.total !== SEEDED_JOB_RUNS) throw new Error(`unexpected page: ${parsed.data.length} rows, total ${parsed.page.total}`);
+      sample = parsed;
+
+      // The baseline: express 5, no middleware, the same bytes. ETag off as on the platform app,
+      // so that neither side hashes its body.
+      const bareApp = express();
+      bareApp.disable('x-powered-by');
+      bareApp.set('etag', false);
+      bareApp.get('/v1/jobs', (_req, res) => {
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.send(body);
+      });
+      // Informational: a bare handler doing the stack's database work (the sign-in check of the
+      // authenticator, then the same keyset page and total) without middleware, JWT or zod.
+      const claims = decodeJwt(token) as { sub: string; ws: string; fam: string };
+      bareApp.get('/v1/bench/bare-sql', async (_req, res) => {
+        if (!(await liveFamilyRole(pool, claims.fam, claims.sub, claims.ws))) throw new Error('sign-in is not live');
+        const page = await paginate(
+          pool,
+          {
+            select: '*',
+            from: 'job_runs',
+            where: ['workspace_id = $1'],
+            params: [claims.ws],
+            sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } },
+            idExpr: 'id',
+            query: { limit: 25, sort: '-created_at' },
+            cursorKey: app.secrets.cursorKey,
+          },
+          (row) => toJob(row as unknown as JobRun),
+        );
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.send(JSON.stringify(page));
+      });
+      const bare = await listen(bareApp, 0, '127.0.0.1');
+      closers.push(() => bare.close(1000));
+
+      const client = startLoadClient();
+      closers.push(async () => client.child.connected && client.child.disconnect());
+      const targets = {
+        bare: { label: 'bare express 5 handler', url: bare.url, path: LIST_PATH },
+        bareSql: { label: 'bare handler + the same SQL', url: bare.url, path: BARE_SQL_PATH },
+        plumbing: { label: 'stack, public probe, no DB', url: stack.url, path: PLUMBING_PATH },
+        authenticated: { label: 'stack + bearer auth, no list query', url: stack.url, path: AUTHENTICATED_PATH },
+        stack: { label: 'full stack GET /v1/jobs', url: stack.url, path: LIST_PATH },
+      };
+      type Target = keyof typeof targets;
+      const names = Object.keys(targets) as Target[];
+      const totals = Object.fromEntries(
+        names.map((n): [Target, TargetTotals] => [n, { requests: 0, elapsedMs: 0, latenciesUs: [], serverCpuMs: 0, postgresCpuMs: 0, clientCpuMs: 0 }]),
+      ) as Record<Target, TargetTotals>;
+      const roundP50Ms = Object.fromEntries(names.map((n): [Target, number[]] => [n, []])) as Record<Target, number[]>;
+      const runTarget = async (name: Target, durationMs: number, record: boolean) => {
+        const cpu = process.cpuUsage();
+        const pgCpu = postgresCpuTicks(db.name);
+        const { url, path } = targets[name];
+        const result = await client.round({ url, path, headers, concurrency: settings.concurrency, durationMs });
+        const serverCpu = process.cpuUsage(cpu);
+        if (result.non2xx) throw new Error(`${name}: ${result.non2xx} responses were not 2xx (first: ${result.firstBadStatus})`);
+        if (result.bodyBytes !== Buffer.byteLength(body)) throw new Error(`${name}: body of ${result.bodyBytes} bytes, expected ${Buffer.byteLength(body)}`);
+        if (!record) return;
+        const t = totals[name];
+        t.requests += result.requests;
+        t.elapsedMs += result.elapsedMs;
+        for (const l of result.latenciesUs) t.latenciesUs.push(l);
+        roundP50Ms[name].push(percentile(Float64Array.from(result.latenciesUs).sort(), 0.5) / 1000);
+        t.serverCpuMs += (serverCpu.user + serverCpu.system) / 1000;
+        t.postgresCpuMs += postgresCpuMsSince(db.name, pgCpu);
+        t.clientCpuMs += result.cpuMs;
+      };
+
+      console.log(`\nHTTP: warming up ${settings.warmup} s per target …`);
+      for (const name of names) await runTarget(name, settings.warmup * 1000, false);
+      const roundMs = (settings.seconds * 1000) / settings.rounds;
+      for (let r = 0; r < settings.rounds; r++) {
+        for (const name of r % 2 === 0 ? names : [...names].reverse()) {
+          console.log(`HTTP: round ${r + 1}/${settings.rounds}, ${name}, ${roundMs / 1000} s`);
+          await runTarget(name, roundMs, true);
+        }
+      }
+      const summaries = Object.fromEntries(names.map((n) => [n, summarize(totals[n])])) as Record<Target, TargetSummary>;
+      const b = summaries.bare;
+      const s = summaries.stack;
+      const take1 = await rateLimitTakeRate(1, 1_000_000);
+      const take10k = await rateLimitTakeRate(10_000, 1_000_000);
+      // The verdict takes the median of the per-round ratios: each round measures both targets
+      // minutes apart at most, so a burst of other work on the machine spoils one round, not the figure.
+      const roundRatios = roundP50Ms.stack.map((p50, r) => p50 / roundP50Ms.bare[r]);
+      const p50Ratio = median(roundRatios);
+      httpPass = p50Ratio <= HTTP_P50_TARGET;
+
+      say('');
+      say(`HTTP: ${Buffer.byteLength(body)}-byte JSON body, concurrency ${settings.concurrency}, keep-alive, ` +
+        `${settings.warmup} s warm-up then ${settings.rounds} alternating rounds, ${settings.seconds} s per target`);
+      say(table(
+        ['target', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'p50 / bare', 'p99 / bare', 'server CPU µs/req', 'postgres CPU µs/req', 'client CPU µs/req'],
+        names.map((n) => {
+          const t = summaries[n];
+          return [
+            targets[n].label, String(t.requests), fmt(t.rps, 0), fmt(t.p50Ms, 3), fmt(t.p99Ms, 3), fmt(t.p50Ms / b.p50Ms), fmt(t.p99Ms / b.p99Ms),
+            fmt(t.serverCpuUsPerRequest, 0), fmt(t.postgresCpuUsPerRequest, 0), fmt(t.clientCpuUsPerRequest, 0),
+          ];
+        }),
+      ));
+      say(`Per-round full stack / bare p50: ${roundRatios.map((x) => fmt(x)).join(', ')}; pooled ${fmt(s.p50Ms / b.p50Ms)}x, p99 pooled ${fmt(s.p99Ms / b.p99Ms)}x (reported only)`);
+      say(`Target: full stack p50 <= ${HTTP_P50_TARGET}x bare p50 (median of rounds): ${fmt(p50Ratio)}x -> ${verdict(httpPass)}`);
+      say(`Informational rows (routes mounted only here, same response bytes): "bare handler + the same SQL" runs the sign-in check, page and total`);
+      say(`without middleware (full stack / it: p50 ${fmt(median(roundP50Ms.stack.map((p50, r) => p50 / roundP50Ms.bareSql[r])))}x median of rounds, server CPU ${fmt(s.serverCpuUsPerRequest / summaries.bareSql.serverCpuUsPerRequest)}x);`);
+      say(`the two "stack" probes run the whole middleware stack and the jobs query schema, without and with bearer authentication, and no list query.`);
+      say(`Rate limit: the stack ran with an allow-all RateLimitStore (the product's ${RATE_LIMIT.limit}/min per IP would answer 429 within a second).`);
+      say(`  MemoryRateLimitStore.take(): ${fmt(take1.callsPerSecond / 1e6)} M calls/s with 1 client (${fmt(take1.usPerCall, 3)} µs), ` +
+        `${fmt(take10k.callsPerSecond / 1e6)} M calls/s over 10,000 clients (${fmt(take10k.usPerCall, 3)} µs): ` +
+        `${fmt((100 * take10k.usPerCall) / s.serverCpuUsPerRequest)}% of the full stack's server CPU per request.`);
+      say(`CPU columns: process CPU over the measured rounds divided by requests (postgres: the backends serving the benchmark's database, /proc).`);
+    }
+
+    let jobPass: boolean | undefined;
+    if (runJobs) {
+      const options = { databaseUrl: db.url, jobs: settings.jobs, concurrency: settings.jobConcurrency, pollInterval: settings.pollInterval };
+      const rounds: { raw: JobRoundResult[]; wrapped: JobRoundResult[] } = { raw: [], wrapped: [] };
+      for (let r = 0; r < settings.jobRounds; r++) {
+        const order: Array<'raw' | 'wrapped'> = r % 2 === 0 ? ['raw', 'wrapped'] : ['wrapped', 'raw'];
+        for (const name of order) {
+          console.log(`Jobs: round ${r + 1}/${settings.jobRounds}, ${name}, ${settings.jobs} jobs`);
+          rounds[name].push(name === 'raw' ? await rawJobRound(pool, options) : await wrappedJobRound(app, demo.workspaceId, options));
+        }
+      }
+      const rate = (results: JobRoundResult[]) => {
+        const jobs = results.reduce((n, x) => n + x.jobs, 0);
+        const seconds = results.reduce((n, x) => n + x.seconds, 0);
+        const enqueue = results.reduce((n, x) => n + x.enqueueSeconds, 0);
+        return { jobs, seconds, jobsPerSecond: jobs / seconds, enqueuePerSecond: jobs / enqueue };
+      };
+      const raw = rate(rounds.raw);
+      const wrapped = rate(rounds.wrapped);
+      // As for HTTP, the verdict is the median of the per-round ratios (each round runs both targets).
+      const roundRatios = rounds.wrapped.map((w, r) => w.jobs / w.seconds / (rounds.raw[r].jobs / rounds.raw[r].seconds));
+      const ratio = median(roundRatios);
+      jobPass = ratio >= JOB_TARGET;
+      say('');
+      say(`Jobs: no-op jobs, ${settings.jobs} enqueued up front per round, ${settings.jobRounds} alternating rounds per target, ` +
+        `concurrency ${settings.jobConcurrency}, pollInterval ${settings.pollInterval} ms, first job started to last job deleted`);
+      say(table(
+        ['target', 'jobs', 'seconds', 'jobs/s', 'enqueue jobs/s (not timed)'],
+        [
+          ['raw graphile-worker', String(raw.jobs), fmt(raw.seconds), fmt(raw.jobsPerSecond, 0), fmt(raw.enqueuePerSecond, 0)],
+          ['job wrapper (job_runs)', String(wrapped.jobs), fmt(wrapped.seconds), fmt(wrapped.jobsPerSecond, 0), fmt(wrapped.enqueuePerSecond, 0)],
+          ['ratio wrapper / raw', '', '', fmt(wrapped.jobsPerSecond / raw.jobsPerSecond), fmt(wrapped.enqueuePerSecond / raw.enqueuePerSecond)],
+        ],
+      ));
+      say(`Per-round wrapper / raw: ${roundRatios.map((x) => fmt(x)).join(', ')}`);
+      say(`Target: wrapper >= ${JOB_TARGET}x raw (median of rounds): ${fmt(ratio)}x -> ${verdict(jobPass)}`);
+    }
+
+    say('');
+    say(`Load average at end: ${load()} (other work on the machine adds noise to both sides of each ratio)`);
+    if (httpPass !== undefined) say(`HTTP stack p50 <= ${HTTP_P50_TARGET}x bare: ${verdict(httpPass)}`);
+    if (jobPass !== undefined) say(`Job wrapper >= ${JOB_TARGET}x raw: ${verdict(jobPass)}`);
+  } finally {
+    await close();
+  }
+}
+
+await main();

@@ -1,0 +1,132 @@
+/**
+ * No-op job throughput of bench/http.ts: our job runtime (enqueueJob with its job_runs row, wrapTask
+ * moving the row queued -> running -> succeeded, run by jobs/worker.ts) against raw graphile-worker
+ * (add_job and a plain task function under graphile-worker's own `run()`), with the same
+ * concurrency and poll interval on the same database. Jobs are enqueued up front; the clock runs from
+ * the first job starting (the runner's own start-up is the same for both and left out) until
+ * graphile-worker has completed (deleted) the last job.
+ */
+import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
+import { z } from 'zod';
+import type { AppContext } from '../lib/context.ts';
+import { createPool, withTransaction, type Pool } from '../lib/db.ts';
+import { defineTask, enqueueJob } from '../jobs/runtime.ts';
+import { startWorker } from '../jobs/worker.ts';
+
+export interface JobRoundOptions {
+  databaseUrl: string;
+  jobs: number;
+  concurrency: number;
+  pollInterval: number;
+}
+
+export interface JobRoundResult {
+  jobs: number;
+  /** First job started to the last job completed. */
+  seconds: number;
+  /** Time spent enqueueing (not part of `seconds`). */
+  enqueueSeconds: number;
+}
+
+const WRAPPED_TASK = 'bench__noop';
+const RAW_TASK = 'bench__raw_noop';
+const ENQUEUE_BATCH = 1000;
+
+const noopTask = defineTask({
+  name: WRAPPED_TASK,
+  payload: z.object({ i: z.number().int() }),
+  run: async () => undefined,
+});
+
+const silentWorkerLogger = new WorkerLogger(() => () => {});
+const seconds = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e9;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Both targets start timing from the same state: the tables they churn vacuumed (the previous
+ * round's dead rows gone, statistics fresh) so that autovacuum catching up on earlier rounds does
+ * not land in one target's timed phase. The vacuuming of this round's own dead rows stays in.
+ */
+async function settle(pool: Pool): Promise<void> {
+  await pool.query('vacuum (analyze) job_runs, graphile_worker._private_jobs');
+}
+
+/**
+ * Seconds from the first job starting until graphile-worker holds no job of `task` any more.
+ * Successes are counted from the runner's events so the database is only asked once they add up
+ * (and every second as a safety net), keeping the polling out of the measured work. Call it right
+ * after the runner started: its first job cannot start before this attaches (that needs a query).
+ */
+async function timeUntilDrained(runner: Runner, pool: Pool, task: string, count: number): Promise<number> {
+  let succeeded = 0;
+  let failure: Error | undefined;
+  let firstStart: bigint | undefined;
+  runner.events.on('job:start', () => void (firstStart ??= process.hrtime.bigint()));
+  runner.events.on('job:success', () => void succeeded++);
+  runner.events.on('job:error', ({ error }) => void (failure ??= new Error(`bench job failed: ${String(error)}`)));
+  const left = async () =>
+    (await pool.query<{ n: number }>('select count(*)::int as n from graphile_worker.jobs where task_identifier = $1', [task])).rows[0].n;
+  for (let tick = 1; ; tick++) {
+    if (failure) throw failure;
+    // job:success fires just before graphile-worker deletes the row: then wait for the deletions.
+    if (succeeded >= count || tick % 200 === 0) {
+      if ((await left()) === 0) return seconds(firstStart!);
+    }
+    await sleep(succeeded >= count ? 1 : 5);
+  }
+}
+
+/** Our runtime: enqueueJob (job_runs row + add_job) in a few transactions, then startWorker. */
+export async function wrappedJobRound(app: AppContext, workspaceId: string, options: JobRoundOptions): Promise<JobRoundResult> {
+  const enqueueStart = process.hrtime.bigint();
+  for (let from = 0; from < options.jobs; from += ENQUEUE_BATCH) {
+    await withTransaction(app.pool, async (client) => {
+      for (let i = from; i < Math.min(options.jobs, from + ENQUEUE_BATCH); i++) await enqueueJob(client, noopTask, { i }, { workspaceId });
+    });
+  }
+  const enqueueSeconds = seconds(enqueueStart);
+  await settle(app.pool);
+
+  const workerPool = createPool(options.databaseUrl, { max: options.concurrency + 2, applicationName: 'svc-bench-worker' });
+  try {
+    const worker = await startWorker(app, { tasks: [noopTask], concurrency: options.concurrency, pool: workerPool, pollInterval: options.pollInterval });
+    const elapsed = await timeUntilDrained(worker.runner, app.pool, WRAPPED_TASK, options.jobs);
+    await worker.stop();
+    const { rows } = await app.pool.query<{ status: string; n: number }>(
+      'select status, count(*)::int as n from job_runs where kind = $1 group by status',
+      [WRAPPED_TASK],
+    );
+    const succeeded = rows.find((r) => r.status === 'succeeded')?.n ?? 0;
+    if (succeeded !== options.jobs || rows.length !== 1) throw new Error(`job_runs after the wrapped round: ${JSON.stringify(rows)}`);
+    await app.pool.query('delete from job_runs where kind = $1', [WRAPPED_TASK]);
+    return { jobs: options.jobs, seconds: elapsed, enqueueSeconds };
+  } finally {
+    await workerPool.end();
+  }
+}
+
+/** Raw graphile-worker: add_job for every job in one statement, then `run()` with a no-op task. */
+export async function rawJobRound(pool: Pool, options: JobRoundOptions): Promise<JobRoundResult> {
+  const enqueueStart = process.hrtime.bigint();
+  await pool.query(`select graphile_worker.add_job($1, json_build_object('i', i)) from generate_series(1, $2) i`, [RAW_TASK, options.jobs]);
+  const enqueueSeconds = seconds(enqueueStart);
+  await settle(pool);
+
+  const workerPool = createPool(options.databaseUrl, { max: options.concurrency + 2, applicationName: 'svc-bench-raw-worker' });
+  try {
+    const runner = await run({
+      pgPool: workerPool,
+      taskList: { [RAW_TASK]: async () => {} },
+      concurrency: options.concurrency,
+      pollInterval: options.pollInterval,
+      noHandleSignals: true,
+      logger: silentWorkerLogger,
+    });
+    const elapsed = await timeUntilDrained(runner, pool, RAW_TASK, options.jobs);
+    await runner.stop();
+    return { jobs: options.jobs, seconds: elapsed, enqueueSeconds };
+  } finally {
+    await workerPool.end();
+  }
+}
