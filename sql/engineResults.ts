@@ -13,7 +13,7 @@ import type { SnapshotOutput } from '../engine/stages/01_snapshot.ts';
 import type { ExtractOutput } from '../engine/stages/03_extract.ts';
 import type { PatternOutput, PatternsOutput } from '../engine/stages/07_patterns.ts';
 import { lockWorkspaceLog, reserveSequence, writeEvents, type Actor, type NewEvent } from './events.ts';
-import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueRow } from './issueProjection.ts';
+import { applyIssueEvent, issueColumns, patternAssignmentColumns, updateIssueColumns, type IssueRow } from './issueProjection.ts';
 import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow } from './patternProjection.ts';
 import { openReviewItems } from './reviewItems.ts';
 
@@ -111,7 +111,7 @@ export async function applyRunResults(
       assignEvents.push({ aggregateType: 'issue', aggregateId: row.id, eventType: 'issue.pattern_assigned', payload: { pattern_id: patternId, run_id: ctx.runId } });
     }
   });
-  await commit(db, workspaceId, assignEvents, issueRows, applyIssueEvent, upsertIssueRows);
+  await commit(db, workspaceId, assignEvents, issueRows, applyIssueEvent, (d, rows) => updateIssueColumns(d, rows, patternAssignmentColumns));
 
   // Abstentions become review items, unless a reviewer already dismissed that question.
   const dismissed = new Set(
