@@ -20,7 +20,7 @@ import type { SnapshotOutput } from '../engine/stages/01_snapshot.ts';
 import type { ExtractOutput } from '../engine/stages/03_extract.ts';
 import type { PatternOutput, PatternsOutput } from '../engine/stages/07_patterns.ts';
 import { EventBatch, type Actor, type NewEvent } from './events.ts';
-import { applyIssueEvent, upsertIssueRows, type IssueRow } from './issueProjection.ts';
+import { applyIssueEvent, patternAssignmentColumns, updateIssueColumns, type IssueRow } from './issueProjection.ts';
 import { lockIssuesById } from './issues.ts';
 import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow } from './patternProjection.ts';
 import { openReviewItems } from './reviewItems.ts';
@@ -106,7 +106,7 @@ export async function applyRunResults(
     const state = assigned.get(e.aggregateId) ?? issueRows.get(e.aggregateId);
     assigned.set(e.aggregateId, applyIssueEvent(state, { workspace_id: workspaceId, aggregate_id: e.aggregateId, event_type: e.eventType, payload: e.payload, recorded_at: events.recordedAt }));
   }
-  await inChunks([...assigned.values()], (rows) => upsertIssueRows(db, rows));
+  await inChunks([...assigned.values()], (rows) => updateIssueColumns(db, rows, patternAssignmentColumns));
   events.add(ENGINE, assignEvents);
 
   // Abstentions become review items, unless a reviewer already dismissed that question.

@@ -4,7 +4,8 @@
  * re-run of one stage) reconstructs the same input without a copy of it. Stage outputs are stored
  * gzip-compressed with their digests.
  */
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzipSync, gzip } from 'node:zlib';
 import type { Queryable } from '../lib/db.ts';
 import type { ConfigKind } from '../engine/config/index.ts';
 import type { StageRecord } from '../engine/manifest.ts';
@@ -14,6 +15,8 @@ import { configDefinitions, configKinds } from '../engine/config/index.ts';
 import { configVersionId, findConfigVersion } from './configs.ts';
 import { applyIssueEvent, type IssueRow } from './issueProjection.ts';
 import type { StoredEvent } from './events.ts';
+
+const gzipAsync = promisify(gzip);
 
 export interface EngineRunRow {
   id: string;
@@ -66,10 +69,12 @@ export async function recordSnapshot(db: Queryable, runId: string, eventSequence
 }
 
 export async function recordStage(db: Queryable, runId: string, record: StageRecord, encoded: Buffer): Promise<void> {
+  // Compressed on the libuv thread pool: a worker's event loop (heartbeats, other jobs) is not held for seconds.
+  const compressed = await gzipAsync(encoded, { level: 1 });
   await db.query(
     `insert into engine_stage_outputs (run_id, stage, digest, bytes, duration_ms, data) values ($1, $2, $3, $4, $5, $6)
      on conflict (run_id, stage) do update set digest = excluded.digest, bytes = excluded.bytes, duration_ms = excluded.duration_ms, data = excluded.data, created_at = now()`,
-    [runId, record.stage, record.digest, record.bytes, record.duration_ms, gzipSync(encoded, { level: 1 })],
+    [runId, record.stage, record.digest, record.bytes, record.duration_ms, compressed],
   );
   // Stages are recorded in pipeline order; a stage recorded again replaces its entry.
   await db.query(

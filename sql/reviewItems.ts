@@ -44,7 +44,7 @@ export async function openReviewItems(db: Queryable, events: EventBatch, actor: 
   const { rows } = await db.query<ReviewItemRow>(
     `insert into review_items (workspace_id, kind, issue_id, pattern_id, reason, candidates, provenance)
      select $1, i.kind, i.issue_id, i.pattern_id, i.reason, i.candidates, i.provenance
-       from unnest($2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[])
+       from rows from (unnest($2::text[]), unnest($3::uuid[]), unnest($4::uuid[]), unnest($5::text[]), jsonb_array_elements($6::jsonb), jsonb_array_elements($7::jsonb))
             as i(kind, issue_id, pattern_id, reason, candidates, provenance)
      on conflict (workspace_id, issue_id, kind) where status = 'open' do nothing
      returning *`,
@@ -54,8 +54,9 @@ export async function openReviewItems(db: Queryable, events: EventBatch, actor: 
       items.map((i) => i.issueId),
       items.map((i) => i.patternId ?? null),
       items.map((i) => i.reason),
-      items.map((i) => JSON.stringify(i.candidates ?? [])),
-      items.map((i) => JSON.stringify(i.provenance ?? {})),
+      // One JSON array each, not jsonb[]: a jsonb[] literal quotes every element again (as in events.ts).
+      JSON.stringify(items.map((i) => i.candidates ?? [])),
+      JSON.stringify(items.map((i) => i.provenance ?? {})),
     ],
   );
   events.add(

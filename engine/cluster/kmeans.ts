@@ -137,16 +137,77 @@ export function recomputeCentroids(x: Dense, labels: Int32Array, k: number, prev
   return normalizeRows(sums, k, d);
 }
 
+// Far above the rounding error of a dot product of unit vectors (about d · 2⁻⁵³), far below any real gap.
+const BOUND_MARGIN = 1e-10;
+
+/**
+ * `assign` with Hamerly's (2010) bound, for cosine similarity: `upper[i]` bounds row i's similarity
+ * to every centroid but its own. A row whose similarity to its own centroid still exceeds that bound
+ * keeps its label without the k dot products; any other row is assigned in full, exactly as `assign`
+ * does (same sums, same first-best rule), and gets the runner-up similarity as its new bound. The
+ * labels and similarities are therefore those of `assign`.
+ */
+function assignBounded(x: Dense, centroids: Float64Array, k: number, labels: Int32Array, similarity: Float64Array, upper: Float64Array): number {
+  let changed = 0;
+  const { n, d, data } = x;
+  for (let i = 0; i < n; i++) {
+    const o = i * d;
+    const own = labels[i];
+    if (own >= 0) {
+      const co = own * d;
+      let s = 0;
+      for (let j = 0; j < d; j++) s += data[o + j] * centroids[co + j];
+      if (s > upper[i] + BOUND_MARGIN) {
+        similarity[i] = s;
+        continue;
+      }
+    }
+    let best = -1;
+    let bestSim = -Infinity;
+    let second = -Infinity;
+    for (let c = 0; c < k; c++) {
+      const co = c * d;
+      let s = 0;
+      for (let j = 0; j < d; j++) s += data[o + j] * centroids[co + j];
+      if (s > bestSim) {
+        second = bestSim;
+        bestSim = s;
+        best = c;
+      } else if (s > second) second = s;
+    }
+    if (own !== best) changed++;
+    labels[i] = best;
+    similarity[i] = bestSim;
+    upper[i] = second;
+  }
+  return changed;
+}
+
+/** The largest distance any centroid moved: no row's similarity to a centroid changed by more (|x| ≤ 1). */
+function largestMove(before: Float64Array, after: Float64Array, k: number, d: number): number {
+  let largest = 0;
+  for (let c = 0; c < k; c++) {
+    let s = 0;
+    for (let j = c * d; j < (c + 1) * d; j++) s += (after[j] - before[j]) ** 2;
+    largest = Math.max(largest, Math.sqrt(s));
+  }
+  return largest;
+}
+
 /** Lloyd iterations until fewer than `tolerance` of the points change cluster (then one last assignment). */
 export function lloyd(x: Dense, initial: Float64Array, k: number, maxIterations: number, tolerance = 0): Assignment {
   const labels = new Int32Array(x.n).fill(-1);
   const similarity = new Float64Array(x.n);
+  const upper = new Float64Array(x.n).fill(Infinity);
   let centroids = normalizeRows(initial, k, x.d);
   let iterations = 0;
   for (; iterations < maxIterations; iterations++) {
-    const changed = assign(x, centroids, k, labels, similarity);
+    const changed = assignBounded(x, centroids, k, labels, similarity, upper);
     if (iterations > 0 && changed <= tolerance * x.n) break;
-    centroids = recomputeCentroids(x, labels, k, centroids);
+    const next = recomputeCentroids(x, labels, k, centroids);
+    const moved = largestMove(centroids, next, k, x.d);
+    for (let i = 0; i < x.n; i++) upper[i] += moved;
+    centroids = next;
   }
   return { labels, similarity, centroids, k, iterations };
 }

@@ -6,7 +6,7 @@
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { kmeansPlusPlus, lloyd, rowsOf, type Assignment, type Dense } from './kmeans.ts';
-import { silhouette } from './silhouette.ts';
+import { cosineDistances, silhouetteOfDistances } from './silhouette.ts';
 
 export interface KSelection {
   k: number;
@@ -43,10 +43,11 @@ export function selectK(
   options: { kMin: number; kMax: number; seed: number; restarts: number; maxIterations: number; silhouetteSample: number },
 ): KSelection {
   const subsample = sampleIndices(createRng(deriveSeed(options.seed, 'silhouette')), sample.n, options.silhouetteSample);
-  const sub = rowsOf(sample, subsample);
+  // Every candidate k is scored on the same sub-sample: its pairwise distances are computed once.
+  const distances = cosineDistances(rowsOf(sample, subsample));
   const score = (k: number, restarts: number) => {
     const assignment = bestKmeans(sample, k, options.seed, restarts, options.maxIterations);
-    return { score: silhouette(sub, subsample.map((i) => assignment.labels[i]), k), assignment };
+    return { score: silhouetteOfDistances(distances, subsample.length, subsample.map((i) => assignment.labels[i]), k), assignment };
   };
   const coarseScores = new Map<number, number>();
   const grid = geometricGrid(options.kMin, options.kMax);

@@ -5,7 +5,7 @@
  * digest of the whole.
  */
 import { z } from 'zod';
-import { encodeOutput, sha256 } from '../manifest.ts';
+import { digestOutput } from '../manifest.ts';
 import type { StageContext } from './context.ts';
 
 export const snapshotIssueSchema = z.object({
@@ -67,5 +67,5 @@ export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput
   const decisions = [...latest.values()].sort((a, b) => (a.issue_id + a.kind < b.issue_id + b.kind ? -1 : 1));
   const previous_patterns = input.previous_patterns.map((p) => ({ ...p, member_ids: [...p.member_ids].sort() })).sort(byId);
   const frozen = { workspace_id: input.workspace_id, event_sequence: input.event_sequence, previous_run_id: input.previous_run_id, issues, decisions, previous_patterns };
-  return { ...frozen, input_digest: sha256(encodeOutput(frozen)) };
+  return { ...frozen, input_digest: digestOutput(frozen) };
 }

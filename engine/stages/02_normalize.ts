@@ -42,24 +42,36 @@ export function normalize(input: { snapshot: SnapshotOutput }, _ctx: StageContex
     }
     return id;
   };
-  const columns = { title: { offsets: new Uint32Array(issues.length + 1), ids: [] as number[] }, body: { offsets: new Uint32Array(issues.length + 1), ids: [] as number[] } };
+  const title = columnBuilder(issues.length);
+  const body = columnBuilder(issues.length);
   const title_text: string[] = [];
   const body_text: string[] = [];
   issues.forEach((issue, i) => {
-    for (const [name, raw, texts] of [['title', issue.title, title_text], ['body', issue.narrative, body_text]] as const) {
-      const normalized = normalizeText(raw);
-      texts.push(normalized.text);
-      const column = columns[name];
-      for (const token of normalized.tokens) column.ids.push(intern(token));
-      column.offsets[i + 1] = column.ids.length;
-    }
+    const t = normalizeText(issue.title);
+    title_text.push(t.text);
+    title.add(i, t.tokens, intern);
+    const b = normalizeText(issue.narrative);
+    body_text.push(b.text);
+    body.add(i, b.tokens, intern);
   });
+  return { issue_ids: issues.map((i) => i.id), vocabulary, title: title.done(), body: body.done(), title_text, body_text };
+}
+
+/** A TokenColumn filled document by document into a growing typed array (100,000 issues hold millions of tokens). */
+function columnBuilder(documents: number) {
+  const offsets = new Uint32Array(documents + 1);
+  let ids = new Uint32Array(1 << 16);
+  let length = 0;
   return {
-    issue_ids: issues.map((i) => i.id),
-    vocabulary,
-    title: { offsets: columns.title.offsets, ids: Uint32Array.from(columns.title.ids) },
-    body: { offsets: columns.body.offsets, ids: Uint32Array.from(columns.body.ids) },
-    title_text,
-    body_text,
+    add(doc: number, tokens: string[], intern: (token: string) => number) {
+      if (length + tokens.length > ids.length) {
+        const grown = new Uint32Array(Math.max(ids.length * 2, length + tokens.length));
+        grown.set(ids.subarray(0, length));
+        ids = grown;
+      }
+      for (const token of tokens) ids[length++] = intern(token);
+      offsets[doc + 1] = length;
+    },
+    done: (): TokenColumn => ({ offsets, ids: ids.slice(0, length) }),
   };
 }

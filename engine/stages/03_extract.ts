@@ -13,7 +13,7 @@
  */
 import type { RubricConfig } from '../config/rubric.ts';
 import type { TaxonomyConfig } from '../config/taxonomy.ts';
-import { keywordMatcher, type KeywordMatcher } from '../text/keywords.ts';
+import { keywordScanner } from '../text/keywords.ts';
 import type { StageContext } from './context.ts';
 import type { Decision, SnapshotOutput } from './01_snapshot.ts';
 import type { NormalizeOutput } from './02_normalize.ts';
@@ -57,11 +57,12 @@ export interface ExtractOutput {
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
-function judge(entries: Array<{ id: string; matcher: KeywordMatcher }>, title: string, body: string, threshold: number): Judgement {
+/** `inTitle[e]`, `inBody[e]`: the keywords of entry `ids[e]` found in the title and the narrative. */
+function judge(ids: string[], inTitles: Array<Set<string>>, inBodies: Array<Set<string>>, threshold: number): Judgement {
   const scored: Array<{ id: string; score: number; evidence: string[] }> = [];
-  for (const entry of entries) {
-    const inTitle = entry.matcher.find(title);
-    const inBody = entry.matcher.find(body);
+  for (let e = 0; e < ids.length; e++) {
+    const inTitle = inTitles[e];
+    const inBody = inBodies[e];
     let score = 0;
     const evidence = new Set<string>();
     for (const k of inTitle) {
@@ -72,7 +73,7 @@ function judge(entries: Array<{ id: string; matcher: KeywordMatcher }>, title: s
       if (!inTitle.has(k)) score += 1;
       evidence.add(k);
     }
-    if (score > 0) scored.push({ id: entry.id, score, evidence: [...evidence].sort() });
+    if (score > 0) scored.push({ id: ids[e], score, evidence: [...evidence].sort() });
   }
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   const top = scored[0]?.score ?? 0;
@@ -89,16 +90,18 @@ function judge(entries: Array<{ id: string; matcher: KeywordMatcher }>, title: s
   };
 }
 
-function criticality(rubric: RubricConfig, matchers: Array<{ weight: number; term: string; matcher: KeywordMatcher }>, severity: keyof RubricConfig['severity_weights'], text: string): CriticalityJudgement {
+/** `found[s]`: the occurrences of signal `s` in the issue's text. */
+function criticality(rubric: RubricConfig, found: Array<Set<string>>, severity: keyof RubricConfig['severity_weights']): CriticalityJudgement {
   let score = rubric.severity_weights[severity];
   const evidence: string[] = [`severity:${severity}`];
-  for (const signal of matchers) {
-    if (signal.matcher.find(text).size) {
+  for (const [s, signal] of rubric.signals.entries()) {
+    if (found[s].size) {
       score += signal.weight;
       evidence.push(signal.term);
     }
   }
-  score = Math.min(1, Math.max(0, score));
+  // Rounded before the level is chosen: 0.3 + 0.15 + 0.1 sums to 0.5499999999999999, which must reach a 0.55 level.
+  score = round(Math.min(1, Math.max(0, score)));
   let level = rubric.levels[0];
   for (const l of rubric.levels) if (score >= l.min_score) level = l;
   const boundaries = rubric.levels.slice(1).map((l) => l.min_score);
@@ -117,9 +120,12 @@ function human(decision: Decision | undefined, field: 'domain' | 'root_cause'): 
 export function extract(input: { snapshot: SnapshotOutput; normalize: NormalizeOutput }, ctx: StageContext): ExtractOutput {
   const taxonomy: TaxonomyConfig = ctx.configs.taxonomy.document;
   const rubric: RubricConfig = ctx.configs.rubric.document;
-  const domains = taxonomy.domains.map((d) => ({ id: d.id, matcher: keywordMatcher(d.keywords) }));
-  const causes = taxonomy.root_causes.map((r) => ({ id: r.id, matcher: keywordMatcher(r.keywords) }));
-  const signals = rubric.signals.map((s) => ({ term: s.term, weight: s.weight, matcher: keywordMatcher([s.term]) }));
+  const domainIds = taxonomy.domains.map((d) => d.id);
+  const causeIds = taxonomy.root_causes.map((r) => r.id);
+  // One pass per text finds the keywords of every domain and root cause (groups: domains, then causes).
+  const entries = keywordScanner([...taxonomy.domains, ...taxonomy.root_causes].map((e) => e.keywords));
+  const signals = keywordScanner(rubric.signals.map((s) => [s.term]));
+  const split = taxonomy.domains.length;
   const decisions = new Map(input.snapshot.decisions.map((d) => [`${d.issue_id}:${d.kind}`, d]));
 
   const results: ExtractionResult[] = [];
@@ -127,9 +133,11 @@ export function extract(input: { snapshot: SnapshotOutput; normalize: NormalizeO
   input.snapshot.issues.forEach((issue, i) => {
     const title = input.normalize.title_text[i];
     const body = input.normalize.body_text[i];
-    const domain = judge(domains, title, body, taxonomy.extraction_threshold);
-    const rootCause = judge(causes, title, body, taxonomy.extraction_threshold);
-    const crit = criticality(rubric, signals, issue.severity, `${title} ${body}`);
+    const inTitle = entries.scan(title);
+    const inBody = entries.scan(body);
+    const domain = judge(domainIds, inTitle.slice(0, split), inBody.slice(0, split), taxonomy.extraction_threshold);
+    const rootCause = judge(causeIds, inTitle.slice(split), inBody.slice(split), taxonomy.extraction_threshold);
+    const crit = criticality(rubric, signals.scan(`${title} ${body}`), issue.severity);
 
     const extraction = decisions.get(`${issue.id}:extraction`);
     const cause = decisions.get(`${issue.id}:root_cause`);

@@ -7,9 +7,9 @@
 import { randomizedSvd } from '../cluster/svd.ts';
 import { normalizeRows } from '../cluster/kmeans.ts';
 import { deriveSeed } from '../rng.ts';
-import { tfidf } from '../text/tfidf.ts';
+import { tfidfOfTokenIds } from '../text/tfidf.ts';
 import type { StageContext } from './context.ts';
-import { tokensOf, type NormalizeOutput } from './02_normalize.ts';
+import type { NormalizeOutput } from './02_normalize.ts';
 
 export const TITLE_WEIGHT = 2;
 export const BIGRAM_WEIGHT = 0.5;
@@ -31,8 +31,7 @@ export function vectorize(input: { normalize: NormalizeOutput }, ctx: StageConte
   const cfg = ctx.configs.cluster.document;
   const norm = input.normalize;
   const n = norm.issue_ids.length;
-  const docs = norm.issue_ids.map((_, i) => ({ title: tokensOf(norm.title, norm.vocabulary, i), body: tokensOf(norm.body, norm.vocabulary, i) }));
-  const tf = tfidf(docs, { dimensions: cfg.hash_dimensions, titleWeight: TITLE_WEIGHT, bigramWeight: BIGRAM_WEIGHT });
+  const tf = tfidfOfTokenIds(norm, { dimensions: cfg.hash_dimensions, titleWeight: TITLE_WEIGHT, bigramWeight: BIGRAM_WEIGHT });
   const features = [...tf.vocabulary.keys()].sort((a, b) => a - b);
   const empty = { issue_ids: norm.issue_ids, dimensions: 0, embedding: new Float32Array(0), features: Uint32Array.from(features), tokens: features.map((f) => tf.vocabulary.get(f)!), singular_values: [] };
   const tfidfOut = { cols: tf.matrix.cols, row_ptr: tf.matrix.rowPtr, col_idx: tf.matrix.colIdx, values: tf.matrix.values };

@@ -1,25 +1,104 @@
 /**
- * Phrase matching for extraction: each taxonomy entry (or rubric signal) compiles to one regular
- * expression over normalised text that finds its keywords at word starts (a keyword may be a word
- * prefix, e.g. `synchroniz`). Longer keywords are tried first.
+ * Phrase matching for extraction: each taxonomy entry (or rubric signal) finds its keywords at word
+ * starts of normalised text (a keyword may be a word prefix, e.g. `synchroniz`), longer keywords
+ * first. All entries of a config are matched in one pass (`keywordScanner`).
  */
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const normalizeKeywords = (keywords: string[]) =>
+  [...new Set(keywords.map((k) => k.toLowerCase().replace(/\s+/g, ' ').trim()).filter(Boolean))];
 
 export interface KeywordMatcher {
   /** Distinct keywords found in `text`. */
   find(text: string): Set<string>;
 }
 
-export function keywordMatcher(keywords: string[]): KeywordMatcher {
-  const normalized = [...new Set(keywords.map((k) => k.toLowerCase().replace(/\s+/g, ' ').trim()).filter(Boolean))].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  const pattern = new RegExp(`(?<![a-z0-9])(?:${normalized.map(escape).join('|')})`, 'g');
+export interface KeywordScanner {
+  /** For each group, the distinct keywords of that group found in `text`, in order of first occurrence. */
+  scan(text: string): Array<Set<string>>;
+}
+
+/**
+ * Several keyword lists matched in one pass over the text: a trie of all keywords is walked from every
+ * word start. Each group keeps exactly the semantics of its own regular expression
+ * `(?<![a-z0-9])(?:k1|k2|…)` (longest keyword first) scanned with the `g` flag: at the leftmost word
+ * start where one of its keywords begins it takes the longest such keyword and resumes after it, so a
+ * group's matches never overlap while different groups see the same text independently.
+ */
+export function keywordScanner(groups: string[][]): KeywordScanner {
+  const keywords: string[] = [];
+  const keywordIndex = new Map<string, number>();
+  const groupsOf: number[][] = [];
+  groups.forEach((list, g) => {
+    for (const k of normalizeKeywords(list)) {
+      let id = keywordIndex.get(k);
+      if (id === undefined) {
+        id = keywords.length;
+        keywords.push(k);
+        keywordIndex.set(k, id);
+        groupsOf.push([]);
+      }
+      groupsOf[id].push(g);
+    }
+  });
+  // Trie over UTF-16 code units: node 0 is the root; terminal[node] is the keyword ending there or -1.
+  const children: Array<Map<number, number>> = [new Map()];
+  const terminal: number[] = [-1];
+  keywords.forEach((k, id) => {
+    let node = 0;
+    for (let i = 0; i < k.length; i++) {
+      const c = k.charCodeAt(i);
+      let next = children[node].get(c);
+      if (next === undefined) {
+        next = children.length;
+        children.push(new Map());
+        terminal.push(-1);
+        children[node].set(c, next);
+      }
+      node = next;
+    }
+    terminal[node] = id;
+  });
+  const groupCount = groups.length;
+  const hits: number[] = [];
   return {
-    find(text) {
-      const found = new Set<string>();
-      if (!normalized.length) return found;
-      pattern.lastIndex = 0;
-      for (const match of text.matchAll(pattern)) found.add(match[0]);
+    scan(text) {
+      const found = Array.from({ length: groupCount }, () => new Set<string>());
+      if (!keywords.length) return found;
+      const resumeAt = new Array<number>(groupCount).fill(0);
+      const takenAt = new Array<number>(groupCount).fill(-1);
+      const root = children[0];
+      for (let p = 0; p < text.length; p++) {
+        if (p > 0) {
+          const before = text.charCodeAt(p - 1);
+          if ((before >= 97 && before <= 122) || (before >= 48 && before <= 57)) continue;
+        }
+        let node = root.get(text.charCodeAt(p));
+        if (node === undefined) continue;
+        hits.length = 0;
+        for (let q = p + 1; ; q++) {
+          if (terminal[node] >= 0) hits.push(terminal[node]);
+          if (q >= text.length) break;
+          const next: number | undefined = children[node].get(text.charCodeAt(q));
+          if (next === undefined) break;
+          node = next;
+        }
+        // Longest first: a group takes its longest keyword starting here, if it is not inside its previous match.
+        for (let h = hits.length - 1; h >= 0; h--) {
+          const id = hits[h];
+          for (const g of groupsOf[id]) {
+            if (takenAt[g] === p || resumeAt[g] > p) continue;
+            takenAt[g] = p;
+            resumeAt[g] = p + keywords[id].length;
+            found[g].add(keywords[id]);
+          }
+        }
+      }
       return found;
     },
   };
+}
+
+/** One keyword list (a taxonomy entry or a rubric signal): `keywordScanner` with a single group. */
+export function keywordMatcher(keywords: string[]): KeywordMatcher {
+  const scanner = keywordScanner([keywords]);
+  return { find: (text) => scanner.scan(text)[0] };
 }

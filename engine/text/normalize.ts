@@ -7,22 +7,23 @@
 import { stem } from './stem.ts';
 import { stopWords } from './stopwords.ts';
 
-const MASKS: Array<[RegExp, string]> = [
-  [/\b(?:https?|ftp|file|hdfs|s3a?|wasbs?|abfss?):\/\/\S+/gi, ' '],
-  [/\b[\w.+-]+@[\w-]+\.[\w.-]+\b/g, ' '],
-  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, ' '],
-  [/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, ' '],
-  [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, ' '],
-  [/\b\d{1,2}:\d{2}(?::\d{2})(?:[.,]\d+)?\b/g, ' '],
-  [/(?:^|\s)(?:[A-Za-z]:)?(?:[\\/][\w.$-]+){2,}[\\/]?/g, ' '],
-  [/\b0x[0-9a-f]+\b/gi, ' '],
-  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, ' '],
+// Each mask with a character its matches cannot do without: a text without it skips that scan.
+const MASKS: Array<[RegExp, string, (text: string) => boolean]> = [
+  [/\b(?:https?|ftp|file|hdfs|s3a?|wasbs?|abfss?):\/\/\S+/gi, ' ', (t) => t.includes('://')],
+  [/\b[\w.+-]+@[\w-]+\.[\w.-]+\b/g, ' ', (t) => t.includes('@')],
+  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, ' ', (t) => t.includes('-')],
+  [/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, ' ', (t) => t.includes('.')],
+  [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, ' ', (t) => t.includes('-')],
+  [/\b\d{1,2}:\d{2}(?::\d{2})(?:[.,]\d+)?\b/g, ' ', (t) => t.includes(':')],
+  [/(?:^|\s)(?:[A-Za-z]:)?(?:[\\/][\w.$-]+){2,}[\\/]?/g, ' ', (t) => t.includes('/') || t.includes('\\')],
+  [/\b0x[0-9a-f]+\b/gi, ' ', (t) => t.includes('0x') || t.includes('0X')],
+  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, ' ', () => true],
 ];
 
 /** Masks volatile tokens and lowercases; the text keeps its word order (phrases still match). */
 export function maskText(text: string): string {
   let out = text;
-  for (const [pattern, replacement] of MASKS) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement, mayMatch] of MASKS) if (mayMatch(out)) out = out.replace(pattern, replacement);
   return out;
 }
 
@@ -36,21 +37,38 @@ export function tokenize(masked: string): string[] {
     const parts = raw.includes('_') ? raw.split('_') : [raw];
     for (const part of parts) {
       if (part.length < 2 || part.length > 40) continue;
-      const lower = part.toLowerCase();
-      emit(out, lower);
-      // DataNode -> data, node (the whole word stays too): prose and identifiers meet.
-      if (/[a-z][A-Z]/.test(part)) {
-        const pieces = part.match(CAMEL) ?? [];
-        if (pieces.length > 1) for (const piece of pieces) emit(out, piece.toLowerCase());
-      }
+      for (const token of partTokens(part)) out.push(token);
     }
   }
   return out;
 }
 
+// Words repeat (Zipf): the tokens of a short word are remembered. Only words shorter than 13
+// characters, which V8 copies out of the text they were split from, so that no entry keeps a whole
+// report alive; cleared when full. A cache hit returns exactly what computing would.
+const PART_CACHE_LIMIT = 100_000;
+const partCache = new Map<string, readonly string[]>();
+
+function partTokens(part: string): readonly string[] {
+  const cached = partCache.get(part);
+  if (cached) return cached;
+  const out: string[] = [];
+  emit(out, part.toLowerCase());
+  // DataNode -> data, node (the whole word stays too): prose and identifiers meet.
+  if (/[a-z][A-Z]/.test(part)) {
+    const pieces = part.match(CAMEL) ?? [];
+    if (pieces.length > 1) for (const piece of pieces) emit(out, piece.toLowerCase());
+  }
+  if (part.length < 13) {
+    if (partCache.size >= PART_CACHE_LIMIT) partCache.clear();
+    partCache.set(part, out);
+  }
+  return out;
+}
+
 function emit(out: string[], word: string) {
-  if (word.length < 2 || /^\d+$/.test(word) || stopWords.has(word)) return;
-  if (/^\d/.test(word)) return; // 3rd, 2x, 64bit: volatile
+  const first = word.charCodeAt(0);
+  if (word.length < 2 || (first >= 48 && first <= 57) || stopWords.has(word)) return; // numbers, and 3rd, 2x, 64bit: volatile
   out.push(stem(word));
 }
 

@@ -9,6 +9,19 @@ function hasVowel(stem: string): boolean {
   return vowel.test(stem);
 }
 
+const SUFFIXES = [
+  ['ied', 'y'],
+  ['ational', 'ate'],
+  ['ation', 'ate'],
+  ['ness', ''],
+  ['ment', ''],
+  ['ingly', ''],
+  ['edly', ''],
+  ['ing', ''],
+  ['ed', ''],
+  ['ly', ''],
+] as const;
+
 export function stem(word: string): string {
   let w = word;
   if (w.length <= 3) return w;
@@ -16,18 +29,7 @@ export function stem(word: string): string {
   else if (w.endsWith('sses')) w = w.slice(0, -2);
   else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is') && w.length > 3) w = w.slice(0, -1);
 
-  for (const [suffix, replacement] of [
-    ['ied', 'y'],
-    ['ational', 'ate'],
-    ['ation', 'ate'],
-    ['ness', ''],
-    ['ment', ''],
-    ['ingly', ''],
-    ['edly', ''],
-    ['ing', ''],
-    ['ed', ''],
-    ['ly', ''],
-  ] as const) {
+  for (const [suffix, replacement] of SUFFIXES) {
     if (w.endsWith(suffix)) {
       const base = w.slice(0, -suffix.length);
       if (base.length >= 3 && hasVowel(base)) {

@@ -5,7 +5,7 @@
  * `maxDfShare` of them dropped; rows L2-normalised.
  */
 import type { CsrMatrix } from '../cluster/sparse.ts';
-import { featureIndex } from './hashing.ts';
+import { fnv1a } from './hashing.ts';
 
 export interface TfidfInput {
   title: string[];
@@ -27,55 +27,178 @@ export interface TfidfResult {
   vocabulary: Map<number, string>;
 }
 
-function documentFeatures(doc: TfidfInput, o: Required<TfidfOptions>, vocabulary: Map<number, string>): Map<number, number> {
-  const counts = new Map<number, number>();
-  const add = (token: string, weight: number) => {
-    const f = featureIndex(token, o.dimensions);
-    counts.set(f, (counts.get(f) ?? 0) + weight);
-    if (!vocabulary.has(f)) vocabulary.set(f, token);
-  };
-  for (const [tokens, weight] of [[doc.title, o.titleWeight], [doc.body, 1]] as const) {
-    for (let i = 0; i < tokens.length; i++) {
-      add(tokens[i], weight);
-      if (i > 0 && o.bigramWeight > 0 && tokens[i - 1] !== tokens[i]) add(`${tokens[i - 1]} ${tokens[i]}`, weight * o.bigramWeight);
-    }
-  }
-  return counts;
+/** Documents as interned token ids (the columns of engine stage 2): doc i's tokens are ids[offsets[i] .. offsets[i+1]). */
+export interface TokenIdColumn {
+  offsets: Uint32Array;
+  ids: Uint32Array;
+}
+
+export interface TokenIdDocuments {
+  /** Distinct strings: equal ids ⇔ equal tokens. */
+  vocabulary: readonly string[];
+  title: TokenIdColumn;
+  body: TokenIdColumn;
 }
 
 export function tfidf(docs: TfidfInput[], options: TfidfOptions): TfidfResult {
+  const vocabulary: string[] = [];
+  const index = new Map<string, number>();
+  const column = (pick: (d: TfidfInput) => string[]): TokenIdColumn => {
+    const offsets = new Uint32Array(docs.length + 1);
+    const ids: number[] = [];
+    docs.forEach((doc, i) => {
+      for (const token of pick(doc)) {
+        let id = index.get(token);
+        if (id === undefined) {
+          id = vocabulary.length;
+          vocabulary.push(token);
+          index.set(token, id);
+        }
+        ids.push(id);
+      }
+      offsets[i + 1] = ids.length;
+    });
+    return { offsets, ids: Uint32Array.from(ids) };
+  };
+  const title = column((d) => d.title);
+  const body = column((d) => d.body);
+  return tfidfOfTokenIds({ vocabulary, title, body }, options);
+}
+
+const NO_FEATURE = 0xffffffff;
+
+/**
+ * `tfidf` over interned token ids, on typed arrays: each distinct token is hashed once, a bigram's
+ * hash continues FNV-1a from its first token's state (fnv1a(`${a} ${b}`) without building the
+ * string), and documents accumulate into one dense scratch row. Same features, weights and
+ * vocabulary as hashing the strings one by one.
+ */
+export function tfidfOfTokenIds(docs: TokenIdDocuments, options: TfidfOptions): TfidfResult {
   const o: Required<TfidfOptions> = { titleWeight: 2, bigramWeight: 0.5, minDf: 2, maxDfShare: 0.5, ...options };
-  const vocabulary = new Map<number, string>();
-  const perDoc = docs.map((doc) => documentFeatures(doc, o, vocabulary));
-  const df = new Uint32Array(o.dimensions);
-  for (const counts of perDoc) for (const f of counts.keys()) df[f]++;
-  const n = docs.length;
+  const dims = o.dimensions;
+  const words = docs.vocabulary;
+  const n = docs.title.offsets.length - 1;
+  const state = new Uint32Array(words.length);
+  const unigram = new Uint32Array(words.length);
+  for (let t = 0; t < words.length; t++) {
+    state[t] = fnv1a(words[t]);
+    unigram[t] = state[t] % dims;
+  }
+  const columns = [docs.title, docs.body];
+  const weights = [o.titleWeight, 1];
+  const withBigrams = o.bigramWeight > 0;
+  // The bigram feature ending at each token position (NO_FEATURE where there is none).
+  const bigram = columns.map((c) => new Uint32Array(c.ids.length));
+  // Readable names: the first token or bigram seen for each feature, in order of first sight.
+  const firstA = new Int32Array(dims);
+  const firstB = new Int32Array(dims).fill(-1);
+  const seen = new Uint8Array(dims);
+  const order: number[] = [];
+  const sight = (f: number, a: number, b: number) => {
+    if (seen[f]) return;
+    seen[f] = 1;
+    firstA[f] = a;
+    firstB[f] = b;
+    order.push(f);
+  };
+  const df = new Uint32Array(dims);
+  const lastDoc = new Int32Array(dims).fill(-1);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < 2; c++) {
+      const { offsets, ids } = columns[c];
+      const bigrams = bigram[c];
+      for (let p = offsets[i]; p < offsets[i + 1]; p++) {
+        const id = ids[p];
+        const f = unigram[id];
+        sight(f, id, -1);
+        if (lastDoc[f] !== i) {
+          lastDoc[f] = i;
+          df[f]++;
+        }
+        bigrams[p] = NO_FEATURE;
+        if (p > offsets[i] && withBigrams) {
+          const prev = ids[p - 1];
+          if (prev !== id && words[prev] !== words[id]) {
+            let h = state[prev];
+            h ^= 32; // the space between the two tokens
+            h = Math.imul(h, 0x01000193);
+            const word = words[id];
+            for (let k = 0; k < word.length; k++) {
+              h ^= word.charCodeAt(k);
+              h = Math.imul(h, 0x01000193);
+            }
+            const g = (h >>> 0) % dims;
+            bigrams[p] = g;
+            sight(g, prev, id);
+            if (lastDoc[g] !== i) {
+              lastDoc[g] = i;
+              df[g]++;
+            }
+          }
+        }
+      }
+    }
+  }
   const maxDf = Math.max(o.minDf, Math.floor(o.maxDfShare * n));
-  const idf = new Float32Array(o.dimensions);
-  for (let f = 0; f < o.dimensions; f++) {
+  const idf = new Float32Array(dims);
+  for (let f = 0; f < dims; f++) {
     if (df[f] >= o.minDf && df[f] <= maxDf) idf[f] = Math.fround(Math.log((1 + n) / (1 + df[f])) + 1);
   }
-  let nnz = 0;
-  for (const counts of perDoc) for (const f of counts.keys()) if (idf[f] > 0) nnz++;
+
+  // Per document: its kept features (sorted) with their summed weights, in the dense scratch row.
+  const counts = new Float64Array(dims);
+  const mark = lastDoc.fill(-1);
+  let touched = new Uint32Array(64);
+  const gather = (i: number): number => {
+    let m = 0;
+    const touch = (f: number, w: number) => {
+      if (idf[f] === 0) return;
+      if (mark[f] !== i) {
+        mark[f] = i;
+        counts[f] = 0;
+        if (m === touched.length) {
+          const grown = new Uint32Array(touched.length * 2);
+          grown.set(touched);
+          touched = grown;
+        }
+        touched[m++] = f;
+      }
+      counts[f] += w;
+    };
+    for (let c = 0; c < 2; c++) {
+      const { offsets, ids } = columns[c];
+      const bigrams = bigram[c];
+      const weight = weights[c];
+      for (let p = offsets[i]; p < offsets[i + 1]; p++) {
+        touch(unigram[ids[p]], weight);
+        if (bigrams[p] !== NO_FEATURE) touch(bigrams[p], weight * o.bigramWeight);
+      }
+    }
+    return m;
+  };
   const rowPtr = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) rowPtr[i + 1] = rowPtr[i] + gather(i);
+  const nnz = rowPtr[n];
   const colIdx = new Uint32Array(nnz);
   const values = new Float32Array(nnz);
-  let p = 0;
-  perDoc.forEach((counts, i) => {
-    const features = [...counts.keys()].filter((f) => idf[f] > 0).sort((a, b) => a - b);
+  mark.fill(-1);
+  for (let i = 0; i < n; i++) {
+    const m = gather(i);
+    const features = touched.subarray(0, m).sort();
+    let p = rowPtr[i];
     let norm = 0;
-    const start = p;
-    for (const f of features) {
-      const w = (1 + Math.log(counts.get(f)!)) * idf[f];
+    for (let q = 0; q < m; q++) {
+      const f = features[q];
+      const w = (1 + Math.log(counts[f])) * idf[f];
       colIdx[p] = f;
       values[p] = w;
       norm += w * w;
       p++;
     }
     const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    for (let q = start; q < p; q++) values[q] = Math.fround(values[q] * inv);
-    rowPtr[i + 1] = p;
-  });
-  for (const f of [...vocabulary.keys()]) if (idf[f] === 0) vocabulary.delete(f);
-  return { matrix: { rows: n, cols: o.dimensions, rowPtr, colIdx, values }, idf, vocabulary };
+    for (let q = rowPtr[i]; q < p; q++) values[q] = Math.fround(values[q] * inv);
+  }
+  const vocabulary = new Map<number, string>();
+  for (const f of order) if (idf[f] > 0) vocabulary.set(f, firstB[f] < 0 ? words[firstA[f]] : `${words[firstA[f]]} ${words[firstB[f]]}`);
+  return { matrix: { rows: n, cols: dims, rowPtr, colIdx, values }, idf, vocabulary };
 }

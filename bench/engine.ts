@@ -1,0 +1,525 @@
+/**
+ * Engine part 1 (issue 5): clustering quality and speed.
+ *
+ *   npm run bench:engine [-- --sections quality,hadoop,speed --quick]
+ *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000
+ *
+ * 1. quality: generated issues with known themes (bench/data/synthetic.ts), the pure pipeline, the
+ *    adjusted Rand index of the final pattern assignment (unclustered issues are singletons) against
+ *    the true themes, and the k found next to the true number of themes.
+ * 2. hadoop: the real Hadoop bug reports (bench/data/hadoop.ts) through the pure pipeline under
+ *    several engine seeds: patterns, share clustered, largest pattern, and the share of Jira
+ *    duplicate pairs that land in one pattern next to the share expected by chance, Σ (size/n)².
+ * 3. speed: for each size, a fresh test database (test/helpers/database.ts) is filled set-based
+ *    through sql/issues.ts ingestIssues, then one child process times the baseline (read the
+ *    snapshot with buildSnapshotInput, tokenize every issue: what any engine must pay) and the pure
+ *    pipeline, and another child runs the engine end to end (jobs/engineRun.ts executeEngineRun:
+ *    snapshot from the event log, stages, gzip-stored outputs, results applied to the database).
+ *    Each child reports its peak RSS (getrusage maxRSS), so one measurement does not inflate another.
+ *    The ratios to the baseline are the figures to trust on a noisy machine; the growth exponent is
+ *    the least-squares slope of log time against log n.
+ */
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { adjustedRandIndex } from '../engine/cluster/agreement.ts';
+import { configDefinitions, configKinds, type ConfigKind } from '../engine/config/index.ts';
+import { runPipeline, type StageOutputs } from '../engine/pipeline.ts';
+import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
+import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
+import { derivedUuid } from '../engine/stages/07_patterns.ts';
+import { normalizeText } from '../engine/text/normalize.ts';
+import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
+import { parseCsvRecords } from './data/csv.ts';
+import { HADOOP_BUGS_CSV, loadHadoopBugs, SEVERITY_OF_PRIORITY } from './data/hadoop.ts';
+import { generateIssues, themes } from './data/synthetic.ts';
+
+const TARGET_ARI = 0.9;
+const TARGET_DUPLICATES_TOGETHER = 0.5;
+const TARGET_LARGEST_SHARE = 0.1;
+const TARGET_SECONDS: Record<number, number> = { 10_000: 15, 100_000: 120 };
+const TARGET_PEAK_BYTES = 2 * 1024 ** 3;
+const HADOOP_DUPLICATES_CSV = HADOOP_BUGS_CSV.replace(/hadoop_bugs\.csv$/, 'hadoop_duplicate_pairs.csv');
+
+const { values: args } = parseArgs({
+  options: {
+    sections: { type: 'string', default: 'quality,hadoop,speed' },
+    quick: { type: 'boolean', default: false },
+    'quality-sizes': { type: 'string' },
+    'quality-seeds': { type: 'string' },
+    themes: { type: 'string' },
+    'hadoop-seeds': { type: 'string' },
+    'speed-sizes': { type: 'string' },
+    'speed-data': { type: 'string' },
+    'skip-e2e': { type: 'boolean', default: false },
+    // Internal: one measurement of the speed section in a child process.
+    child: { type: 'string' },
+    size: { type: 'string' },
+    url: { type: 'string' },
+    workspace: { type: 'string' },
+  },
+});
+const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(',').map((s) => s.trim()).filter(Boolean);
+const ints = (value: string | undefined, fallback: string) =>
+  list(value, fallback).map((s) => {
+    const n = Number(s.replace(/k$/i, '000'));
+    if (!Number.isInteger(n) || n < 0) throw new Error(`not a non-negative integer: ${s}`);
+    return n;
+  });
+
+const log = (line = '') => process.stdout.write(line + '\n');
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const sec = (ms: number) => (ms / 1000).toFixed(ms < 10_000 ? 2 : 1);
+const mb = (bytes: number) => `${fmt(bytes / 1024 ** 2)} MB`;
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+function defaultConfigs(): ResolvedConfigs {
+  const out: Partial<Record<ConfigKind, { id: string; document: unknown }>> = {};
+  for (const kind of configKinds) out[kind] = { id: `default-${kind}`, document: configDefinitions[kind].defaults };
+  return out as ResolvedConfigs;
+}
+
+function context(seed: number): StageContext {
+  return { runId: '00000000-0000-4000-8000-00000000be1c', seed, asOf: '2025-06-01T00:00:00.000Z', configs: defaultConfigs() };
+}
+
+const idOf = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+
+/** Pattern ids as labels (null = -1, a singleton for the adjusted Rand index). */
+function patternLabels(patternIds: Array<string | null>): Int32Array {
+  const index = new Map<string, number>();
+  return Int32Array.from(patternIds, (p) => {
+    if (p === null) return -1;
+    if (!index.has(p)) index.set(p, index.size);
+    return index.get(p)!;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Quality on generated issues with known themes
+
+async function qualitySection() {
+  const sizes = ints(args['quality-sizes'], args.quick ? '1000,3000' : '1000,3000,10000');
+  const seeds = ints(args['quality-seeds'], args.quick ? '1' : '1,2,3');
+  const themeCounts = ints(args.themes, args.quick ? '12' : '12,6');
+  log('## 1. Quality on generated issues with known themes');
+  log();
+  log(`generator: bench/data/synthetic.ts (themes of unequal size, filler shared by all themes, volatile tokens, typos, 8% of sentences with a phrase of another theme); engine seed ${configDefinitions.cluster.defaults.seed}, default cluster config`);
+  log();
+  log('| issues | themes | data seed | k found | patterns | unclustered | ARI | pipeline | verdict |');
+  log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  const aris: number[] = [];
+  for (const themeCount of themeCounts) {
+    for (const n of sizes) {
+      for (const seed of seeds) {
+        const generated = generateIssues(n, seed, themeCount);
+        const input: SnapshotInput = {
+          workspace_id: idOf(0),
+          event_sequence: n,
+          previous_run_id: null,
+          decisions: [],
+          previous_patterns: [],
+          issues: generated.map((g, i) => ({ id: idOf(i + 1), title: g.title, narrative: g.narrative, severity: g.severity, source: 'synthetic', occurred_at: g.occurred_at, created_at: g.occurred_at })),
+        };
+        const started = performance.now();
+        const { outputs } = await runPipeline({ ctx: context(configDefinitions.cluster.defaults.seed), snapshotInput: input });
+        const ms = performance.now() - started;
+        const o = outputs as StageOutputs;
+        const themeOf = new Map(input.issues.map((issue, i) => [issue.id, generated[i].theme]));
+        const truth = o.snapshot.issues.map((issue) => themeOf.get(issue.id)!);
+        const labels = patternLabels(o.patterns.pattern_ids);
+        const ari = adjustedRandIndex(truth, labels);
+        aris.push(ari);
+        const present = new Set(truth).size;
+        const unclustered = labels.filter((l) => l < 0).length;
+        log(`| ${fmt(n)} | ${present} | ${seed} | ${o.cluster.k} | ${o.patterns.patterns.length} | ${pct(unclustered / n)} | ${ari.toFixed(3)} | ${sec(ms)} s | ${verdict(ari >= TARGET_ARI)} |`);
+      }
+    }
+  }
+  log();
+  log(`ARI over ${aris.length} runs: min ${Math.min(...aris).toFixed(3)}, mean ${(aris.reduce((a, b) => a + b, 0) / aris.length).toFixed(3)} (target ≥ ${TARGET_ARI}: ${verdict(Math.min(...aris) >= TARGET_ARI)})`);
+  log();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. The real Hadoop bug reports and their Jira duplicate pairs
+
+async function hadoopSection() {
+  const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
+  const bugs = loadHadoopBugs();
+  // An issue without narrative never gets a pattern (it is blocked at ingest): only the others enter.
+  const eligible = bugs.filter((b) => b.description.trim());
+  const uuidOf = new Map(eligible.map((b) => [b.issueId, derivedUuid(`hadoop:${b.issueId}`)]));
+  const input: SnapshotInput = {
+    workspace_id: idOf(0),
+    event_sequence: eligible.length,
+    previous_run_id: null,
+    decisions: [],
+    previous_patterns: [],
+    issues: eligible.map((b) => ({
+      id: uuidOf.get(b.issueId)!,
+      title: b.summary,
+      narrative: b.description,
+      severity: SEVERITY_OF_PRIORITY[b.priority] ?? 'medium',
+      source: 'hadoop-jira',
+      occurred_at: b.created.toISOString(),
+      created_at: b.created.toISOString(),
+    })),
+  };
+  const seen = new Set<string>();
+  const pairs: Array<[string, string]> = [];
+  for (const r of parseCsvRecords(readFileSync(HADOOP_DUPLICATES_CSV, 'utf8'))) {
+    for (const d of r['Duplicate id'].split(',').map((s) => s.trim()).filter(Boolean)) {
+      const key = [r['Issue id'], d].sort().join(':');
+      if (d === r['Issue id'] || seen.has(key)) continue;
+      seen.add(key);
+      pairs.push([r['Issue id'], d]);
+    }
+  }
+  const usable = pairs.filter(([a, b]) => uuidOf.has(a) && uuidOf.has(b));
+  log('## 2. Hadoop bug reports');
+  log();
+  log(`${fmt(bugs.length)} reports, ${fmt(eligible.length)} with a description (the others never get a pattern); ${pairs.length} distinct Jira duplicate pairs, ${usable.length} with both reports described (the denominator below)`);
+  log();
+  log('| engine seed | k | patterns | clustered | largest pattern | duplicate pairs together | by chance Σ(size/n)² | lift | stability (stable/doubtful/unstable) | pipeline | verdict |');
+  log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |');
+  for (const seed of seeds) {
+    const started = performance.now();
+    const { outputs } = await runPipeline({ ctx: context(seed), snapshotInput: input });
+    const ms = performance.now() - started;
+    const o = outputs as StageOutputs;
+    const n = o.snapshot.issues.length;
+    const position = new Map(o.snapshot.issues.map((issue, i) => [issue.id, i]));
+    const pid = o.patterns.pattern_ids;
+    let together = 0;
+    for (const [a, b] of usable) {
+      const pa = pid[position.get(uuidOf.get(a)!)!];
+      if (pa !== null && pa === pid[position.get(uuidOf.get(b)!)!]) together++;
+    }
+    const sizes = o.patterns.patterns.map((p) => p.issue_count);
+    const clustered = sizes.reduce((a, b) => a + b, 0);
+    const largest = Math.max(0, ...sizes) / n;
+    const chance = sizes.reduce((s, c) => s + (c / n) ** 2, 0);
+    const share = usable.length ? together / usable.length : 0;
+    const s = o.stability.summary;
+    const ok = share >= TARGET_DUPLICATES_TOGETHER && largest <= TARGET_LARGEST_SHARE;
+    log(
+      `| ${seed} | ${o.cluster.k} | ${sizes.length} | ${pct(clustered / n)} | ${pct(largest)} | ${together}/${usable.length} = ${pct(share)} | ${pct(chance)} | ${(share / (chance || 1)).toFixed(1)}× | ${s.stable}/${s.doubtful}/${s.unstable} | ${sec(ms)} s | ${verdict(ok)} |`,
+    );
+  }
+  log();
+  log(`targets: duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)} of the issues`);
+  log();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Speed through the database (children do the measuring)
+
+interface IngestResult {
+  url: string;
+  name: string;
+  workspaceId: string;
+  ms: number;
+  eligible: number;
+}
+
+interface PureResult {
+  readMs: number;
+  tokenizeMs: number;
+  pipelineMs: number;
+  pipelineCpuMs: number;
+  stages: Array<{ stage: string; ms: number; bytes: number }>;
+  peakRss: number;
+  issues: number;
+  textBytes: number;
+}
+
+interface EndToEndResult {
+  totalMs: number;
+  computeMs: number;
+  /** From the start to the last stored stage, less the stages' own time: the snapshot read, stores the stages did not hide, bookkeeping. */
+  otherMs: number;
+  applyMs: number;
+  stages: Array<{ stage: string; ms: number; bytes: number }>;
+  storedBytes: number;
+  peakRss: number;
+  sampledPeakRss: number;
+  /** CPU seconds during the run: this process, and the Postgres backends of the database (null when unreadable). */
+  cpuNode: number;
+  cpuPostgres: number | null;
+  summary: unknown;
+}
+
+const INGEST_CHUNK = 5000;
+const SPEED_DATA_SEED = 11;
+
+async function openDatabase(url: string) {
+  const { loadConfig } = await import('../lib/config.ts');
+  const { createPool } = await import('../lib/db.ts');
+  const { createLogger } = await import('../lib/logger.ts');
+  const { createAppContext } = await import('../scripts/processes.ts');
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url, LOG_LEVEL: 'warn', AUTH_PROVIDER: 'none' });
+  const logger = createLogger(config.LOG_LEVEL, { bench: 'engine' });
+  const pool = createPool(url, { max: 4, applicationName: 'svc-bench-engine' });
+  return { pool, logger, app: await createAppContext(config, pool, logger) };
+}
+
+/**
+ * The issues of the speed section: the theme generator (short reports, ~240 characters), or the real
+ * Hadoop reports repeated with new external ids (~1,060 characters with stack traces and code: the
+ * text-heavy case).
+ */
+function speedIssues(n: number, data: string): Array<{ source: string; external_id: string; title: string; narrative: string; severity: 'critical' | 'high' | 'medium' | 'low'; occurred_at: Date }> {
+  if (data === 'synthetic') {
+    return generateIssues(n, SPEED_DATA_SEED).map((g) => ({ source: 'synthetic', external_id: g.external_id, title: g.title, narrative: g.narrative, severity: g.severity, occurred_at: new Date(g.occurred_at) }));
+  }
+  if (data !== 'hadoop') throw new Error(`--speed-data must be synthetic or hadoop, got ${data}`);
+  const bugs = loadHadoopBugs().filter((b) => b.description.trim());
+  return Array.from({ length: n }, (_, i) => {
+    const b = bugs[i % bugs.length];
+    return { source: 'hadoop-jira', external_id: `${b.issueId}-${Math.floor(i / bugs.length)}`, title: b.summary, narrative: b.description, severity: SEVERITY_OF_PRIORITY[b.priority] ?? 'medium', occurred_at: b.created };
+  });
+}
+
+async function childIngest(n: number): Promise<IngestResult> {
+  const { createTestDatabase } = await import('../test/helpers/database.ts');
+  const { seedDevelopmentData } = await import('../sql/seed.ts');
+  const { ingestIssues } = await import('../sql/issues.ts');
+  const { withEventBatch } = await import('../sql/events.ts');
+  const db = await createTestDatabase();
+  const { pool, logger } = await openDatabase(db.url);
+  try {
+    const { workspaceId } = await seedDevelopmentData(pool, logger);
+    const issues = speedIssues(n, args['speed-data'] ?? 'synthetic');
+    const started = performance.now();
+    for (let start = 0; start < n; start += INGEST_CHUNK) {
+      const chunk = issues.slice(start, start + INGEST_CHUNK);
+      await withEventBatch(pool, workspaceId, (client, events) => ingestIssues(client, events, { type: 'system', id: null }, chunk, 'ingest'));
+    }
+    const ms = performance.now() - started;
+    await pool.query('analyze');
+    const eligible = (await pool.query<{ c: number }>(`select count(*)::int as c from issues where workspace_id = $1 and engine_status = 'eligible'`, [workspaceId])).rows[0].c;
+    return { url: db.url, name: db.name, workspaceId, ms, eligible };
+  } finally {
+    await pool.end();
+  }
+}
+
+async function childPure(url: string, workspaceId: string): Promise<PureResult> {
+  const { buildSnapshotInput, sequenceAsOf } = await import('../sql/engineRuns.ts');
+  const { pool } = await openDatabase(url);
+  try {
+    const sequence = await sequenceAsOf(pool, workspaceId, new Date());
+    let started = performance.now();
+    const input = await buildSnapshotInput(pool, workspaceId, sequence, null);
+    const readMs = performance.now() - started;
+    started = performance.now();
+    let tokens = 0;
+    let textBytes = 0;
+    for (const issue of input.issues) {
+      tokens += normalizeText(issue.title).tokens.length + normalizeText(issue.narrative).tokens.length;
+      textBytes += issue.title.length + issue.narrative.length;
+    }
+    const tokenizeMs = performance.now() - started;
+    if (tokens === 0) throw new Error('no tokens');
+    const stages: PureResult['stages'] = [];
+    started = performance.now();
+    const cpuBefore = process.cpuUsage();
+    await runPipeline({
+      ctx: context(configDefinitions.cluster.defaults.seed),
+      snapshotInput: input,
+      now: () => performance.now(),
+      onStage: (r) => void stages.push({ stage: r.stage, ms: r.duration_ms, bytes: r.bytes }),
+    });
+    const pipelineMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    return { readMs, tokenizeMs, pipelineMs, pipelineCpuMs: (cpu.user + cpu.system) / 1000, stages, peakRss: process.resourceUsage().maxRSS * 1024, issues: input.issues.length, textBytes };
+  } finally {
+    await pool.end();
+  }
+}
+
+async function childEndToEnd(url: string, workspaceId: string): Promise<EndToEndResult> {
+  const { withTransaction } = await import('../lib/db.ts');
+  const { createEngineRun, executeEngineRun } = await import('../jobs/engineRun.ts');
+  const { pool, app } = await openDatabase(url);
+  let sampledPeakRss = 0;
+  const sampler = setInterval(() => (sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage().rss)), 50);
+  try {
+    const run = await withTransaction(pool, (client) => createEngineRun(client, app, { workspaceId, trigger: 'cli' }));
+    const marks: number[] = [];
+    const database = new URL(url).pathname.slice(1);
+    const cpuBefore = await cpuSnapshot(pool, database);
+    const started = performance.now();
+    const result = await executeEngineRun(app, run.id, workspaceId, () => void marks.push(performance.now()));
+    const totalMs = performance.now() - started;
+    const cpu = cpuBetween(cpuBefore, await cpuSnapshot(pool, database));
+    // Progress is reported once a stage's output is stored (stores overlap the next stage); after the
+    // last report the run applies its results.
+    const computeMs = result.records.reduce((s, r) => s + r.duration_ms, 0);
+    const applyMs = started + totalMs - marks.at(-1)!;
+    const otherMs = totalMs - computeMs - applyMs;
+    const storedBytes = (await pool.query<{ b: number }>('select coalesce(sum(length(data)), 0)::bigint as b from engine_stage_outputs where run_id = $1', [run.id])).rows[0].b;
+    sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage().rss);
+    return {
+      totalMs,
+      computeMs,
+      otherMs,
+      applyMs,
+      stages: result.records.map((r) => ({ stage: r.stage, ms: r.duration_ms, bytes: r.bytes })),
+      storedBytes,
+      peakRss: process.resourceUsage().maxRSS * 1024,
+      sampledPeakRss,
+      cpuNode: cpu.self,
+      cpuPostgres: cpu.postgres,
+      summary: result.summary,
+    };
+  } finally {
+    clearInterval(sampler);
+    await pool.end();
+  }
+}
+
+function runChild<T>(childArgs: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), childArgs, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let answer: { ok: true; result: T } | { ok: false; error: string } | undefined;
+    child.on('message', (m) => (answer = m as typeof answer));
+    child.on('exit', (code) => {
+      if (answer?.ok) resolve(answer.result);
+      else reject(new Error(`child ${childArgs.join(' ')} failed (exit ${code}): ${answer && !answer.ok ? answer.error : 'no answer'}`));
+    });
+  });
+}
+
+/** Least-squares slope of ln y against ln x. */
+function growthExponent(xs: number[], ys: number[]): number {
+  const lx = xs.map(Math.log);
+  const ly = ys.map(Math.log);
+  const mx = lx.reduce((a, b) => a + b, 0) / lx.length;
+  const my = ly.reduce((a, b) => a + b, 0) / ly.length;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < lx.length; i++) {
+    num += (lx[i] - mx) * (ly[i] - my);
+    den += (lx[i] - mx) ** 2;
+  }
+  return den ? num / den : NaN;
+}
+
+async function speedSection(kind: string) {
+  const { serverUrl } = await import('../test/helpers/database.ts');
+  const pg = (await import('pg')).default;
+  const sizes = ints(args['speed-sizes'], args.quick ? '1000,10000' : '1000,10000,30000,100000');
+  log(`## 3. Speed: ${kind === 'hadoop' ? 'Hadoop-like reports' : 'generated issues'}`);
+  log();
+  const data = kind === 'hadoop' ? 'the real Hadoop reports repeated with new external ids (long texts: stack traces, code, logs)' : `bench/data/synthetic.ts issues (seed ${SPEED_DATA_SEED}; short texts)`;
+  log(`data: ${data}, ingested set-based through sql/issues.ts ingestIssues in ${fmt(INGEST_CHUNK)}-record transactions into a fresh test database; each measurement in its own child process`);
+  log();
+  const rows: Array<{ n: number; ingest: IngestResult; pure: PureResult; e2e: EndToEndResult | null }> = [];
+  for (const n of sizes) {
+    const ingest = await runChild<IngestResult>(['--child', 'ingest', '--size', String(n), '--speed-data', kind]);
+    try {
+      const pure = await runChild<PureResult>(['--child', 'pure', '--url', ingest.url, '--workspace', ingest.workspaceId]);
+      const e2e = args['skip-e2e'] ? null : await runChild<EndToEndResult>(['--child', 'e2e', '--url', ingest.url, '--workspace', ingest.workspaceId]);
+      rows.push({ n, ingest, pure, e2e });
+      const baseline = pure.readMs + pure.tokenizeMs;
+      log(
+        `  ${fmt(n)} issues: ingest ${sec(ingest.ms)} s; baseline ${sec(baseline)} s; pure pipeline ${sec(pure.pipelineMs)} s (peak ${mb(pure.peakRss)})` +
+          (e2e ? `; end to end ${sec(e2e.totalMs)} s (peak ${mb(e2e.peakRss)})` : ''),
+      );
+    } finally {
+      const admin = new pg.Client({ connectionString: serverUrl() });
+      await admin.connect();
+      await admin.query(`drop database if exists ${ingest.name} with (force)`);
+      await admin.end();
+    }
+  }
+  log();
+  const stageNames = rows[0]?.pure.stages.map((s) => s.stage) ?? [];
+  log('End to end (executeEngineRun) against the baseline (buildSnapshotInput + tokenizing every title and narrative), same run:');
+  log();
+  log('| issues | text | baseline: read snapshot | baseline: tokenize | baseline total | pure pipeline | end to end | e2e / baseline | peak RSS e2e | peak RSS pure | target | verdict |');
+  log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |');
+  for (const { n, pure, e2e } of rows) {
+    const baseline = pure.readMs + pure.tokenizeMs;
+    const target = TARGET_SECONDS[n];
+    const ok = e2e ? (target === undefined || e2e.totalMs <= target * 1000) && e2e.peakRss < TARGET_PEAK_BYTES : false;
+    log(
+      `| ${fmt(n)} | ${fmt(pure.textBytes / pure.issues)} B/issue | ${sec(pure.readMs)} s | ${sec(pure.tokenizeMs)} s | ${sec(baseline)} s | ${sec(pure.pipelineMs)} s | ${e2e ? `${sec(e2e.totalMs)} s` : '–'} | ${e2e ? `${(e2e.totalMs / baseline).toFixed(1)}×` : '–'} | ${e2e ? mb(e2e.peakRss) : '–'} | ${mb(pure.peakRss)} | ${target ? `≤ ${target} s, < 2 GB` : '< 2 GB'} | ${e2e ? verdict(ok) : '–'} |`,
+    );
+  }
+  log();
+  if (rows.some((r) => r.e2e)) {
+    log('Where the end-to-end time goes (seconds): compute = Σ stages (incl. canonical encoding and digest); other = the snapshot read (buildSnapshotInput, measured alone above), the part of storing the gzipped stage outputs that the next stage did not hide, bookkeeping; apply = events, projections, review items, extractions, pattern outputs in one transaction. CPU = seconds of CPU during the run: this process, and the Postgres backends.');
+    log();
+    log(`| issues | compute | other | apply | ${stageNames.join(' | ')} | stored (gzip) | CPU node | CPU Postgres |`);
+    log(`| ---: | ---: | ---: | ---: | ${stageNames.map(() => '---:').join(' | ')} | ---: | ---: | ---: |`);
+    for (const { n, e2e } of rows) {
+      if (!e2e) continue;
+      log(
+        `| ${fmt(n)} | ${sec(e2e.computeMs)} | ${sec(e2e.otherMs)} | ${sec(e2e.applyMs)} | ${e2e.stages.map((s) => sec(s.ms)).join(' | ')} | ${mb(e2e.storedBytes)} | ${e2e.cpuNode.toFixed(1)} s | ${e2e.cpuPostgres === null ? 'n/a' : `${e2e.cpuPostgres.toFixed(1)} s`} |`,
+      );
+    }
+    log();
+  }
+  log('Pure pipeline per stage (seconds; the same snapshot in memory, no database):');
+  log();
+  log(`| issues | ${stageNames.join(' | ')} | total | CPU |`);
+  log(`| ---: | ${stageNames.map(() => '---:').join(' | ')} | ---: | ---: |`);
+  for (const { n, pure } of rows) log(`| ${fmt(n)} | ${pure.stages.map((s) => sec(s.ms)).join(' | ')} | ${sec(pure.pipelineMs)} | ${sec(pure.pipelineCpuMs)} s |`);
+  log();
+  if (rows.length >= 2) {
+    const ns = rows.map((r) => r.n);
+    const big = rows.filter((r) => r.n >= 10_000);
+    const exp = (f: (r: (typeof rows)[number]) => number, subset = rows) => growthExponent(subset.map((r) => r.n), subset.map(f)).toFixed(2);
+    log(`Growth exponent (slope of ln time against ln n; 1 = linear) over ${ns.map(fmt).join(', ')}${big.length >= 2 && big.length < rows.length ? ` (and over ${big.map((r) => fmt(r.n)).join(', ')} only)` : ''}:`);
+    log();
+    log('| measure | exponent | ≥ 10k only |');
+    log('| --- | ---: | ---: |');
+    const both = (name: string, f: (r: (typeof rows)[number]) => number) => log(`| ${name} | ${exp(f)} | ${big.length >= 2 ? exp(f, big) : '–'} |`);
+    if (rows.every((r) => r.e2e)) both('end to end', (r) => r.e2e!.totalMs);
+    both('pure pipeline', (r) => r.pure.pipelineMs);
+    both('baseline (read + tokenize)', (r) => r.pure.readMs + r.pure.tokenizeMs);
+    for (const stage of stageNames) both(`stage ${stage}`, (r) => Math.max(1, r.pure.stages.find((s) => s.stage === stage)!.ms));
+    log();
+  }
+}
+
+async function child(kind: string) {
+  const n = Number(args.size);
+  const result =
+    kind === 'ingest' ? await childIngest(n) : kind === 'pure' ? await childPure(args.url!, args.workspace!) : kind === 'e2e' ? await childEndToEnd(args.url!, args.workspace!) : null;
+  if (result === null) throw new Error(`unknown child ${kind}`);
+  process.send!({ ok: true, result }, () => process.disconnect());
+}
+
+async function main() {
+  const sections = list(args.sections, '');
+  const unknown = sections.filter((s) => !['quality', 'hadoop', 'speed'].includes(s));
+  if (unknown.length) throw new Error(`unknown sections: ${unknown.join(', ')} (quality, hadoop, speed)`);
+  const started = Date.now();
+  log('# Engine benchmark (issue 5)');
+  log();
+  log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${fmt(os.totalmem() / 1024 ** 3)} GB RAM, node ${process.version}, load average at start ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  log(`themes available to the generator: ${themes.length}`);
+  log();
+  if (sections.includes('quality')) await qualitySection();
+  if (sections.includes('hadoop')) await hadoopSection();
+  if (sections.includes('speed')) for (const kind of list(args['speed-data'], args.quick ? 'synthetic' : 'synthetic,hadoop')) await speedSection(kind);
+  log(`total bench time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+}
+
+if (args.child) {
+  try {
+    await child(args.child);
+  } catch (err) {
+    process.send!({ ok: false, error: (err as Error).stack ?? String(err) }, () => process.disconnect());
+    process.exitCode = 1;
+  }
+} else {
+  await main();
+}
