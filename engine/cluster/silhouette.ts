@@ -6,30 +6,7 @@
 import type { Dense } from './kmeans.ts';
 
 export function silhouette(x: Dense, labels: Int32Array | number[], k: number): number {
-  const { n, d, data } = x;
-  const counts = new Float64Array(k);
-  for (let i = 0; i < n; i++) counts[labels[i]]++;
-  let total = 0;
-  const sums = new Float64Array(k);
-  for (let i = 0; i < n; i++) {
-    sums.fill(0);
-    const oi = i * d;
-    for (let j = 0; j < n; j++) {
-      if (j === i) continue;
-      const oj = j * d;
-      let dot = 0;
-      for (let t = 0; t < d; t++) dot += data[oi + t] * data[oj + t];
-      sums[labels[j]] += 1 - dot;
-    }
-    const own = labels[i];
-    if (counts[own] <= 1) continue;
-    const a = sums[own] / (counts[own] - 1);
-    let b = Infinity;
-    for (let c = 0; c < k; c++) if (c !== own && counts[c] > 0) b = Math.min(b, sums[c] / counts[c]);
-    if (!Number.isFinite(b)) continue;
-    total += (b - a) / Math.max(a, b);
-  }
-  return total / n;
+  return silhouetteOfDistances(cosineDistances(x), x.n, labels, k);
 }
 
 /** The cosine distances 1 - x_i·x_j of all pairs of rows (n × n, row-major), for scoring many labelings of one sample. */
