@@ -13,7 +13,7 @@ import { findLiveServiceAccountToken, touchServiceAccountToken } from '../../../
 import { liveFamilyRole } from '../../../sql/tokenFamilies.ts';
 import type { PlatformAuthenticator, Principal, ProvisioningKeyCheck } from '../principal.ts';
 import { isScope, type Scope } from '../scopes.ts';
-import { verifyAccessToken } from './accessTokens.ts';
+import { createVerifiedTokenCache } from './accessTokens.ts';
 import { roleScopes, type Role } from './roles.ts';
 
 export const SERVICE_ACCOUNT_TOKEN_PREFIX = 'svc_sat_';
@@ -23,6 +23,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 const toScopes = (values: readonly string[]): Set<Scope> => new Set(values.filter(isScope));
 
 export function createPlatformAuthenticator(app: AppContext): PlatformAuthenticator {
+  const verifyAccessToken = createVerifiedTokenCache(app);
   const lastTouched = new Map<string, number>();
   const touch = (id: string, write: () => Promise<void>) => {
     const now = Date.now();
@@ -46,7 +47,7 @@ export function createPlatformAuthenticator(app: AppContext): PlatformAuthentica
         touch(found.id, () => touchApiKey(app.pool, found.id));
         return { kind: 'api_key', workspaceId: found.workspace_id, userId: null, subjectId: found.id, scopes: toScopes(found.scopes) };
       }
-      const claims = await verifyAccessToken(app, token);
+      const claims = await verifyAccessToken(token);
       if (!claims) return null;
       const role = (await liveFamilyRole(app.pool, claims.familyId, claims.userId, claims.workspaceId)) as Role | null;
       if (!role) return null;
