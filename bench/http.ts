@@ -377,6 +377,9 @@ async function main() {
       ));
       say(`Per-round full stack / baseline p50: ${roundRatios.map((x) => fmt(x)).join(', ')}; pooled ${fmt(s.p50Ms / b.p50Ms)}x, p99 pooled ${fmt(s.p99Ms / b.p99Ms)}x (reported only)`);
       say(`Target: full stack p50 <= ${HTTP_P50_TARGET}x baseline p50 (median of rounds): ${fmt(p50Ratio)}x -> ${verdict(httpPass)}`);
+      const cpuPerRequest = (t: TargetSummary) => t.serverCpuUsPerRequest + t.postgresCpuUsPerRequest;
+      say(`CPU per request (server + postgres), less sensitive to other work on the machine than latency: full stack / baseline ` +
+        `${fmt(cpuPerRequest(s) / cpuPerRequest(b))}x (reported only)`);
       const versus = (other: Target) => fmt(median(roundP50Ms.stack.map((p50, r) => p50 / roundP50Ms[other][r])));
       say(`Informational (median of per-round p50 ratios): full stack / bare page + total only ${versus('bareList')}x, ` +
         `full stack / bare static bytes ${versus('bareStatic')}x. The "stack" probes run the whole middleware stack and the jobs query ` +
