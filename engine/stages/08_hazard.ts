@@ -22,10 +22,16 @@
  * (recurrenceProbability). Crest alerts list the patterns whose p_alert estimate is at least
  * `alert_threshold`.
  */
-import type { HazardModelName, NotFittedReason } from '../hazard/fit.ts';
-import type { Provenance, StageContext } from './context.ts';
+import { deriveSeed } from '../rng.ts';
+import { censoredGaps } from '../hazard/censoredGaps.ts';
+import { evenGrid, hazardCurves } from '../hazard/curves.ts';
+import { describeFit, type HazardFit, type HazardModelName, type NotFittedReason } from '../hazard/fit.ts';
+import { forecastOccurrences } from '../hazard/forecast.ts';
+import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
+import { selectModel } from '../hazard/selectModel.ts';
+import { provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
-import type { PatternsOutput } from './07_patterns.ts';
+import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
 
 /** A point estimate with a two-sided interval at the output's `interval_level`. */
 export interface Estimate {
@@ -174,6 +180,151 @@ export interface HazardOutput {
   alerts: CrestAlert[];
 }
 
-export function hazard(_input: { snapshot: SnapshotOutput; patterns: PatternsOutput }, _ctx: StageContext): HazardOutput {
-  throw new Error('in progress');
+export const DAY_MS = 86_400_000;
+/** Simulated paths per set of the forecast (forecastOccurrences runs two sets). */
+const FORECAST_PATHS = 2000;
+
+/** The forecast horizons of a hazard config: `forecast_horizons_days` ∪ `prediction_horizon_days`, ascending. */
+export function forecastHorizons(cfg: { forecast_horizons_days: number[]; prediction_horizon_days: number }): number[] {
+  return [...new Set([...cfg.forecast_horizons_days, cfg.prediction_horizon_days])].sort((a, b) => a - b);
+}
+
+/**
+ * The occurrence times (epoch ms, ascending) of each pattern: its members' `occurred_at` up to as-of
+ * (a later one, an occurrence the cut-off has not reached, is left out).
+ */
+export function occurrenceTimes(snapshot: SnapshotOutput, memberIds: readonly string[], asOfMs: number, indexOf: ReadonlyMap<string, number>): number[] {
+  const times: number[] = [];
+  for (const id of memberIds) {
+    const at = snapshot.issues[indexOf.get(id)!]?.occurred_at;
+    if (!at) continue;
+    const t = Date.parse(at);
+    if (t <= asOfMs) times.push(t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** The parameters block of a fit. */
+function parametersOf(fit: HazardFit): HazardParameters {
+  return {
+    shape: fit.shape,
+    scale: fit.scale,
+    shape_se: fit.se.shape,
+    scale_se: fit.se.scale,
+    shape_interval: fit.interval.shape,
+    scale_interval: fit.interval.scale,
+    mu: fit.mu,
+    log_sigma: fit.logSigma,
+    covariance: fit.covariance,
+  };
+}
+
+/** The fit behind a fitted pattern's output (for projections at other horizons). */
+export function fitOf(h: PatternHazardFitted, level: number): HazardFit {
+  const p = h.parameters;
+  return describeFit(
+    { model: h.model, mu: p.mu, logSigma: p.log_sigma, covariance: p.covariance, logLik: h.selection.log_likelihood, n: h.n_gaps + h.n_censored, events: h.n_gaps, iterations: 0 },
+    level,
+  );
+}
+
+export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutput }, ctx: StageContext): HazardOutput {
+  const cfg = ctx.configs.hazard.document;
+  const level = cfg.interval_level;
+  const asOfMs = Date.parse(ctx.asOf);
+  const asOfDays = asOfMs / DAY_MS;
+  const horizons = forecastHorizons(cfg);
+  const indexOf = new Map(input.snapshot.issues.map((issue, i) => [issue.id, i]));
+
+  const patterns: PatternHazard[] = input.patterns.patterns.map((pattern) => {
+    const prov = provenance(ctx, 'hazard', pattern.member_ids);
+    const times = occurrenceTimes(input.snapshot, pattern.member_ids, asOfMs, indexOf);
+    const notFitted = (reason: PatternHazardNotFitted['reason'], detail: string, nGaps: number): PatternHazardNotFitted => ({
+      pattern_id: pattern.id,
+      status: 'not_fitted',
+      reason,
+      detail,
+      n_gaps: nGaps,
+      n_occurrences: times.length,
+      min_gaps: cfg.min_gaps,
+      provenance: prov,
+    });
+    if (times.length === 0) return notFitted('no_timestamps', 'no member has occurred_at', 0);
+    const gaps = censoredGaps(
+      times.map((t) => t / DAY_MS),
+      asOfDays,
+    );
+    const nGaps = gaps.event.filter(Boolean).length;
+    if (nGaps < cfg.min_gaps) return notFitted('insufficient_events', `${nGaps} gaps between occurrences, fewer than min_gaps ${cfg.min_gaps}`, nGaps);
+    const selection = selectModel(gaps, { level });
+    const fit = selection.chosen;
+    if (!fit.fitted) return notFitted('insufficient_events', `no model could be estimated (${fit.reason}: ${fit.message})`, nGaps);
+
+    const since = gaps.sinceLast;
+    const gridEnd = gaps.time.reduce((a, b) => Math.max(a, b), horizons.at(-1)!);
+    const curves = hazardCurves(fit, evenGrid(gridEnd, cfg.curve_points), level);
+    const forecast = forecastOccurrences(fit, { sinceLast: since, horizons, seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`), paths: FORECAST_PATHS, level });
+    const alert = recurrenceProbability(fit, since, cfg.alert_horizon_days, level);
+    return {
+      pattern_id: pattern.id,
+      status: 'fitted',
+      model: fit.model,
+      parameters: parametersOf(fit),
+      selection: {
+        criterion: 'aic',
+        aic_weibull: selection.aic.weibull,
+        aic_exponential: selection.aic.exponential,
+        lrt_statistic: selection.likelihoodRatio?.statistic ?? null,
+        lrt_p_value: selection.likelihoodRatio?.pValue ?? null,
+        weibull_not_fitted_reason: selection.weibullReason,
+        log_likelihood: fit.logLik,
+      },
+      n_gaps: nGaps,
+      n_censored: gaps.event.length - nGaps,
+      n_occurrences: times.length,
+      dropped_ties: gaps.droppedTies,
+      first_occurrence_at: new Date(times[0]).toISOString(),
+      last_occurrence_at: new Date(times.at(-1)!).toISOString(),
+      since_last_days: since,
+      curves: {
+        times_days: curves.times,
+        survival: curves.survival,
+        survival_lower: curves.survivalLower,
+        survival_upper: curves.survivalUpper,
+        hazard: curves.hazard,
+        hazard_lower: curves.hazardLower,
+        hazard_upper: curves.hazardUpper,
+      },
+      forecast: forecast.horizons.map((h) => ({
+        horizon_days: h.horizon,
+        expected: h.expected,
+        monte_carlo_error: h.monteCarloError,
+        lower: h.lower,
+        upper: h.upper,
+        probability_any: h.probabilityAny,
+      })),
+      p_alert: { estimate: alert.estimate, lower: alert.lower, upper: alert.upper },
+      provenance: prov,
+    };
+  });
+
+  const alerts: CrestAlert[] = [];
+  for (const p of patterns) {
+    if (p.status !== 'fitted' || p.p_alert.estimate < cfg.alert_threshold) continue;
+    alerts.push({
+      id: derivedUuid(`${ctx.runId}:alert:${p.pattern_id}`),
+      pattern_id: p.pattern_id,
+      probability: p.p_alert.estimate,
+      lower: p.p_alert.lower,
+      upper: p.p_alert.upper,
+      threshold: cfg.alert_threshold,
+      horizon_days: cfg.alert_horizon_days,
+      since_last_days: p.since_last_days,
+      last_occurrence_at: p.last_occurrence_at,
+      as_of: ctx.asOf,
+      provenance: p.provenance,
+    });
+  }
+  alerts.sort((a, b) => b.probability - a.probability || (a.pattern_id < b.pattern_id ? -1 : 1));
+  return { as_of: ctx.asOf, interval_level: level, patterns, alerts };
 }

@@ -16,12 +16,16 @@
  * the observed frequency of recurrence over the same scored forecasts (sample climatology, Wilks
  * 2011 §8.4.2); calibration bins (10 equal-width); interval coverage of the count intervals.
  */
-import type { CalibrationBin } from '../hazard/brier.ts';
+import { deriveSeed } from '../rng.ts';
+import { brierSkillScore, calibrationBins } from '../hazard/brier.ts';
+import { rollingBacktest, type BacktestForecast } from '../hazard/backtest.ts';
 import type { HazardModelName } from '../hazard/fit.ts';
-import type { Provenance, StageContext } from './context.ts';
+import { meanResidualLife } from '../hazard/meanResidualLife.ts';
+import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
+import { provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
-import type { PatternsOutput } from './07_patterns.ts';
-import type { Estimate, HazardOutput } from './08_hazard.ts';
+import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
+import { DAY_MS, fitOf, occurrenceTimes, type Estimate, type HazardOutput } from './08_hazard.ts';
 
 export interface Prediction {
   /** Deterministic from the run and the pattern. */
@@ -60,7 +64,18 @@ export interface BacktestScores {
   /** Share (0-1) of actual counts inside their predictive count interval; null with nothing scored. */
   coverage: number | null;
   /** 10 equal-width bins of the forecast probability. */
-  calibration: CalibrationBin[];
+  calibration: CalibrationBinOutput[];
+}
+
+export interface CalibrationBinOutput {
+  /** Bin [lower, upper) of forecast probability (the last bin includes 1). */
+  lower: number;
+  upper: number;
+  /** Forecasts in the bin. */
+  count: number;
+  /** Mean forecast probability and observed frequency of recurrence in the bin; null when empty. */
+  mean_forecast: number | null;
+  observed_rate: number | null;
 }
 
 export interface BacktestOrigin {
@@ -99,6 +114,81 @@ export interface PredictOutput {
   backtest: BacktestOutput;
 }
 
-export function predict(_input: { snapshot: SnapshotOutput; patterns: PatternsOutput; hazard: HazardOutput }, _ctx: StageContext): PredictOutput {
-  throw new Error('in progress');
+/** Simulated paths per set of each backtest count forecast. */
+const BACKTEST_PATHS = 500;
+/** The history size reported besides the config's min_gaps: "patterns with enough history". */
+const LONG_HISTORY_GAPS = 10;
+
+/** Brier, skill against the sample base rate, calibration and coverage of a set of scored forecasts; null when empty. */
+export function scoreForecasts(forecasts: readonly BacktestForecast[]): BacktestScores | null {
+  if (forecasts.length === 0) return null;
+  const p = forecasts.map((f) => f.probability);
+  const o = forecasts.map((f) => f.actual > 0);
+  const skill = brierSkillScore(p, o);
+  let covered = 0;
+  for (const f of forecasts) if (f.lower <= f.actual && f.actual <= f.upper) covered++;
+  return {
+    n_scored: forecasts.length,
+    n_patterns: new Set(forecasts.map((f) => f.id)).size,
+    base_rate: skill.baseRate,
+    brier: skill.brier,
+    brier_reference: skill.reference,
+    skill: skill.skill,
+    coverage: covered / forecasts.length,
+    calibration: calibrationBins(p, o, 10).map((b) => ({ lower: b.lower, upper: b.upper, count: b.count, mean_forecast: b.meanForecast, observed_rate: b.observedRate })),
+  };
+}
+
+export function predict(input: { snapshot: SnapshotOutput; patterns: PatternsOutput; hazard: HazardOutput }, ctx: StageContext): PredictOutput {
+  const cfg = ctx.configs.hazard.document;
+  const level = cfg.interval_level;
+  const horizon = cfg.prediction_horizon_days;
+  const byId = new Map(input.hazard.patterns.map((h) => [h.pattern_id, h]));
+
+  const predictions: Prediction[] = [];
+  for (const pattern of input.patterns.patterns) {
+    const h = byId.get(pattern.id);
+    if (!h || h.status !== 'fitted') continue;
+    const fit = fitOf(h, level);
+    const p = recurrenceProbability(fit, h.since_last_days, horizon, level);
+    const next = meanResidualLife(fit, h.since_last_days, level);
+    predictions.push({
+      id: derivedUuid(`${ctx.runId}:prediction:${pattern.id}`),
+      pattern_id: pattern.id,
+      model: h.model,
+      horizon_days: horizon,
+      p_recurrence: { estimate: p.estimate, lower: p.lower, upper: p.upper },
+      expected_time_to_next_days: { estimate: next.estimate, lower: next.lower, upper: next.upper },
+      since_last_days: h.since_last_days,
+      last_occurrence_at: h.last_occurrence_at,
+      as_of: ctx.asOf,
+      interval_level: level,
+      provenance: h.provenance,
+    });
+  }
+
+  const asOfMs = Date.parse(ctx.asOf);
+  const asOfDays = asOfMs / DAY_MS;
+  const indexOf = new Map(input.snapshot.issues.map((issue, i) => [issue.id, i]));
+  const series = input.patterns.patterns.map((pattern) => ({ id: pattern.id, times: occurrenceTimes(input.snapshot, pattern.member_ids, asOfMs, indexOf).map((t) => t / DAY_MS) }));
+  const origins = Array.from({ length: cfg.backtest_origins }, (_, j) => asOfDays - (j + 1) * horizon);
+  const results = rollingBacktest(series, { origins, horizon, asOf: asOfDays, minGaps: cfg.min_gaps, level, seed: deriveSeed(ctx.seed, 'predict:backtest'), paths: BACKTEST_PATHS });
+  const pooled = results.flatMap((r) => r.forecasts);
+  const groups = [...new Set([cfg.min_gaps, Math.max(cfg.min_gaps, LONG_HISTORY_GAPS)])];
+  const scoredPatterns = new Set(pooled.map((f) => f.id));
+  const scoredIssues = input.patterns.patterns.filter((p) => scoredPatterns.has(p.id)).flatMap((p) => p.member_ids);
+
+  return {
+    as_of: ctx.asOf,
+    horizon_days: horizon,
+    predictions,
+    backtest: {
+      horizon_days: horizon,
+      interval_level: level,
+      origins: results.map((r) => ({ origin_at: new Date(r.origin * DAY_MS).toISOString(), fully_observed: r.fullyObserved, scores: scoreForecasts(r.forecasts) })),
+      overall: scoreForecasts(pooled),
+      by_history: groups.map((minGaps) => ({ min_gaps: minGaps, scores: scoreForecasts(pooled.filter((f) => f.gaps >= minGaps)) })),
+      provenance: provenance(ctx, 'predict', scoredIssues.sort()),
+    },
+  };
 }

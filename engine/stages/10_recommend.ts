@@ -28,10 +28,11 @@
  * Patterns without a fit keep the part-1 score (basis `patterns`).
  */
 import type { TaxonomyConfig } from '../config/taxonomy.ts';
-import type { Provenance, StageContext } from './context.ts';
+import { occurrenceCost } from '../finance/occurrenceCost.ts';
+import { provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
-import type { PatternsOutput } from './07_patterns.ts';
-import type { Estimate, HazardOutput } from './08_hazard.ts';
+import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
+import type { Estimate, HazardOutput, PatternHazardFitted } from './08_hazard.ts';
 import type { PredictOutput } from './09_predict.ts';
 
 export interface HorizonCost {
@@ -112,9 +113,96 @@ export interface RecommendOutput {
   risk_scores: RiskScore[];
 }
 
+const WEIGHTS = { p_recurrence: 0.4, severity: 0.3, cost: 0.3 } as const;
+/** Gaps at which a business case's confidence is half the rollup share. */
+const CONFIDENCE_HALF_GAPS = 10;
+const round = (x: number, digits = 6) => Math.round(x * 10 ** digits) / 10 ** digits;
+
 export function recommend(
-  _input: { snapshot: SnapshotOutput; patterns: PatternsOutput; hazard: HazardOutput; predict: PredictOutput },
-  _ctx: StageContext,
+  input: { snapshot: SnapshotOutput; patterns: PatternsOutput; hazard: HazardOutput; predict: PredictOutput },
+  ctx: StageContext,
 ): RecommendOutput {
-  throw new Error('in progress');
+  const rateCard = ctx.configs['rate-card'].document;
+  const taxonomy = ctx.configs.taxonomy.document;
+  const predictionHorizon = ctx.configs.hazard.document.prediction_horizon_days;
+  const playbookOf = new Map(taxonomy.root_causes.map((r) => [r.id, r.playbook]));
+  const hazardOf = new Map(input.hazard.patterns.map((h) => [h.pattern_id, h]));
+  const predictionOf = new Map(input.predict.predictions.map((p) => [p.pattern_id, p]));
+  const indexOf = new Map(input.snapshot.issues.map((issue, i) => [issue.id, i]));
+  const criticalCost = occurrenceCost(rateCard, 'critical');
+  const currency = rateCard.currency;
+
+  const financials: PatternFinancials[] = [];
+  const recommendations: Recommendation[] = [];
+  const risk_scores: RiskScore[] = [];
+  for (const pattern of input.patterns.patterns) {
+    const prov = provenance(ctx, 'recommend', pattern.member_ids);
+    const h = hazardOf.get(pattern.id);
+    const fitted: PatternHazardFitted | null = h?.status === 'fitted' ? h : null;
+
+    let costToDate = 0;
+    for (const id of pattern.member_ids) costToDate += occurrenceCost(rateCard, input.snapshot.issues[indexOf.get(id)!].severity);
+    const perOccurrence = costToDate / pattern.member_ids.length;
+    const horizons: HorizonCost[] = (fitted?.forecast ?? []).map((f) => ({
+      horizon_days: f.horizon_days,
+      expected_occurrences: f.expected,
+      expected_cost: { estimate: f.expected * perOccurrence, lower: f.lower * perOccurrence, upper: f.upper * perOccurrence },
+    }));
+    financials.push({
+      pattern_id: pattern.id,
+      currency,
+      cost_per_occurrence: perOccurrence,
+      occurrences_to_date: pattern.member_ids.length,
+      cost_to_date: costToDate,
+      basis: fitted ? 'hazard' : 'none',
+      horizons,
+      provenance: prov,
+    });
+
+    const rootCause = pattern.rollup.status === 'decided' ? pattern.root_cause : null;
+    const playbook = rootCause === null ? null : (playbookOf.get(rootCause) ?? null);
+    const abstainReason: Recommendation['abstain_reason'] = rootCause === null ? 'root_cause_abstained' : playbook === null ? 'no_playbook' : !fitted ? 'not_fitted' : null;
+    let businessCase: BusinessCase | null = null;
+    if (abstainReason === null && playbook && fitted) {
+      const window = horizons.at(-1)!;
+      const r = playbook.expected_reduction;
+      const avoided = { estimate: r * window.expected_cost.estimate, lower: r * window.expected_cost.lower, upper: r * window.expected_cost.upper };
+      const fixCost = playbook.effort_hours * rateCard.engineering_hourly_rate;
+      businessCase = {
+        currency,
+        horizon_days: window.horizon_days,
+        avoided_cost: avoided,
+        fix_cost: fixCost,
+        roi: fixCost === 0 ? null : (avoided.estimate - fixCost) / fixCost,
+        payback_days: avoided.estimate === 0 ? null : fixCost / (avoided.estimate / window.horizon_days),
+        confidence: round((pattern.rollup.share * fitted.n_gaps) / (fitted.n_gaps + CONFIDENCE_HALF_GAPS)),
+      };
+    }
+    recommendations.push({
+      id: derivedUuid(`${ctx.runId}:recommendation:${pattern.id}`),
+      pattern_id: pattern.id,
+      status: abstainReason === null ? 'proposed' : 'abstained',
+      abstain_reason: abstainReason,
+      root_cause: rootCause,
+      playbook: abstainReason === 'root_cause_abstained' || abstainReason === 'no_playbook' ? null : playbook,
+      business_case: businessCase,
+      provenance: prov,
+    });
+
+    const prediction = predictionOf.get(pattern.id);
+    const atHorizon = horizons.find((c) => c.horizon_days === predictionHorizon);
+    if (prediction && atHorizon) {
+      const expectedCost = atHorizon.expected_cost.estimate;
+      const components = {
+        p_recurrence: round(prediction.p_recurrence.estimate),
+        severity: pattern.risk_components.severity,
+        cost: expectedCost + criticalCost > 0 ? round(expectedCost / (expectedCost + criticalCost)) : 0,
+      };
+      const score = WEIGHTS.p_recurrence * components.p_recurrence + WEIGHTS.severity * components.severity + WEIGHTS.cost * components.cost;
+      risk_scores.push({ pattern_id: pattern.id, risk_score: Math.max(0, Math.min(100, Math.round(100 * score))), basis: 'hazard', components, expected_cost: expectedCost, provenance: prov });
+    } else {
+      risk_scores.push({ pattern_id: pattern.id, risk_score: pattern.risk_score, basis: 'patterns', components: pattern.risk_components, expected_cost: null, provenance: prov });
+    }
+  }
+  return { currency, financials, recommendations, risk_scores };
 }
