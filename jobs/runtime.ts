@@ -37,6 +37,11 @@ export interface TaskDefinition<S extends z.ZodType = z.ZodType> {
   payload: S;
   /** Attempts before the run is marked failed (graphile-worker backs off exponentially between them). */
   maxAttempts?: number;
+  /**
+   * Its durable job key coalesces queued runs only: the key is released when a run starts, so a burst
+   * of enqueues while one run waits gives that one run, and work arriving while it runs queues another.
+   */
+  coalescing?: boolean;
   run(payload: z.output<S>, job: JobContext): Promise<unknown>;
 }
 
@@ -161,6 +166,7 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
       observe('skipped');
       return;
     }
+    if (task.coalescing) await jobRuns.releaseJobKey(app.pool, run.id);
     return withTrace(`job:${run.id}`, async () => {
       const parsed = task.payload.safeParse(run.data);
       if (!parsed.success) {

@@ -87,6 +87,11 @@ export async function requeueJobRun(db: Queryable, id: string, payload: unknown)
   return rows[0];
 }
 
+/** Frees a run's durable key (a coalescing task's run that started: the next enqueue adds a new run). */
+export async function releaseJobKey(db: Queryable, id: string): Promise<void> {
+  await db.query('update job_runs set job_key = null where id = $1', [id]);
+}
+
 export async function setWorkerJobId(db: Queryable, id: string, workerJobId: number): Promise<void> {
   await db.query('update job_runs set worker_job_id = $2 where id = $1', [id, workerJobId]);
 }
