@@ -13,6 +13,7 @@
 import { deriveSeed } from '../rng.ts';
 import { censoredGaps } from './censoredGaps.ts';
 import { forecastOccurrences } from './forecast.ts';
+import { forecastPaths, type PathBudget } from './forecastPaths.ts';
 import { recurrenceProbability } from './recurrenceProbability.ts';
 import { selectModel } from './selectModel.ts';
 
@@ -47,8 +48,8 @@ export interface BacktestOptions {
   /** Level of the count intervals. */
   level: number;
   seed: number;
-  /** Simulated paths per set of the count forecast. */
-  paths: number;
+  /** Simulated paths per set of each count forecast (forecastPaths). */
+  paths: PathBudget;
 }
 
 /** Index of the first element ≥ x in an ascending array. */
@@ -83,7 +84,7 @@ export function rollingBacktest(series: readonly BacktestSeries[], options: Back
         const fit = selectModel(gaps).chosen;
         if (!fit.fitted) continue;
         const probability = recurrenceProbability(fit, gaps.sinceLast, horizon).estimate;
-        const count = forecastOccurrences(fit, { sinceLast: gaps.sinceLast, horizons: [horizon], seed: deriveSeed(seed, `backtest:${s.id}:${origin}`), paths, level }).horizons[0];
+        const count = forecastOccurrences(fit, { sinceLast: gaps.sinceLast, horizons: [horizon], seed: deriveSeed(seed, `backtest:${s.id}:${origin}`), paths: forecastPaths(fit, horizon, paths), level }).horizons[0];
         const actual = lowerBound(s.times, origin + horizon) - before;
         forecasts.push({ id: s.id, gaps: observed, probability, lower: count.lower, upper: count.upper, actual });
       }

@@ -27,6 +27,7 @@ import { censoredGaps } from '../hazard/censoredGaps.ts';
 import { evenGrid, hazardCurves } from '../hazard/curves.ts';
 import { describeFit, type HazardFit, type HazardModelName, type NotFittedReason } from '../hazard/fit.ts';
 import { forecastOccurrences } from '../hazard/forecast.ts';
+import { forecastPaths } from '../hazard/forecastPaths.ts';
 import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
 import { selectModel } from '../hazard/selectModel.ts';
 import { provenance, type Provenance, type StageContext } from './context.ts';
@@ -181,8 +182,8 @@ export interface HazardOutput {
 }
 
 export const DAY_MS = 86_400_000;
-/** Simulated paths per set of the forecast (forecastOccurrences runs two sets). */
-const FORECAST_PATHS = 2000;
+/** Simulated paths per set of the forecast (forecastOccurrences runs two sets), within a budget of draws. */
+const FORECAST_PATHS = { maxPaths: 2000, minPaths: 100, budget: 100_000 };
 
 /** The forecast horizons of a hazard config: `forecast_horizons_days` ∪ `prediction_horizon_days`, ascending. */
 export function forecastHorizons(cfg: { forecast_horizons_days: number[]; prediction_horizon_days: number }): number[] {
@@ -263,7 +264,7 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
     const since = gaps.sinceLast;
     const gridEnd = gaps.time.reduce((a, b) => Math.max(a, b), horizons.at(-1)!);
     const curves = hazardCurves(fit, evenGrid(gridEnd, cfg.curve_points), level);
-    const forecast = forecastOccurrences(fit, { sinceLast: since, horizons, seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`), paths: FORECAST_PATHS, level });
+    const forecast = forecastOccurrences(fit, { sinceLast: since, horizons, seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`), paths: forecastPaths(fit, horizons.at(-1)!, FORECAST_PATHS), level });
     const alert = recurrenceProbability(fit, since, cfg.alert_horizon_days, level);
     return {
       pattern_id: pattern.id,

@@ -114,8 +114,8 @@ export interface PredictOutput {
   backtest: BacktestOutput;
 }
 
-/** Simulated paths per set of each backtest count forecast. */
-const BACKTEST_PATHS = 500;
+/** Simulated paths per set of each backtest count forecast, within a budget of draws. */
+const BACKTEST_PATHS = { maxPaths: 500, minPaths: 50, budget: 20_000 };
 /** The history size reported besides the config's min_gaps: "patterns with enough history". */
 const LONG_HISTORY_GAPS = 10;
 
