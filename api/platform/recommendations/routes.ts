@@ -149,7 +149,7 @@ export const recommendationRoutes = [
     scope: 'recommendations:write',
     params: idParams,
     body: z.object({
-      implemented_at: z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'must be an ISO 8601 timestamp or date' }).describe('When the fix went into production'),
+      implemented_at: z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an ISO 8601 timestamp or date') }).describe('When the fix went into production'),
     }),
     responses: {
       200: { description: 'The implemented recommendation', schema: recommendationSchema.extend({ verification_job_id: z.string() }) },
