@@ -251,10 +251,7 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
       provenance: prov,
     });
     if (times.length === 0) return notFitted('no_timestamps', 'no member has occurred_at', 0);
-    const gaps = censoredGaps(
-      times.map((t) => t / DAY_MS),
-      asOfDays,
-    );
+    const gaps = censoredGaps(times.map((t) => t / DAY_MS), asOfDays);
     const nGaps = gaps.event.filter(Boolean).length;
     if (nGaps < cfg.min_gaps) return notFitted('insufficient_events', `${nGaps} gaps between occurrences, fewer than min_gaps ${cfg.min_gaps}`, nGaps);
     const selection = selectModel(gaps, { level });
