@@ -7,7 +7,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { encodeOutput } from '../../engine/manifest.ts';
+import { censoredGaps } from '../../engine/hazard/censoredGaps.ts';
+import type { HazardFit } from '../../engine/hazard/fit.ts';
 import { normalQuantile } from '../../engine/hazard/normalQuantile.ts';
+import { recurrenceProbability } from '../../engine/hazard/recurrenceProbability.ts';
+import { selectModel } from '../../engine/hazard/selectModel.ts';
 import { snapshot, type SnapshotInput, type SnapshotOutput } from '../../engine/stages/01_snapshot.ts';
 import type { PatternOutput, PatternsOutput } from '../../engine/stages/07_patterns.ts';
 import { hazard, type HazardOutput, type PatternHazardFitted, type PatternHazardNotFitted } from '../../engine/stages/08_hazard.ts';
@@ -143,6 +147,27 @@ test('hazard: p_alert = 1 - exp(-30·d/Σt) with the interval of log ΔH; an ale
   // Lower the threshold below E's probability and E alerts too; raise it above A's and none does.
   assert.is(hazard(input, ctxWith({ hazard: { min_gaps: 3, alert_threshold: 0.2 } })).alerts.length, 3);
   assert.is(hazard(input, ctxWith({ hazard: { min_gaps: 3, alert_threshold: 0.93 } })).alerts.length, 0);
+});
+
+test('hazard: irregular gaps in days are fitted as selectModel fits them (here the Weibull, shape < 1)', () => {
+  const days = [0, 0.1, 0.3, 10, 10.2, 10.25, 20, 20.1, 30, 30.4, 30.5, 33]; // bursts: AIC 41.9 (Weibull, shape 0.53) vs 49.5
+  const members = issuesOf(500, days.map((day) => ({ day })));
+  const snap = snapshot({ workspace_id: id(1000), event_sequence: 12, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] }, ctx);
+  const only = { patterns: [pattern(6, members.map((m) => m.id), 'timeout')], pattern_ids: [], retired: [] };
+  const f = hazard({ snapshot: snap, patterns: only }, ctx).patterns[0] as PatternHazardFitted;
+  const expected = selectModel(censoredGaps(days, 35), { level: 0.9 });
+  assert.is(f.model, 'weibull');
+  assert.is(expected.chosen.model, 'weibull');
+  const fit = expected.chosen as HazardFit;
+  close(f.parameters.shape, fit.shape, 1e-9, 'shape');
+  close(f.parameters.scale, fit.scale, 1e-9, 'scale (days)');
+  assert.ok(f.parameters.shape < 1);
+  // Days from ISO times differ from the exact days in the last bits only.
+  f.parameters.shape_interval.forEach((x, i) => close(x, fit.interval.shape[i], 1e-9, 'shape interval'));
+  close(f.selection.aic_weibull!, expected.aic.weibull!, 1e-9, 'AIC');
+  close(f.selection.lrt_p_value!, expected.likelihoodRatio!.pValue, 1e-9, 'LRT p-value');
+  close(f.since_last_days, 2, 1e-9, 'since last');
+  close(f.p_alert.estimate, recurrenceProbability(fit, 2, 30, 0.9).estimate, 1e-12, 'p_alert');
 });
 
 test('hazard: not fitted, with the API reasons and no curve', () => {
