@@ -39,8 +39,8 @@ const patternOf = {} as Record<FixtureTheme, any>;
 const membersOf = {} as Record<FixtureTheme, FixtureRecord[]>;
 const recOf = {} as Record<FixtureTheme, any>;
 
-async function runEngine(): Promise<any> {
-  const res = await api.post('/v1/engine/runs', {}, fresh());
+async function runEngine(body: Record<string, unknown> = {}): Promise<any> {
+  const res = await api.post('/v1/engine/runs', body, fresh());
   assert.is(res.status, 202, res.text);
   return eventually(
     async () => {
@@ -443,6 +443,27 @@ test('the daily sweep (cron) verifies every implemented fix; a regression is not
     return Date.parse(v.computed_at) > Date.parse(before.computed_at) ? v : undefined;
   });
   assert.equal([after.status, after.regressed_at], ['regressed', before.regressed_at]);
+  assert.is((await feed('recommendation')).filter((e) => e.type === 'recommendation.regressed').length, 1);
+});
+
+test('a run that no longer finds the recurrence probability at the threshold resolves the alerts (alert.resolved)', async () => {
+  // The same data under a hazard config that asks for a recurrence within 1 day with 99% probability.
+  const hazard = (await api.get('/v1/configs/hazard')).body.active.document;
+  const version = await api.post('/v1/configs/hazard/versions', { ...hazard, alert_horizon_days: 1, alert_threshold: 0.99 }, fresh());
+  assert.is(version.status, 201, version.text);
+  const run3 = await runEngine({ configs: { hazard: version.body.id } });
+  assert.equal([run3.summary.forecasts.alerts_raised, run3.summary.forecasts.alerts_resolved], [0, 2]);
+  const resolved = await listAll(api, '/v1/alerts?status=resolved');
+  assert.is(resolved.length, 2);
+  for (const a of resolved as any[]) assert.equal([a.resolved_run_id, a.last_run_id, typeof a.resolved_at], [run3.id, run2.id, 'string']);
+  assert.equal((await api.get('/v1/alerts?status=open')).body.data, []);
+  const events = (await feed('alert')).filter((e) => e.type === 'alert.resolved');
+  assert.equal(events.map((e) => e.aggregate_id).sort(), resolved.map((a) => a.id).sort());
+  // The run verified the fixes again: the regression is still one event.
+  await eventually(async () => {
+    const { rows } = await t.app.pool.query(`select count(*)::int as n from job_runs where kind = 'recommendation__verify' and status in ('queued', 'running')`);
+    return rows[0].n === 0 ? true : undefined;
+  });
   assert.is((await feed('recommendation')).filter((e) => e.type === 'recommendation.regressed').length, 1);
 });
 
