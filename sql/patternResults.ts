@@ -9,7 +9,8 @@ import type { HazardOutput, PatternHazard } from '../engine/stages/08_hazard.ts'
 import type { PatternFinancials } from '../engine/stages/10_recommend.ts';
 
 /** A pattern's stage 8 output with the run's as-of time and interval level (the output keeps those once). */
-export type StoredHazard = Omit<PatternHazard, 'provenance'> & { as_of: string; interval_level: number };
+type Stored<H> = H extends PatternHazard ? Omit<H, 'provenance'> & { as_of: string; interval_level: number } : never;
+export type StoredHazard = Stored<PatternHazard>;
 
 export interface PatternHazardRow {
   pattern_id: string;
