@@ -184,7 +184,7 @@ export function recommend(
       status: abstainReason === null ? 'proposed' : 'abstained',
       abstain_reason: abstainReason,
       root_cause: rootCause,
-      playbook: abstainReason === 'root_cause_abstained' || abstainReason === 'no_playbook' ? null : playbook,
+      playbook,
       business_case: businessCase,
       provenance: prov,
     });
