@@ -11,8 +11,8 @@
  * At each origin every pattern of the run is refitted on its occurrences strictly before o (the open gap
  * censored at o); one with at least `min_gaps` gaps and a fit predicts p = P(recurrence in [o, o + H))
  * and a predictive interval of the count in that window (forecastOccurrences, seeded), scored against
- * its occurrences in [o, o + H). Only origins whose whole horizon is observed (o + H ≤ as_of) are
- * scored; others are listed as not scored. Scores: Brier score; Brier skill against the base rate,
+ * its occurrences in [o, o + H). Only origins whose whole horizon is observed (o + H ≤ as_of) may be
+ * scored (rollingBacktest leaves any other unscored); these origins all are, by construction. Scores: Brier score; Brier skill against the base rate,
  * the observed frequency of recurrence over the same scored forecasts (sample climatology, Wilks
  * 2011 §8.4.2); calibration bins (10 equal-width); interval coverage of the count intervals.
  */
