@@ -54,6 +54,8 @@ async function runEngine(body: Record<string, unknown> = {}): Promise<any> {
 }
 
 const feed = async (aggregateType: string) => listAll(api, `/v1/workspaces/current/events?aggregate_type=${aggregateType}`);
+const outbound = async (eventType: string) =>
+  (await t.app.pool.query<{ payload: Record<string, unknown> }>('select payload from outbound_events where workspace_id = $1 and event_type = $2 order by created_at', [t.demo.workspaceId, eventType])).rows.map((r) => r.payload);
 const verification = (id: string) => api.get(`/v1/recommendations/${id}/verification`);
 const costOf = (r: FixtureRecord) => occurrenceCost(defaultRateCard, r.severity);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -244,6 +246,8 @@ test('crest alerts: one open alert per alerting pattern, listed, filtered, and a
   const raised = await feed('alert');
   assert.equal(raised.map((e) => [e.type, e.aggregate_id]).sort(), alerts.map((a) => ['alert.raised', a.id]).sort());
   for (const e of raised as any[]) assert.equal([e.payload.pattern_id, e.payload.run_id, e.actor.type], [alerts.find((a) => a.id === e.aggregate_id)!.pattern_id, run1.id, 'engine']);
+  // Also for webhooks.
+  assert.equal((await outbound('alert.raised')).map((o) => o.alert_id).sort(), alerts.map((a) => a.id).sort());
 });
 
 test('predictions: list by p_recurrence, filters, pagination, one by id', async () => {
@@ -389,6 +393,7 @@ test('new occurrences after the fix, assigned by the next run, turn the verifica
   const regressed = (await feed('recommendation')).filter((e) => e.type === 'recommendation.regressed');
   assert.equal(regressed.map((e) => e.aggregate_id), [recOf.disk_full.id]);
   assert.equal(regressed[0].payload, { pattern_id: patternOf.disk_full.id, implemented_at: FIX_AT, signal_at: v.cusum.signal_at, periods_observed: v.periods_observed });
+  assert.equal(await outbound('recommendation.regressed'), [{ recommendation_id: recOf.disk_full.id, ...(regressed[0].payload as object) }]);
 
   // The run verified the other fix too: still holding. Implemented recommendations stay as implemented.
   const memory = await eventually(async () => {
