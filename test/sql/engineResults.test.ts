@@ -3,15 +3,16 @@
  * workspace, run and provenance; a run retried after its results committed writes nothing twice (no
  * event, no second alert, the same ids); a later run keeps an implemented recommendation as it was,
  * keeps the others' ids, and enqueues one verification per implemented fix in its transaction, which a
- * re-ingest coalesces with while it waits.
+ * re-ingest coalesces with while it waits. A fix without a pre-fix rate verifies as insufficient_data.
  */
+import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
 import { decodeOutput } from '../../engine/manifest.ts';
 import type { StageOutputs } from '../../engine/pipeline.ts';
 import { contextOf, createEngineRun, executeEngineRun } from '../../jobs/engineRun.ts';
-import { verificationKey } from '../../jobs/tasks/recommendation__verify.ts';
+import { recommendationVerify, verificationKey } from '../../jobs/tasks/recommendation__verify.ts';
 import { applyRunResults } from '../../sql/engineResults.ts';
 import { findEngineRun, loadStageOutput } from '../../sql/engineRuns.ts';
 import { withEventBatch } from '../../sql/events.ts';
@@ -101,6 +102,18 @@ test('a later run keeps an implemented recommendation as it was and the othersâ€
   assert.is(res.status, 202, res.text);
   assert.equal(await verifications(), queued);
   assert.is(Number((await rows(`select count(*) as n from job_runs where workspace_id = $1 and kind = 'recommendation__verify'`))[0].n), 1);
+});
+
+test('a fix recorded before the patternâ€™s first occurrence has no pre-fix rate: insufficient_data with the reason', async () => {
+  const [proposed] = await rows(`select * from recommendations where workspace_id = $1 and status = 'proposed' order by id limit 1`);
+  await withEventBatch(t.app.pool, ws, (client, events) => markImplemented(client, events, { type: 'system', id: null }, proposed.id, new Date(now - 500 * DAY)));
+  const job = { app: t.app, runId: randomUUID(), attempt: 1, maxAttempts: 1, workspaceId: ws, tenantId: null, progress: async () => {}, signal: new AbortController().signal };
+  const result = await recommendationVerify.run({ workspace_id: ws, recommendation_id: proposed.id }, job);
+  assert.equal(result, { recommendation_id: proposed.id, verdict: 'insufficient_data', periods_observed: 0, regressed_now: false });
+  const res = await api.get(`/v1/recommendations/${proposed.id}/verification`);
+  assert.is(res.status, 200, res.text);
+  assert.equal([res.body.status, res.body.cusum, res.body.periods_observed], ['insufficient_data', null, 0]);
+  assert.match(res.body.reason, /no pre-fix rate/);
 });
 
 test.run();
