@@ -166,7 +166,6 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
       observe('skipped');
       return;
     }
-    if (task.coalescing) await jobRuns.releaseJobKey(app.pool, run.id);
     return withTrace(`job:${run.id}`, async () => {
       const parsed = task.payload.safeParse(run.data);
       if (!parsed.success) {
@@ -211,7 +210,7 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
 async function resolveRun(task: TaskDefinition, app: AppContext, rawPayload: unknown, helpers: JobHelpers) {
   const envelope = envelopeSchema.safeParse(rawPayload);
   if (envelope.success) {
-    const row = await jobRuns.claimJobRun(app.pool, envelope.data.job_run_id, helpers.job.attempts);
+    const row = await jobRuns.claimJobRun(app.pool, envelope.data.job_run_id, helpers.job.attempts, task.coalescing);
     return row ? { id: row.id, row, data: envelope.data.data } : null;
   }
   if (cronEnvelopeSchema.safeParse(rawPayload).success) {

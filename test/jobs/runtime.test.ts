@@ -344,22 +344,25 @@ test('a coalescing key: enqueues while a run waits give that run; once it runs, 
   const gate = randomUUID();
   const jobKey = `coalesce:${gate}`;
   gates.set(gate, deferred());
-  const enqueue = () => enqueueJob(t.app.pool, coalescingTask, { gate }, { jobKey });
-  const first = await withTransaction(t.app.pool, async (client) => {
-    const a = await enqueueJob(client, coalescingTask, { gate }, { jobKey });
-    const b = await enqueueJob(client, coalescingTask, { gate }, { jobKey });
-    assert.equal([a.created, b.created, b.job.id], [true, false, a.job.id]);
-    return a.job;
-  });
-  const running = await untilStatus(first.id, 'running');
-  assert.is(running.job_key, null, 'the key is released when the run starts');
-  const second = await enqueue();
-  assert.ok(second.created);
-  assert.is.not(second.job.id, first.id);
-  gates.get(gate)!.resolve();
-  await untilStatus(first.id, 'succeeded');
-  await untilStatus(second.job.id, 'succeeded');
-  assert.is(invocations.get(gate), 2);
+  try {
+    const first = await withTransaction(t.app.pool, async (client) => {
+      const a = await enqueueJob(client, coalescingTask, { gate }, { jobKey });
+      const b = await enqueueJob(client, coalescingTask, { gate }, { jobKey });
+      assert.equal([a.created, b.created, b.job.id], [true, false, a.job.id]);
+      return a.job;
+    });
+    const running = await untilStatus(first.id, 'running');
+    assert.is(running.job_key, null, 'the key is released as the run starts');
+    const second = await enqueueJob(t.app.pool, coalescingTask, { gate }, { jobKey });
+    assert.ok(second.created);
+    assert.is.not(second.job.id, first.id);
+    gates.get(gate)!.resolve();
+    await untilStatus(first.id, 'succeeded');
+    await untilStatus(second.job.id, 'succeeded');
+    assert.is(invocations.get(gate), 2);
+  } finally {
+    gates.get(gate)!.resolve();
+  }
 });
 
 test('retryTerminal puts a failed run back in the queue under the same id', async () => {
