@@ -1,7 +1,8 @@
 /**
- * Engine part 1 (issue 5): clustering quality and speed.
+ * Engine parts 1 and 2 (issues 5 and 6): clustering quality, recurrence backtest and speed.
  *
- *   npm run bench:engine [-- --sections quality,hadoop,speed --quick]
+ *   npm run bench:engine [-- --sections quality,hadoop,backtest,speed --quick]
+ *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100]
  *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000
  *
  * 1. quality: generated issues with known themes (bench/data/synthetic.ts), the pure pipeline, the
@@ -10,6 +11,10 @@
  * 2. hadoop: the real Hadoop bug reports (bench/data/hadoop.ts) through the pure pipeline under
  *    several engine seeds: patterns, share clustered, largest pattern, and the share of Jira
  *    duplicate pairs that land in one pattern next to the share expected by chance, Σ (size/n)².
+ * 2b. backtest: the Hadoop reports clustered once (as of just after the last report), then stages 8-9
+ *    per prediction horizon with origins stepping back one horizon over the last `--backtest-span-days`:
+ *    Brier score, the base-rate Brier score, skill, interval coverage, for patterns with at least
+ *    3, 10, 30, 100 gaps before the origin (one run each, min_gaps = N); calibration of the 30-day forecasts.
  * 3. speed: for each size, a fresh test database (test/helpers/database.ts) is filled set-based
  *    through sql/issues.ts ingestIssues, then one child process times the baseline (read the
  *    snapshot with buildSnapshotInput, tokenize every issue: what any engine must pay) and the pure
@@ -17,7 +22,8 @@
  *    snapshot from the event log, stages, gzip-stored outputs, results applied to the database).
  *    Each child reports its peak RSS (getrusage maxRSS), so one measurement does not inflate another.
  *    The ratios to the baseline are the figures to trust on a noisy machine; the growth exponent is
- *    the least-squares slope of log time against log n.
+ *    the least-squares slope of log time against log n. Stages 8-10 are timed against stages 1-7 of
+ *    the same run (target: at most +30%).
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -41,16 +47,20 @@ const TARGET_DUPLICATES_TOGETHER = 0.5;
 const TARGET_LARGEST_SHARE = 0.1;
 const TARGET_SECONDS: Record<number, number> = { 10_000: 15, 100_000: 120 };
 const TARGET_PEAK_BYTES = 2 * 1024 ** 3;
+const TARGET_PART2_SHARE = 0.3;
 const HADOOP_DUPLICATES_CSV = HADOOP_BUGS_CSV.replace(/hadoop_bugs\.csv$/, 'hadoop_duplicate_pairs.csv');
 
 const { values: args } = parseArgs({
   options: {
-    sections: { type: 'string', default: 'quality,hadoop,speed' },
+    sections: { type: 'string', default: 'quality,hadoop,backtest,speed' },
     quick: { type: 'boolean', default: false },
     'quality-sizes': { type: 'string' },
     'quality-seeds': { type: 'string' },
     themes: { type: 'string' },
     'hadoop-seeds': { type: 'string' },
+    'backtest-horizons': { type: 'string' },
+    'backtest-span-days': { type: 'string' },
+    'backtest-min-gaps': { type: 'string' },
     'speed-sizes': { type: 'string' },
     'speed-data': { type: 'string' },
     'skip-e2e': { type: 'boolean', default: false },
@@ -147,10 +157,9 @@ async function qualitySection() {
 // ---------------------------------------------------------------------------------------------
 // 2. The real Hadoop bug reports and their Jira duplicate pairs
 
-async function hadoopSection() {
-  const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
+/** The Hadoop reports with a description as a snapshot input (an issue without narrative never gets a pattern: it is blocked at ingest). */
+function hadoopInput() {
   const bugs = loadHadoopBugs();
-  // An issue without narrative never gets a pattern (it is blocked at ingest): only the others enter.
   const eligible = bugs.filter((b) => b.description.trim());
   const uuidOf = new Map(eligible.map((b) => [b.issueId, derivedUuid(`hadoop:${b.issueId}`)]));
   const input: SnapshotInput = {
@@ -169,6 +178,12 @@ async function hadoopSection() {
       created_at: b.created.toISOString(),
     })),
   };
+  return { bugs, eligible, uuidOf, input };
+}
+
+async function hadoopSection() {
+  const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
+  const { bugs, eligible, uuidOf, input } = hadoopInput();
   const seen = new Set<string>();
   const pairs: Array<[string, string]> = [];
   for (const r of parseCsvRecords(readFileSync(HADOOP_DUPLICATES_CSV, 'utf8'))) {
@@ -216,6 +231,63 @@ async function hadoopSection() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 2b. Rolling-origin backtest of the recurrence predictions on the Hadoop reports (issue 6)
+
+async function backtestSection() {
+  const horizons = ints(args['backtest-horizons'], args.quick ? '30' : '7,30,90');
+  const spanDays = ints(args['backtest-span-days'], '730')[0];
+  const historySizes = ints(args['backtest-min-gaps'], '3,10,30,100');
+  const { input } = hadoopInput();
+  // As of just after the last report: the origins step back from the end of the data.
+  const last = Math.max(...input.issues.map((i) => Date.parse(i.occurred_at!)));
+  const asOf = new Date(last + 60_000).toISOString();
+  const seed = configDefinitions.cluster.defaults.seed;
+  const base: StageContext = { ...context(seed), asOf };
+  const started = performance.now();
+  const { outputs } = await runPipeline({ ctx: base, snapshotInput: input, to: 'patterns' });
+  const clusteringMs = performance.now() - started;
+  const o = outputs as StageOutputs;
+  log('## 2b. Backtest of the recurrence predictions on the Hadoop reports');
+  log();
+  log(
+    `${fmt(o.snapshot.issues.length)} reports, ${o.patterns.patterns.length} patterns (engine seed ${seed}, clustered in ${sec(clusteringMs)} s), as of ${asOf} (just after the last report). ` +
+      `Origins every horizon back over the last ${spanDays} days; at each, every pattern with at least the row's number of gaps before the origin is refitted on its reports before it and forecasts P(a report in [o, o + H)). ` +
+      'Base rate = observed frequency over the same forecasts (sample climatology); skill = 1 - Brier / Brier(base rate); coverage = share of counts inside the 90% predictive count interval.',
+  );
+  log();
+  log('| horizon | origins | history before the origin | forecasts | patterns | base rate | Brier | Brier (base rate) | skill | coverage | hazard + predict |');
+  log('| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  let calibration: NonNullable<StageOutputs['predict']['backtest']['overall']>['calibration'] | null = null;
+  for (const horizon of horizons) {
+    const origins = Math.max(1, Math.min(100, Math.floor(spanDays / horizon)));
+    // One run per history size: with min_gaps N only patterns with ≥ N gaps before an origin are scored.
+    for (const minGaps of historySizes) {
+      const document = { ...configDefinitions.hazard.defaults, min_gaps: minGaps, prediction_horizon_days: horizon, backtest_origins: origins };
+      const configs = { ...base.configs, hazard: { id: `bench-hazard-${horizon}-${minGaps}`, document } };
+      const t = performance.now();
+      const slice = await runPipeline({ ctx: { ...base, configs }, from: 'hazard', to: 'predict', load: async (stage) => o[stage] });
+      const ms = performance.now() - t;
+      const sc = (slice.outputs as StageOutputs).predict.backtest.overall;
+      log(
+        sc
+          ? `| ${horizon} d | ${origins} | ≥ ${minGaps} gaps | ${fmt(sc.n_scored)} | ${sc.n_patterns} | ${sc.base_rate.toFixed(3)} | ${sc.brier.toFixed(4)} | ${sc.brier_reference.toFixed(4)} | ${sc.skill === null ? 'n/a' : sc.skill.toFixed(3)} | ${sc.coverage === null ? 'n/a' : pct(sc.coverage)} | ${sec(ms)} s |`
+          : `| ${horizon} d | ${origins} | ≥ ${minGaps} gaps | 0 | 0 | – | – | – | – | – | ${sec(ms)} s |`,
+      );
+      if (minGaps === historySizes[0] && (horizon === 30 || calibration === null)) calibration = sc?.calibration ?? null;
+    }
+  }
+  log();
+  if (calibration) {
+    log('Calibration of the 30-day forecasts (the smallest history size):');
+    log();
+    log('| forecast p | forecasts | mean forecast | observed frequency |');
+    log('| --- | ---: | ---: | ---: |');
+    for (const b of calibration) log(`| ${b.lower.toFixed(1)}-${b.upper.toFixed(1)} | ${b.count} | ${b.mean_forecast === null ? '–' : b.mean_forecast.toFixed(3)} | ${b.observed_rate === null ? '–' : b.observed_rate.toFixed(3)} |`);
+    log();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // 3. Speed through the database (children do the measuring)
 
 interface IngestResult {
@@ -235,6 +307,8 @@ interface PureResult {
   peakRss: number;
   issues: number;
   textBytes: number;
+  patterns: number;
+  fitted: number;
 }
 
 interface EndToEndResult {
@@ -328,7 +402,7 @@ async function childPure(url: string, workspaceId: string): Promise<PureResult> 
     const stages: PureResult['stages'] = [];
     started = performance.now();
     const cpuBefore = process.cpuUsage();
-    await runPipeline({
+    const { outputs } = await runPipeline({
       ctx: context(configDefinitions.cluster.defaults.seed),
       snapshotInput: input,
       now: () => performance.now(),
@@ -336,7 +410,19 @@ async function childPure(url: string, workspaceId: string): Promise<PureResult> 
     });
     const pipelineMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
-    return { readMs, tokenizeMs, pipelineMs, pipelineCpuMs: (cpu.user + cpu.system) / 1000, stages, peakRss: process.resourceUsage().maxRSS * 1024, issues: input.issues.length, textBytes };
+    const hazards = (outputs as StageOutputs).hazard.patterns;
+    return {
+      readMs,
+      tokenizeMs,
+      pipelineMs,
+      pipelineCpuMs: (cpu.user + cpu.system) / 1000,
+      stages,
+      peakRss: process.resourceUsage().maxRSS * 1024,
+      issues: input.issues.length,
+      textBytes,
+      patterns: hazards.length,
+      fitted: hazards.filter((h) => h.status === 'fitted').length,
+    };
   } finally {
     await pool.end();
   }
@@ -472,6 +558,19 @@ async function speedSection(kind: string) {
   log(`| ---: | ${stageNames.map(() => '---:').join(' | ')} | ---: | ---: |`);
   for (const { n, pure } of rows) log(`| ${fmt(n)} | ${pure.stages.map((s) => sec(s.ms)).join(' | ')} | ${sec(pure.pipelineMs)} | ${sec(pure.pipelineCpuMs)} s |`);
   log();
+  const part2 = stageNames.indexOf('hazard');
+  const split = (stages: Array<{ ms: number }>) => [stages.slice(0, part2), stages.slice(part2)].map((list) => list.reduce((a, s) => a + s.ms, 0));
+  log(`Stages 8-10 (hazard, predict, recommend) against stages 1-7 in the same run (target: stages 8-10 add at most ${pct(TARGET_PART2_SHARE)}):`);
+  log();
+  log('| issues | patterns fitted | pure 1-7 | pure 8-10 | pure ratio | e2e 1-7 | e2e 8-10 | e2e ratio | verdict |');
+  log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const { n, pure, e2e } of rows) {
+    const [a, b] = split(pure.stages);
+    const [c, d] = e2e ? split(e2e.stages) : [NaN, NaN];
+    const worst = Math.max(b / a, e2e ? d / c : 0);
+    log(`| ${fmt(n)} | ${pure.fitted}/${pure.patterns} | ${sec(a)} s | ${sec(b)} s | ${pct(b / a)} | ${e2e ? `${sec(c)} s` : '–'} | ${e2e ? `${sec(d)} s` : '–'} | ${e2e ? pct(d / c) : '–'} | ${verdict(worst <= TARGET_PART2_SHARE)} |`);
+  }
+  log();
   if (rows.length >= 2) {
     const ns = rows.map((r) => r.n);
     const big = rows.filter((r) => r.n >= 10_000);
@@ -499,16 +598,17 @@ async function child(kind: string) {
 
 async function main() {
   const sections = list(args.sections, '');
-  const unknown = sections.filter((s) => !['quality', 'hadoop', 'speed'].includes(s));
-  if (unknown.length) throw new Error(`unknown sections: ${unknown.join(', ')} (quality, hadoop, speed)`);
+  const unknown = sections.filter((s) => !['quality', 'hadoop', 'backtest', 'speed'].includes(s));
+  if (unknown.length) throw new Error(`unknown sections: ${unknown.join(', ')} (quality, hadoop, backtest, speed)`);
   const started = Date.now();
-  log('# Engine benchmark (issue 5)');
+  log('# Engine benchmark (issues 5 and 6)');
   log();
   log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${fmt(os.totalmem() / 1024 ** 3)} GB RAM, node ${process.version}, load average at start ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   log(`themes available to the generator: ${themes.length}`);
   log();
   if (sections.includes('quality')) await qualitySection();
   if (sections.includes('hadoop')) await hadoopSection();
+  if (sections.includes('backtest')) await backtestSection();
   if (sections.includes('speed')) for (const kind of list(args['speed-data'], args.quick ? 'synthetic' : 'synthetic,hadoop')) await speedSection(kind);
   log(`total bench time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 }

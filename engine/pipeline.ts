@@ -13,6 +13,9 @@ import { vectorize, type VectorizeOutput } from './stages/04_vectorize.ts';
 import { cluster, type ClusterOutput } from './stages/05_cluster.ts';
 import { stability, type StabilityOutput } from './stages/06_stability.ts';
 import { patterns, type PatternsOutput } from './stages/07_patterns.ts';
+import { hazard, type HazardOutput } from './stages/08_hazard.ts';
+import { predict, type PredictOutput } from './stages/09_predict.ts';
+import { recommend, type RecommendOutput } from './stages/10_recommend.ts';
 
 export interface StageOutputs {
   snapshot: SnapshotOutput;
@@ -22,6 +25,9 @@ export interface StageOutputs {
   cluster: ClusterOutput;
   stability: StabilityOutput;
   patterns: PatternsOutput;
+  hazard: HazardOutput;
+  predict: PredictOutput;
+  recommend: RecommendOutput;
 }
 export type StageName = keyof StageOutputs;
 
@@ -48,6 +54,9 @@ export const stages = [
   define({ name: 'cluster', needs: ['vectorize'], run: (i, ctx) => cluster(i, ctx) }),
   define({ name: 'stability', needs: ['vectorize', 'cluster'], run: (i, ctx) => stability(i, ctx) }),
   define({ name: 'patterns', needs: ['snapshot', 'extract', 'vectorize', 'cluster', 'stability'], run: (i, ctx) => patterns(i, ctx) }),
+  define({ name: 'hazard', needs: ['snapshot', 'patterns'], run: (i, ctx) => hazard(i, ctx) }),
+  define({ name: 'predict', needs: ['snapshot', 'patterns', 'hazard'], run: (i, ctx) => predict(i, ctx) }),
+  define({ name: 'recommend', needs: ['snapshot', 'patterns', 'hazard', 'predict'], run: (i, ctx) => recommend(i, ctx) }),
 ] as const;
 
 export const stageNames = stages.map((s) => s.name) as StageName[];

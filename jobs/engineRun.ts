@@ -17,6 +17,7 @@ import { activeConfigs, findConfigVersion, configVersionId } from '../sql/config
 import { configDefinitions } from '../engine/config/index.ts';
 import * as runs from '../sql/engineRuns.ts';
 import { applyRunResults } from '../sql/engineResults.ts';
+import { enqueueVerifications } from './tasks/recommendation__verify.ts';
 
 export interface RunRequest {
   workspaceId: string;
@@ -126,12 +127,15 @@ export async function executeEngineRun(app: AppContext, runId: string, workspace
     });
 
     const o = outputs as Partial<StageOutputs>;
+    const patternResults = o.snapshot && o.extract && o.patterns ? { snapshot: o.snapshot, extract: o.extract, patterns: o.patterns } : undefined;
+    const forecastResults = o.hazard && o.predict && o.recommend ? { hazard: o.hazard, predict: o.predict, recommend: o.recommend } : undefined;
     let applied = null;
-    if (o.patterns && o.snapshot && o.extract) {
-      const snapshot = o.snapshot;
-      const extract = o.extract;
-      const patterns = o.patterns;
-      applied = await withTransaction(app.pool, (client) => applyRunResults(client, workspaceId, ctx, { snapshot, extract, patterns }));
+    let forecasts = null;
+    if (patternResults || forecastResults) {
+      ({ patterns: applied, forecasts } = await withTransaction(app.pool, (client) =>
+        // Pattern membership changed: implemented fixes of the workspace are verified again (with the results).
+        applyRunResults(client, workspaceId, ctx, { patterns: patternResults, forecasts: forecastResults }, () => enqueueVerifications(client, workspaceId)),
+      ));
     }
     const summary = {
       issues: o.snapshot?.issues.length ?? null,
@@ -140,6 +144,7 @@ export async function executeEngineRun(app: AppContext, runId: string, workspace
       patterns: o.patterns?.patterns.length ?? null,
       abstentions: o.extract?.abstentions.length ?? null,
       applied,
+      forecasts,
     };
     await runs.finishEngineRun(app.pool, run.id, {
       input_digest: o.snapshot?.input_digest ?? null,

@@ -37,6 +37,11 @@ export interface TaskDefinition<S extends z.ZodType = z.ZodType> {
   payload: S;
   /** Attempts before the run is marked failed (graphile-worker backs off exponentially between them). */
   maxAttempts?: number;
+  /**
+   * Its durable job key coalesces queued runs only: the key is released when a run starts, so a burst
+   * of enqueues while one run waits gives that one run, and work arriving while it runs queues another.
+   */
+  coalescing?: boolean;
   run(payload: z.output<S>, job: JobContext): Promise<unknown>;
 }
 
@@ -205,7 +210,7 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
 async function resolveRun(task: TaskDefinition, app: AppContext, rawPayload: unknown, helpers: JobHelpers) {
   const envelope = envelopeSchema.safeParse(rawPayload);
   if (envelope.success) {
-    const row = await jobRuns.claimJobRun(app.pool, envelope.data.job_run_id, helpers.job.attempts);
+    const row = await jobRuns.claimJobRun(app.pool, envelope.data.job_run_id, helpers.job.attempts, task.coalescing);
     return row ? { id: row.id, row, data: envelope.data.data } : null;
   }
   if (cronEnvelopeSchema.safeParse(rawPayload).success) {

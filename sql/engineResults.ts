@@ -11,6 +11,13 @@
  * events are flushed last. Pattern rows carry the sequence of their last event, so they are folded
  * and written after the flush: rows this transaction already holds (existing patterns) or new ids of
  * this run (runs of a workspace never overlap), so that write waits for nobody.
+ *
+ * A run through stages 8-10 also replaces the workspace's latest hazard fits, predictions and
+ * financials, stores its backtest, writes its recommendations and opens or resolves crest alerts
+ * (sql/patternResults.ts, predictions.ts, recommendations.ts, alerts.ts); the refined risk score of
+ * stage 10 is the pattern's risk score. Those rows come after the patterns in the lock order
+ * (recommendations, then alerts), and `beforeFlush` lets the caller enqueue jobs on the transaction
+ * before the events take the workspace's counter.
  */
 import { canonicalJson } from '../lib/crypto.ts';
 import type { Queryable } from '../lib/db.ts';
@@ -19,19 +26,26 @@ import { provenance } from '../engine/stages/context.ts';
 import type { SnapshotOutput } from '../engine/stages/01_snapshot.ts';
 import type { ExtractOutput } from '../engine/stages/03_extract.ts';
 import type { PatternOutput, PatternsOutput } from '../engine/stages/07_patterns.ts';
-import { EventBatch, type Actor, type NewEvent } from './events.ts';
+import type { HazardOutput } from '../engine/stages/08_hazard.ts';
+import type { PredictOutput } from '../engine/stages/09_predict.ts';
+import type { RecommendOutput } from '../engine/stages/10_recommend.ts';
+import { applyAlerts } from './alerts.ts';
+import { EventBatch, type Actor, type NewEvent, type SequencedEvent } from './events.ts';
 import { applyIssueEvent, patternAssignmentColumns, updateIssueColumns, type IssueRow } from './issueProjection.ts';
 import { lockIssuesById } from './issues.ts';
 import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow } from './patternProjection.ts';
+import { replaceFinancials, replaceHazards } from './patternResults.ts';
+import { replacePredictions, saveBacktest } from './predictions.ts';
+import { applyRecommendations } from './recommendations.ts';
 import { openReviewItems } from './reviewItems.ts';
 
 const ENGINE: Actor = { type: 'engine', id: null };
 const CHUNK = 5000;
 
-function patternFields(p: PatternOutput) {
+function patternFields(p: PatternOutput, refinedRisk: number | undefined) {
   return {
     name: p.name,
-    risk_score: p.risk_score,
+    risk_score: refinedRisk ?? p.risk_score,
     issue_count: p.issue_count,
     first_seen_at: p.first_seen_at,
     last_seen_at: p.last_seen_at,
@@ -48,14 +62,84 @@ async function inChunks<T>(items: T[], write: (chunk: T[]) => Promise<unknown>):
   for (let start = 0; start < items.length; start += CHUNK) await write(items.slice(start, start + CHUNK));
 }
 
-/** Must be the whole of its transaction: it flushes the workspace's events (sql/events.ts). */
+export interface PatternResults {
+  snapshot: SnapshotOutput;
+  extract: ExtractOutput;
+  patterns: PatternsOutput;
+}
+
+export interface ForecastResults {
+  hazard: HazardOutput;
+  predict: PredictOutput;
+  recommend: RecommendOutput;
+}
+
+export interface AppliedResults {
+  patterns_created: number;
+  patterns_updated: number;
+  issues_assigned: number;
+  review_items_opened: number;
+}
+
+export interface AppliedForecasts {
+  hazards: number;
+  predictions: number;
+  recommendations: number;
+  implemented_kept: number;
+  alerts_raised: number;
+  alerts_resolved: number;
+}
+
+/**
+ * Writes a run's results: its patterns (stages 1-7) and/or its forecasts (stages 8-10), whichever
+ * the run produced. Must be the whole of its transaction: it flushes the workspace's events
+ * (sql/events.ts).
+ */
 export async function applyRunResults(
   db: Queryable,
   workspaceId: string,
   ctx: StageContext,
-  outputs: { snapshot: SnapshotOutput; extract: ExtractOutput; patterns: PatternsOutput },
-): Promise<{ patterns_created: number; patterns_updated: number; issues_assigned: number; review_items_opened: number }> {
+  outputs: { patterns?: PatternResults; forecasts?: ForecastResults },
+  beforeFlush?: () => Promise<unknown>,
+): Promise<{ patterns: AppliedResults | null; forecasts: AppliedForecasts | null }> {
   const events = await EventBatch.start(db, workspaceId);
+  const refinedRisk = new Map(outputs.forecasts?.recommend.risk_scores.map((r) => [r.pattern_id, r.risk_score]));
+  const patterns = outputs.patterns ? await writePatterns(db, events, ctx, outputs.patterns, refinedRisk) : null;
+  const forecasts = outputs.forecasts ? await writeForecasts(db, events, ctx, outputs.forecasts) : null;
+  await beforeFlush?.();
+  // Last: the events, then the pattern rows that carry their sequences.
+  const written = await events.flush();
+  await patterns?.afterFlush(written);
+  return { patterns: patterns?.applied ?? null, forecasts };
+}
+
+async function writeForecasts(db: Queryable, events: EventBatch, ctx: StageContext, outputs: ForecastResults): Promise<AppliedForecasts> {
+  const workspaceId = events.workspaceId;
+  await replaceHazards(db, workspaceId, ctx.runId, outputs.hazard);
+  await replacePredictions(db, workspaceId, ctx.runId, outputs.predict.predictions);
+  await saveBacktest(db, workspaceId, ctx.runId, outputs.predict.as_of, outputs.predict.backtest);
+  await replaceFinancials(db, workspaceId, ctx.runId, outputs.recommend.financials);
+  const recommendations = await applyRecommendations(db, workspaceId, ctx.runId, outputs.recommend.recommendations);
+  const alerts = await applyAlerts(db, events, ENGINE, ctx.runId, outputs.hazard.alerts);
+  return {
+    hazards: outputs.hazard.patterns.filter((p) => p.status === 'fitted').length,
+    predictions: outputs.predict.predictions.length,
+    recommendations: recommendations.written,
+    implemented_kept: recommendations.implemented_kept,
+    alerts_raised: alerts.raised,
+    alerts_resolved: alerts.resolved,
+  };
+}
+
+/** Everything of stages 1-7 up to the flush; `afterFlush` writes the pattern rows. */
+async function writePatterns(
+  db: Queryable,
+  events: EventBatch,
+  ctx: StageContext,
+  outputs: PatternResults,
+  refinedRisk: Map<string, number>,
+): Promise<{ applied: AppliedResults; afterFlush(written: SequencedEvent[]): Promise<void> }> {
+  const workspaceId = events.workspaceId;
   // Rows first, in the one lock order: issues (by id, in sorted chunks), then patterns.
   const ids = outputs.snapshot.issues.map((i) => i.id);
   const sortedIds = [...new Set(ids)].sort();
@@ -70,7 +154,7 @@ export async function applyRunResults(
   const patternEvents: NewEvent[] = [];
   let created = 0;
   for (const p of outputs.patterns.patterns) {
-    const fields = patternFields(p);
+    const fields = patternFields(p, refinedRisk.get(p.id));
     const existing = patternRows.get(p.id);
     if (!existing) {
       created++;
@@ -141,14 +225,16 @@ export async function applyRunResults(
     [ctx.runId, workspaceId, JSON.stringify(outputs.patterns.patterns)],
   );
 
-  // Last: the events, then the pattern rows that carry their sequences.
-  const written = await events.flush();
-  const touched = new Map<string, PatternRow>();
-  for (const e of written) {
-    if (e.aggregate_type !== 'pattern') continue;
-    const next = applyPatternEvent(touched.get(e.aggregate_id) ?? patternRows.get(e.aggregate_id), e);
-    touched.set(e.aggregate_id, next);
-  }
-  await inChunks([...touched.values()], (rows) => upsertPatternRows(db, rows));
-  return { patterns_created: created, patterns_updated: patternEvents.length - created, issues_assigned: assignEvents.length, review_items_opened: opened };
+  return {
+    applied: { patterns_created: created, patterns_updated: patternEvents.length - created, issues_assigned: assignEvents.length, review_items_opened: opened },
+    async afterFlush(written) {
+      const touched = new Map<string, PatternRow>();
+      for (const e of written) {
+        if (e.aggregate_type !== 'pattern') continue;
+        const next = applyPatternEvent(touched.get(e.aggregate_id) ?? patternRows.get(e.aggregate_id), e);
+        touched.set(e.aggregate_id, next);
+      }
+      await inChunks([...touched.values()], (rows) => upsertPatternRows(db, rows));
+    },
+  };
 }

@@ -17,13 +17,15 @@
  */
 import { withTransaction, withTransactionRetry, type Pool, type PoolClient, type Queryable } from '../lib/db.ts';
 
+export const aggregateTypes = ['issue', 'pattern', 'review_item', 'config', 'engine_run', 'alert', 'recommendation'] as const;
+
 export interface Actor {
   type: 'user' | 'service_account' | 'api_key' | 'system' | 'engine';
   id: string | null;
 }
 
 export interface NewEvent {
-  aggregateType: 'issue' | 'pattern' | 'review_item' | 'config' | 'engine_run';
+  aggregateType: (typeof aggregateTypes)[number];
   aggregateId: string;
   eventType: string;
   payload: Record<string, unknown>;

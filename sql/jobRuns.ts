@@ -98,12 +98,17 @@ export async function setWorkerJobId(db: Queryable, id: string, workerJobId: num
  */
 const ASYNC_COMMIT = `from (select set_config('synchronous_commit', 'off', true)) as async_commit`;
 
-/** Moves a queued (or retried) run to running; null when it was cancelled or is unknown. */
-export async function claimJobRun(db: Queryable, id: string, attempt: number): Promise<JobRun | null> {
+/**
+ * Moves a queued (or retried) run to running; null when it was cancelled or is unknown. With
+ * `releaseKey` (a coalescing task) its durable key is freed in the same statement: once it runs, the
+ * next enqueue adds a new run.
+ */
+export async function claimJobRun(db: Queryable, id: string, attempt: number, releaseKey = false): Promise<JobRun | null> {
   const { rows } = await db.query<JobRun>(
-    `update job_runs set status = 'running', attempts = $2, started_at = coalesce(started_at, now()), updated_at = now()
+    `update job_runs set status = 'running', attempts = $2, started_at = coalesce(started_at, now()), updated_at = now(),
+       job_key = case when $3 then null else job_key end
      ${ASYNC_COMMIT} where id = $1 and status in ('queued', 'running') returning *`,
-    [id, attempt],
+    [id, attempt, releaseKey],
   );
   return rows[0] ?? null;
 }

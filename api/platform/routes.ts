@@ -7,6 +7,10 @@ import { feedRoutes } from './events/routes.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { issueRoutes } from './issues/routes.ts';
 import { patternRoutes } from './patterns/routes.ts';
+import { patternHazardRoutes } from './patterns/hazard/routes.ts';
+import { alertRoutes } from './alerts/routes.ts';
+import { predictionRoutes } from './predictions/routes.ts';
+import { recommendationRoutes } from './recommendations/routes.ts';
 import { reviewQueueRoutes } from './reviewQueue/routes.ts';
 import { sourceRoutes } from './sources/routes.ts';
 import { authRoutes } from './auth/routes.ts';
@@ -28,6 +32,10 @@ export const platformRoutes: PlatformRoute[] = [
   ...ingestRoutes,
   ...issueRoutes,
   ...patternRoutes,
+  ...patternHazardRoutes,
+  ...alertRoutes,
+  ...predictionRoutes,
+  ...recommendationRoutes,
   ...reviewQueueRoutes,
   ...configRoutes,
   ...feedRoutes,

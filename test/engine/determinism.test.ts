@@ -42,9 +42,18 @@ test('another seed changes the seeded stages and nothing before them', async () 
   assert.is.not(outputDigest(other.records), outputDigest(first.records));
 });
 
-test('another run id changes only the patterns (their new ids and provenance derive from it)', async () => {
+test('another run id changes the patterns and the stages after them (ids and provenance derive from it), nothing before', async () => {
   const other = await runPipeline({ ctx: testContext({ seed: 42, runId: testUuid('another run') }), snapshotInput: input() });
-  first.records.forEach((r, i) => (r.stage === 'patterns' ? assert.is.not(other.records[i].digest, r.digest) : assert.is(other.records[i].digest, r.digest, r.stage)));
+  const from = stageNames.indexOf('patterns');
+  first.records.forEach((r, i) => (i >= from ? assert.is.not(other.records[i].digest, r.digest, r.stage) : assert.is(other.records[i].digest, r.digest, r.stage)));
+});
+
+test('the hazard, predict and recommend outputs of this input are not trivial', () => {
+  const outputs = first.outputs as StageOutputs;
+  assert.ok(outputs.hazard.patterns.some((p) => p.status === 'fitted'));
+  assert.ok(outputs.predict.predictions.length > 0);
+  assert.ok((outputs.predict.backtest.overall?.n_scored ?? 0) > 0);
+  assert.ok(outputs.recommend.recommendations.some((r) => r.status === 'proposed'));
 });
 
 function runChild(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -79,6 +88,9 @@ test('a slice of the stages over decoded stored outputs reproduces the stored di
     ['vectorize', ['extract', 'normalize', 'snapshot']],
     ['cluster', ['extract', 'snapshot', 'vectorize']],
     ['patterns', ['cluster', 'extract', 'snapshot', 'stability', 'vectorize']],
+    ['hazard', ['patterns', 'snapshot']],
+    ['predict', ['hazard', 'patterns', 'snapshot']],
+    ['recommend', ['hazard', 'patterns', 'predict', 'snapshot']],
   ];
   for (const [from, expectedLoads] of needs) {
     const loaded: StageName[] = [];
@@ -111,6 +123,8 @@ test('pipeline ordering: dependencies and invalid ranges', async () => {
   assert.equal(stageDependencies('patterns'), ['snapshot', 'normalize', 'extract', 'vectorize', 'cluster', 'stability']);
   assert.equal(stageDependencies('cluster'), ['snapshot', 'normalize', 'vectorize']);
   assert.equal(stageDependencies('snapshot'), []);
+  assert.equal(stageDependencies('recommend'), stageNames.slice(0, stageNames.indexOf('recommend')));
+  assert.equal(stageDependencies('hazard'), ['snapshot', 'normalize', 'extract', 'vectorize', 'cluster', 'stability', 'patterns']);
   await rejects(() => runPipeline({ ctx: testContext(), from: 'cluster', to: 'normalize' }), /empty/);
   await rejects(() => runPipeline({ ctx: testContext(), from: 'cluster' }), /supply load/);
   await rejects(() => runPipeline({ ctx: testContext(), from: 'nonsense' as StageName }), /unknown stage 'nonsense'/);

@@ -12,7 +12,9 @@
  * and the owner's token obtained by accepting the owner invite (the API key has the member role's
  * scopes, so administration needs the owner).
  */
+import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
+import { forecastRecords } from './forecastFixture.ts';
 import type { Client, HttpResponse } from './http.ts';
 
 /** `'GET /v1/x/ID'` (a bare path means GET), or a request with a body (PATCH needs a valid one). */
@@ -405,4 +407,88 @@ registerIsolationProbe({
   },
   paths: (id) => [`GET /v1/engine/runs/${id}`, `POST /v1/engine/runs/${id}/replay`],
   listPath: '/v1/engine/runs',
+});
+
+// Issue 6: a pattern's hazard, financials, counterfactuals and root causes; alerts; predictions and
+// backtests; recommendations and their verification. Their resources come from an engine run over
+// issues with occurrence times (test/helpers/forecastFixture.ts), once per workspace; the app needs a
+// worker.
+
+const engineResults = new WeakMap<Client, Promise<{ runId: string; patternId: string; alertId: string; predictionId: string; recommendationId: string }>>();
+
+function engineResultsOf(api: Client) {
+  let results = engineResults.get(api);
+  if (!results) {
+    results = (async () => {
+      const { records } = forecastRecords(Date.now(), 200);
+      const ingested = await api.post('/v1/ingest/batch', { records }, { headers: { 'idempotency-key': randomUUID() } });
+      assert.is(ingested.status, 202, `ingesting: ${describe(ingested)}`);
+      const started = await api.post('/v1/engine/runs', {}, { headers: { 'idempotency-key': randomUUID() } });
+      assert.is(started.status, 202, `triggering an engine run: ${describe(started)}`);
+      const runId = started.body.run_id;
+      for (let i = 0; (await api.get(`/v1/engine/runs/${runId}`)).body.status !== 'succeeded'; i++) {
+        if (i > 600) throw new Error(`engine run ${runId} did not succeed`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const alert = (await api.get('/v1/alerts?limit=1')).body.data[0];
+      const prediction = (await api.get(`/v1/predictions?pattern_id=${alert.pattern_id}`)).body.data[0];
+      const recommendation = (await api.get(`/v1/recommendations?pattern_id=${alert.pattern_id}`)).body.data[0];
+      assert.ok(alert && prediction && recommendation?.status === 'proposed', 'the run alerted, predicted and recommended a fix for a pattern');
+      return { runId, patternId: alert.pattern_id, alertId: alert.id, predictionId: prediction.id, recommendationId: recommendation.id };
+    })();
+    engineResults.set(api, results);
+  }
+  return results;
+}
+
+registerIsolationProbe({
+  group: 'pattern-results',
+  create: async (api) => (await engineResultsOf(api)).patternId,
+  paths: (id) => [`GET /v1/patterns/${id}/hazard`, `GET /v1/patterns/${id}/financials`, `GET /v1/patterns/${id}/counterfactuals?reduction=0.5`, `GET /v1/patterns/${id}/root-causes`],
+  listPath: '/v1/patterns',
+});
+
+registerIsolationProbe({
+  group: 'alerts',
+  create: async (api) => (await engineResultsOf(api)).alertId,
+  paths: (id) => [`GET /v1/alerts/${id}`],
+  listPath: '/v1/alerts',
+});
+
+registerIsolationProbe({
+  group: 'predictions',
+  create: async (api) => (await engineResultsOf(api)).predictionId,
+  paths: (id) => [`GET /v1/predictions/${id}`],
+  listPath: '/v1/predictions',
+});
+
+registerIsolationProbe({
+  group: 'backtests',
+  create: async (api) => (await engineResultsOf(api)).runId,
+  paths: () => [],
+  listPath: '/v1/predictions/backtests',
+  listKey: 'run_id',
+});
+
+registerIsolationProbe({
+  group: 'recommendations',
+  async create(api) {
+    const { recommendationId } = await engineResultsOf(api);
+    const current = await api.get(`/v1/recommendations/${recommendationId}`);
+    if (current.body.status !== 'implemented') {
+      const res = await api.post(`/v1/recommendations/${recommendationId}/implemented`, { implemented_at: new Date(Date.now() - 100 * 86_400_000).toISOString() });
+      assert.is(res.status, 200, `recording the fix: ${describe(res)}`);
+    }
+    return recommendationId;
+  },
+  paths: (id) => [
+    `GET /v1/recommendations/${id}`,
+    `GET /v1/recommendations/${id}/verification`,
+    { method: 'POST', path: `/v1/recommendations/${id}/implemented`, body: { implemented_at: new Date().toISOString() } },
+  ],
+  listPath: '/v1/recommendations',
+  async intact(api, id) {
+    const res = await api.get(`/v1/recommendations/${id}`);
+    assert.ok(Date.parse(res.body.implemented_at) < Date.now() - 99 * 86_400_000, 'the fix date is the owner’s');
+  },
 });

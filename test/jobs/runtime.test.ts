@@ -86,10 +86,22 @@ const strictTask = defineTask({
     return { count };
   },
 });
+/** Like stepsTask, with a coalescing job key (recommendation__verify is one). */
+const coalescingTask = defineTask({
+  name: 'test__coalescing',
+  payload: z.object({ gate: z.string() }),
+  coalescing: true,
+  async run({ gate }) {
+    countRun(gate);
+    await gates.get(gate)?.promise;
+    return { done: true };
+  },
+});
+
 /** The same task as an older deploy declared it: a looser payload reaches the worker's strict parser. */
 const legacyStrictTask: TaskDefinition = { ...strictTask, payload: z.object({ count: z.unknown() }) } as TaskDefinition;
 
-const testTasks = [stepsTask, flakyTask, alwaysFailsTask, permanentTask, gatedFailureTask, countedTask, strictTask] as TaskDefinition[];
+const testTasks = [stepsTask, flakyTask, alwaysFailsTask, permanentTask, gatedFailureTask, countedTask, strictTask, coalescingTask] as TaskDefinition[];
 
 let t: TestApp;
 test.before(async () => {
@@ -325,6 +337,31 @@ test('two transactions racing on one durable key produce one run', async () => {
   } finally {
     a.release();
     b.release();
+  }
+});
+
+test('a coalescing key: enqueues while a run waits give that run; once it runs, the next enqueue queues another', async () => {
+  const gate = randomUUID();
+  const jobKey = `coalesce:${gate}`;
+  gates.set(gate, deferred());
+  try {
+    const first = await withTransaction(t.app.pool, async (client) => {
+      const a = await enqueueJob(client, coalescingTask, { gate }, { jobKey });
+      const b = await enqueueJob(client, coalescingTask, { gate }, { jobKey });
+      assert.equal([a.created, b.created, b.job.id], [true, false, a.job.id]);
+      return a.job;
+    });
+    const running = await untilStatus(first.id, 'running');
+    assert.is(running.job_key, null, 'the key is released as the run starts');
+    const second = await enqueueJob(t.app.pool, coalescingTask, { gate }, { jobKey });
+    assert.ok(second.created);
+    assert.is.not(second.job.id, first.id);
+    gates.get(gate)!.resolve();
+    await untilStatus(first.id, 'succeeded');
+    await untilStatus(second.job.id, 'succeeded');
+    assert.is(invocations.get(gate), 2);
+  } finally {
+    gates.get(gate)!.resolve();
   }
 });
 

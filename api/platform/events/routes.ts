@@ -4,7 +4,7 @@
  * consumer applied); sequences are gap-free per workspace.
  */
 import { z } from 'zod';
-import type { StoredEvent } from '../../../sql/events.ts';
+import { aggregateTypes, type StoredEvent } from '../../../sql/events.ts';
 import { queryInteger, reply } from '../../http/routes.ts';
 import { eventSchema, toEvent } from './schema.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
@@ -24,7 +24,7 @@ export const feedRoutes = [
     query: listQuery(
       {
         after_sequence: queryInteger('must be an integer', z.number().min(0, 'must be at least 0')).optional(),
-        aggregate_type: z.enum(['issue', 'pattern', 'review_item', 'config', 'engine_run'], { error: 'must be an aggregate type' }).optional(),
+        aggregate_type: z.enum(aggregateTypes, { error: 'must be an aggregate type' }).optional(),
       },
       ['sequence'],
       'sequence',

@@ -1,8 +1,8 @@
 /**
  * POST /v1/ingest/events and /v1/ingest/batch (Idempotency-Key mandatory): 202 acknowledgements.
  * A bad record in a batch is listed in `rejected` and never fails the others; more than 500 records
- * is 400 `too_many_records`. Accepted records, their events, review items and the post-ingest job
- * commit in one transaction, attempted again when a concurrent ingest created one of the same new
+ * is 400 `too_many_records`. Accepted records, their events, review items, the post-ingest job and
+ * the verification of implemented fixes of the records' patterns commit in one transaction, attempted again when a concurrent ingest created one of the same new
  * keys first (the retry re-ingests it).
  */
 import { z } from 'zod';
@@ -10,6 +10,7 @@ import type { AppContext } from '../../../lib/context.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
 import { ingestProcess } from '../../../jobs/tasks/ingest__process.ts';
+import { enqueueVerifications } from '../../../jobs/tasks/recommendation__verify.ts';
 import { withEventBatch } from '../../../sql/events.ts';
 import { ingestIssues, type IssueInput } from '../../../sql/issues.ts';
 import { reply } from '../../http/routes.ts';
@@ -38,6 +39,8 @@ async function ingest(app: AppContext, principal: Principal, inputs: IssueInput[
         { workspace_id: principal.workspaceId, mode, issue_ids: outcome.results.map((r) => r.issue_id), created, updated: outcome.results.length - created, rejected },
         { workspaceId: principal.workspaceId },
       );
+      // Re-ingested issues of a pattern with an implemented fix: the fix is verified again.
+      await enqueueVerifications(client, principal.workspaceId, outcome.results.map((r) => r.issue_id));
       const summary = { eligible: 0, blocked_no_narrative: 0, ineligible: 0 };
       for (const r of outcome.results) summary[r.engine_status] += 1;
       return { outcome, jobId: job.id, summary };

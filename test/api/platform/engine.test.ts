@@ -109,7 +109,7 @@ test('ingested issues, a run: 202 queued, then succeeded with a full manifest an
   assert.is(run.id, run_id);
   assert.is(run.job_id, job_id);
   assert.is(run.trigger, 'api');
-  assert.equal([run.stage_from, run.stage_to], ['snapshot', 'patterns']);
+  assert.equal([run.stage_from, run.stage_to], ['snapshot', 'recommend']);
   assert.is(run.progress, 100);
   assert.equal(run.steps_completed, stageNames);
   assert.is(run.error_detail, null);
@@ -357,9 +357,9 @@ test('runs of one workspace never overlap: the second starts after the first fin
 test('a slice of the stages reads the earlier outputs from the latest run that stored them, and replays identically', async () => {
   const latest = (await api.get('/v1/engine/runs?limit=1')).body.data[0];
   const run = await runAndWait({ stages: { from: 'cluster' } });
-  assert.equal([run.stage_from, run.stage_to], ['cluster', 'patterns']);
-  assert.equal(run.steps_completed, ['cluster', 'stability', 'patterns']);
-  assert.equal(run.manifest.stages.map((s: any) => s.stage), ['cluster', 'stability', 'patterns']);
+  assert.equal([run.stage_from, run.stage_to], ['cluster', 'recommend']);
+  assert.equal(run.steps_completed, ['cluster', 'stability', 'patterns', 'hazard', 'predict', 'recommend']);
+  assert.equal(run.manifest.stages.map((s: any) => s.stage), ['cluster', 'stability', 'patterns', 'hazard', 'predict', 'recommend']);
   assert.is(run.manifest.base_run_id, latest.id);
   assert.is(run.manifest.event_sequence, null);
   // Same inputs, seed and configs as the base run: the same outputs.

@@ -149,7 +149,9 @@ test('the API key is a /v1 bearer for that workspace carrying exactly api_key.sc
     const path = template.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
     const answer = await api.get(path);
     if (scopes.has(op['x-required-scope'])) {
-      assert.ok([200, 404].includes(answer.status), `GET ${template} with ${op['x-required-scope']}: ${answer.status} ${answer.text}`);
+      // Sent without query parameters: an operation that needs one (counterfactuals) answers 400 after the scope check.
+      const needsQuery = answer.status === 400 && answer.body.error.code === 'validation_error' && (op.parameters ?? []).some((p: any) => p.in === 'query');
+      assert.ok([200, 404].includes(answer.status) || needsQuery, `GET ${template} with ${op['x-required-scope']}: ${answer.status} ${answer.text}`);
       allowed++;
     } else {
       assert.is(answer.status, 403, `GET ${template} needs ${op['x-required-scope']}, which the key lacks: ${answer.text}`);
@@ -325,6 +327,17 @@ test('concurrent provisioning of one slug creates one organization', async () =>
 });
 
 test('two provisioned workspaces are isolated for every resource group', async () => {
+  // Engine results (issue 6) need a worker to run the engine: an app of its own, so that the row
+  // counts the other tests take are not moved by jobs.
+  const iso = await startTestApp({ worker: true, env: { SVC_PROVISION_KEY_HASHES: sha256Hex(KEY) } });
+  try {
+    await isolatedGroups(iso);
+  } finally {
+    await iso.close();
+  }
+});
+
+async function isolatedGroups(t: TestApp) {
   const a = await provisionWorkspace(t.platform, KEY, { slug: 'iso-a', ownerEmail: 'owner@iso-a.example.com' });
   const b = await provisionWorkspace(t.platform, KEY, { slug: 'iso-b', ownerEmail: 'owner@iso-b.example.com' });
   assert.is.not(a.workspaceId, b.workspaceId);
@@ -365,6 +378,6 @@ test('two provisioned workspaces are isolated for every resource group', async (
     }
     assert.ok(caught instanceof Error, `${probe.group}: a same-workspace caller must fail the isolation check`);
   }
-});
+}
 
 test.run();

@@ -1,0 +1,93 @@
+/**
+ * Rolling-origin backtest of recurrence forecasts (Tashman 2000, "Out-of-sample tests of forecasting
+ * accuracy", IJF 16): at each origin o every series is refitted on its occurrences strictly before o
+ * (gaps, the open gap to o censored; selectModel by AIC), and a series with at least `minGaps` gaps
+ * and a fit forecasts, for the window [o, o + H):
+ * - p, the probability of at least one occurrence (recurrenceProbability given the age o - last);
+ * - a predictive interval [lower, upper] of the number of occurrences (forecastOccurrences, seeded
+ *   per series and origin);
+ * and is scored against its occurrences in the window. Only origins whose whole window is observed
+ * (o + H ≤ asOf) are forecast at all; the others are returned with `fullyObserved: false` and no
+ * forecasts. Times are numbers in one unit (days in the stages).
+ */
+import { deriveSeed } from '../rng.ts';
+import { censoredGaps } from './censoredGaps.ts';
+import { forecastOccurrences } from './forecast.ts';
+import { forecastPaths, type PathBudget } from './forecastPaths.ts';
+import { recurrenceProbability } from './recurrenceProbability.ts';
+import { selectModel } from './selectModel.ts';
+
+export interface BacktestSeries {
+  id: string;
+  /** Occurrence times, ascending. */
+  times: readonly number[];
+}
+
+export interface BacktestForecast {
+  id: string;
+  /** Observed gaps before the origin. */
+  gaps: number;
+  probability: number;
+  lower: number;
+  upper: number;
+  /** Occurrences in [o, o + H). */
+  actual: number;
+}
+
+export interface BacktestOriginResult {
+  origin: number;
+  fullyObserved: boolean;
+  forecasts: BacktestForecast[];
+}
+
+export interface BacktestOptions {
+  origins: readonly number[];
+  horizon: number;
+  asOf: number;
+  minGaps: number;
+  /** Level of the count intervals. */
+  level: number;
+  seed: number;
+  /** Simulated paths per set of each count forecast (forecastPaths). */
+  paths: PathBudget;
+}
+
+/** Index of the first element ≥ x in an ascending array. */
+function lowerBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function rollingBacktest(series: readonly BacktestSeries[], options: BacktestOptions): BacktestOriginResult[] {
+  const { horizon, asOf, minGaps, level, seed, paths } = options;
+  if (!(horizon > 0) || !Number.isFinite(horizon)) throw new RangeError(`rollingBacktest: horizon must be a finite number > 0, got ${horizon}`);
+  if (!Number.isInteger(minGaps) || minGaps < 1) throw new RangeError(`rollingBacktest: minGaps must be an integer >= 1, got ${minGaps}`);
+  return [...options.origins]
+    .sort((a, b) => a - b)
+    .map((origin) => {
+      const fullyObserved = origin + horizon <= asOf;
+      const forecasts: BacktestForecast[] = [];
+      if (!fullyObserved) return { origin, fullyObserved, forecasts };
+      for (const s of series) {
+        const before = lowerBound(s.times, origin);
+        // Fewer occurrences than minGaps + 1 cannot hold minGaps gaps: skip the fit.
+        if (before < minGaps + 1) continue;
+        const gaps = censoredGaps(s.times.slice(0, before), origin);
+        const observed = gaps.event.length - (gaps.sinceLast > 0 ? 1 : 0);
+        if (observed < minGaps) continue;
+        const fit = selectModel(gaps).chosen;
+        if (!fit.fitted) continue;
+        const probability = recurrenceProbability(fit, gaps.sinceLast, horizon).estimate;
+        const count = forecastOccurrences(fit, { sinceLast: gaps.sinceLast, horizons: [horizon], seed: deriveSeed(seed, `backtest:${s.id}:${origin}`), paths: forecastPaths(fit, horizon, paths), level }).horizons[0];
+        const actual = lowerBound(s.times, origin + horizon) - before;
+        forecasts.push({ id: s.id, gaps: observed, probability, lower: count.lower, upper: count.upper, actual });
+      }
+      return { origin, fullyObserved, forecasts };
+    });
+}
