@@ -5,8 +5,9 @@ import { engineRun } from './tasks/engine__run.ts';
 import { ingestProcess } from './tasks/ingest__process.ts';
 import { mailSend } from './tasks/mail__send.ts';
 import { maintenancePurgeExpired } from './tasks/maintenance__purge_expired.ts';
+import { tenantProvision } from './tasks/tenant__provision.ts';
 
-export const tasks: TaskDefinition[] = [maintenancePurgeExpired, mailSend, ingestProcess, engineRun, engineReplay];
+export const tasks: TaskDefinition[] = [maintenancePurgeExpired, mailSend, ingestProcess, engineRun, engineReplay, tenantProvision];
 
 /** graphile-worker crontab lines (`minute hour dom month dow task ?opts`). */
 export const crontab = [`17 * * * * ${maintenancePurgeExpired.name} ?max=3`].join('\n');

@@ -177,3 +177,9 @@ export async function activeJobCounts(db: Queryable): Promise<Array<{ kind: stri
   );
   return rows;
 }
+
+/** The run holding a durable job key (`provision:{tenant_id}`), if any. */
+export async function findJobRunByKey(db: Queryable, jobKey: string): Promise<JobRun | null> {
+  const { rows } = await db.query<JobRun>('select * from job_runs where job_key = $1', [jobKey]);
+  return rows[0] ?? null;
+}

@@ -10,6 +10,20 @@ export interface AllowedOperation {
 }
 
 export const allowlist: readonly AllowedOperation[] = [
+  { method: 'post', path: '/admin/login', group: 'authentication' },
+  { method: 'get', path: '/admin/me', group: 'authentication' },
+  { method: 'post', path: '/admin/logout', group: 'authentication' },
+  { method: 'post', path: '/login', group: 'authentication' },
+  { method: 'get', path: '/me', group: 'authentication' },
+  { method: 'post', path: '/logout', group: 'authentication' },
+  { method: 'get', path: '/workspaces', group: 'authentication' },
+  { method: 'get', path: '/admin/tenants', group: 'onboarding' },
+  { method: 'post', path: '/admin/tenants', group: 'onboarding' },
+  { method: 'get', path: '/admin/tenants/{tenant_id}', group: 'onboarding' },
+  { method: 'post', path: '/admin/tenants/{tenant_id}/provision', group: 'onboarding' },
+  { method: 'get', path: '/admin/tenants/{tenant_id}/provision/status', group: 'onboarding' },
+  { method: 'post', path: '/admin/tenants/{tenant_id}/impersonate', group: 'onboarding' },
+  { method: 'get', path: '/metrics', group: 'observability' },
   { method: 'get', path: '/health', group: 'health' },
   { method: 'get', path: '/health/live', group: 'health' },
   { method: 'get', path: '/health/ready', group: 'health' },
