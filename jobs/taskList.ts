@@ -6,8 +6,9 @@ import { ingestProcess } from './tasks/ingest__process.ts';
 import { mailSend } from './tasks/mail__send.ts';
 import { maintenancePurgeExpired } from './tasks/maintenance__purge_expired.ts';
 import { tenantProvision } from './tasks/tenant__provision.ts';
+import { tenantTrain } from './tasks/tenant__train.ts';
 
-export const tasks: TaskDefinition[] = [maintenancePurgeExpired, mailSend, ingestProcess, engineRun, engineReplay, tenantProvision];
+export const tasks: TaskDefinition[] = [maintenancePurgeExpired, mailSend, ingestProcess, engineRun, engineReplay, tenantProvision, tenantTrain];
 
 /** graphile-worker crontab lines (`minute hour dom month dow task ?opts`). */
 export const crontab = [`17 * * * * ${maintenancePurgeExpired.name} ?max=3`].join('\n');

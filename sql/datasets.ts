@@ -58,10 +58,10 @@ export async function commitUpload(db: Queryable, upload: UploadRow, redactPii: 
         where u.id = $2),
      inserted as (
        insert into dataset_records (dataset_id, record_id, source, external_id, title, narrative, severity, occurred_at)
-       select $1, coalesce(p.record_id, gen_random_uuid()), i.source, i.external_id, i.title, i.narrative, i.severity, i.occurred_at
-         from incoming i left join dataset_records p on p.dataset_id = $6 and p.source = i.source and p.external_id = i.external_id
+       select $1::uuid, coalesce(p.record_id, gen_random_uuid()), i.source, i.external_id, i.title, i.narrative, i.severity, i.occurred_at
+         from incoming i left join dataset_records p on p.dataset_id = $6::uuid and p.source = i.source and p.external_id = i.external_id
        union all
-       select $1, p.record_id, p.source, p.external_id, p.title, p.narrative, p.severity, p.occurred_at
+       select $1::uuid, p.record_id, p.source, p.external_id, p.title, p.narrative, p.severity, p.occurred_at
          from dataset_records p
         where p.dataset_id = $6 and not exists (select 1 from incoming i where i.source = p.source and i.external_id = p.external_id)
        returning 1)

@@ -36,9 +36,9 @@ export async function listTenantInvitations(db: Queryable): Promise<TenantInvita
   return rows;
 }
 
-/** The invitation with this token hash, locked for the rest of the transaction. */
-export async function lockTenantInvitationByTokenHash(db: Queryable, tokenHash: string): Promise<TenantInvitationRow | null> {
-  const { rows } = await db.query<TenantInvitationRow>(`select ${columns} from invitations where token_hash = $1 for update`, [tokenHash]);
+/** The invitation with this token hash; `lock` keeps it locked for the rest of the transaction. */
+export async function findTenantInvitationByTokenHash(db: Queryable, tokenHash: string, lock = false): Promise<TenantInvitationRow | null> {
+  const { rows } = await db.query<TenantInvitationRow>(`select ${columns} from invitations where token_hash = $1 ${lock ? 'for update' : ''}`, [tokenHash]);
   return rows[0] ?? null;
 }
 

@@ -1,9 +1,17 @@
 /** Every product-surface route by group; only those on the allowlist are published. */
 import type { ProductRoute } from './route.ts';
 import { healthRoutes } from './health/routes.ts';
+import { insightRoutes } from './insights/routes.ts';
+import { memberRoutes } from './members/routes.ts';
+import { goLiveRoutes } from './onboarding/goLiveRoutes.ts';
+import { ingestRoutes } from './onboarding/ingestRoutes.ts';
+import { invitationRoutes } from './onboarding/invitationRoutes.ts';
+import { settingsRoutes } from './onboarding/settingsRoutes.ts';
+import { trainingRoutes } from './onboarding/trainingRoutes.ts';
 import { operationsRoutes } from './operations/routes.ts';
 import { staffSessionRoutes } from './session/staffRoutes.ts';
 import { tenantSessionRoutes } from './session/tenantRoutes.ts';
+import { sourceRoutes } from './sources/routes.ts';
 import { impersonateRoute } from './tenants/impersonate.ts';
 import { tenantRoutes } from './tenants/routes.ts';
 
@@ -13,5 +21,13 @@ export const productRoutes: ProductRoute[] = [
   ...tenantSessionRoutes,
   ...tenantRoutes,
   impersonateRoute,
+  ...ingestRoutes,
+  ...settingsRoutes,
+  ...trainingRoutes,
+  ...invitationRoutes,
+  ...goLiveRoutes,
+  ...insightRoutes,
+  ...memberRoutes,
+  ...sourceRoutes,
   ...operationsRoutes,
 ];
