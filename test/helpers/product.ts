@@ -4,7 +4,7 @@
  * product tests start with (seed and sign in staff, create and provision a tenant, add a tenant user
  * directly for tests that precede invitations, make a tenant live).
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { hashPassword } from '../../lib/passwords.ts';
 import { upsertEmployee, type ControlRole } from '../../sql/employees.ts';
 import { findJobRunByKey } from '../../sql/jobRuns.ts';
@@ -42,12 +42,17 @@ export interface ProductOptions extends RequestOptions {
   noCsrf?: boolean;
 }
 
+/**
+ * One browser: its cookies, and its own client address sent as X-Forwarded-For (honoured when the
+ * app runs with TRUST_PROXY, so that every jar has its own per-IP login budget).
+ */
 export class ProductClient {
   readonly cookies = new Map<string, string>();
+  readonly ip = `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
   constructor(readonly base: string) {}
 
   async request<T = any>(method: string, path: string, options: ProductOptions = {}): Promise<HttpResponse<T>> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { 'x-forwarded-for': this.ip };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const csrf = this.cookies.get('svc_csrf');
     if (!['GET', 'HEAD', 'OPTIONS'].includes(method) && csrf && !options.noCsrf) headers['x-csrf-token'] = csrf;
