@@ -67,11 +67,14 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { type: string; msg:
 }
 
 export function issuesToValidationDetail(issues: LocatedIssue[]): ValidationDetail[] {
-  return issues.map(({ location, issue, input }) => ({
-    loc: [location, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
-    ...describe(issue, input),
-    input: input ?? null,
-  }));
+  return issues.flatMap(({ location, issue, input }) => {
+    const loc = [location, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
+    // One entry per unknown key, located at the key (as FastAPI reports `extra_forbidden`).
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ loc: [...loc, key], ...describe(issue, input), input: (input as Record<string, unknown> | undefined)?.[key] ?? null }));
+    }
+    return [{ loc, ...describe(issue, input), input: input ?? null }];
+  });
 }
 
 export function sendProductError(res: Response, status: number, detail: unknown, headers?: Record<string, string>): void {

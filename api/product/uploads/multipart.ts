@@ -29,7 +29,7 @@ export function readSingleFile(req: Request): Promise<UploadedFile> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: MAX_UPLOAD_BYTES, fields: 0, parts: 2 } });
+      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: MAX_UPLOAD_BYTES, fields: 20 } });
     } catch {
       return reject(invalid(['body'], 'Invalid multipart/form-data body', 'value_error'));
     }
@@ -55,7 +55,6 @@ export function readSingleFile(req: Request): Promise<UploadedFile> {
     parser.on('field', (name) => fail(invalid(['body', name], 'Extra inputs are not permitted', 'extra_forbidden')));
     parser.on('filesLimit', () => fail(invalid(['body', 'file'], 'Exactly one file is expected', 'value_error')));
     parser.on('fieldsLimit', () => fail(invalid(['body'], 'Only the `file` field is expected', 'extra_forbidden')));
-    parser.on('partsLimit', () => fail(invalid(['body'], 'Only the `file` field is expected', 'extra_forbidden')));
     parser.on('error', (err: Error) => {
       req.unpipe(parser);
       req.resume(); // drain what is left so that the answer reaches the client
