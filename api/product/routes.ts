@@ -9,6 +9,7 @@ import { invitationRoutes } from './onboarding/invitationRoutes.ts';
 import { settingsRoutes } from './onboarding/settingsRoutes.ts';
 import { trainingRoutes } from './onboarding/trainingRoutes.ts';
 import { operationsRoutes } from './operations/routes.ts';
+import { passwordResetRoutes } from './session/passwordReset.ts';
 import { staffSessionRoutes } from './session/staffRoutes.ts';
 import { tenantSessionRoutes } from './session/tenantRoutes.ts';
 import { sourceRoutes } from './sources/routes.ts';
@@ -19,6 +20,7 @@ export const productRoutes: ProductRoute[] = [
   ...healthRoutes,
   ...staffSessionRoutes,
   ...tenantSessionRoutes,
+  ...passwordResetRoutes,
   ...tenantRoutes,
   impersonateRoute,
   ...ingestRoutes,

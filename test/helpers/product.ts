@@ -48,8 +48,10 @@ export interface ProductOptions extends RequestOptions {
  */
 export class ProductClient {
   readonly cookies = new Map<string, string>();
-  readonly ip = `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
-  constructor(readonly base: string) {}
+  constructor(
+    readonly base: string,
+    readonly ip = `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`,
+  ) {}
 
   async request<T = any>(method: string, path: string, options: ProductOptions = {}): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { 'x-forwarded-for': this.ip };
