@@ -42,8 +42,8 @@ export async function findTenantInvitationByTokenHash(db: Queryable, tokenHash: 
   return rows[0] ?? null;
 }
 
-export async function markTenantInvitationAccepted(db: Queryable, id: string, userId: string): Promise<void> {
-  await db.query(`update invitations set status = 'accepted', accepted_at = now(), accepted_user_id = $2 where id = $1`, [id, userId]);
+export async function markTenantInvitationAccepted(db: Queryable, id: string, userId: string, now: Date): Promise<void> {
+  await db.query(`update invitations set status = 'accepted', accepted_at = $3, accepted_user_id = $2 where id = $1`, [id, userId, now]);
 }
 
 /** An accepted invitation, or a pending one not yet expired, exists (a go-live prerequisite). */

@@ -176,7 +176,7 @@ export const invitationRoutes = [
         if (!invitation || invitation.status !== 'pending' || invitation.expires_at <= app.clock.now()) throw new AppError('bad_request', INVITATION_INVALID);
         const user = await upsertTenantUser(db, { email: invitation.email, passwordHash, fullName: body.full_name ?? invitation.full_name });
         await grantRoleProfile(db, user.id, invitation.role_profile);
-        await markTenantInvitationAccepted(db, invitation.id, user.id);
+        await markTenantInvitationAccepted(db, invitation.id, user.id, app.clock.now());
         await recordTenantAudit(db, {
           action: 'invitation_accepted',
           actorType: 'user',

@@ -14,11 +14,11 @@ import { withTenant } from '../../../sql/tenantSchema.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { ingestRecords, syntheticRecords, trainCheckpoint, waitForTrainJob } from '../../helpers/onboarding.ts';
-import { createTenant, provisionTenant, seedStaff, staffLogin, type ProductClient } from '../../helpers/product.ts';
+import { createTenant, provisionTenant, seedStaff, staffLogin } from '../../helpers/product.ts';
 
 const clock = new TestClock('2025-02-01T00:00:00Z');
 let t: TestApp;
-let admin: ProductClient;
+let admin: Awaited<ReturnType<typeof staffLogin>>;
 test.before(async () => {
   t = await startTestApp({ worker: true, clock });
   admin = await staffLogin(t);
