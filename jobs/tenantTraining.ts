@@ -67,20 +67,21 @@ export async function trainTenantModel(app: AppContext, request: TrainRequest, j
   if (!tenant) throw new PermanentJobError(`Tenant ${request.tenant_id} no longer exists.`);
   const schema = tenant.schema_name;
 
-  const prepared = await withTenant(app.pool, schema, async (db) => {
-    const done = await checkpointOfJobRun(db, job.runId);
-    if (done) return { done };
+  const stored = await withTenant(app.pool, schema, (db) => checkpointOfJobRun(db, job.runId));
+  if (stored) return stored;
+  const { dataset, usable, previous, previousPatterns } = await withTenant(app.pool, schema, async (db) => {
     const dataset = await findDataset(db, request.dataset_id);
     if (!dataset) throw new PermanentJobError(`Dataset ${request.dataset_id} no longer exists.`);
     const policy = await dataPolicy(db);
     const notBefore = policy.retention_days === null ? null : new Date(dataset.created_at.getTime() - policy.retention_days * DAY_MS);
-    const usable = await trainingRecords(db, dataset.id, notBefore);
     const previous = await latestCheckpoint(db);
-    const previousPatterns = previous ? await previousModelPatterns(db, previous.id) : [];
-    return { dataset, usable, previous, previousPatterns };
+    return {
+      dataset,
+      usable: await trainingRecords(db, dataset.id, notBefore),
+      previous,
+      previousPatterns: previous ? await previousModelPatterns(db, previous.id) : [],
+    };
   });
-  if ('done' in prepared) return prepared.done!;
-  const { dataset, usable, previous, previousPatterns } = prepared;
 
   const needed = minimumRecords(request.config);
   if (usable.records.length < needed) {

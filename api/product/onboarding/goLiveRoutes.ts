@@ -11,12 +11,12 @@ import { latestDataset } from '../../../sql/datasets.ts';
 import { recordTenantAudit } from '../../../sql/tenantAudit.ts';
 import { hasUsableInvitation } from '../../../sql/tenantInvitations.ts';
 import { lifecycleStates, transitionTenant, type TenantRow } from '../../../sql/tenants.ts';
-import { appliedTenantMigrations, useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
+import { useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { reply } from '../../http/routes.ts';
 import { productRoute } from '../route.ts';
 import { requireTenant, tenantBody, tenantParams, tenantSchema } from '../tenants/lookup.ts';
-import { detailSchema } from './provisioned.ts';
+import { detailSchema, hasOnboardingSchema } from './provisioned.ts';
 
 export const GO_LIVE_PREREQUISITES = {
   dataset: 'historical data ingested',
@@ -24,7 +24,6 @@ export const GO_LIVE_PREREQUISITES = {
   invitation: 'at least one user invited',
 } as const;
 const NOT_READY = 'Tenant cannot go live yet; complete the missing prerequisites.';
-const ONBOARDING_MIGRATION = '0002_onboarding';
 
 const missingSchema = z.object({
   detail: z.object({
@@ -36,7 +35,7 @@ const missingSchema = z.object({
 /** The prerequisites the tenant lacks, in the order of the onboarding steps. */
 async function missingPrerequisites(app: AppContext, tenant: TenantRow): Promise<string[]> {
   const all = Object.values(GO_LIVE_PREREQUISITES);
-  if (!(await appliedTenantMigrations(app.pool, tenant.schema_name)).includes(ONBOARDING_MIGRATION)) return all;
+  if (!(await hasOnboardingSchema(app.pool, tenant))) return all;
   return withTenant(app.pool, tenant.schema_name, async (db) => {
     const missing: string[] = [];
     if (!(await latestDataset(db))) missing.push(GO_LIVE_PREREQUISITES.dataset);

@@ -28,8 +28,8 @@ import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
 import { productRoute } from '../route.ts';
 import { mintTenantSession, requestIp, tenantMeSchema } from '../session/identity.ts';
 import { enforceLoginRateLimit, tenantAccountKey } from '../session/loginRateLimit.ts';
-import { tenantParams } from '../tenants/lookup.ts';
-import { detailSchema, iso, PROVISIONED_STATES, requireProvisionedTenant } from './provisioned.ts';
+import { requireTenant, tenantParams } from '../tenants/lookup.ts';
+import { detailSchema, hasOnboardingSchema, iso, PROVISIONED_STATES, requireProvisionedTenant } from './provisioned.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const INVITATION_INVALID = 'This invitation is not pending or has expired.';
@@ -132,10 +132,10 @@ export const invitationRoutes = [
     responses: {
       200: { description: 'Invitations', schema: z.array(invitationSchema) },
       404: { description: 'Tenant not found.', schema: detailSchema },
-      409: { description: 'The tenant is not provisioned yet', schema: detailSchema },
     },
     handler: async ({ app, params }) => {
-      const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
+      const tenant = await requireTenant(app.pool, params.tenant_id);
+      if (!(await hasOnboardingSchema(app.pool, tenant))) return reply.ok([]);
       const now = app.clock.now();
       return reply.ok((await withTenant(app.pool, tenant.schema_name, listTenantInvitations)).map((i) => invitationBody(i, now)));
     },

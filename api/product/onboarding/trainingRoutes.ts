@@ -17,7 +17,7 @@ import { trainingConfig } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { productRoute } from '../route.ts';
 import { requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { detailSchema, iso, requireProvisionedTenant } from './provisioned.ts';
+import { detailSchema, hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
 
 export const NO_DATASET = 'No ingested dataset to train on -- complete the ingest step first.';
 
@@ -127,10 +127,10 @@ export const trainingRoutes = [
     responses: {
       200: { description: 'Checkpoints', schema: z.array(checkpointSchema) },
       404: { description: 'Tenant not found.', schema: detailSchema },
-      409: { description: 'The tenant is not provisioned yet', schema: detailSchema },
     },
     handler: async ({ app, params }) => {
-      const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
+      const tenant = await requireTenant(app.pool, params.tenant_id);
+      if (!(await hasOnboardingSchema(app.pool, tenant))) return reply.ok([]);
       return reply.ok((await withTenant(app.pool, tenant.schema_name, listCheckpoints)).map(checkpointBody));
     },
   }),

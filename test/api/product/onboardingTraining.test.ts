@@ -170,7 +170,7 @@ test('checkpoints: listing, activation (one active at a time), 404 for an unknow
   ]);
 });
 
-test('support_readonly reads training state but cannot train or activate', async () => {
+test('support_readonly reads training state (empty before provisioning) but cannot train or activate', async () => {
   const id = await provisioned();
   const reader = await staffLogin(t, await seedStaff(t, { role: 'support_readonly' }));
   assert.is((await reader.get(`/admin/tenants/${id}/train/status`)).status, 200);
@@ -181,6 +181,10 @@ test('support_readonly reads training state but cannot train or activate', async
   assert.is((await reader.post(`/admin/tenants/${id}/checkpoints/${randomUUID()}/activate`)).status, 403);
   assert.is((await reader.put(`/admin/tenants/${id}/training-config`, {})).status, 403);
   assert.is((await admin.get(`/admin/tenants/${randomUUID()}/train/status`)).status, 404);
+  const draft = (await createTenant(admin)).id;
+  assert.equal((await reader.get(`/admin/tenants/${draft}/checkpoints`)).body, [], 'nothing trained before provisioning');
+  assert.equal((await reader.get(`/admin/tenants/${draft}/invitations`)).body, []);
+  assert.is((await reader.get(`/admin/tenants/${randomUUID()}/checkpoints`)).status, 404);
 });
 
 test('go-live: 409 lists exactly the missing prerequisites until all three hold, then live', async () => {
