@@ -4,6 +4,7 @@
  * `{detail: {message, missing: [...]}}` naming exactly the prerequisites that are missing.
  */
 import { z } from 'zod';
+import type { AppContext } from '../../../lib/context.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { conflict } from '../../../lib/errors.ts';
 import { hasActiveCheckpoint } from '../../../sql/checkpoints.ts';
@@ -12,7 +13,6 @@ import { recordTenantAudit } from '../../../sql/tenantAudit.ts';
 import { hasUsableInvitation } from '../../../sql/tenantInvitations.ts';
 import { lifecycleStates, transitionTenant, type TenantRow } from '../../../sql/tenants.ts';
 import { useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
-import type { AppContext } from '../../../lib/context.ts';
 import { reply } from '../../http/routes.ts';
 import { productRoute } from '../route.ts';
 import { requireTenant, tenantBody, tenantParams, tenantSchema } from '../tenants/lookup.ts';
