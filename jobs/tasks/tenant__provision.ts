@@ -5,6 +5,7 @@
  * The tenant is `provisioning` while it runs and `onboarding` once it succeeded.
  */
 import { z } from 'zod';
+import type { Pool } from '../../lib/db.ts';
 import { seedRoleProfiles } from '../../sql/tenantRoles.ts';
 import { createTenantSchema, migrateTenantSchema, seedTenantDefaults, withTenant } from '../../sql/tenantSchema.ts';
 import { findTenant, transitionTenant, type LifecycleState } from '../../sql/tenants.ts';
@@ -13,7 +14,21 @@ import { defineTask, PermanentJobError } from '../runtime.ts';
 /** States from which provisioning may run (product-api.md, states table). */
 export const PROVISIONABLE_STATES: readonly LifecycleState[] = ['draft', 'provisioning', 'onboarding'];
 export const PROVISION_STEPS = ['create_schema', 'apply_migrations', 'seed_role_profiles', 'seed_defaults'] as const;
+export type ProvisionStep = (typeof PROVISION_STEPS)[number];
 export const provisionJobKey = (tenantId: string) => `provision:${tenantId}`;
+
+/** The four steps, in order, each reported to `done` as it completes (also used by bench/tenants.ts). */
+export async function provisionSchema(pool: Pool, schema: string, done: (step: ProvisionStep, index: number) => Promise<void>): Promise<string[]> {
+  await createTenantSchema(pool, schema);
+  await done('create_schema', 0);
+  const migrationsApplied = await migrateTenantSchema(pool, schema);
+  await done('apply_migrations', 1);
+  await withTenant(pool, schema, seedRoleProfiles);
+  await done('seed_role_profiles', 2);
+  await seedTenantDefaults(pool, schema);
+  await done('seed_defaults', 3);
+  return migrationsApplied;
+}
 
 export const tenantProvision = defineTask({
   name: 'tenant__provision',
@@ -24,19 +39,9 @@ export const tenantProvision = defineTask({
     const tenant = await findTenant(pool, tenant_id);
     if (!tenant) throw new PermanentJobError(`tenant ${tenant_id} does not exist`);
     if (!PROVISIONABLE_STATES.includes(tenant.lifecycle_state)) throw new PermanentJobError(`tenant is '${tenant.lifecycle_state}'; provisioning does not apply`);
-    const schema = tenant.schema_name;
     await transitionTenant(pool, tenant.id, ['draft'], 'provisioning');
-
-    await createTenantSchema(pool, schema);
-    await job.progress(25, 'create_schema');
-    const migrationsApplied = await migrateTenantSchema(pool, schema);
-    await job.progress(50, 'apply_migrations');
-    await withTenant(pool, schema, seedRoleProfiles);
-    await job.progress(75, 'seed_role_profiles');
-    await seedTenantDefaults(pool, schema);
-    await job.progress(95, 'seed_defaults');
-
+    const migrationsApplied = await provisionSchema(pool, tenant.schema_name, (step, index) => job.progress(((index + 1) * 95) / PROVISION_STEPS.length, step));
     await transitionTenant(pool, tenant.id, ['draft', 'provisioning'], 'onboarding');
-    return { schema, migrations_applied: migrationsApplied };
+    return { schema: tenant.schema_name, migrations_applied: migrationsApplied };
   },
 });

@@ -16,7 +16,7 @@ import { requireTenant, tenantBody, tenantParams, tenantSchema } from './lookup.
 const detailSchema = z.object({ detail: z.string() });
 const SLUG_RULE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
-const queuedSchema = z.object({ status: z.literal('queued'), job_id: z.uuid() });
+const queuedSchema = z.object({ status: z.enum(jobStatuses), job_id: z.uuid() });
 const provisionStatusSchema = z.object({
   status: z.enum(['not_started', ...jobStatuses]),
   progress: z.number().int(),
@@ -81,13 +81,13 @@ export const tenantRoutes = [
     operationId: 'provision_tenant',
     summary: 'Queue provisioning of the tenant’s schema',
     description:
-      'Idempotent through the durable job key `provision:{tenant_id}`: a repeat returns the existing job_id; a failed ' +
-      'or cancelled provisioning is queued again and resumes where it stopped. Poll `/provision/status`.',
+      'Idempotent through the durable job key `provision:{tenant_id}`: a repeat returns the existing job_id and its ' +
+      'current status; a failed or cancelled provisioning is queued again and resumes where it stopped. Poll `/provision/status`.',
     tags: ['onboarding'],
     auth: 'staff',
     params: tenantParams,
     responses: {
-      202: { description: 'Queued', schema: queuedSchema },
+      202: { description: '`{status: queued, job_id}` (a repeat: the existing job and its status)', schema: queuedSchema },
       404: { description: 'Tenant not found.', schema: detailSchema },
       409: { description: "Tenant is '<state>'; provisioning only applies to draft/onboarding tenants.", schema: detailSchema },
     },
@@ -105,7 +105,7 @@ export const tenantRoutes = [
         if (created) await transitionTenant(client, tenant.id, ['draft'], 'provisioning');
         return job;
       });
-      return reply.accepted({ status: 'queued', job_id: job.id });
+      return reply.accepted({ status: job.status, job_id: job.id });
     },
   }),
   productRoute({

@@ -96,10 +96,10 @@ test('provision: 202 queued with a durable job, the schema gets the tenant migra
   assert.equal(profiles.map((p) => p.name), ['admin', 'analyst', 'viewer']);
   assert.equal(profiles.find((p) => p.name === 'admin').permissions, [...roleProfiles.admin].sort());
 
-  // A repeat (onboarding is a provisionable state) returns the same job.
+  // A repeat (onboarding is a provisionable state) returns the same job, with its current status.
   const again = await admin.post(`/admin/tenants/${tenant.id}/provision`);
   assert.is(again.status, 202);
-  assert.is(again.body.job_id, queued.body.job_id);
+  assert.equal(again.body, { status: 'succeeded', job_id: queued.body.job_id });
 });
 
 test('provision in any other state is 409 with the exact text; unknown tenant 404; support_readonly 403; CSRF required', async () => {
@@ -173,7 +173,7 @@ test('a provisioning that keeps failing ends failed with error_detail; provision
   await t.app.pool.query(`drop table "${schema}".users`);
   const again = await admin.post(`/admin/tenants/${tenant.id}/provision`);
   assert.is(again.status, 202);
-  assert.is(again.body.job_id, queued.body.job_id);
+  assert.equal(again.body, { status: 'queued', job_id: queued.body.job_id }, 'the failed job is queued again');
   await provisionTenant(t, admin, tenant.id);
   assert.is((await admin.get(`/admin/tenants/${tenant.id}`)).body.lifecycle_state, 'onboarding');
 });
