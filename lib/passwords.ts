@@ -6,6 +6,9 @@
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
+/** The shortest password accepted when one is set (reset, invitation, CLI); login accepts any. */
+export const MIN_PASSWORD_LENGTH = 8;
+
 const PARAMS = { N: 16_384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 

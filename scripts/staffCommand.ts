@@ -1,8 +1,7 @@
 /** Validation of `svc staff create` flags: a clear usage error for each bad value. */
+import { MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
 import { controlRoles, type ControlRole } from '../sql/employees.ts';
 import { requireFlag, UsageError } from './cli.ts';
-
-export const MIN_PASSWORD_LENGTH = 8;
 
 export function parseStaffInput(flags: Record<string, string | boolean | undefined>): { email: string; password: string; role: ControlRole; fullName?: string } {
   const email = requireFlag(flags, 'email').trim().toLowerCase();

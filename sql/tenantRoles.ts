@@ -26,8 +26,7 @@ export const roleProfiles = {
   analyst: [...viewer, 'sources.manage', 'caps.write', 'reviews.write', 'exports.create'],
   admin: [...tenantPermissions],
 } as const satisfies Record<string, readonly TenantPermission[]>;
-export type RoleProfileName = keyof typeof roleProfiles;
-export const roleProfileNames = Object.keys(roleProfiles) as RoleProfileName[];
+export const roleProfileNames = Object.keys(roleProfiles) as Array<keyof typeof roleProfiles>;
 
 /** Upserts the declared profiles into the current tenant schema (search_path set by the caller). */
 export async function seedRoleProfiles(db: Queryable): Promise<void> {

@@ -19,11 +19,6 @@ export async function findTenantUserByEmail(db: Queryable, email: string): Promi
   return rows[0] ?? null;
 }
 
-export async function findTenantUser(db: Queryable, id: string): Promise<TenantUserRow | null> {
-  const { rows } = await db.query<TenantUserRow>('select * from users where id = $1', [id]);
-  return rows[0] ?? null;
-}
-
 /** Creates the user, or (same e-mail) sets the password, reactivates it and updates the name when given. */
 export async function upsertTenantUser(db: Queryable, u: { email: string; passwordHash: string; fullName?: string | null }): Promise<TenantUserRow> {
   const { rows } = await db.query<TenantUserRow>(

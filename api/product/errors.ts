@@ -4,7 +4,7 @@
  * or query.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { LocatedIssue } from '../http/routes.ts';
@@ -32,6 +32,9 @@ export const productStatus: Record<ErrorCode, number> = {
   service_unavailable: 503,
   internal_error: 500,
 };
+
+/** The body of an error with a plain-string detail, for route response declarations. */
+export const detailSchema = z.object({ detail: z.string() });
 
 export interface ValidationDetail {
   loc: Array<string | number>;

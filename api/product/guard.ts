@@ -26,7 +26,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 /** Double-submit: X-CSRF-Token must equal the svc_csrf cookie (constant-time); nothing is stored. */
-export function checkCsrf(req: Request, cookies: Map<string, string>): void {
+function checkCsrf(req: Request, cookies: Map<string, string>): void {
   const header = req.headers['x-csrf-token'];
   const sent = Array.isArray(header) ? header[0] : header;
   const expected = cookies.get(CSRF_COOKIE);
@@ -41,7 +41,7 @@ export function staffRolesOf(route: ProductRoute): readonly ControlRole[] {
 }
 
 /** Splits `<slug>:<token>` on the first colon; null when either part is empty. */
-export function parseTenantCookie(value: string): { slug: string; token: string } | null {
+function parseTenantCookie(value: string): { slug: string; token: string } | null {
   const colon = value.indexOf(':');
   if (colon <= 0 || colon === value.length - 1) return null;
   return { slug: value.slice(0, colon), token: value.slice(colon + 1) };

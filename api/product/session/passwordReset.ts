@@ -10,7 +10,7 @@ import type { AppContext } from '../../../lib/context.ts';
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { hashPassword } from '../../../lib/passwords.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../lib/passwords.ts';
 import { queueMail } from '../../../jobs/tasks/mail__send.ts';
 import { recordControlAudit } from '../../../sql/controlAudit.ts';
 import { findEmployeeByEmail, revokeAllEmployeeSessions, setEmployeePassword } from '../../../sql/employees.ts';
@@ -22,16 +22,15 @@ import { revokeAllTenantSessions } from '../../../sql/tenantSessions.ts';
 import { findTenantUserByEmail, setTenantUserPassword } from '../../../sql/tenantUsers.ts';
 import { takeLoginAttempt } from '../../../sql/loginAttempts.ts';
 import { reply } from '../../http/routes.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { requestIp, requestUserAgent } from './identity.ts';
 import { ACCOUNT_BUDGET, IP_BUDGET, staffAccountKey, tenantAccountKey } from './loginRateLimit.ts';
 
-export const RESET_TTL_MS = 60 * 60 * 1000;
-export const MIN_PASSWORD_LENGTH = 8;
+const RESET_TTL_MS = 60 * 60 * 1000;
 const REQUESTED = 'If the account exists, a password reset link has been sent to its e-mail address.';
 const INVALID_TOKEN = 'Invalid or expired password reset token.';
 
-const detailSchema = z.object({ detail: z.string() });
 const newPassword = z.string().min(MIN_PASSWORD_LENGTH).max(1024);
 const email = z.string().trim().min(1).max(320);
 const confirmBody = z.object({ token: z.string().min(1).max(200), password: newPassword });

@@ -8,11 +8,10 @@ import { recordControlAudit } from '../../../sql/controlAudit.ts';
 import { controlRoles, findEmployeeByEmail, insertEmployeeSession, revokeEmployeeSession } from '../../../sql/employees.ts';
 import { reply } from '../../http/routes.ts';
 import { clearSessionCookie, setSessionCookies, STAFF_COOKIE, STAFF_SESSION_TTL_MS } from '../cookies.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { employeeMe, employeeMeSchema, requestIp, requestUserAgent } from './identity.ts';
 import { enforceLoginRateLimit, staffAccountKey } from './loginRateLimit.ts';
-
-const detailSchema = z.object({ detail: z.string() });
 
 export const staffSessionRoutes = [
   productRoute({

@@ -8,11 +8,11 @@ import { revokeTenantSession } from '../../../sql/tenantSessions.ts';
 import { findTenantUserByEmail } from '../../../sql/tenantUsers.ts';
 import { reply } from '../../http/routes.ts';
 import { clearSessionCookie, setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { mintTenantSession, tenantMe, tenantMeSchema } from './identity.ts';
 import { enforceLoginRateLimit, tenantAccountKey } from './loginRateLimit.ts';
 
-const detailSchema = z.object({ detail: z.string() });
 const INVALID_LOGIN = 'Invalid workspace, email, or password.';
 
 const workspaceSchema = z.object({

@@ -4,18 +4,16 @@
  * session is untouched. Audited in the control log (`employee_impersonation`, actor the employee,
  * resource the user) and in the tenant's own log, in the same transaction as the session.
  */
-import { z } from 'zod';
 import { conflict } from '../../../lib/errors.ts';
 import { recordControlAudit } from '../../../sql/controlAudit.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
 import { earliestActiveUser } from '../../../sql/tenantUsers.ts';
 import { reply } from '../../http/routes.ts';
 import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { mintTenantSession, requestIp, requestUserAgent, tenantMeSchema } from '../session/identity.ts';
 import { requireTenant, tenantParams } from './lookup.ts';
-
-const detailSchema = z.object({ detail: z.string() });
 
 export const impersonateRoute = productRoute({
   method: 'post',

@@ -6,12 +6,10 @@ import { findTenant, lockTenant, lifecycleStates, type TenantRow } from '../../.
 
 export const tenantParams = z.object({ tenant_id: z.uuid() });
 
-export const tenantNotFound = () => new AppError('not_found', 'Tenant not found.');
-
 /** The tenant, or 404 `Tenant not found.`; `lock` takes its row lock (inside a transaction). */
 export async function requireTenant(db: Queryable, tenantId: string, lock = false): Promise<TenantRow> {
   const tenant = await (lock ? lockTenant(db, tenantId) : findTenant(db, tenantId));
-  if (!tenant) throw tenantNotFound();
+  if (!tenant) throw new AppError('not_found', 'Tenant not found.');
   return tenant;
 }
 

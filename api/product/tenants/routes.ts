@@ -10,10 +10,10 @@ import { PROVISIONABLE_STATES, provisionJobKey, tenantProvision } from '../../..
 import { findJobRunByKey, jobStatuses } from '../../../sql/jobRuns.ts';
 import { insertTenant, listTenants, transitionTenant } from '../../../sql/tenants.ts';
 import { reply } from '../../http/routes.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { requireTenant, tenantBody, tenantParams, tenantSchema } from './lookup.ts';
 
-const detailSchema = z.object({ detail: z.string() });
 const SLUG_RULE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 const queuedSchema = z.object({ status: z.enum(jobStatuses), job_id: z.uuid() });

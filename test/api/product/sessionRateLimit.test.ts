@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { purgeExpired } from '../../../sql/maintenance.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createTenantUser, liveTenant, ProductClient, productClient, seedStaff, staffLogin } from '../../helpers/product.ts';
 import { logLines, spawnSvc, svcEnv } from '../../helpers/svcProcess.ts';
@@ -100,6 +101,16 @@ test('tenant account keys are per workspace: the same e-mail in two workspaces h
 
   const elsewhere = await productClient(t).post('/login', { workspace: b.tenant.slug, email: a.user.email, password: a.user.password });
   assert.is(elsewhere.status, 200, elsewhere.text);
+});
+
+test('the hourly purge drops closed login windows and keeps open ones', async () => {
+  await t.app.pool.query(
+    `insert into login_attempts (key, window_started_at, attempts) values ('ip:old', now() - interval '2 hours', 3), ('ip:open', now(), 1)`,
+  );
+  const purged = await purgeExpired(t.app.pool);
+  assert.ok(purged.login_attempts >= 1);
+  const { rows } = await t.app.pool.query(`select key from login_attempts where key in ('ip:old', 'ip:open')`);
+  assert.equal(rows, [{ key: 'ip:open' }]);
 });
 
 test.run();
