@@ -8,7 +8,8 @@ import { notFound } from '../../../lib/errors.ts';
 import { activeInsightSnapshot } from '../../../sql/insights.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
 import { reply } from '../../http/routes.ts';
-import { detailSchema, iso } from '../onboarding/provisioned.ts';
+import { iso } from '../onboarding/provisioned.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 
 const patternSchema = z.object({

@@ -14,9 +14,10 @@ import { hasUsableInvitation } from '../../../sql/tenantInvitations.ts';
 import { lifecycleStates, transitionTenant, type TenantRow } from '../../../sql/tenants.ts';
 import { useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
 import { reply } from '../../http/routes.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { requireTenant, tenantBody, tenantParams, tenantSchema } from '../tenants/lookup.ts';
-import { detailSchema, hasOnboardingSchema } from './provisioned.ts';
+import { hasOnboardingSchema } from './provisioned.ts';
 
 export const GO_LIVE_PREREQUISITES = {
   dataset: 'historical data ingested',

@@ -11,11 +11,12 @@ import { withTenant } from '../../../sql/tenantSchema.ts';
 import { insertUpload, lockUpload } from '../../../sql/tenantUploads.ts';
 import { dataPolicy } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { tenantParams } from '../tenants/lookup.ts';
 import { MAX_UPLOAD_BYTES } from '../uploads/multipart.ts';
 import { receiveUpload, uploadBody, uploadSchema } from '../uploads/receive.ts';
-import { detailSchema, iso, requireProvisionedTenant } from './provisioned.ts';
+import { iso, requireProvisionedTenant } from './provisioned.ts';
 
 export const datasetSummarySchema = z
   .object({

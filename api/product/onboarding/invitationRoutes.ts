@@ -9,7 +9,7 @@ import type { AppContext } from '../../../lib/context.ts';
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { hashPassword } from '../../../lib/passwords.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../lib/passwords.ts';
 import { queueMail } from '../../../jobs/tasks/mail__send.ts';
 import { roleProfileNames } from '../../../sql/tenantRoles.ts';
 import { recordTenantAudit } from '../../../sql/tenantAudit.ts';
@@ -25,11 +25,12 @@ import { useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
 import { grantRoleProfile, upsertTenantUser } from '../../../sql/tenantUsers.ts';
 import { reply } from '../../http/routes.ts';
 import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { mintTenantSession, requestIp, tenantMeSchema } from '../session/identity.ts';
 import { enforceLoginRateLimit, tenantAccountKey } from '../session/loginRateLimit.ts';
 import { requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { detailSchema, hasOnboardingSchema, iso, PROVISIONED_STATES, requireProvisionedTenant } from './provisioned.ts';
+import { hasOnboardingSchema, iso, PROVISIONED_STATES, requireProvisionedTenant } from './provisioned.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const INVITATION_INVALID = 'This invitation is not pending or has expired.';
@@ -155,7 +156,7 @@ export const invitationRoutes = [
     body: z.object({
       workspace: z.string().trim().min(1).max(63).describe('The tenant slug'),
       token: z.string().min(1).max(200),
-      password: z.string().min(8).max(1024),
+      password: z.string().min(MIN_PASSWORD_LENGTH).max(1024),
       full_name: z.string().trim().min(1).max(200).optional(),
     }),
     responses: {

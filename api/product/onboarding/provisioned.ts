@@ -3,14 +3,11 @@
  * provisioned, i.e. `onboarding` or `live` (409 otherwise), before data goes into its schema. Reads
  * ask whether the schema holds the onboarding tables at all (none before provisioning).
  */
-import { z } from 'zod';
 import type { Queryable } from '../../../lib/db.ts';
 import { conflict } from '../../../lib/errors.ts';
 import type { TenantRow } from '../../../sql/tenants.ts';
 import { appliedTenantMigrations } from '../../../sql/tenantSchema.ts';
 import { requireTenant } from '../tenants/lookup.ts';
-
-export const detailSchema = z.object({ detail: z.string() });
 
 export const PROVISIONED_STATES = ['onboarding', 'live'] as const;
 

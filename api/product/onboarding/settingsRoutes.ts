@@ -11,10 +11,11 @@ import { seedSources, sourceKinds } from '../../../sql/tenantSources.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
 import { saveDataPolicy, saveTrainingConfig } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { sourceBody, sourceSchema } from '../sources/schema.ts';
 import { tenantParams } from '../tenants/lookup.ts';
-import { detailSchema, iso, requireProvisionedTenant } from './provisioned.ts';
+import { iso, requireProvisionedTenant } from './provisioned.ts';
 
 export const trainingConfigSchema = z
   .object({

@@ -15,9 +15,10 @@ import { jobStatuses, latestTenantJobRun } from '../../../sql/jobRuns.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
 import { trainingConfig } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { detailSchema, hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
+import { hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
 
 export const NO_DATASET = 'No ingested dataset to train on -- complete the ingest step first.';
 

@@ -11,7 +11,7 @@ import { withTenant } from '../../../sql/tenantSchema.ts';
 import { findUpload, insertUpload, lockUpload } from '../../../sql/tenantUploads.ts';
 import { dataPolicy } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
-import { detailSchema } from '../onboarding/provisioned.ts';
+import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { MAX_UPLOAD_BYTES } from '../uploads/multipart.ts';
 import { receiveUpload, uploadBody, uploadSchema } from '../uploads/receive.ts';
