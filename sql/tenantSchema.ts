@@ -67,11 +67,11 @@ export async function createTenantSchema(pool: Pool, schema: string): Promise<vo
 export async function migrateTenantSchema(pool: Pool, schema: string): Promise<string[]> {
   const ident = schemaIdent(schema);
   const applied: string[] = [];
-  await pool.query(`create table if not exists ${ident}.tenant_migrations (
-    id integer primary key, name text not null, applied_at timestamptz not null default now())`);
   for (const file of tenantMigrationFiles()) {
     await withTransaction(pool, async (client) => {
       await client.query('select pg_advisory_xact_lock(hashtext($1))', [lockKey(schema)]);
+      await client.query(`create table if not exists ${ident}.tenant_migrations (
+        id integer primary key, name text not null, applied_at timestamptz not null default now())`);
       const done = await client.query(`select 1 from ${ident}.tenant_migrations where id = $1`, [file.id]);
       if (done.rowCount) return;
       await useTenantSchema(client, schema);

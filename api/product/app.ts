@@ -12,15 +12,13 @@ import { requestContext } from '../http/requestContext.ts';
 import { containsNul, expressPath, parseRequest } from '../http/routes.ts';
 import { allowlist, isAllowed, type AllowedOperation } from './allowlist.ts';
 import { issuesToValidationDetail, productErrorHandler, sendProductError } from './errors.ts';
-import { createSessionGuard, staffRolesOf, type ProductGuard } from './guard.ts';
+import { createSessionGuard, staffRolesOf } from './guard.ts';
 import type { ProductRoute } from './route.ts';
 
 export interface ProductAppOptions {
   routes: ProductRoute[];
   /** The published operations; the declared allowlist unless a test widens it. */
   allowlist?: readonly AllowedOperation[];
-  /** Resolves and checks the session a route needs; the cookie-session guard unless a test replaces it. */
-  guard?: ProductGuard;
   validateResponses?: boolean;
 }
 
@@ -34,7 +32,7 @@ export function publishedRoutes(routes: ProductRoute[], list: readonly AllowedOp
 
 export function createProductApp(app: AppContext, options: ProductAppOptions): Express {
   const routes = publishedRoutes(options.routes, options.allowlist);
-  const guard = options.guard ?? createSessionGuard(app);
+  const guard = createSessionGuard(app);
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false);

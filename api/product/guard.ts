@@ -18,7 +18,7 @@ import type { Principals, StaffPrincipal, TenantPrincipal } from './principal.ts
 import type { ProductRoute } from './route.ts';
 
 export interface ProductGuard {
-  /** The principal of a non-public route; throws AppError (401, 403) when it may not proceed. */
+  /** The principal a route needs (none for public routes); throws AppError (401, 403) when it may not proceed. */
   authorize(route: ProductRoute, req: Request): Promise<Principals>;
 }
 
