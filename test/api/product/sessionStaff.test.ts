@@ -162,6 +162,25 @@ test('Secure is set behind a trusted https proxy and forced in production', asyn
   }
 });
 
+test('login bodies are validated before anything else: 422 in FastAPI shape, no attempt counted', async () => {
+  const res = await productClient(t).post('/admin/login', { email: 'someone@svc.test' });
+  assert.is(res.status, 422);
+  assert.equal(res.body.detail, [{ loc: ['body', 'password'], msg: 'Field required', type: 'missing', input: null }]);
+  const { rowCount } = await t.app.pool.query(`select 1 from login_attempts where key = 'employee:someone@svc.test'`);
+  assert.is(rowCount, 0);
+});
+
+test('/openapi.json declares the cookie security of each session route and the staff roles', async () => {
+  const spec = (await productClient(t).get('/openapi.json')).body;
+  assert.equal(Object.keys(spec.components.securitySchemes).sort(), ['staffSession', 'tenantSession']);
+  assert.equal(spec.paths['/admin/me'].get.security, [{ staffSession: [] }]);
+  assert.equal(spec.paths['/me'].get.security, [{ tenantSession: [] }]);
+  assert.equal(spec.paths['/admin/login'].post.security, []);
+  assert.equal(spec.paths['/admin/tenants'].get['x-staff-roles'], ['onboarding_admin', 'support_readonly']);
+  assert.equal(spec.paths['/admin/tenants'].post['x-staff-roles'], ['onboarding_admin']);
+  assert.equal(spec.paths['/admin/logout'].post['x-staff-roles'], ['onboarding_admin', 'support_readonly']);
+});
+
 test('GET /metrics on the product surface needs a staff cookie', async () => {
   const anonymous = await productClient(t).get('/metrics');
   assert.is(anonymous.status, 401);
