@@ -87,6 +87,27 @@ export async function migrateTenantSchema(pool: Pool, schema: string): Promise<s
   return applied;
 }
 
+/**
+ * Brings every tenant schema that provisioning has started (its `tenant_migrations` exists) up to
+ * the tenant migrations of this code: run after the control migrations, so a deploy that adds
+ * `sql/tenant/migrations/NNNN_*.sql` reaches existing tenants too. Returns the schemas changed.
+ */
+export async function migrateAllTenantSchemas(pool: Pool): Promise<Array<{ schema: string; applied: string[] }>> {
+  const latest = tenantMigrationFiles().at(-1)?.id ?? 0;
+  const { rows } = await pool.query<{ schema_name: string }>(
+    `select t.schema_name from tenants t join pg_namespace n on n.nspname = t.schema_name
+      where to_regclass(quote_ident(t.schema_name) || '.tenant_migrations') is not null order by t.created_at`,
+  );
+  const changed: Array<{ schema: string; applied: string[] }> = [];
+  for (const { schema_name: schema } of rows) {
+    const { rows: recorded } = await pool.query<{ max: number | null }>(`select max(id) as max from ${schemaIdent(schema)}.tenant_migrations`);
+    if ((recorded[0].max ?? 0) >= latest) continue;
+    const applied = await migrateTenantSchema(pool, schema);
+    if (applied.length) changed.push({ schema, applied });
+  }
+  return changed;
+}
+
 /** Names of the tenant migrations recorded in `schema` (empty when the schema does not exist). */
 export async function appliedTenantMigrations(db: Queryable, schema: string): Promise<string[]> {
   const ident = schemaIdent(schema);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createLogger } from '../../../lib/logger.ts';
+import { migrate } from '../../../sql/migrate.ts';
 import { appliedTenantMigrations, tenantMigrationFiles } from '../../../sql/tenantSchema.ts';
 import { roleProfiles } from '../../../sql/tenantRoles.ts';
 import { eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
@@ -188,6 +190,20 @@ test('every tenant gets its own schema: two tenants never share rows', async () 
   await t.app.pool.query(`insert into "${schemaA}".users (email, password_hash) values ('only-a@client.test', 'x')`);
   const { rows } = await t.app.pool.query(`select count(*)::int as n from "${schemaB}".users`);
   assert.is(rows[0].n, 0);
+});
+
+test('svc migrate brings existing tenant schemas up to the tenant migrations of the code', async () => {
+  const tenant = await createTenant(admin);
+  await provisionTenant(t, admin, tenant.id);
+  const schema = `tenant_${tenant.id.replaceAll('-', '')}`;
+  // As if the tenant had been provisioned by a release that had none of today's tenant migrations.
+  await t.app.pool.query(`drop schema "${schema}" cascade; create schema "${schema}";
+    create table "${schema}".tenant_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())`);
+
+  const { applied } = await migrate(t.app.pool, createLogger('silent'));
+  assert.equal(applied.filter((name) => name.startsWith(schema)), tenantMigrationFiles().map((f) => `${schema}/${f.name}`));
+  assert.equal(await appliedTenantMigrations(t.app.pool, schema), tenantMigrationFiles().map((f) => f.name));
+  assert.equal((await migrate(t.app.pool, createLogger('silent'))).applied, [], 'idempotent');
 });
 
 test.run();
