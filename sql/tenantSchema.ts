@@ -56,7 +56,7 @@ export function withTenant<T>(pool: Pool, schema: string, fn: (client: PoolClien
   });
 }
 
-// Serialises concurrent migrations of one schema (a retried provision racing a slow first attempt).
+// Serialises concurrent migrations of one schema (a provisioning job and `svc migrate` at start-up).
 const lockKey = (schema: string) => `svc:tenant-migrate:${schema}`;
 
 export async function createTenantSchema(pool: Pool, schema: string): Promise<void> {
