@@ -7,8 +7,20 @@ import { mailSend } from './tasks/mail__send.ts';
 import { maintenancePurgeExpired } from './tasks/maintenance__purge_expired.ts';
 import { recommendationVerify } from './tasks/recommendation__verify.ts';
 import { recommendationVerifyAll } from './tasks/recommendation__verify_all.ts';
+import { tenantProvision } from './tasks/tenant__provision.ts';
+import { tenantTrain } from './tasks/tenant__train.ts';
 
-export const tasks: TaskDefinition[] = [maintenancePurgeExpired, mailSend, ingestProcess, engineRun, engineReplay, recommendationVerify, recommendationVerifyAll];
+export const tasks: TaskDefinition[] = [
+  maintenancePurgeExpired,
+  mailSend,
+  ingestProcess,
+  engineRun,
+  engineReplay,
+  recommendationVerify,
+  recommendationVerifyAll,
+  tenantProvision,
+  tenantTrain,
+];
 
 /** graphile-worker crontab lines (`minute hour dom month dow task ?opts`). */
 export const crontab = [

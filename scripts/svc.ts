@@ -10,6 +10,9 @@ import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
 import { commandHelp, parseCommandArgs, requireFlag, UsageError, type Command } from './cli.ts';
 import { createAppContext, openDatabase, startProcess, type Roles } from './processes.ts';
+import { hashPassword } from '../lib/passwords.ts';
+import { upsertEmployee } from '../sql/employees.ts';
+import { parseStaffInput } from './staffCommand.ts';
 import { engineRunCommand, engineStageCommand, parseStageRange, requireUuid } from './engineCommands.ts';
 
 function serveCommand(name: string, summary: string, roles: Roles): Command {
@@ -76,6 +79,21 @@ const commands: Command[] = [
         const counts = await withTransaction(pool, (client) => rebuildProjections(client, workspaceId));
         logger.info('projections rebuilt', { workspace_id: workspaceId, ...counts });
         process.stdout.write(`rebuilt ${counts.issues} issues and ${counts.patterns} patterns of workspace ${workspaceId}\n`);
+      });
+    },
+  },
+  {
+    name: 'staff',
+    summary: 'Seed an employee of the staff console (re-running with the same e-mail updates password and role).',
+    usage: 'svc staff create --email <email> --password <password> --role onboarding_admin|support_readonly [--name <full name>]',
+    flags: { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } },
+    positionals: ['action'],
+    async run(flags, positionals) {
+      if (positionals[0] !== 'create') throw new UsageError(positionals[0] ? `unknown action '${positionals[0]}'` : 'an action is required (create)');
+      const input = parseStaffInput(flags);
+      return withDatabase('staff', async (pool) => {
+        const { employee, created } = await upsertEmployee(pool, { ...input, passwordHash: await hashPassword(input.password) });
+        process.stdout.write(`employee ${employee.email} ${created ? 'created' : 'updated'} (${employee.control_role}, id ${employee.id})\n`);
       });
     },
   },

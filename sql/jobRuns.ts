@@ -182,3 +182,15 @@ export async function activeJobCounts(db: Queryable): Promise<Array<{ kind: stri
   );
   return rows;
 }
+
+/** The run holding a durable job key (`provision:{tenant_id}`), if any. */
+export async function findJobRunByKey(db: Queryable, jobKey: string): Promise<JobRun | null> {
+  const { rows } = await db.query<JobRun>('select * from job_runs where job_key = $1', [jobKey]);
+  return rows[0] ?? null;
+}
+
+/** The most recently created run of `kind` for a tenant (what the status routes poll). */
+export async function latestTenantJobRun(db: Queryable, tenantId: string, kind: string): Promise<JobRun | null> {
+  const { rows } = await db.query<JobRun>('select * from job_runs where tenant_id = $1 and kind = $2 order by created_at desc, id desc limit 1', [tenantId, kind]);
+  return rows[0] ?? null;
+}

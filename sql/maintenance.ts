@@ -1,9 +1,22 @@
-/** Housekeeping of expiring rows: idempotency cache entries and idle rate-limit counters. */
+/**
+ * Housekeeping of expiring rows: idempotency cache entries, idle rate-limit counters, closed login
+ * windows, spent password-reset tokens and long-dead staff sessions.
+ */
 import type { Queryable } from '../lib/db.ts';
 
-export async function purgeExpired(db: Queryable): Promise<{ idempotency_keys: number; rate_limit_counters: number }> {
+export async function purgeExpired(db: Queryable): Promise<Record<string, number>> {
   const keys = await db.query(`delete from idempotency_keys where expires_at < now()`);
   // A counter untouched for two windows (2 minutes) holds no information any more.
   const counters = await db.query(`delete from rate_limit_counters where updated_at < now() - interval '10 minutes'`);
-  return { idempotency_keys: keys.rowCount ?? 0, rate_limit_counters: counters.rowCount ?? 0 };
+  // The longest login window is 15 minutes.
+  const attempts = await db.query(`delete from login_attempts where window_started_at < now() - interval '1 hour'`);
+  const resets = await db.query(`delete from password_reset_tokens where expires_at < now() - interval '1 day'`);
+  const sessions = await db.query(`delete from employee_sessions where expires_at < now() - interval '30 days'`);
+  return {
+    idempotency_keys: keys.rowCount ?? 0,
+    rate_limit_counters: counters.rowCount ?? 0,
+    login_attempts: attempts.rowCount ?? 0,
+    password_reset_tokens: resets.rowCount ?? 0,
+    employee_sessions: sessions.rowCount ?? 0,
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * Forward-only migrations: graphile-worker's own schema first, then every
  * `sql/migrations/NNNNNN_slug.sql` not yet recorded in `schema_migrations`, each in its own
- * transaction. A session advisory lock serialises processes that start at the same time.
+ * transaction, then the pending tenant migrations of every tenant schema (sql/tenantSchema.ts). A
+ * session advisory lock serialises processes that start at the same time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Logger as WorkerLogger, runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/logger.ts';
+import { migrateAllTenantSchemas } from './tenantSchema.ts';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const MIGRATION_LOCK = 7_305_118_001; // arbitrary, constant across processes
@@ -51,6 +53,10 @@ export async function migrate(pool: Pool, logger: Logger): Promise<{ applied: st
       }
       applied.push(file.name);
       logger.info('migration applied', { migration: file.name });
+    }
+    for (const tenant of await migrateAllTenantSchemas(pool)) {
+      applied.push(...tenant.applied.map((name) => `${tenant.schema}/${name}`));
+      logger.info('tenant migrations applied', { schema: tenant.schema, migrations: tenant.applied });
     }
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});

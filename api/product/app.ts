@@ -12,18 +12,13 @@ import { requestContext } from '../http/requestContext.ts';
 import { containsNul, expressPath, parseRequest } from '../http/routes.ts';
 import { allowlist, isAllowed, type AllowedOperation } from './allowlist.ts';
 import { issuesToValidationDetail, productErrorHandler, sendProductError } from './errors.ts';
+import { createSessionGuard, staffRolesOf } from './guard.ts';
 import type { ProductRoute } from './route.ts';
-
-/** Resolves and checks the session a route needs (staff or tenant), CSRF included; throws AppError. */
-export interface ProductGuard {
-  authorize(route: ProductRoute, req: Request, res: Response): Promise<void>;
-}
 
 export interface ProductAppOptions {
   routes: ProductRoute[];
   /** The published operations; the declared allowlist unless a test widens it. */
   allowlist?: readonly AllowedOperation[];
-  guard?: ProductGuard;
   validateResponses?: boolean;
 }
 
@@ -37,6 +32,7 @@ export function publishedRoutes(routes: ProductRoute[], list: readonly AllowedOp
 
 export function createProductApp(app: AppContext, options: ProductAppOptions): Express {
   const routes = publishedRoutes(options.routes, options.allowlist);
+  const guard = createSessionGuard(app);
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false);
@@ -49,14 +45,13 @@ export function createProductApp(app: AppContext, options: ProductAppOptions): E
   const jsonBody = express.json({ limit: '1mb' });
 
   for (const route of routes) {
-    if (route.auth !== 'public' && !options.guard) throw new Error(`${route.operationId} needs sessions but no guard is installed`);
     server[route.method](expressPath(route.path), jsonBody, async (req: Request, res: Response) => {
       req.routeTemplate = route.path;
-      if (route.auth !== 'public') await options.guard!.authorize(route, req, res);
+      const principals = await guard.authorize(route, req);
       if (containsNul(req.body)) return sendProductError(res, 422, [{ loc: ['body'], msg: 'Input must not contain NUL characters', type: 'string_type', input: null }]);
       const parsed = parseRequest(route, req);
       if (!parsed.ok) return sendProductError(res, 422, issuesToValidationDetail(parsed.issues));
-      const result = await route.handler({ ...parsed.value, app, req, res } as Parameters<ProductRoute['handler']>[0]);
+      const result = await route.handler({ ...parsed.value, ...principals, app, req, res } as Parameters<ProductRoute['handler']>[0]);
       if (!result) return;
       if (options.validateResponses) {
         const spec = route.responses[result.status];
@@ -96,7 +91,7 @@ export function productOpenApi(routes: ProductRoute[]) {
       else if (route.auth === 'tenant') operation.security = [{ tenantSession: [] }];
       else operation.security = [];
       if (route.permission) operation['x-required-permission'] = route.permission;
-      if (route.staffRoles) operation['x-staff-roles'] = route.staffRoles;
+      if (route.auth === 'staff') operation['x-staff-roles'] = staffRolesOf(route);
     },
     components: {
       securitySchemes: {

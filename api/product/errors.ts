@@ -4,7 +4,7 @@
  * or query.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { LocatedIssue } from '../http/routes.ts';
@@ -32,6 +32,9 @@ export const productStatus: Record<ErrorCode, number> = {
   service_unavailable: 503,
   internal_error: 500,
 };
+
+/** The body of an error with a plain-string detail, for route response declarations. */
+export const detailSchema = z.object({ detail: z.string() });
 
 export interface ValidationDetail {
   loc: Array<string | number>;
@@ -67,11 +70,14 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { type: string; msg:
 }
 
 export function issuesToValidationDetail(issues: LocatedIssue[]): ValidationDetail[] {
-  return issues.map(({ location, issue, input }) => ({
-    loc: [location, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
-    ...describe(issue, input),
-    input: input ?? null,
-  }));
+  return issues.flatMap(({ location, issue, input }) => {
+    const loc = [location, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
+    // One entry per unknown key, located at the key (as FastAPI reports `extra_forbidden`).
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ loc: [...loc, key], ...describe(issue, input), input: (input as Record<string, unknown> | undefined)?.[key] ?? null }));
+    }
+    return [{ loc, ...describe(issue, input), input: input ?? null }];
+  });
 }
 
 export function sendProductError(res: Response, status: number, detail: unknown, headers?: Record<string, string>): void {

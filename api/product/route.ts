@@ -6,48 +6,59 @@
 import type { z } from 'zod';
 import type { AppContext } from '../../lib/context.ts';
 import type { AnyZodObject, BaseRoute, Reply, Request, Response } from '../http/routes.ts';
+import type { ControlRole } from '../../sql/employees.ts';
+import type { TenantPermission } from '../../sql/tenantRoles.ts';
+import type { StaffPrincipal, TenantPrincipal } from './principal.ts';
 
 export type ProductAuthKind = 'public' | 'staff' | 'tenant';
 
 type Out<S, Fallback> = S extends z.ZodType ? z.output<S> : Fallback;
 
-export interface ProductInput<P, Q, B> {
+/** The principal a handler receives: `staff` on staff routes, `tenant` on tenant routes. */
+type PrincipalOf<A extends ProductAuthKind> = A extends 'staff'
+  ? { staff: StaffPrincipal }
+  : A extends 'tenant'
+    ? { tenant: TenantPrincipal }
+    : unknown;
+
+export type ProductInput<P, Q, B, A extends ProductAuthKind = ProductAuthKind> = {
   params: Out<P, Record<string, string>>;
   query: Out<Q, Record<string, never>>;
   body: Out<B, undefined>;
   app: AppContext;
   req: Request;
   res: Response;
-}
+} & PrincipalOf<A>;
 
 export interface ProductRoute extends BaseRoute {
   auth: ProductAuthKind;
-  /** Staff roles allowed to call a staff route (default: every staff role). */
-  staffRoles?: readonly string[];
+  /** Staff roles allowed to call a staff route (default: every role for GET, `onboarding_admin` for writes). */
+  staffRoles?: readonly ControlRole[];
   /** Tenant permission required by a tenant route. */
-  permission?: string;
+  permission?: TenantPermission;
   /** Login-type routes that must work without a CSRF token. */
   csrfExempt: boolean;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  handler(input: ProductInput<any, any, any>): Promise<Reply | void> | Reply | void;
+  handler(input: ProductInput<any, any, any, any>): Promise<Reply | void> | Reply | void;
 }
 
-type RouteFields<P, Q, B> = Omit<BaseRoute, 'params' | 'query' | 'body'> & {
+type RouteFields<P, Q, B, A extends ProductAuthKind> = Omit<BaseRoute, 'params' | 'query' | 'body'> & {
   params?: P;
   query?: Q;
   body?: B;
-  auth: ProductAuthKind;
-  staffRoles?: readonly string[];
-  permission?: string;
+  auth: A;
+  staffRoles?: readonly ControlRole[];
+  permission?: TenantPermission;
   csrfExempt?: boolean;
-  handler(input: ProductInput<P, Q, B>): Promise<Reply | void> | Reply | void;
+  handler(input: ProductInput<P, Q, B, A>): Promise<Reply | void> | Reply | void;
 };
 
 export function productRoute<
   P extends AnyZodObject | undefined = undefined,
   Q extends AnyZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(def: RouteFields<P, Q, B>): ProductRoute {
+  A extends ProductAuthKind = ProductAuthKind,
+>(def: RouteFields<P, Q, B, A>): ProductRoute {
   return {
     ...def,
     params: def.params as AnyZodObject | undefined,

@@ -1,4 +1,4 @@
-/** Hourly (cron) clean-up of expired idempotency entries and stale rate-limit counters. */
+/** Hourly (cron) clean-up of expired rows (sql/maintenance.ts). */
 import { z } from 'zod';
 import { defineTask } from '../runtime.ts';
 import { purgeExpired } from '../../sql/maintenance.ts';

@@ -1,0 +1,29 @@
+/**
+ * What the onboarding-data routes share: the tenant must exist (404 `Tenant not found.`) and be
+ * provisioned, i.e. `onboarding` or `live` (409 otherwise), before data goes into its schema. Reads
+ * ask whether the schema holds the onboarding tables at all (none before provisioning).
+ */
+import type { Queryable } from '../../../lib/db.ts';
+import { conflict } from '../../../lib/errors.ts';
+import type { TenantRow } from '../../../sql/tenants.ts';
+import { appliedTenantMigrations } from '../../../sql/tenantSchema.ts';
+import { requireTenant } from '../tenants/lookup.ts';
+
+export const PROVISIONED_STATES = ['onboarding', 'live'] as const;
+
+export async function requireProvisionedTenant(db: Queryable, tenantId: string): Promise<TenantRow> {
+  const tenant = await requireTenant(db, tenantId);
+  if (!(PROVISIONED_STATES as readonly string[]).includes(tenant.lifecycle_state)) {
+    throw conflict(`Tenant is '${tenant.lifecycle_state}'; onboarding data needs a provisioned tenant -- provision it first.`);
+  }
+  return tenant;
+}
+
+const ONBOARDING_MIGRATION = '0002_onboarding';
+
+/** True once provisioning created the onboarding tables in the tenant's schema. */
+export async function hasOnboardingSchema(db: Queryable, tenant: TenantRow): Promise<boolean> {
+  return (await appliedTenantMigrations(db, tenant.schema_name)).includes(ONBOARDING_MIGRATION);
+}
+
+export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());

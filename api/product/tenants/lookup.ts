@@ -1,0 +1,36 @@
+/** What every /admin/tenants/{tenant_id}/… route shares: the path parameter and the 404. */
+import { z } from 'zod';
+import type { Queryable } from '../../../lib/db.ts';
+import { AppError } from '../../../lib/errors.ts';
+import { findTenant, lockTenant, lifecycleStates, type TenantRow } from '../../../sql/tenants.ts';
+
+export const tenantParams = z.object({ tenant_id: z.uuid() });
+
+/** The tenant, or 404 `Tenant not found.`; `lock` takes its row lock (inside a transaction). */
+export async function requireTenant(db: Queryable, tenantId: string, lock = false): Promise<TenantRow> {
+  const tenant = await (lock ? lockTenant(db, tenantId) : findTenant(db, tenantId));
+  if (!tenant) throw new AppError('not_found', 'Tenant not found.');
+  return tenant;
+}
+
+export const tenantSchema = z
+  .object({
+    id: z.uuid(),
+    slug: z.string(),
+    company: z.string(),
+    industry: z.string().nullable(),
+    lifecycle_state: z.enum(lifecycleStates),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ title: 'Tenant' });
+
+export const tenantBody = (t: TenantRow) => ({
+  id: t.id,
+  slug: t.slug,
+  company: t.company,
+  industry: t.industry,
+  lifecycle_state: t.lifecycle_state,
+  created_at: t.created_at,
+  updated_at: t.updated_at,
+});

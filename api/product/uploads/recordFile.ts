@@ -1,0 +1,158 @@
+/**
+ * An uploaded file of historical records: CSV (RFC 4180) or XLSX (the first worksheet), a header row
+ * naming the CONTRACT's columns `external_id, title, narrative, occurred_at, severity, source`
+ * (`body` is accepted for narrative, as on /v1), one record per row. Every row is checked with the
+ * platform ingest's record schema, so both surfaces accept exactly the same record. A file that
+ * cannot be read gives a failure with a readable reason (line or row, and column), never an
+ * exception.
+ */
+import ExcelJS from 'exceljs';
+import { CsvError, parseCsv } from '../../../lib/csv.ts';
+import { ingestRecordSchema, toIssueInput } from '../../platform/ingest/record.ts';
+import type { Severity } from '../../../sql/issueRules.ts';
+
+export type RecordFileFormat = 'csv' | 'xlsx';
+
+/** One record as a dataset stores it. */
+export interface DatasetRecord {
+  external_id: string;
+  title: string;
+  narrative: string | null;
+  occurred_at: string | null;
+  severity: Severity;
+  source: string;
+}
+
+export type ParsedRecordFile =
+  | { ok: true; format: RecordFileFormat; records: DatasetRecord[]; rows: number; duplicates: number; ignored_columns: string[] }
+  | { ok: false; format: RecordFileFormat | null; reason: string };
+
+const KNOWN_COLUMNS = ['external_id', 'title', 'narrative', 'body', 'occurred_at', 'severity', 'source'];
+const REQUIRED_COLUMNS = ['external_id', 'title', 'source'];
+/** Row problems listed in a failure reason before the rest are only counted. */
+const REASONS_SHOWN = 5;
+
+interface Row {
+  /** "line 3" (CSV) or "row 3" (XLSX): where the user finds it in their file. */
+  where: string;
+  cells: string[];
+}
+
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+
+function formatOf(filename: string, data: Buffer): RecordFileFormat | null {
+  const extension = /\.([A-Za-z0-9]+)$/.exec(filename)?.[1]?.toLowerCase();
+  if (extension === 'xlsx' || data.subarray(0, 4).equals(ZIP_MAGIC)) return 'xlsx';
+  if (extension === 'csv' || extension === 'txt' || extension === undefined) return 'csv';
+  return null;
+}
+
+export async function parseRecordFile(filename: string, data: Buffer): Promise<ParsedRecordFile> {
+  const format = formatOf(filename, data);
+  if (!format) return { ok: false, format, reason: `Unsupported file type '${filename}': upload a .csv or .xlsx file.` };
+  let rows: Row[];
+  try {
+    rows = format === 'csv' ? csvRows(data) : await xlsxRows(data);
+  } catch (err) {
+    return { ok: false, format, reason: (err as Error).message };
+  }
+  rows = rows.filter((r) => r.cells.some((c) => c.trim() !== ''));
+  if (!rows.length) return { ok: false, format, reason: 'The file is empty: expected a header row naming the columns external_id, title, source (and optionally narrative, occurred_at, severity).' };
+  return recordsOf(format, rows[0], rows.slice(1));
+}
+
+function csvRows(data: Buffer): Row[] {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    throw new Error('The file is not UTF-8 text: save the CSV as UTF-8, or upload it as .xlsx.');
+  }
+  try {
+    return parseCsv(text).map((r) => ({ where: `line ${r.line}`, cells: r.fields }));
+  } catch (err) {
+    if (err instanceof CsvError) throw new Error(`Malformed CSV at ${err.message}.`);
+    throw err;
+  }
+}
+
+/** The text a user sees in a cell (dates as ISO 8601, formulas by their result). */
+function cellText(value: ExcelJS.CellValue): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value !== 'object') return String(value);
+  if ('richText' in value) return value.richText.map((r) => r.text).join('');
+  if ('text' in value && typeof value.text === 'string') return value.text;
+  if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
+  if ('error' in value) return String(value.error);
+  return '';
+}
+
+async function xlsxRows(data: Buffer): Promise<Row[]> {
+  const workbook = new ExcelJS.Workbook();
+  try {
+    await workbook.xlsx.load(data as unknown as ArrayBuffer);
+  } catch (err) {
+    throw new Error(`The file is not a readable XLSX workbook (${(err as Error).message}).`);
+  }
+  const sheet = workbook.worksheets[0];
+  if (!sheet) throw new Error('The workbook has no worksheet.');
+  const rows: Row[] = [];
+  sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
+    const cells: string[] = [];
+    for (let c = 1; c <= row.cellCount; c++) cells.push(cellText(row.getCell(c).value));
+    rows.push({ where: `row ${rowNumber}`, cells });
+  });
+  return rows;
+}
+
+function recordsOf(format: RecordFileFormat, header: Row, body: Row[]): ParsedRecordFile {
+  const names = header.cells.map((c) => c.trim().toLowerCase());
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (name && KNOWN_COLUMNS.includes(name) && seen.has(name)) return { ok: false, format, reason: `The header (${header.where}) names column '${name}' twice.` };
+    seen.add(name);
+  }
+  const missing = REQUIRED_COLUMNS.filter((c) => !seen.has(c));
+  if (missing.length) {
+    return { ok: false, format, reason: `The header (${header.where}) lacks the required column${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')}; columns are external_id, title, narrative, occurred_at, severity, source.` };
+  }
+  if (!body.length) return { ok: false, format, reason: 'The file has a header row but no records below it.' };
+  const ignored = [...new Set(names.filter((n) => n && !KNOWN_COLUMNS.includes(n)))];
+
+  const problems: string[] = [];
+  const byKey = new Map<string, DatasetRecord>();
+  for (const row of body) {
+    const raw: Record<string, string> = {};
+    names.forEach((name, i) => {
+      const value = row.cells[i]?.trim();
+      if (KNOWN_COLUMNS.includes(name) && value) raw[name] = value;
+    });
+    if (row.cells.length > names.length && row.cells.slice(names.length).some((c) => c.trim())) {
+      problems.push(`${row.where}: more values than the header has columns`);
+      continue;
+    }
+    const parsed = ingestRecordSchema.safeParse(raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) problems.push(`${row.where}, column '${String(issue.path[0] ?? 'record')}': ${issue.message}`);
+      continue;
+    }
+    const input = toIssueInput(parsed.data);
+    const record: DatasetRecord = {
+      external_id: parsed.data.external_id,
+      title: input.title,
+      narrative: input.narrative,
+      occurred_at: input.occurred_at?.toISOString() ?? null,
+      severity: input.severity,
+      source: input.source,
+    };
+    // The same (source, external_id) twice in one file: the later row wins, as a later ingest would.
+    byKey.set(`${record.source}\u0000${record.external_id}`, record);
+  }
+  if (problems.length) {
+    const shown = problems.slice(0, REASONS_SHOWN).join('; ');
+    const more = problems.length > REASONS_SHOWN ? ` (and ${problems.length - REASONS_SHOWN} more problems)` : '';
+    return { ok: false, format, reason: `Invalid records: ${shown}${more}.` };
+  }
+  return { ok: true, format, records: [...byKey.values()], rows: body.length, duplicates: body.length - byKey.size, ignored_columns: ignored };
+}

@@ -1,0 +1,47 @@
+/**
+ * Provisions a tenant's isolated schema in four idempotent steps: create the schema, apply the tenant
+ * migrations, seed the role profiles, seed the defaults. Every step can run again safely, so a retry
+ * after a failure half-way resumes: the schema exists, recorded migrations are skipped, seeds upsert.
+ * The tenant is `provisioning` while it runs and `onboarding` once it succeeded.
+ */
+import { z } from 'zod';
+import type { Pool } from '../../lib/db.ts';
+import { seedRoleProfiles } from '../../sql/tenantRoles.ts';
+import { createTenantSchema, migrateTenantSchema, seedTenantDefaults, withTenant } from '../../sql/tenantSchema.ts';
+import { findTenant, transitionTenant, type LifecycleState } from '../../sql/tenants.ts';
+import { defineTask, PermanentJobError } from '../runtime.ts';
+
+/** States from which provisioning may run (product-api.md, states table). */
+export const PROVISIONABLE_STATES: readonly LifecycleState[] = ['draft', 'provisioning', 'onboarding'];
+export const PROVISION_STEPS = ['create_schema', 'apply_migrations', 'seed_role_profiles', 'seed_defaults'] as const;
+export type ProvisionStep = (typeof PROVISION_STEPS)[number];
+export const provisionJobKey = (tenantId: string) => `provision:${tenantId}`;
+
+/** The four steps, in order, each reported to `done` as it completes (also used by bench/tenants.ts). */
+export async function provisionSchema(pool: Pool, schema: string, done: (step: ProvisionStep, index: number) => Promise<void>): Promise<string[]> {
+  await createTenantSchema(pool, schema);
+  await done('create_schema', 0);
+  const migrationsApplied = await migrateTenantSchema(pool, schema);
+  await done('apply_migrations', 1);
+  await withTenant(pool, schema, seedRoleProfiles);
+  await done('seed_role_profiles', 2);
+  await seedTenantDefaults(pool, schema);
+  await done('seed_defaults', 3);
+  return migrationsApplied;
+}
+
+export const tenantProvision = defineTask({
+  name: 'tenant__provision',
+  payload: z.object({ tenant_id: z.uuid() }),
+  maxAttempts: 3,
+  async run({ tenant_id }, job) {
+    const { pool } = job.app;
+    const tenant = await findTenant(pool, tenant_id);
+    if (!tenant) throw new PermanentJobError(`tenant ${tenant_id} does not exist`);
+    if (!PROVISIONABLE_STATES.includes(tenant.lifecycle_state)) throw new PermanentJobError(`tenant is '${tenant.lifecycle_state}'; provisioning does not apply`);
+    await transitionTenant(pool, tenant.id, ['draft'], 'provisioning');
+    const migrationsApplied = await provisionSchema(pool, tenant.schema_name, (step, index) => job.progress(((index + 1) * 95) / PROVISION_STEPS.length, step));
+    await transitionTenant(pool, tenant.id, ['draft', 'provisioning'], 'onboarding');
+    return { schema: tenant.schema_name, migrations_applied: migrationsApplied };
+  },
+});

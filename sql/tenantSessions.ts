@@ -1,0 +1,33 @@
+/** Tenant sessions inside the tenant's schema (run inside `withTenant`); tokens stored only as hashes. */
+import type { Queryable } from '../lib/db.ts';
+import type { TenantUserRow } from './tenantUsers.ts';
+
+export async function insertTenantSession(
+  db: Queryable,
+  s: { userId: string; tokenHash: string; ip: string | null; userAgent: string | null; expiresAt: Date; impersonatedBy?: string | null },
+): Promise<{ id: string }> {
+  const { rows } = await db.query<{ id: string }>(
+    `insert into sessions (user_id, token_hash, ip, user_agent, expires_at, impersonated_by) values ($1, $2, $3, $4, $5, $6) returning id`,
+    [s.userId, s.tokenHash, s.ip, s.userAgent, s.expiresAt, s.impersonatedBy ?? null],
+  );
+  return rows[0];
+}
+
+/** The live session with this token hash, of an active user. */
+export async function findLiveTenantSession(db: Queryable, tokenHash: string, now: Date): Promise<(TenantUserRow & { session_id: string }) | null> {
+  const { rows } = await db.query<TenantUserRow & { session_id: string }>(
+    `select u.*, s.id as session_id from sessions s join users u on u.id = s.user_id
+      where s.token_hash = $1 and s.revoked_at is null and s.expires_at > $2 and u.active`,
+    [tokenHash, now],
+  );
+  return rows[0] ?? null;
+}
+
+export async function revokeTenantSession(db: Queryable, sessionId: string, now: Date): Promise<void> {
+  await db.query('update sessions set revoked_at = $2 where id = $1 and revoked_at is null', [sessionId, now]);
+}
+
+export async function revokeAllTenantSessions(db: Queryable, userId: string, now: Date): Promise<number> {
+  const { rowCount } = await db.query('update sessions set revoked_at = $2 where user_id = $1 and revoked_at is null', [userId, now]);
+  return rowCount ?? 0;
+}
