@@ -94,7 +94,7 @@ export async function enqueueJob<S extends z.ZodType>(
     const job = await jobRuns.insertQueuedJobRunWithJob(
       db,
       { id, kind: task.name, payload: data, maxAttempts, workspaceId: options.workspaceId, tenantId: options.tenantId },
-      { payloadJson: JSON.stringify({ job_run_id: id, data }), runAt: options.runAt ?? null, queueName: options.queueName ?? null },
+      { payloadJson: envelope(id, data, options.workspaceId, options.tenantId), runAt: options.runAt ?? null, queueName: options.queueName ?? null },
     );
     return { job, created: true };
   }
@@ -115,7 +115,7 @@ export async function enqueueJob<S extends z.ZodType>(
   }
   const { rows } = await db.query<{ id: number }>(
     `select id from graphile_worker.add_job($1, $2::json, run_at => $3, max_attempts => $4, queue_name => $5)`,
-    [task.name, JSON.stringify({ job_run_id: run.id, data }), options.runAt ?? null, run.max_attempts, options.queueName ?? null],
+    [task.name, envelope(run.id, data, run.workspace_id, run.tenant_id), options.runAt ?? null, run.max_attempts, options.queueName ?? null],
   );
   await jobRuns.setWorkerJobId(db, run.id, rows[0].id);
   return { job: { ...run, worker_job_id: rows[0].id }, created: true };
@@ -141,13 +141,85 @@ export async function cancelJob(app: AppContext, runId: string, scope: jobRuns.J
   });
 }
 
-const envelopeSchema = z.object({ job_run_id: z.uuid(), data: z.unknown() });
+/**
+ * What graphile-worker carries for a job: the job_runs id, the task's input and the run's scope, so
+ * that the wrapper can start the task without reading the row first.
+ */
+const envelopeSchema = z.object({
+  job_run_id: z.uuid(),
+  data: z.unknown(),
+  // Absent in jobs enqueued before the scope was carried: those are claimed before they run.
+  workspace_id: z.uuid().nullable().optional(),
+  tenant_id: z.uuid().nullable().optional(),
+});
+const envelope = (id: string, data: unknown, workspaceId?: string | null, tenantId?: string | null) =>
+  JSON.stringify({ job_run_id: id, data, workspace_id: workspaceId ?? null, tenant_id: tenantId ?? null });
 const cronEnvelopeSchema = z.object({ _cron: z.object({ ts: z.string() }).loose() }).loose();
 
 function describeError(err: unknown): string {
   if (err instanceof z.ZodError) return `invalid payload: ${err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
   if (err instanceof Error) return err.message || err.name;
   return String(err);
+}
+
+/**
+ * A run is moved to `running` only once its task has been busy for this long, reports progress or
+ * fails: a quick job then costs one bookkeeping statement (queued -> succeeded) instead of two,
+ * and pollers see `running` within this delay for anything longer.
+ */
+const CLAIM_AFTER_MS = 200;
+
+/** The job_runs row of the attempt a worker is running, and its bookkeeping. */
+interface StartedRun {
+  id: string;
+  data: unknown;
+  workspaceId: string | null;
+  tenantId: string | null;
+  /** Moves the row to running now (once); false when it was not runnable (cancelled or finished). */
+  claim(): Promise<boolean>;
+  succeed(result: unknown): Promise<void>;
+  fail(detail: string): Promise<void>;
+}
+
+function claimedRun(app: AppContext, row: JobRun, data: unknown): StartedRun {
+  return {
+    id: row.id,
+    data,
+    workspaceId: row.workspace_id,
+    tenantId: row.tenant_id,
+    claim: async () => true,
+    succeed: (result) => jobRuns.completeJobRun(app.pool, row.id, result),
+    fail: (detail) => jobRuns.failJobRun(app.pool, row.id, detail),
+  };
+}
+
+function deferredRun(app: AppContext, id: string, attempt: number, data: unknown, workspaceId: string | null, tenantId: string | null): StartedRun {
+  const startedAt = new Date();
+  let claiming: Promise<boolean> | undefined;
+  const claimOnce = () => (claiming ??= jobRuns.claimJobRun(app.pool, id, attempt).then((row) => row !== null));
+  const timer = setTimeout(() => void claimOnce().catch((err) => app.logger.warn('could not mark a job running', { job_run_id: id, err })), CLAIM_AFTER_MS);
+  timer.unref();
+  return {
+    id,
+    data,
+    workspaceId,
+    tenantId,
+    claim() {
+      clearTimeout(timer);
+      return claimOnce();
+    },
+    async succeed(result) {
+      clearTimeout(timer);
+      if (claiming && (await claiming)) return jobRuns.completeJobRun(app.pool, id, result);
+      if (!(await jobRuns.finishJobRun(app.pool, id, attempt, startedAt, result))) {
+        app.logger.warn('job finished, but its run was no longer runnable (cancelled or already finished)', { job_run_id: id });
+      }
+    },
+    async fail(detail) {
+      clearTimeout(timer);
+      await jobRuns.failJobRun(app.pool, id, detail, attempt);
+    },
+  };
 }
 
 /** Turns a task definition into a graphile-worker task bound to `app`. */
@@ -160,7 +232,7 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
     };
     const log = app.logger.child({ task: task.name, worker_job_id: helpers.job.id });
 
-    const run = await resolveRun(task, app, rawPayload, helpers);
+    const run = await startRun(task, app, rawPayload, helpers);
     if (!run) {
       log.warn('job skipped: no runnable job_runs row (cancelled, finished or malformed envelope)');
       observe('skipped');
@@ -169,7 +241,7 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
     return withTrace(`job:${run.id}`, async () => {
       const parsed = task.payload.safeParse(run.data);
       if (!parsed.success) {
-        await jobRuns.failJobRun(app.pool, run.id, describeError(parsed.error));
+        await run.fail(describeError(parsed.error));
         log.error('job failed: invalid payload', { job_run_id: run.id, error: describeError(parsed.error) });
         observe('failed');
         return;
@@ -179,24 +251,27 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
         runId: run.id,
         attempt: helpers.job.attempts,
         maxAttempts: helpers.job.max_attempts,
-        workspaceId: run.row.workspace_id,
-        tenantId: run.row.tenant_id,
-        progress: (percent, step) => jobRuns.recordJobProgress(app.pool, run.id, Math.max(0, Math.min(100, Math.round(percent))), step),
+        workspaceId: run.workspaceId,
+        tenantId: run.tenantId,
+        progress: async (percent, step) => {
+          if (await run.claim()) await jobRuns.recordJobProgress(app.pool, run.id, Math.max(0, Math.min(100, Math.round(percent))), step);
+        },
         signal: helpers.abortSignal,
       };
       try {
         const result = await task.run(parsed.data, ctx);
-        await jobRuns.completeJobRun(app.pool, run.id, result);
+        await run.succeed(result);
         observe('succeeded');
       } catch (err) {
         const detail = describeError(err);
         const permanent = err instanceof PermanentJobError || err instanceof z.ZodError;
         if (permanent || helpers.job.attempts >= helpers.job.max_attempts) {
-          await jobRuns.failJobRun(app.pool, run.id, detail);
+          await run.fail(detail);
           log.error('job failed', { job_run_id: run.id, attempt: helpers.job.attempts, err });
           observe('failed');
           return; // recorded; nothing for graphile-worker to retry
         }
+        await run.claim(); // the attempt is recorded on the row before it goes back to queued
         await jobRuns.retryJobRun(app.pool, run.id, detail);
         log.warn('job attempt failed; will retry', { job_run_id: run.id, attempt: helpers.job.attempts, err });
         observe('retried');
@@ -206,12 +281,20 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
   };
 }
 
-/** Claims the job_runs row of this attempt; cron-scheduled jobs get a row created on the fly. */
-async function resolveRun(task: TaskDefinition, app: AppContext, rawPayload: unknown, helpers: JobHelpers) {
+/**
+ * The run of this attempt. Coalescing tasks (whose key must be released as the run starts) and jobs
+ * enqueued without their scope in the envelope are claimed before the task starts; the others when
+ * CLAIM_AFTER_MS says. Cron-scheduled jobs get a row created on the fly.
+ */
+async function startRun(task: TaskDefinition, app: AppContext, rawPayload: unknown, helpers: JobHelpers): Promise<StartedRun | null> {
   const envelope = envelopeSchema.safeParse(rawPayload);
   if (envelope.success) {
-    const row = await jobRuns.claimJobRun(app.pool, envelope.data.job_run_id, helpers.job.attempts, task.coalescing);
-    return row ? { id: row.id, row, data: envelope.data.data } : null;
+    const { job_run_id: id, data, workspace_id: workspaceId, tenant_id: tenantId } = envelope.data;
+    if (task.coalescing || workspaceId === undefined || tenantId === undefined) {
+      const row = await jobRuns.claimJobRun(app.pool, id, helpers.job.attempts, task.coalescing);
+      return row ? claimedRun(app, row, data) : null;
+    }
+    return deferredRun(app, id, helpers.job.attempts, data, workspaceId, tenantId);
   }
   if (cronEnvelopeSchema.safeParse(rawPayload).success) {
     const { _cron, ...data } = rawPayload as Record<string, unknown>;
@@ -221,7 +304,7 @@ async function resolveRun(task: TaskDefinition, app: AppContext, rawPayload: unk
       maxAttempts: helpers.job.max_attempts,
       status: 'running',
     });
-    return row ? { id: row.id, row, data } : null;
+    return row ? claimedRun(app, row, data) : null;
   }
   return null;
 }

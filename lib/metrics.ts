@@ -48,7 +48,7 @@ export function registerQueueDepthReader(reader: DepthReader): () => void {
 
 new client.Gauge({
   name: 'svc_job_queue_depth',
-  help: 'Jobs waiting or running, by task and status, read from job_runs at scrape time.',
+  help: 'Jobs waiting or running, by task and status, read from the graphile-worker queue at scrape time.',
   labelNames: ['task', 'status'],
   registers: [registry],
   async collect() {

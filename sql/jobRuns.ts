@@ -131,11 +131,27 @@ export async function completeJobRun(db: Queryable, id: string, result: unknown)
   );
 }
 
-export async function failJobRun(db: Queryable, id: string, errorDetail: string): Promise<void> {
+/**
+ * A quick run in one statement: queued (never claimed) or running straight to succeeded, with the
+ * attempt and the time it started. False when the row was not runnable (cancelled or finished).
+ */
+export async function finishJobRun(db: Queryable, id: string, attempt: number, startedAt: Date, result: unknown): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update job_runs set status = 'succeeded', attempts = $2, started_at = coalesce(started_at, $3), progress = 100, result = $4,
+       error_detail = null, finished_at = now(), updated_at = now()
+     ${ASYNC_COMMIT} where id = $1 and status in ('queued', 'running')`,
+    [id, attempt, startedAt, result === undefined ? null : JSON.stringify(result)],
+  );
+  return rowCount === 1;
+}
+
+/** Terminal failure; `attempt` when the wrapper knows it (a run may fail before it was claimed). */
+export async function failJobRun(db: Queryable, id: string, errorDetail: string, attempt?: number): Promise<void> {
   await db.query(
-    `update job_runs set status = 'failed', error_detail = $2, finished_at = now(), updated_at = now()
+    `update job_runs set status = 'failed', error_detail = $2, attempts = coalesce($3, attempts),
+       started_at = coalesce(started_at, now()), finished_at = now(), updated_at = now()
      where id = $1 and status in ('queued', 'running')`,
-    [id, errorDetail],
+    [id, errorDetail, attempt ?? null],
   );
 }
 
@@ -176,9 +192,14 @@ export async function findJobRun(db: Queryable, id: string, scope: JobScope): Pr
   return rows[0] ?? null;
 }
 
+/**
+ * Queue depth by task: graphile-worker's own queue (jobs waiting, including retries not yet due, and
+ * jobs a worker holds), which is small, rather than the job_runs history, which is not.
+ */
 export async function activeJobCounts(db: Queryable): Promise<Array<{ kind: string; status: string; count: number }>> {
   const { rows } = await db.query<{ kind: string; status: string; count: number }>(
-    `select kind, status, count(*)::int as count from job_runs where status in ('queued', 'running') group by kind, status`,
+    `select task_identifier as kind, case when locked_at is null then 'queued' else 'running' end as status, count(*)::int as count
+       from graphile_worker.jobs group by 1, 2`,
   );
   return rows;
 }

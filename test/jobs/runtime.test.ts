@@ -86,6 +86,17 @@ const strictTask = defineTask({
     return { count };
   },
 });
+/** Holds its gate without reporting progress (a busy job that says nothing). */
+const silentTask = defineTask({
+  name: 'test__silent',
+  payload: z.object({ gate: z.string() }),
+  async run({ gate }) {
+    countRun(gate);
+    await gates.get(gate)?.promise;
+    return { done: true };
+  },
+});
+
 /** Like stepsTask, with a coalescing job key (recommendation__verify is one). */
 const coalescingTask = defineTask({
   name: 'test__coalescing',
@@ -101,7 +112,7 @@ const coalescingTask = defineTask({
 /** The same task as an older deploy declared it: a looser payload reaches the worker's strict parser. */
 const legacyStrictTask: TaskDefinition = { ...strictTask, payload: z.object({ count: z.unknown() }) } as TaskDefinition;
 
-const testTasks = [stepsTask, flakyTask, alwaysFailsTask, permanentTask, gatedFailureTask, countedTask, strictTask, coalescingTask] as TaskDefinition[];
+const testTasks = [silentTask, stepsTask, flakyTask, alwaysFailsTask, permanentTask, gatedFailureTask, countedTask, strictTask, coalescingTask] as TaskDefinition[];
 
 let t: TestApp;
 test.before(async () => {
@@ -174,7 +185,7 @@ test('an enqueue without a job key writes the run and its worker job with run_at
          from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.id = $1`,
       [job.worker_job_id],
     );
-    assert.equal(rows[0], { task_identifier: countedTask.name, payload: { job_run_id: job.id, data: { key } }, run_at: runAt, max_attempts: 7, queue_name: `q-${key}` });
+    assert.equal(rows[0], { task_identifier: countedTask.name, payload: { job_run_id: job.id, data: { key }, workspace_id: t.demo.workspaceId, tenant_id: null }, run_at: runAt, max_attempts: 7, queue_name: `q-${key}` });
   } finally {
     await cancelJob(t.app, job.id, { workspaceId: t.demo.workspaceId });
   }
@@ -219,6 +230,30 @@ test('a committed job moves queued -> running -> succeeded with progress, steps 
   // Completion is batched per tick: the worker row goes right after the run is recorded.
   assert.is(await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : false), 5_000, 'worker job removed'), false);
   assert.is(await jobsCounter(stepsTask.name, 'succeeded'), succeededBefore + 1);
+});
+
+test('a quick job is recorded queued -> succeeded in one update, with its attempt and start time', async () => {
+  const key = randomUUID();
+  const { job } = await enqueueJob(t.app.pool, countedTask, { key }, { workspaceId: t.demo.workspaceId });
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.equal(done.result, { runs: 1 });
+  assert.is(done.attempts, 1);
+  assert.is(done.progress, 100);
+  assert.ok(done.started_at && done.finished_at && done.started_at <= done.finished_at);
+  assert.is(invocations.get(key), 1);
+});
+
+test('a busy job that reports no progress is shown running once the claim delay has passed', async () => {
+  const gate = randomUUID();
+  gates.set(gate, deferred());
+  const { job } = await enqueueJob(t.app.pool, silentTask, { gate }, { workspaceId: t.demo.workspaceId });
+  const running = await untilStatus(job.id, 'running');
+  assert.is(running.attempts, 1);
+  assert.ok(running.started_at);
+  gates.get(gate)!.resolve();
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.equal(done.result, { done: true });
+  assert.equal(done.started_at, running.started_at);
 });
 
 test('a payload that fails its schema is refused at enqueue', async () => {

@@ -78,8 +78,11 @@ test('stopping a worker lets the running job finish', async () => {
     const handle = await startWorker(t.app, { tasks: [slowTask], concurrency: 1, pool: workerPool, pollInterval: 100 });
     const { job } = await enqueueJob(t.app.pool, slowTask, {});
     assert.is(await started.promise, job.id);
-    const running = await t.app.pool.query<JobRun>('select * from job_runs where id = $1', [job.id]);
-    assert.is(running.rows[0].status, 'running');
+    // A busy job is marked running shortly after it starts (jobs/runtime.ts, CLAIM_AFTER_MS).
+    await eventually(async () => {
+      const { rows } = await t.app.pool.query<JobRun>('select status from job_runs where id = $1', [job.id]);
+      return rows[0].status === 'running' ? true : undefined;
+    }, 900, 'the job to be marked running');
 
     await handle.stop();
     // Read right after stop() resolved: the job was drained, not abandoned or aborted.
