@@ -60,7 +60,7 @@ export interface VerifyFixResult {
   k: number;
   k_used: number;
   h: number;
-  /** Requested and achieved in-control ARL, and the ARL at the pre-fix rate, in periods. */
+  /** Requested and achieved in-control ARL (Infinity beyond floating point), and the ARL at the pre-fix rate, in periods. */
   target_arl0: number;
   arl0: number;
   arl1: number;
@@ -119,7 +119,7 @@ export function verifyFix(input: VerifyFixInput): VerifyFixResult {
     min_periods: result.minPeriods,
     assumption:
       `Poisson counts per ${periodDays}-day period; in control at ${round(inControlRate, 4)} per period (the fix's target) ` +
-      `with an average run length of ${round(result.arl0, 1)} periods (at least ${result.targetArl0}) before a false alarm; ` +
+      `with an average run length of ${Number.isFinite(result.arl0) ? round(result.arl0, 1) : 'more than 1e308'} periods (at least ${result.targetArl0}) before a false alarm; ` +
       `a return to the pre-fix rate ${round(preFixRate, 4)} is detected after ${round(result.arl1, 1)} periods on average`,
   };
 }

@@ -54,6 +54,34 @@ test('ARLs agree with R surveillance::arlCusum (Hawkins 1992)', () => {
   relClose(cusumArl(0.5, { m: 4, referenceSteps: 3, thresholdSteps: 10 }), 47.9966138036535, 1e-10, 'coarser lattice');
 });
 
+test('ARLs stay accurate when a false alarm is rarer than 1e-16 per period, and cost nothing at large rates', () => {
+  // Expectations from R 4.2.2 (stats::dpois, ppois with lower.tail = FALSE, so no cancellation):
+  //   l <- 1e-5; p1 <- dpois(1, l); p2 <- dpois(2, l); T2 <- ppois(1, l, lower.tail = FALSE); T3 <- ppois(2, l, lower.tail = FALSE)
+  //   (1 - p1 + p2) / (p2 * T2 + T3 * (1 - p1))          # the two-state chain above, rearranged: 5999955001057491
+  //   1 / ppois(30, 1, lower.tail = FALSE)                # h below one count, k = 30: 2.16541732937836e+34
+  //   1 / ppois(1005000, 1e6, lower.tail = FALSE)         # k five standard deviations above a rate of 1e6: 3425956.97273749
+  // Forming 1 - P(stay) gave a negative ARL for the first two and lost six digits on the third.
+  relClose(cusumArl(1e-5, { m: 1, referenceSteps: 1, thresholdSteps: 2 }), 5999955001057491, 1e-12, 'two states, rate 1e-5');
+  relClose(cusumArl(1, { m: 1, referenceSteps: 30, thresholdSteps: 1 }), 2.16541732937836e34, 1e-12, 'k = 30 at rate 1');
+  relClose(cusumArl(1e6, { m: 1, referenceSteps: 1_005_000, thresholdSteps: 1 }), 3425956.97273749, 1e-8, 'rate 1e6');
+  // A pre-fix rate of 6e8 per period (two occurrences a millisecond before a fix) halved: no O(rate)
+  // work (it took minutes), a false alarm so rare that its ARL is beyond floating point, and a
+  // return to the pre-fix rate seen at once.
+  const lattice = { m: 50, referenceSteps: 50 * 436_270_980, thresholdSteps: 1 };
+  assert.is(cusumArl(3e8, lattice), Infinity);
+  assert.is(cusumArl(6e8, lattice), 1);
+  // Designs for high pre-fix rates: every in-control ARL is at least the target, never negative.
+  for (const [l0, l1] of [
+    [1, 100],
+    [10, 1000],
+    [300, 1000],
+    [5000, 10000],
+  ]) {
+    const d = cusumDesign(l0, l1, 370);
+    assert.ok(d.arl0 >= 370 && d.arl1 >= 1, `λ0 ${l0}, λ1 ${l1}: ARL0 ${d.arl0}, ARL1 ${d.arl1}`);
+  }
+});
+
 test("design: Lucas' k, the smallest h on the lattice with ARL0 at least the target", () => {
   for (const [l0, l1] of [
     [0.2, 0.6],
