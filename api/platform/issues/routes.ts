@@ -1,6 +1,7 @@
 /** Issues: create, list (filters of the spec), get, update, close, and per-issue event history. */
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
+import { enqueueVerifications } from '../../../jobs/tasks/recommendation__verify.ts';
 import { withEventBatch, type StoredEvent } from '../../../sql/events.ts';
 import { issueColumns, type IssueRow } from '../../../sql/issueProjection.ts';
 import { issueStatuses, severities } from '../../../sql/issueRules.ts';
@@ -110,6 +111,8 @@ export const issueRoutes = [
             ],
             'api',
           );
+          // An update of an issue of a pattern with an implemented fix: the fix is verified again (as on ingest).
+          await enqueueVerifications(client, principal.workspaceId, [results[0].issue_id]);
           const issue = toIssue((await findIssue(client, principal.workspaceId, results[0].issue_id))!);
           return results[0].created ? reply.created(issue) : reply.ok(issue);
         },

@@ -424,6 +424,11 @@ test('re-ingesting an issue of a pattern with an implemented fix enqueues its ve
   const again = await api.post('/v1/ingest/events', { ...member, title: `${member.title} (again)` }, fresh());
   assert.is(again.status, 202, again.text);
   assert.is(await verifyJobs(), jobsBefore + 1);
+  // POST /v1/issues with a known (source, external_id) updates the issue as ingest does: verified again too.
+  await eventually(async () => ((await t.app.pool.query(`select 1 from job_runs where kind = 'recommendation__verify' and status = 'queued'`)).rowCount ? undefined : true));
+  const updated = await api.post('/v1/issues', { ...member, title: `${member.title} (updated)` });
+  assert.equal([updated.status, updated.body.pattern_id], [200, patternOf.memory.id], updated.text);
+  assert.is(await verifyJobs(), jobsBefore + 2);
   // An issue of a pattern without an implemented fix enqueues nothing.
   const total = async () => (await t.app.pool.query(`select count(*)::int as n from job_runs where kind = 'recommendation__verify'`)).rows[0].n;
   const totalBefore = await total();
