@@ -116,6 +116,10 @@ export function productErrorHandler(logger: Logger): ErrorRequestHandler {
       return sendProductError(res, 422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {} }]);
     }
     if (type === 'entity.too.large') return sendProductError(res, 413, 'Request body is too large.');
+    // express could not percent-decode a path parameter (`/admin/tenants/%ZZ`): the path fails validation.
+    if (err instanceof URIError && (err as { status?: number }).status === 400) {
+      return sendProductError(res, 422, [{ loc: ['path'], msg: 'Invalid percent-encoding in the path', type: 'value_error', input: req.path }]);
+    }
     logger.error('unhandled error', { err, method: req.method, path: req.path });
     sendProductError(res, 500, 'Internal Server Error');
   };
