@@ -1,6 +1,7 @@
 /**
  * What the onboarding-data routes share: the tenant must exist (404 `Tenant not found.`) and be
- * provisioned, i.e. `onboarding` or `live` (409 otherwise), before data goes into its schema. Reads
+ * provisioned, i.e. `onboarding` or `live` (409 otherwise, or the route's own 409 text for a tenant not yet
+ * provisioned, such as train's "no dataset"), before data goes into its schema. Reads
  * ask whether the schema holds the onboarding tables at all (none before provisioning).
  */
 import type { Queryable } from '../../../lib/db.ts';
@@ -11,10 +12,15 @@ import { requireTenant } from '../tenants/lookup.ts';
 
 export const PROVISIONED_STATES = ['onboarding', 'live'] as const;
 
-export async function requireProvisionedTenant(db: Queryable, tenantId: string): Promise<TenantRow> {
+export async function requireProvisionedTenant(db: Queryable, tenantId: string, unprovisionedMessage?: string): Promise<TenantRow> {
   const tenant = await requireTenant(db, tenantId);
   if (!(PROVISIONED_STATES as readonly string[]).includes(tenant.lifecycle_state)) {
-    throw conflict(`Tenant is '${tenant.lifecycle_state}'; onboarding data needs a provisioned tenant -- provision it first.`);
+    const beforeProvisioning = tenant.lifecycle_state === 'draft' || tenant.lifecycle_state === 'provisioning';
+    throw conflict(
+      beforeProvisioning && unprovisionedMessage
+        ? unprovisionedMessage
+        : `Tenant is '${tenant.lifecycle_state}'; onboarding data needs a provisioned tenant -- provision it first.`,
+    );
   }
   return tenant;
 }

@@ -17,7 +17,7 @@ import { trainingConfig } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
-import { requireTenant, tenantParams } from '../tenants/lookup.ts';
+import { queuedBody, queuedSchema, requireTenant, tenantParams } from '../tenants/lookup.ts';
 import { hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
 
 export const NO_DATASET = 'No ingested dataset to train on -- complete the ingest step first.';
@@ -74,7 +74,7 @@ export const trainingRoutes = [
     operationId: 'train_model',
     summary: 'Queue training on the latest dataset version',
     description:
-      'Durable key `train:{tenant_id}:{dataset_id}:{config_hash}`: a repeat answers the existing job (with its current status); ' +
+      'Durable key `train:{tenant_id}:{dataset_id}:{config_hash}`: a repeat answers the existing job_id; ' +
       'a new dataset version or training configuration gives a new job. `{"retry_terminal": true}` puts a failed or ' +
       'cancelled job of the same key back in the queue. Poll `/train/status`.',
     tags: ['onboarding'],
@@ -82,12 +82,13 @@ export const trainingRoutes = [
     params: tenantParams,
     body: z.strictObject({ retry_terminal: z.boolean().default(false) }).optional(),
     responses: {
-      202: { description: 'Queued (or the existing job of the same key)', schema: z.object({ status: z.enum(jobStatuses), job_id: z.uuid() }) },
+      202: { description: '`{status: queued, job_id}` (a repeat: the existing job_id of the same key)', schema: queuedSchema },
       404: { description: 'Tenant not found.', schema: detailSchema },
       409: { description: NO_DATASET, schema: detailSchema },
     },
     handler: async ({ app, params, body }) => {
-      const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
+      // A tenant not provisioned yet has no dataset either: the spec's text, not the generic one.
+      const tenant = await requireProvisionedTenant(app.pool, params.tenant_id, NO_DATASET);
       const { dataset, config } = await withTenant(app.pool, tenant.schema_name, async (db) => ({ dataset: await latestDataset(db), config: await trainingConfig(db) }));
       if (!dataset) throw conflict(NO_DATASET);
       const { job } = await withTransaction(app.pool, (client) =>
@@ -98,7 +99,7 @@ export const trainingRoutes = [
           { jobKey: trainJobKey(tenant.id, dataset.id, config.config_hash), tenantId: tenant.id, retryTerminal: body?.retry_terminal ?? false },
         ),
       );
-      return reply.accepted({ status: job.status, job_id: job.id });
+      return reply.accepted(queuedBody(job));
     },
   }),
   productRoute({

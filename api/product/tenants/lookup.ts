@@ -6,6 +6,17 @@ import { findTenant, lockTenant, lifecycleStates, type TenantRow } from '../../.
 
 export const tenantParams = z.object({ tenant_id: z.uuid() });
 
+/**
+ * The answer of POST provision and POST train: the spec's `{status: queued, job_id}`, a repeat included (the
+ * status routes tell how the job fares); only a failed or cancelled job that was not queued again says so.
+ */
+export const queuedSchema = z.object({ status: z.enum(['queued', 'failed', 'cancelled']), job_id: z.uuid() });
+
+export const queuedBody = (job: { id: string; status: string }) => ({
+  status: job.status === 'failed' || job.status === 'cancelled' ? job.status : ('queued' as const),
+  job_id: job.id,
+});
+
 /** The tenant, or 404 `Tenant not found.`; `lock` takes its row lock (inside a transaction). */
 export async function requireTenant(db: Queryable, tenantId: string, lock = false): Promise<TenantRow> {
   const tenant = await (lock ? lockTenant(db, tenantId) : findTenant(db, tenantId));

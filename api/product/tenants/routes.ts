@@ -12,11 +12,10 @@ import { insertTenant, listTenants, transitionTenant } from '../../../sql/tenant
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
-import { requireTenant, tenantBody, tenantParams, tenantSchema } from './lookup.ts';
+import { queuedBody, queuedSchema, requireTenant, tenantBody, tenantParams, tenantSchema } from './lookup.ts';
 
 const SLUG_RULE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
-const queuedSchema = z.object({ status: z.enum(jobStatuses), job_id: z.uuid() });
 const provisionStatusSchema = z.object({
   status: z.enum(['not_started', ...jobStatuses]),
   progress: z.number().int(),
@@ -81,13 +80,13 @@ export const tenantRoutes = [
     operationId: 'provision_tenant',
     summary: 'Queue provisioning of the tenant’s schema',
     description:
-      'Idempotent through the durable job key `provision:{tenant_id}`: a repeat returns the existing job_id and its ' +
-      'current status; a failed or cancelled provisioning is queued again and resumes where it stopped. Poll `/provision/status`.',
+      'Idempotent through the durable job key `provision:{tenant_id}`: a repeat returns the existing job_id; a failed or ' +
+      'cancelled provisioning is queued again and resumes where it stopped. Poll `/provision/status` for the job’s state.',
     tags: ['onboarding'],
     auth: 'staff',
     params: tenantParams,
     responses: {
-      202: { description: '`{status: queued, job_id}` (a repeat: the existing job and its status)', schema: queuedSchema },
+      202: { description: '`{status: queued, job_id}` (a repeat: the existing job_id)', schema: queuedSchema },
       404: { description: 'Tenant not found.', schema: detailSchema },
       409: { description: "Tenant is '<state>'; provisioning only applies to draft/onboarding tenants.", schema: detailSchema },
     },
@@ -105,7 +104,7 @@ export const tenantRoutes = [
         if (created) await transitionTenant(client, tenant.id, ['draft'], 'provisioning');
         return job;
       });
-      return reply.accepted({ status: job.status, job_id: job.id });
+      return reply.accepted(queuedBody(job));
     },
   }),
   productRoute({

@@ -14,7 +14,7 @@ import { withTenant } from '../../../sql/tenantSchema.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { ingestRecords, syntheticRecords, trainCheckpoint, waitForTrainJob } from '../../helpers/onboarding.ts';
-import { createTenant, provisionTenant, seedStaff, staffLogin } from '../../helpers/product.ts';
+import { createTenant, provisionTenant, seedStaff, setTenantState, staffLogin } from '../../helpers/product.ts';
 
 const clock = new TestClock('2025-02-01T00:00:00Z');
 let t: TestApp;
@@ -65,7 +65,7 @@ test('train: 409 without a dataset, not_started status, durable keys per (datase
   assert.is(first.status, 202, first.text);
   assert.is(first.body.status, 'queued');
   const repeat = await admin.post(`${base}/train`, {});
-  assert.is(repeat.body.job_id, first.body.job_id, 'a repeat answers the same job');
+  assert.equal(repeat.body, { status: 'queued', job_id: first.body.job_id }, 'a repeat answers the same job in the spec shape');
   const job = await findJobRun(t.app.pool, first.body.job_id, { tenantId: id });
   assert.is(job!.kind, 'tenant__train');
 
@@ -94,6 +94,28 @@ test('train: 409 without a dataset, not_started status, durable keys per (datase
   assert.equal(list.body.map((c: { model_version: number }) => c.model_version), [...list.body.map((c: { model_version: number }) => c.model_version)].sort((a, b) => a - b));
   const status = await admin.get(`${base}/train/status`);
   assert.equal(status.body, { status: 'succeeded', progress: 100, error_detail: null });
+});
+
+test('train before provisioning has no dataset either: the same 409 text', async () => {
+  for (const state of ['draft', 'provisioning'] as const) {
+    const tenant = await createTenant(admin);
+    if (state === 'provisioning') await setTenantState(t, tenant.id, state);
+    const res = await admin.post(`/admin/tenants/${tenant.id}/train`);
+    assert.is(res.status, 409, state);
+    assert.is(res.text, JSON.stringify({ detail: NO_DATASET }), state);
+  }
+});
+
+test('a repeat of a succeeded train job still answers {status: queued, job_id}; the status route says succeeded', async () => {
+  const id = await provisioned();
+  const base = `/admin/tenants/${id}`;
+  await ingestRecords(admin, id, syntheticRecords(60, 3, 3));
+  const first = await admin.post(`${base}/train`);
+  await waitForTrainJob(t, id, (j) => j.id === first.body.job_id && j.status === 'succeeded');
+  const repeat = await admin.post(`${base}/train`);
+  assert.is(repeat.status, 202);
+  assert.equal(repeat.body, { status: 'queued', job_id: first.body.job_id });
+  assert.is((await admin.get(`${base}/train/status`)).body.status, 'succeeded');
 });
 
 test('a job that cannot train ends failed with error_detail; retry_terminal queues the same job again', async () => {

@@ -190,6 +190,12 @@ test('query and path validation failures are 422 located in the query and the pa
   assert.equal(ok.body, { id, name: 'n', count: 2, limit: 5 });
 });
 
+test('a path parameter that cannot be percent-decoded is 422 located in the path, not a 500', async () => {
+  const res = await t.product.post('/probe/things/%ZZ', { name: 'n', count: 1 });
+  assert.is(res.status, 422, res.text);
+  assert.equal(res.body.detail, [{ loc: ['path'], msg: 'Invalid percent-encoding in the path', type: 'value_error', input: '/probe/things/%ZZ' }]);
+});
+
 test('malformed JSON is 422 with a body location; an oversized body is 413', async () => {
   const res = await t.product.request('POST', `/probe/things/${randomUUID()}`, {
     raw: '{"name": "n", "count":',

@@ -100,10 +100,12 @@ test('provision: 202 queued with a durable job, the schema gets the tenant migra
   const { rows: policy } = await t.app.pool.query(`select retention_days, redact_pii from "${schema}".data_policy`);
   assert.equal(policy, [{ retention_days: null, redact_pii: false }], 'seed_defaults records the default data policy');
 
-  // A repeat (onboarding is a provisionable state) returns the same job, with its current status.
+  // A repeat (onboarding is a provisionable state) returns the same job in the spec's shape `{status: queued, job_id}`;
+  // the status route tells how it fared.
   const again = await admin.post(`/admin/tenants/${tenant.id}/provision`);
   assert.is(again.status, 202);
-  assert.equal(again.body, { status: 'succeeded', job_id: queued.body.job_id });
+  assert.equal(again.body, { status: 'queued', job_id: queued.body.job_id });
+  assert.is((await admin.get(`/admin/tenants/${tenant.id}/provision/status`)).body.status, 'succeeded');
 });
 
 test('provision in any other state is 409 with the exact text; unknown tenant 404; support_readonly 403; CSRF required', async () => {
@@ -209,3 +211,26 @@ test('svc migrate brings existing tenant schemas up to the tenant migrations of 
 });
 
 test.run();
+
+test('422 items use pydantic’s vocabulary and the spec’s key order {loc, msg, type, input} on real routes', async () => {
+  const notObject = await admin.post('/admin/login', []);
+  assert.is(notObject.status, 422);
+  assert.equal(notObject.body.detail, [{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type', input: [] }]);
+  assert.equal(Object.keys(notObject.body.detail[0]), ['loc', 'msg', 'type', 'input']);
+
+  const badPath = await admin.get('/admin/tenants/acme/provision/status');
+  assert.is(badPath.status, 422);
+  assert.equal(badPath.body.detail, [{ loc: ['path', 'tenant_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: 'acme' }]);
+
+  const tenant = await createTenant(admin);
+  const wrongTypes = await admin.post(`/admin/tenants/${tenant.id}/train`, { retry_terminal: 'yes' });
+  assert.equal(wrongTypes.body.detail, [{ loc: ['body', 'retry_terminal'], msg: 'Input should be a valid boolean', type: 'bool_type', input: 'yes' }]);
+  const policy = await admin.put(`/admin/tenants/${tenant.id}/data-policy`, { retention_days: 'ten', redact_pii: [] });
+  assert.equal(
+    policy.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type]),
+    [['body.retention_days', 'float_type'], ['body.redact_pii', 'bool_type']],
+  );
+  const fraction = await admin.put(`/admin/tenants/${tenant.id}/data-policy`, { retention_days: 1.5 });
+  assert.equal(fraction.body.detail[0].loc, ['body', 'retention_days']);
+  assert.is(fraction.body.detail[0].type, 'int_type');
+});
