@@ -69,6 +69,10 @@ export function platformErrorHandler(logger: Logger): ErrorRequestHandler {
     if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
       return sendPlatformError(req, res, new AppError('unsupported_media_type', 'Unsupported request body encoding'));
     }
+    // express could not percent-decode a path parameter (`/v1/jobs/%ZZ`): the path fails validation.
+    if (err instanceof URIError && (err as { status?: number }).status === 400) {
+      return sendPlatformError(req, res, new AppError('validation_error', 'Request validation failed', { path: 'is not valid percent-encoding' }));
+    }
     logger.error('unhandled error', { err, method: req.method, path: req.path });
     sendPlatformError(req, res, new AppError('internal_error', 'Internal server error'));
   };

@@ -20,6 +20,16 @@ test('an empty integer query value is a 400, never 0', async () => {
   }
 });
 
+test('a path parameter that is not valid percent-encoding is a 400, never a 500', async () => {
+  for (const path of ['/v1/jobs/%ZZ', '/v1/issues/%E0%A4%A']) {
+    const res = await api.get(path);
+    assert.is(res.status, 400, path);
+    assert.is(res.body.error.code, 'validation_error');
+    assert.equal(res.body.error.details, { path: 'is not valid percent-encoding' });
+    assert.is(res.body.error.trace_id, res.headers.get('x-request-id'));
+  }
+});
+
 test('POST /v1/issues with a known (source, external_id) answers 200 with the updated issue', async () => {
   const first = await api.post('/v1/issues', { title: 'First', severity: 'low', source: 'crm', external_id: 'X-1' });
   assert.is(first.status, 201);
