@@ -2,8 +2,12 @@
  * Stage 1, snapshot: the frozen input of a run. The eligible issues of the workspace as of the
  * cut-off (ids, text, times, severity, source), the reviewers' decisions that feed extraction, and
  * the patterns of the previous run that new clusters are matched against; sorted canonically, with a
- * digest of the whole.
+ * digest of the whole. Issues are ordered by a digest of their content (title, narrative, severity,
+ * source, occurred_at), ids only breaking ties between identical content: clustering depends on the
+ * order of its input, and the same issues must give the same patterns whatever ids a database
+ * happened to assign them (a re-import, another environment, a test's fresh database).
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { digestOutput } from '../manifest.ts';
 import type { StageContext } from './context.ts';
@@ -57,9 +61,14 @@ export interface SnapshotOutput {
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+const contentDigest = (i: SnapshotIssue) =>
+  createHash('sha256').update(JSON.stringify([i.title, i.narrative, i.severity, i.source, i.occurred_at])).digest('hex');
+
 export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput {
   const input = snapshotInputSchema.parse(raw);
-  const issues = [...input.issues].sort(byId);
+  const keyed = input.issues.map((issue) => ({ key: contentDigest(issue), issue }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : byId(a.issue, b.issue)));
+  const issues = keyed.map((k) => k.issue);
   const latest = new Map<string, Decision>();
   for (const d of [...input.decisions].sort((a, b) => (a.decided_at < b.decided_at ? -1 : a.decided_at > b.decided_at ? 1 : 0))) {
     latest.set(`${d.issue_id}:${d.kind}`, d);

@@ -20,6 +20,20 @@ const digests = (records: StageRecord[]) => records.map(({ stage, digest, bytes 
 
 const first = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: input() });
 
+test('the same issues under other ids give the same patterns (the snapshot orders issues by content)', async () => {
+  const original = input();
+  const renamed = new Map(original.issues.map((i) => [i.id, testUuid(`renamed:${i.id}`)]));
+  const relabelled = { ...original, issues: original.issues.map((i) => ({ ...i, id: renamed.get(i.id)! })) };
+  const other = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: relabelled });
+  const memberSets = (patterns: StageOutputs['patterns'], rename: (id: string) => string) =>
+    patterns.patterns.map((p) => p.member_ids.map(rename).sort().join(',')).sort();
+  assert.ok(first.outputs.patterns!.patterns.length > 1);
+  // Clustering saw the issues in the same order: the same k, selection and labels by position.
+  const clustering = (c: StageOutputs['cluster']) => ({ k: c.k, selection: c.selection, labels: Array.from(c.labels) });
+  assert.equal(clustering(other.outputs.cluster!), clustering(first.outputs.cluster!));
+  assert.equal(memberSets(other.outputs.patterns!, (id) => id), memberSets(first.outputs.patterns!, (id) => renamed.get(id)!));
+});
+
 test('two runs over the same seeded input give identical per-stage digests', async () => {
   const second = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: input() });
   assert.equal(first.records.map((r) => r.stage), stageNames);

@@ -179,7 +179,10 @@ const taxonomy: TaxonomyConfig = {
 function extracted(issues: Array<ReturnType<typeof issue>>, options: { decisions?: SnapshotInput['decisions']; rubric?: Partial<typeof defaultRubric> } = {}): ExtractOutput & { snap: SnapshotOutput } {
   const c = testContext({ configs: testConfigs({ taxonomy, ...(options.rubric ? { rubric: options.rubric } : {}) }) });
   const snap = frozen(issues, options.decisions);
-  return { ...extract({ snapshot: snap, normalize: normalize({ snapshot: snap }, c) }, c), snap };
+  const out = extract({ snapshot: snap, normalize: normalize({ snapshot: snap }, c) }, c);
+  // The snapshot orders issues by content; the assertions read the results in the order given here.
+  const at = new Map(snap.issues.map((s, i) => [s.id, i]));
+  return { ...out, results: issues.map((i) => out.results[at.get(i.id)!]), snap };
 }
 
 test('extract: two root-cause keywords of one entry decide it with confidence (1 − e^−2) · 2/(2 + 0)', () => {
