@@ -1,8 +1,22 @@
 /**
  * Housekeeping of expiring rows: idempotency cache entries, idle rate-limit counters, closed login
- * windows, spent password-reset tokens and long-dead staff sessions.
+ * windows, spent password-reset tokens, and staff and tenant sessions dead for 30 days (a tenant's
+ * sessions live in its own schema).
  */
 import type { Queryable } from '../lib/db.ts';
+import { schemaIdent } from './tenantSchema.ts';
+
+async function purgeTenantSessions(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ schema_name: string }>(
+    `select schema_name from tenants where to_regclass(quote_ident(schema_name) || '.sessions') is not null order by schema_name`,
+  );
+  let purged = 0;
+  for (const { schema_name } of rows) {
+    const res = await db.query(`delete from ${schemaIdent(schema_name)}.sessions where expires_at < now() - interval '30 days'`);
+    purged += res.rowCount ?? 0;
+  }
+  return purged;
+}
 
 export async function purgeExpired(db: Queryable): Promise<Record<string, number>> {
   const keys = await db.query(`delete from idempotency_keys where expires_at < now()`);
@@ -12,11 +26,13 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
   const attempts = await db.query(`delete from login_attempts where window_started_at < now() - interval '1 hour'`);
   const resets = await db.query(`delete from password_reset_tokens where expires_at < now() - interval '1 day'`);
   const sessions = await db.query(`delete from employee_sessions where expires_at < now() - interval '30 days'`);
+  const tenantSessions = await purgeTenantSessions(db);
   return {
     idempotency_keys: keys.rowCount ?? 0,
     rate_limit_counters: counters.rowCount ?? 0,
     login_attempts: attempts.rowCount ?? 0,
     password_reset_tokens: resets.rowCount ?? 0,
     employee_sessions: sessions.rowCount ?? 0,
+    tenant_sessions: tenantSessions,
   };
 }

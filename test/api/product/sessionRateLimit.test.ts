@@ -113,4 +113,22 @@ test('the hourly purge drops closed login windows and keeps open ones', async ()
   assert.equal(rows, [{ key: 'ip:open' }]);
 });
 
+
+test('the hourly purge drops tenant sessions dead for 30 days, in every tenant schema, and keeps the others', async () => {
+  const staff = await staffLogin(t, await seedStaff(t, { email: 'purge-admin@example.com' }));
+  const { tenant, user } = await liveTenant(t, staff);
+  const schema = `tenant_${tenant.id.replaceAll('-', '')}`;
+  await t.app.pool.query(
+    `insert into "${schema}".sessions (user_id, token_hash, expires_at, revoked_at) values
+       ($1, 'purge-old', now() - interval '31 days', null),
+       ($1, 'purge-revoked-recent', now() + interval '1 hour', now()),
+       ($1, 'purge-live', now() + interval '1 hour', null)`,
+    [user.id],
+  );
+  const purged = await purgeExpired(t.app.pool);
+  assert.ok(purged.tenant_sessions >= 1);
+  const { rows } = await t.app.pool.query(`select token_hash from "${schema}".sessions where token_hash like 'purge-%' order by token_hash`);
+  assert.equal(rows.map((r) => r.token_hash), ['purge-live', 'purge-revoked-recent']);
+});
+
 test.run();
