@@ -1,28 +1,34 @@
 /**
  * Login rate limits (product-api.md): per client IP 20 attempts per 5 minutes and per account 5 per
  * 15 minutes, fixed windows kept in Postgres so every process shares them, checked together before
- * any password or user row is read. POST /admin/login, POST /login and POST /accept-invite call it.
+ * any password or user row is read. POST /admin/login, POST /login and POST /accept-invite call it;
+ * password-reset requests have the same budgets under their own `reset:` keys.
  */
 import type { Request } from 'express';
 import type { AppContext } from '../../../lib/context.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { takeLoginAttempt, type Budget } from '../../../sql/loginAttempts.ts';
 
-export const IP_BUDGET = { limit: 20, windowMs: 5 * 60 * 1000 };
-export const ACCOUNT_BUDGET = { limit: 5, windowMs: 15 * 60 * 1000 };
+const IP_BUDGET = { limit: 20, windowMs: 5 * 60 * 1000 };
+const ACCOUNT_BUDGET = { limit: 5, windowMs: 15 * 60 * 1000 };
 
 export const staffAccountKey = (email: string) => `employee:${email.trim().toLowerCase()}`;
 export const tenantAccountKey = (tenantId: string, email: string) => `tenant:${tenantId}:${email.trim().toLowerCase()}`;
 
 /**
- * Takes one attempt from the caller's IP budget and, when given, the account's; throws 429
- * `Too many login attempts. Try again later.` with Retry-After when either is spent.
+ * Takes one attempt from the caller's IP budget and, when given, the account's (both keys under
+ * `prefix`); throws 429 `message` with Retry-After when either is spent.
  */
-export async function enforceLoginRateLimit(app: AppContext, req: Request, accountKey: string | null): Promise<void> {
-  const budgets: Budget[] = [{ key: `ip:${req.clientIp}`, ...IP_BUDGET }];
-  if (accountKey) budgets.push({ key: accountKey, ...ACCOUNT_BUDGET });
+async function enforceBudgets(app: AppContext, req: Request, accountKey: string | null, prefix: string, message: string): Promise<void> {
+  const budgets: Budget[] = [{ key: `${prefix}ip:${req.clientIp}`, ...IP_BUDGET }];
+  if (accountKey) budgets.push({ key: `${prefix}${accountKey}`, ...ACCOUNT_BUDGET });
   const outcome = await takeLoginAttempt(app.pool, budgets, app.clock.now());
-  if (!outcome.allowed) {
-    throw new AppError('rate_limited', 'Too many login attempts. Try again later.', undefined, { 'Retry-After': String(outcome.retryAfterSeconds) });
-  }
+  if (!outcome.allowed) throw new AppError('rate_limited', message, undefined, { 'Retry-After': String(outcome.retryAfterSeconds) });
 }
+
+export const enforceLoginRateLimit = (app: AppContext, req: Request, accountKey: string | null) =>
+  enforceBudgets(app, req, accountKey, '', 'Too many login attempts. Try again later.');
+
+/** Reset e-mails are budgeted like logins (own keys): no inbox can be flooded from one place. */
+export const enforceResetRateLimit = (app: AppContext, req: Request, accountKey: string | null) =>
+  enforceBudgets(app, req, accountKey, 'reset:', 'Too many password reset requests. Try again later.');

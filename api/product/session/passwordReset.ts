@@ -4,7 +4,6 @@
  * mails a one-time link (1 hour) through the outbox job. Confirm sets the new password, uses up the
  * token and revokes every session of the account, in one transaction.
  */
-import type { Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../../lib/context.ts';
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
@@ -20,12 +19,11 @@ import { findTenant, findTenantBySlug } from '../../../sql/tenants.ts';
 import { useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
 import { revokeAllTenantSessions } from '../../../sql/tenantSessions.ts';
 import { findTenantUserByEmail, setTenantUserPassword } from '../../../sql/tenantUsers.ts';
-import { takeLoginAttempt } from '../../../sql/loginAttempts.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { requestIp, requestUserAgent } from './identity.ts';
-import { ACCOUNT_BUDGET, IP_BUDGET, staffAccountKey, tenantAccountKey } from './loginRateLimit.ts';
+import { enforceResetRateLimit, staffAccountKey, tenantAccountKey } from './loginRateLimit.ts';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 const REQUESTED = 'If the account exists, a password reset link has been sent to its e-mail address.';
@@ -34,16 +32,6 @@ const INVALID_TOKEN = 'Invalid or expired password reset token.';
 const newPassword = z.string().min(MIN_PASSWORD_LENGTH).max(1024);
 const email = z.string().trim().min(1).max(320);
 const confirmBody = z.object({ token: z.string().min(1).max(200), password: newPassword });
-
-/** Reset e-mails are budgeted like logins (own keys): no inbox can be flooded from one place. */
-async function enforceResetRateLimit(app: AppContext, req: Request, accountKey: string | null): Promise<void> {
-  const budgets = [{ key: `reset:ip:${req.clientIp}`, ...IP_BUDGET }];
-  if (accountKey) budgets.push({ key: `reset:${accountKey}`, ...ACCOUNT_BUDGET });
-  const outcome = await takeLoginAttempt(app.pool, budgets, app.clock.now());
-  if (!outcome.allowed) {
-    throw new AppError('rate_limited', 'Too many password reset requests. Try again later.', undefined, { 'Retry-After': String(outcome.retryAfterSeconds) });
-  }
-}
 
 const expiresAt = (app: AppContext) => new Date(app.clock.now().getTime() + RESET_TTL_MS);
 const mailText = (url: string) =>

@@ -104,6 +104,8 @@ test('reset requests are budgeted: the sixth for one account within 15 minutes i
   assert.is(res.status, 429);
   assert.is(res.body.detail, 'Too many password reset requests. Try again later.');
   assert.is(res.headers.get('retry-after'), String(15 * 60));
+  // The reset budget has its own keys: the account's login budget is untouched.
+  assert.is((await staffLogin(t, staff).then((c) => c.get('/admin/me'))).body.id, staff.id);
 });
 
 test.run();
