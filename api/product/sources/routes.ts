@@ -8,7 +8,7 @@ import { AppError, conflict } from '../../../lib/errors.ts';
 import { commitUpload } from '../../../sql/datasets.ts';
 import { findSource, insertSource, listSources, sourceKinds } from '../../../sql/tenantSources.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
-import { findUpload, insertUpload, lockUpload } from '../../../sql/tenantUploads.ts';
+import { findUpload, insertUpload } from '../../../sql/tenantUploads.ts';
 import { dataPolicy } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
@@ -82,7 +82,8 @@ export const sourceRoutes = [
       const upload = await withTenant(app.pool, tenant.schema, async (db) => {
         const stored = await insertUpload(db, { ...received, sourceId: source.id, uploadedBy: { type: 'user', id: tenant.userId } });
         if (stored.status === 'failed') return stored;
-        await commitUpload(db, (await lockUpload(db, stored.id))!, (await dataPolicy(db)).redact_pii);
+        // Inserted by this transaction: no other can see it, so it needs no lock before the commit.
+        await commitUpload(db, stored, (await dataPolicy(db)).redact_pii);
         return (await findUpload(db, stored.id))!;
       });
       return reply.created(uploadBody(upload));
