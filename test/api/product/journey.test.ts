@@ -66,8 +66,12 @@ test('a tenant goes from draft to live and its user reads insights', async () =>
   assert.equal([second.body.version, second.body.record_count, second.body.records_added, second.body.records_updated], [2, 150, 50, 2]);
 
   // Settings, then training on dataset version 2.
-  assert.is((await staff.put(`${base}/training-config`, { k_max: 12, bootstrap_samples: 5 })).status, 200);
-  assert.is((await staff.put(`${base}/data-policy`, { retention_days: 3650, redact_pii: true })).status, 200);
+  const config = await staff.put(`${base}/training-config`, { k_max: 12, bootstrap_samples: 5 });
+  assert.is(config.status, 200, config.text);
+  assert.equal([config.body.config.k_max, config.body.config.bootstrap_samples], [12, 5]);
+  const policy = await staff.put(`${base}/data-policy`, { retention_days: 3650, redact_pii: true });
+  assert.is(policy.status, 200, policy.text);
+  assert.equal([policy.body.retention_days, policy.body.redact_pii], [3650, true]);
   const seeded = await staff.post(`${base}/sources/seed`);
   assert.is(seeded.status, 200, seeded.text);
   assert.equal(seeded.body.map((s: { name: string; kind: string }) => [s.name, s.kind]), [['Historical import', 'file_upload']]);

@@ -40,6 +40,7 @@ test('PUT training-config: shipped defaults plus the given settings, validated l
   const expected = { ...configDefinitions.cluster.defaults, k_max: 8, seed: 7 };
   assert.equal(res.body.config, expected);
   assert.is(res.body.config_hash, configVersionId(expected));
+  assert.is(new Date(res.body.updated_at).toISOString(), res.body.updated_at, 'updated_at is the ISO time it was saved');
 
   const backToDefaults = await admin.put(`/admin/tenants/${id}/training-config`, {});
   assert.is(backToDefaults.body.config_hash, configVersionId(configDefinitions.cluster.defaults));
