@@ -34,7 +34,7 @@ function sqlFiles(folder: string): TenantSqlFile[] {
 let migrations: TenantSqlFile[] | undefined;
 let defaults: TenantSqlFile[] | undefined;
 export const tenantMigrationFiles = (): TenantSqlFile[] => (migrations ??= sqlFiles('migrations'));
-export const tenantDefaultFiles = (): TenantSqlFile[] => (defaults ??= sqlFiles('defaults'));
+const tenantDefaultFiles = (): TenantSqlFile[] => (defaults ??= sqlFiles('defaults'));
 
 /** The schema name as a quoted identifier; refuses anything that is not a tenant schema name. */
 export function schemaIdent(schema: string): string {

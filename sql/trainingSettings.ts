@@ -21,7 +21,7 @@ export interface DataPolicy {
   updated_at: Date | null;
 }
 
-export function defaultTrainingConfig(): TrainingConfig {
+function defaultTrainingConfig(): TrainingConfig {
   const document = configDefinitions.cluster.defaults;
   return { document, config_hash: configVersionId(document), updated_at: null };
 }

@@ -19,7 +19,7 @@ import { productRoute } from '../route.ts';
 import { requireTenant, tenantBody, tenantParams, tenantSchema } from '../tenants/lookup.ts';
 import { hasOnboardingSchema } from './provisioned.ts';
 
-export const GO_LIVE_PREREQUISITES = {
+const GO_LIVE_PREREQUISITES = {
   dataset: 'historical data ingested',
   checkpoint: 'a model checkpoint activated',
   invitation: 'at least one user invited',

@@ -18,7 +18,7 @@ import { MAX_UPLOAD_BYTES } from '../uploads/multipart.ts';
 import { receiveUpload, uploadBody, uploadSchema } from '../uploads/receive.ts';
 import { iso, requireProvisionedTenant } from './provisioned.ts';
 
-export const datasetSummarySchema = z
+const datasetSummarySchema = z
   .object({
     dataset_id: z.uuid(),
     version: z.number().int().describe('1 for the first commit, then one more per commit'),
@@ -30,7 +30,7 @@ export const datasetSummarySchema = z
   })
   .meta({ title: 'DatasetSummary' });
 
-export const datasetSummary = (d: DatasetRow): z.output<typeof datasetSummarySchema> => ({
+const datasetSummary = (d: DatasetRow): z.output<typeof datasetSummarySchema> => ({
   dataset_id: d.id,
   version: d.version,
   upload_id: d.upload_id,

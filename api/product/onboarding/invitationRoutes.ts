@@ -33,7 +33,7 @@ import { requireTenant, tenantParams } from '../tenants/lookup.ts';
 import { hasOnboardingSchema, iso, PROVISIONED_STATES, requireProvisionedTenant } from './provisioned.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-export const INVITATION_INVALID = 'This invitation is not pending or has expired.';
+const INVITATION_INVALID = 'This invitation is not pending or has expired.';
 
 const invitationSchema = z
   .object({
@@ -61,7 +61,7 @@ const invitationBody = (i: TenantInvitationRow, now: Date): z.output<typeof invi
   accepted_at: iso(i.accepted_at),
 });
 
-export const acceptInviteUrl = (app: AppContext, slug: string, token: string) =>
+const acceptInviteUrl = (app: AppContext, slug: string, token: string) =>
   `${app.config.APP_URL}/accept-invite?workspace=${encodeURIComponent(slug)}&token=${encodeURIComponent(token)}`;
 
 function invitationMail(app: AppContext, tenant: TenantRow, email: string, role: string, token: string) {

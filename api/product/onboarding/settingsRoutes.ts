@@ -17,7 +17,7 @@ import { sourceBody, sourceSchema } from '../sources/schema.ts';
 import { tenantParams } from '../tenants/lookup.ts';
 import { iso, requireProvisionedTenant } from './provisioned.ts';
 
-export const trainingConfigSchema = z
+const trainingConfigSchema = z
   .object({
     config_hash: z.string().describe('SHA-256 of the canonical configuration: part of the train job key'),
     config: clusterSchema,
