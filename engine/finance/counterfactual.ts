@@ -9,6 +9,7 @@
  * width). Occurrences after `asOf` are ignored.
  */
 import type { RateCardConfig } from '../config/rateCard.ts';
+import { checkLevel } from '../hazard/fit.ts';
 import { normalQuantile } from '../hazard/normalQuantile.ts';
 import { logGamma } from '../hazard/regularizedGamma.ts';
 import { occurrenceCost, type Severity } from './occurrenceCost.ts';
@@ -77,7 +78,7 @@ export function counterfactual(input: CounterfactualInput): CounterfactualResult
   const reduction = input.reduction ?? 1;
   if (!(reduction > 0 && reduction <= 1)) throw new RangeError(`counterfactual: reduction must be in (0, 1], got ${reduction}`);
   const level = input.level ?? 0.9;
-  if (!(level > 0 && level < 1)) throw new RangeError(`counterfactual: level must be in (0, 1), got ${level}`);
+  checkLevel(level, 'counterfactual');
 
   let n = 0;
   let sum = 0;
