@@ -5,6 +5,7 @@
  * cosine similarity), and the best silhouette there wins.
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
+import { round } from '../round.ts';
 import { kmeansPlusPlus, lloyd, rowsOf, type Assignment, type Dense } from './kmeans.ts';
 import { cosineDistances, silhouetteOfDistances } from './silhouette.ts';
 
@@ -66,5 +67,5 @@ export function selectK(
   const [k, { assignment }] = bestOf();
   const scores = new Map([...coarseScores.entries()].map(([kk, v]) => [kk, v]));
   for (const [kk, v] of evaluated) scores.set(kk, v.score);
-  return { k, assignment, scores: [...scores.entries()].sort((a, b) => a[0] - b[0]).map(([kk, v]) => ({ k: kk, silhouette: Math.round(v * 1e6) / 1e6 })) };
+  return { k, assignment, scores: [...scores.entries()].sort((a, b) => a[0] - b[0]).map(([kk, v]) => ({ k: kk, silhouette: round(v) })) };
 }

@@ -14,6 +14,7 @@
  * Verdict (poissonCusum): `regressed` once the CUSUM has signalled; else `insufficient_data` while fewer
  * than `minPeriods` (default ⌈2·ARL₁⌉) complete periods are observed; else `holding`.
  */
+import { round } from '../round.ts';
 import { poissonCusum, type CusumVerdict } from './cusum.ts';
 
 const DAY_MS = 86_400_000;
@@ -68,8 +69,6 @@ export interface VerifyFixResult {
   /** The run-length assumption in words. */
   assumption: string;
 }
-
-const round = (x: number, digits = 6) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 function parseTime(value: string, what: string): number {
   const t = Date.parse(value);

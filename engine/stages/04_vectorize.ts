@@ -7,6 +7,7 @@
 import { randomizedSvd } from '../cluster/svd.ts';
 import { normalizeRows } from '../cluster/kmeans.ts';
 import { deriveSeed } from '../rng.ts';
+import { round } from '../round.ts';
 import { tfidfOfTokenIds } from '../text/tfidf.ts';
 import type { StageContext } from './context.ts';
 import type { NormalizeOutput } from './02_normalize.ts';
@@ -45,6 +46,6 @@ export function vectorize(input: { normalize: NormalizeOutput }, ctx: StageConte
     tfidf: tfidfOut,
     features: Uint32Array.from(features),
     tokens: features.map((f) => tf.vocabulary.get(f)!),
-    singular_values: Array.from(svd.singularValues, (v) => Math.round(v * 1e9) / 1e9),
+    singular_values: Array.from(svd.singularValues, (v) => round(v, 9)),
   };
 }

@@ -13,6 +13,7 @@
  * Unclustered issues and members of unstable clusters get no pattern.
  */
 import { createHash } from 'node:crypto';
+import { round } from '../round.ts';
 import type { StageContext, Provenance } from './context.ts';
 import { provenance } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
@@ -62,7 +63,6 @@ export interface PatternsOutput {
 
 const TERMS_KEPT = 30;
 const SEVERITY_WEIGHT = { critical: 1, high: 0.7, medium: 0.4, low: 0.15 } as const;
-const round = (x: number, digits = 6) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** A UUID (v8 layout) derived from a string, so that replaying a run reproduces its ids. */
 export function derivedUuid(text: string): string {
