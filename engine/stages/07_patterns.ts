@@ -13,6 +13,7 @@
  * Unclustered issues and members of unstable clusters get no pattern.
  */
 import { createHash } from 'node:crypto';
+import { jaccard } from '../cluster/agreement.ts';
 import { round } from '../round.ts';
 import type { StageContext, Provenance } from './context.ts';
 import { provenance } from './context.ts';
@@ -74,13 +75,6 @@ function cosine(a: Map<string, number>, b: Array<[string, number]>): number {
   let dot = 0;
   for (const [t, w] of b) dot += (a.get(t) ?? 0) * w;
   return dot;
-}
-
-function overlapJaccard(a: ReadonlySet<string>, b: readonly string[]): number {
-  let inter = 0;
-  for (const x of b) if (a.has(x)) inter++;
-  const union = a.size + b.length - inter;
-  return union ? inter / union : 0;
 }
 
 function majority(judgements: Judgement[]): { value: string | null; share: number; decided: number; counts: Array<{ id: string; count: number }> } {
@@ -149,11 +143,12 @@ export function patterns(
     .sort((a, b) => (a.ids[0] < b.ids[0] ? -1 : 1));
 
   // Match to the previous run's patterns, best pairs first, one to one.
+  const previous = input.snapshot.previous_patterns.map((p) => ({ id: p.id, members: new Set(p.member_ids), terms: p.terms }));
   const pairs: Array<{ c: number; prev: string; score: number }> = [];
   candidates.forEach((cand, c) => {
     const termMap = new Map(cand.terms);
-    for (const prev of input.snapshot.previous_patterns) {
-      const score = 0.5 * overlapJaccard(cand.idSet, prev.member_ids) + 0.5 * cosine(termMap, prev.terms);
+    for (const prev of previous) {
+      const score = 0.5 * jaccard(cand.idSet, prev.members) + 0.5 * cosine(termMap, prev.terms);
       if (score >= cfg.match_threshold) pairs.push({ c, prev: prev.id, score: round(score) });
     }
   });
