@@ -12,6 +12,7 @@ import type { RateCardConfig } from '../config/rateCard.ts';
 import { checkLevel } from '../hazard/fit.ts';
 import { normalQuantile } from '../hazard/normalQuantile.ts';
 import { logGamma } from '../hazard/regularizedGamma.ts';
+import { parseIsoTime } from '../time.ts';
 import { occurrenceCost, type Severity } from './occurrenceCost.ts';
 
 export interface CounterfactualInput {
@@ -50,11 +51,7 @@ export interface CounterfactualResult {
   cost_avoided: CounterfactualRange;
 }
 
-function parseTime(value: string, what: string): number {
-  const t = Date.parse(value);
-  if (typeof value !== 'string' || !Number.isFinite(t)) throw new RangeError(`counterfactual: ${what} must be an ISO time, got ${String(value)}`);
-  return t;
-}
+const parseTime = (value: string, what: string) => parseIsoTime(value, 'counterfactual', what);
 
 /** Smallest k with P(Binomial(n, r) ≤ k) ≥ p. */
 export function binomialQuantile(n: number, r: number, p: number): number {

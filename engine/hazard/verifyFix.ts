@@ -15,9 +15,9 @@
  * than `minPeriods` (default ⌈2·ARL₁⌉) complete periods are observed; else `holding`.
  */
 import { round } from '../round.ts';
+import { DAY_MS, parseIsoTime } from '../time.ts';
 import { poissonCusum, type CusumVerdict } from './cusum.ts';
 
-const DAY_MS = 86_400_000;
 /** Floor of the in-control rate as a share of the pre-fix rate. */
 const MIN_TARGET_SHARE = 0.01;
 
@@ -70,11 +70,7 @@ export interface VerifyFixResult {
   assumption: string;
 }
 
-function parseTime(value: string, what: string): number {
-  const t = Date.parse(value);
-  if (typeof value !== 'string' || !Number.isFinite(t)) throw new RangeError(`verifyFix: ${what} must be an ISO time, got ${String(value)}`);
-  return t;
-}
+const parseTime = (value: string, what: string) => parseIsoTime(value, 'verifyFix', what);
 
 export function verifyFix(input: VerifyFixInput): VerifyFixResult {
   const fixedAt = parseTime(input.fixedAt, 'fixedAt');

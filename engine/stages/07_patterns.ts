@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { jaccard } from '../cluster/agreement.ts';
 import { round } from '../round.ts';
+import { DAY_MS } from '../time.ts';
 import type { StageContext, Provenance } from './context.ts';
 import { provenance } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
@@ -168,7 +169,7 @@ export function patterns(
     const times = cand.list.map((i) => Date.parse(issues[i].occurred_at ?? issues[i].created_at)).sort((a, b) => a - b);
     const severity = cand.list.reduce((s, i) => s + SEVERITY_WEIGHT[issues[i].severity], 0) / cand.list.length;
     const lastSeen = times.at(-1)!;
-    const recency = Math.exp(-Math.max(0, asOf - lastSeen) / 86_400_000 / 30);
+    const recency = Math.exp(-Math.max(0, asOf - lastSeen) / DAY_MS / 30);
     const volume = Math.min(1, Math.log(1 + cand.list.length) / Math.log(101));
     const risk = Math.max(0, Math.min(100, Math.round(100 * (0.45 * severity + 0.3 * recency + 0.25 * volume))));
     const domain = majority(cand.list.map((i) => extraction[i].domain));

@@ -17,6 +17,7 @@
  * 2011 §8.4.2); calibration bins (10 equal-width); interval coverage of the count intervals.
  */
 import { deriveSeed } from '../rng.ts';
+import { DAY_MS } from '../time.ts';
 import { brierSkillScore, calibrationBins, intervalCoverage } from '../hazard/brier.ts';
 import { rollingBacktest, type BacktestForecast } from '../hazard/backtest.ts';
 import type { HazardModelName } from '../hazard/fit.ts';
@@ -25,7 +26,7 @@ import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
 import { provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
 import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
-import { DAY_MS, fitOf, occurrenceTimes, type Estimate, type HazardOutput } from './08_hazard.ts';
+import { fitOf, occurrenceTimes, type Estimate, type HazardOutput } from './08_hazard.ts';
 
 export interface Prediction {
   /** Deterministic from the run and the pattern. */
