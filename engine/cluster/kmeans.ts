@@ -95,7 +95,7 @@ export interface Assignment {
 }
 
 /** Normalised mean direction of each cluster; an emptied cluster keeps its previous centroid. */
-export function recomputeCentroids(x: Dense, labels: Int32Array, k: number, previous: Float64Array): Float64Array {
+function recomputeCentroids(x: Dense, labels: Int32Array, k: number, previous: Float64Array): Float64Array {
   const d = x.d;
   const sums = new Float64Array(k * d);
   const counts = new Int32Array(k);

@@ -12,8 +12,8 @@ import { tfidfOfTokenIds } from '../text/tfidf.ts';
 import type { StageContext } from './context.ts';
 import type { NormalizeOutput } from './02_normalize.ts';
 
-export const TITLE_WEIGHT = 2;
-export const BIGRAM_WEIGHT = 0.5;
+const TITLE_WEIGHT = 2;
+const BIGRAM_WEIGHT = 0.5;
 
 export interface VectorizeOutput {
   issue_ids: string[];

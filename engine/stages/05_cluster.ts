@@ -25,8 +25,8 @@ export interface ClusterOutput {
   unclustered: number;
 }
 
-export const SELECTION_RESTARTS = 3;
-export const SILHOUETTE_SAMPLE = 1000;
+const SELECTION_RESTARTS = 3;
+const SILHOUETTE_SAMPLE = 1000;
 
 export function denseOf(v: VectorizeOutput): Dense {
   return { n: v.issue_ids.length, d: v.dimensions, data: Float64Array.from(v.embedding) };

@@ -186,7 +186,7 @@ export interface HazardOutput {
 const FORECAST_PATHS = { maxPaths: 2000, minPaths: 100, budget: 100_000 };
 
 /** The forecast horizons of a hazard config: `forecast_horizons_days` ∪ `prediction_horizon_days`, ascending. */
-export function forecastHorizons(cfg: { forecast_horizons_days: number[]; prediction_horizon_days: number }): number[] {
+function forecastHorizons(cfg: { forecast_horizons_days: number[]; prediction_horizon_days: number }): number[] {
   return [...new Set([...cfg.forecast_horizons_days, cfg.prediction_horizon_days])].sort((a, b) => a - b);
 }
 
