@@ -1,7 +1,7 @@
 /**
  * Provenance of engine runs: the canonical encoding of stage outputs (typed arrays as tagged
- * base64, object keys sorted), their SHA-256 digests, and the run manifest that ties inputs, config
- * versions, engine version, seed and per-stage digests together. Same inputs, same bytes.
+ * base64, object keys sorted), their SHA-256 digests, the engine version, and the digest over a run's
+ * per-stage digests (engine_runs.output_digest). Same inputs, same bytes.
  */
 import { createHash } from 'node:crypto';
 
@@ -185,18 +185,7 @@ export interface StageRecord {
   duration_ms: number;
 }
 
-export interface Manifest {
-  engine_version: string;
-  seed: number;
-  as_of: string;
-  event_sequence: number;
-  input_digest: string;
-  config_versions: Record<string, string>;
-  stages: StageRecord[];
-  /** Digest over the ordered stage digests: one number that says "same outputs". */
-  output_digest: string;
-}
-
+/** Digest over the ordered stage digests: one number that says "same outputs". */
 export function outputDigest(stages: Array<Pick<StageRecord, 'stage' | 'digest'>>): string {
   return sha256(stages.map((s) => `${s.stage}:${s.digest}`).join('\n'));
 }

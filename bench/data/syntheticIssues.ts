@@ -6,18 +6,7 @@
  * sources, and external ids unique per (tag, index). The same (seed, index) always gives the same
  * record, so a load generator and a baseline can build identical rows independently.
  */
-
-/** mulberry32: a 32-bit seeded PRNG (uniform on [0, 1)); enough for workload generation. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRng } from '../../engine/rng.ts';
 
 export interface SyntheticRecord {
   source: string;
@@ -90,7 +79,7 @@ export interface SyntheticOptions {
 
 /** The record at `index` (deterministic in seed and index). */
 export function syntheticRecord(options: SyntheticOptions, index: number): SyntheticRecord {
-  const rand = mulberry32((options.seed * 0x9e3779b1 + index) >>> 0);
+  const rand = createRng((options.seed * 0x9e3779b1 + index) >>> 0).next;
   const source = pick(rand, SOURCES);
   const component = pick(rand, COMPONENTS);
   const title = `${component.charAt(0).toUpperCase()}${component.slice(1)} ${pick(rand, SYMPTOMS)} ${prose(rand, 0, 110).toLowerCase()}`.slice(0, 150);

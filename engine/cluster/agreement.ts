@@ -1,6 +1,6 @@
 /** Agreement between partitions: Jaccard of sets (Hennig's clusterboot) and the adjusted Rand index. */
 
-export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number {
+export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
   if (a.size === 0 && b.size === 0) return 1;
   let inter = 0;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];

@@ -94,34 +94,8 @@ export interface Assignment {
   iterations: number;
 }
 
-/** Assigns each row to the most similar centroid. */
-export function assign(x: Dense, centroids: Float64Array, k: number, labels: Int32Array, similarity: Float64Array): number {
-  let changed = 0;
-  const d = x.d;
-  const data = x.data;
-  const n = x.n;
-  for (let i = 0; i < n; i++) {
-    const o = i * d;
-    let best = -1;
-    let bestSim = -Infinity;
-    for (let c = 0; c < k; c++) {
-      const co = c * d;
-      let s = 0;
-      for (let j = 0; j < d; j++) s += data[o + j] * centroids[co + j];
-      if (s > bestSim) {
-        bestSim = s;
-        best = c;
-      }
-    }
-    if (labels[i] !== best) changed++;
-    labels[i] = best;
-    similarity[i] = bestSim;
-  }
-  return changed;
-}
-
 /** Normalised mean direction of each cluster; an emptied cluster keeps its previous centroid. */
-export function recomputeCentroids(x: Dense, labels: Int32Array, k: number, previous: Float64Array): Float64Array {
+function recomputeCentroids(x: Dense, labels: Int32Array, k: number, previous: Float64Array): Float64Array {
   const d = x.d;
   const sums = new Float64Array(k * d);
   const counts = new Int32Array(k);
@@ -141,11 +115,11 @@ export function recomputeCentroids(x: Dense, labels: Int32Array, k: number, prev
 const BOUND_MARGIN = 1e-10;
 
 /**
- * `assign` with Hamerly's (2010) bound, for cosine similarity: `upper[i]` bounds row i's similarity
- * to every centroid but its own. A row whose similarity to its own centroid still exceeds that bound
- * keeps its label without the k dot products; any other row is assigned in full, exactly as `assign`
- * does (same sums, same first-best rule), and gets the runner-up similarity as its new bound. The
- * labels and similarities are therefore those of `assign`.
+ * Assigns each row to the most similar centroid, with Hamerly's (2010) bound for cosine similarity:
+ * `upper[i]` bounds row i's similarity to every centroid but its own. A row whose similarity to its
+ * own centroid still exceeds that bound keeps its label without the k dot products; any other row is
+ * compared with every centroid (the first best wins) and gets the runner-up similarity as its new
+ * bound. The labels and similarities are therefore those of a full assignment.
  */
 function assignBounded(x: Dense, centroids: Float64Array, k: number, labels: Int32Array, similarity: Float64Array, upper: Float64Array): number {
   let changed = 0;

@@ -5,6 +5,7 @@
  * cosine similarity), and the best silhouette there wins.
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
+import { round } from '../round.ts';
 import { kmeansPlusPlus, lloyd, rowsOf, type Assignment, type Dense } from './kmeans.ts';
 import { cosineDistances, silhouetteOfDistances } from './silhouette.ts';
 
@@ -57,14 +58,13 @@ export function selectK(
   const evaluate = (k: number) => {
     if (!evaluated.has(k) && k >= options.kMin && k <= options.kMax) evaluated.set(k, score(k, options.restarts));
   };
-  const bestOf = () => [...evaluated.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0])[0];
   const at = grid.indexOf(coarse);
   const lo = grid[Math.max(0, at - 1)];
   const hi = grid[Math.min(grid.length - 1, at + 1)];
   // Refine between the neighbours: every k when they are close, a finer geometric grid otherwise.
   for (const k of hi - lo <= 8 ? Array.from({ length: hi - lo + 1 }, (_, i) => lo + i) : [lo, ...geometricGrid(lo + 1, hi - 1, 1.08), hi]) evaluate(k);
-  const [k, { assignment }] = bestOf();
-  const scores = new Map([...coarseScores.entries()].map(([kk, v]) => [kk, v]));
+  const [k, { assignment }] = [...evaluated.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0])[0];
+  const scores = new Map(coarseScores);
   for (const [kk, v] of evaluated) scores.set(kk, v.score);
-  return { k, assignment, scores: [...scores.entries()].sort((a, b) => a[0] - b[0]).map(([kk, v]) => ({ k: kk, silhouette: Math.round(v * 1e6) / 1e6 })) };
+  return { k, assignment, scores: [...scores.entries()].sort((a, b) => a[0] - b[0]).map(([kk, v]) => ({ k: kk, silhouette: round(v) })) };
 }

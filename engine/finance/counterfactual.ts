@@ -9,8 +9,10 @@
  * width). Occurrences after `asOf` are ignored.
  */
 import type { RateCardConfig } from '../config/rateCard.ts';
+import { checkLevel } from '../hazard/fit.ts';
 import { normalQuantile } from '../hazard/normalQuantile.ts';
 import { logGamma } from '../hazard/regularizedGamma.ts';
+import { parseIsoTime } from '../time.ts';
 import { occurrenceCost, type Severity } from './occurrenceCost.ts';
 
 export interface CounterfactualInput {
@@ -49,11 +51,7 @@ export interface CounterfactualResult {
   cost_avoided: CounterfactualRange;
 }
 
-function parseTime(value: string, what: string): number {
-  const t = Date.parse(value);
-  if (typeof value !== 'string' || !Number.isFinite(t)) throw new RangeError(`counterfactual: ${what} must be an ISO time, got ${String(value)}`);
-  return t;
-}
+const parseTime = (value: string, what: string) => parseIsoTime(value, 'counterfactual', what);
 
 /** Smallest k with P(Binomial(n, r) ≤ k) ≥ p. */
 export function binomialQuantile(n: number, r: number, p: number): number {
@@ -77,7 +75,7 @@ export function counterfactual(input: CounterfactualInput): CounterfactualResult
   const reduction = input.reduction ?? 1;
   if (!(reduction > 0 && reduction <= 1)) throw new RangeError(`counterfactual: reduction must be in (0, 1], got ${reduction}`);
   const level = input.level ?? 0.9;
-  if (!(level > 0 && level < 1)) throw new RangeError(`counterfactual: level must be in (0, 1), got ${level}`);
+  checkLevel(level, 'counterfactual');
 
   let n = 0;
   let sum = 0;

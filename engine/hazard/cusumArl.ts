@@ -9,8 +9,7 @@
  * in-control ARL stays accurate (and positive) when a signal is rarer than 1e-16 per period; the cost
  * does not grow with the rate. Checked against R's surveillance::arlCusum (Hawkins 1992) in the tests.
  */
-import { poissonCdf, poissonSurvival } from './poissonTails.ts';
-import { logGamma } from './regularizedGamma.ts';
+import { poissonCdf, poissonPmf, poissonSurvival } from './poissonTails.ts';
 
 export interface CusumLattice {
   /** Lattice points per count: S is a multiple of 1/m. */
@@ -31,13 +30,11 @@ export function cusumArl(rate: number, lattice: CusumLattice): number {
   // above xMax every state signals. (Summing the pmf from 0 would cost O(rate) for a large rate.)
   const xMax = Math.floor((H - 1 + K) / m);
   const xLo = K >= H - 1 ? Math.floor((K - H + 1) / m) : 0;
-  const logRate = Math.log(rate);
-  const pmf = (x: number) => Math.exp(-rate + x * logRate - logGamma(x + 1));
   const window = xMax - xLo + 1;
   const mass = new Float64Array(window);
   const cdf = new Float64Array(window); // P(X ≤ xLo + d)
   for (let d = 0; d < window; d++) {
-    mass[d] = pmf(xLo + d);
+    mass[d] = poissonPmf(xLo + d, rate);
     cdf[d] = d > 0 ? cdf[d - 1] + mass[d] : poissonCdf(xLo, rate);
   }
   // Signal probabilities q_i = P(X ≥ ⌈(H + K - i)/m⌉) summed from the upper tail, never as 1 - P(stay):

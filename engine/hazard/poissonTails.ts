@@ -10,9 +10,14 @@ function checkRate(rate: number): void {
   if (!(rate > 0) || !Number.isFinite(rate)) throw new RangeError(`poissonTails: rate must be a finite number > 0, got ${rate}`);
 }
 
+/** P(X = x) for an integer x ≥ 0, from logs (no overflow of λ^x or x!). */
+export function poissonPmf(x: number, rate: number): number {
+  return Math.exp(-rate + x * Math.log(rate) - logGamma(x + 1));
+}
+
 /** Σ pmf(x) from x = n away from the mode (up: x = n, n+1, …; down: x = n, n-1, …, 0) while the terms still count. */
 function sumAwayFromMode(n: number, rate: number, up: boolean): number {
-  let term = Math.exp(-rate + n * Math.log(rate) - logGamma(n + 1));
+  let term = poissonPmf(n, rate);
   let sum = 0;
   for (let x = n; term > 0 && x >= 0; x += up ? 1 : -1) {
     sum += term;

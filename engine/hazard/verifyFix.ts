@@ -14,9 +14,10 @@
  * Verdict (poissonCusum): `regressed` once the CUSUM has signalled; else `insufficient_data` while fewer
  * than `minPeriods` (default ⌈2·ARL₁⌉) complete periods are observed; else `holding`.
  */
+import { round } from '../round.ts';
+import { DAY_MS, parseIsoTime } from '../time.ts';
 import { poissonCusum, type CusumVerdict } from './cusum.ts';
 
-const DAY_MS = 86_400_000;
 /** Floor of the in-control rate as a share of the pre-fix rate. */
 const MIN_TARGET_SHARE = 0.01;
 
@@ -69,13 +70,7 @@ export interface VerifyFixResult {
   assumption: string;
 }
 
-const round = (x: number, digits = 6) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-function parseTime(value: string, what: string): number {
-  const t = Date.parse(value);
-  if (typeof value !== 'string' || !Number.isFinite(t)) throw new RangeError(`verifyFix: ${what} must be an ISO time, got ${String(value)}`);
-  return t;
-}
+const parseTime = (value: string, what: string) => parseIsoTime(value, 'verifyFix', what);
 
 export function verifyFix(input: VerifyFixInput): VerifyFixResult {
   const fixedAt = parseTime(input.fixedAt, 'fixedAt');

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { digestOutput } from '../manifest.ts';
 import type { StageContext } from './context.ts';
 
-export const snapshotIssueSchema = z.object({
+const snapshotIssueSchema = z.object({
   id: z.uuid(),
   title: z.string(),
   narrative: z.string(),
@@ -22,20 +22,20 @@ export const snapshotIssueSchema = z.object({
   created_at: z.string(),
 });
 
-export const decisionSchema = z.object({
+const decisionSchema = z.object({
   issue_id: z.uuid(),
   kind: z.enum(['extraction', 'root_cause', 'criticality']),
   decision: z.record(z.string(), z.unknown()),
   decided_at: z.string(),
 });
 
-export const previousPatternSchema = z.object({
+const previousPatternSchema = z.object({
   id: z.uuid(),
   member_ids: z.array(z.uuid()),
   terms: z.array(z.tuple([z.string(), z.number()])),
 });
 
-export const snapshotInputSchema = z.object({
+const snapshotInputSchema = z.object({
   workspace_id: z.uuid(),
   event_sequence: z.number().int().min(0),
   previous_run_id: z.uuid().nullable(),

@@ -4,26 +4,22 @@
  * vocabulary so that 100 000 issues stay small in memory and in storage.
  */
 import { normalizeText } from '../text/normalize.ts';
+import type { TokenIdColumn } from '../text/tfidf.ts';
 import type { StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
-
-export interface TokenColumn {
-  /** Document i's tokens are ids[offsets[i] .. offsets[i+1]) into the shared vocabulary. */
-  offsets: Uint32Array;
-  ids: Uint32Array;
-}
 
 export interface NormalizeOutput {
   issue_ids: string[];
   vocabulary: string[];
-  title: TokenColumn;
-  body: TokenColumn;
+  /** Document i's tokens are ids[offsets[i] .. offsets[i+1]) into `vocabulary`. */
+  title: TokenIdColumn;
+  body: TokenIdColumn;
   /** Masked, lowercased text (stop words kept) for phrase matching in extraction. */
   title_text: string[];
   body_text: string[];
 }
 
-export function tokensOf(column: TokenColumn, vocabulary: string[], doc: number): string[] {
+export function tokensOf(column: TokenIdColumn, vocabulary: string[], doc: number): string[] {
   const out: string[] = [];
   for (let p = column.offsets[doc]; p < column.offsets[doc + 1]; p++) out.push(vocabulary[column.ids[p]]);
   return out;
@@ -57,7 +53,7 @@ export function normalize(input: { snapshot: SnapshotOutput }, _ctx: StageContex
   return { issue_ids: issues.map((i) => i.id), vocabulary, title: title.done(), body: body.done(), title_text, body_text };
 }
 
-/** A TokenColumn filled document by document into a growing typed array (100,000 issues hold millions of tokens). */
+/** A token column filled document by document into a growing typed array (100,000 issues hold millions of tokens). */
 function columnBuilder(documents: number) {
   const offsets = new Uint32Array(documents + 1);
   let ids = new Uint32Array(1 << 16);
@@ -72,6 +68,6 @@ function columnBuilder(documents: number) {
       for (const token of tokens) ids[length++] = intern(token);
       offsets[doc + 1] = length;
     },
-    done: (): TokenColumn => ({ offsets, ids: ids.slice(0, length) }),
+    done: (): TokenIdColumn => ({ offsets, ids: ids.slice(0, length) }),
   };
 }

@@ -13,6 +13,7 @@
  */
 import type { RubricConfig } from '../config/rubric.ts';
 import type { TaxonomyConfig } from '../config/taxonomy.ts';
+import { round } from '../round.ts';
 import { keywordScanner } from '../text/keywords.ts';
 import type { StageContext } from './context.ts';
 import type { Decision, SnapshotOutput } from './01_snapshot.ts';
@@ -54,8 +55,6 @@ export interface ExtractOutput {
   results: ExtractionResult[];
   abstentions: Abstention[];
 }
-
-const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /** `inTitle[e]`, `inBody[e]`: the keywords of entry `ids[e]` found in the title and the narrative. */
 function judge(ids: string[], inTitles: Array<Set<string>>, inBodies: Array<Set<string>>, threshold: number): Judgement {

@@ -7,12 +7,13 @@
 import { randomizedSvd } from '../cluster/svd.ts';
 import { normalizeRows } from '../cluster/kmeans.ts';
 import { deriveSeed } from '../rng.ts';
+import { round } from '../round.ts';
 import { tfidfOfTokenIds } from '../text/tfidf.ts';
 import type { StageContext } from './context.ts';
 import type { NormalizeOutput } from './02_normalize.ts';
 
-export const TITLE_WEIGHT = 2;
-export const BIGRAM_WEIGHT = 0.5;
+const TITLE_WEIGHT = 2;
+const BIGRAM_WEIGHT = 0.5;
 
 export interface VectorizeOutput {
   issue_ids: string[];
@@ -33,18 +34,18 @@ export function vectorize(input: { normalize: NormalizeOutput }, ctx: StageConte
   const n = norm.issue_ids.length;
   const tf = tfidfOfTokenIds(norm, { dimensions: cfg.hash_dimensions, titleWeight: TITLE_WEIGHT, bigramWeight: BIGRAM_WEIGHT });
   const features = [...tf.vocabulary.keys()].sort((a, b) => a - b);
-  const empty = { issue_ids: norm.issue_ids, dimensions: 0, embedding: new Float32Array(0), features: Uint32Array.from(features), tokens: features.map((f) => tf.vocabulary.get(f)!), singular_values: [] };
-  const tfidfOut = { cols: tf.matrix.cols, row_ptr: tf.matrix.rowPtr, col_idx: tf.matrix.colIdx, values: tf.matrix.values };
-  if (n < 2 || tf.matrix.values.length === 0) return { ...empty, tfidf: tfidfOut };
-  const svd = randomizedSvd(tf.matrix, Math.min(cfg.reduced_dimensions, n), deriveSeed(ctx.seed, 'svd'), { powerIterations: 2 });
-  const embedding = Float32Array.from(normalizeRows(svd.embedding, n, svd.rank));
-  return {
+  const base = {
     issue_ids: norm.issue_ids,
-    dimensions: svd.rank,
-    embedding,
-    tfidf: tfidfOut,
+    tfidf: { cols: tf.matrix.cols, row_ptr: tf.matrix.rowPtr, col_idx: tf.matrix.colIdx, values: tf.matrix.values },
     features: Uint32Array.from(features),
     tokens: features.map((f) => tf.vocabulary.get(f)!),
-    singular_values: Array.from(svd.singularValues, (v) => Math.round(v * 1e9) / 1e9),
+  };
+  if (n < 2 || tf.matrix.values.length === 0) return { ...base, dimensions: 0, embedding: new Float32Array(0), singular_values: [] };
+  const svd = randomizedSvd(tf.matrix, Math.min(cfg.reduced_dimensions, n), deriveSeed(ctx.seed, 'svd'), { powerIterations: 2 });
+  return {
+    ...base,
+    dimensions: svd.rank,
+    embedding: Float32Array.from(normalizeRows(svd.embedding, n, svd.rank)),
+    singular_values: Array.from(svd.singularValues, (v) => round(v, 9)),
   };
 }

@@ -7,6 +7,7 @@
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { lloyd, rowsOf, type Dense } from '../cluster/kmeans.ts';
 import { selectK } from '../cluster/selectK.ts';
+import { round } from '../round.ts';
 import type { StageContext } from './context.ts';
 import type { VectorizeOutput } from './04_vectorize.ts';
 
@@ -24,8 +25,8 @@ export interface ClusterOutput {
   unclustered: number;
 }
 
-export const SELECTION_RESTARTS = 3;
-export const SILHOUETTE_SAMPLE = 1000;
+const SELECTION_RESTARTS = 3;
+const SILHOUETTE_SAMPLE = 1000;
 
 export function denseOf(v: VectorizeOutput): Dense {
   return { n: v.issue_ids.length, d: v.dimensions, data: Float64Array.from(v.embedding) };
@@ -70,7 +71,7 @@ export function cluster(input: { vectorize: VectorizeOutput }, ctx: StageContext
     centroids: Float32Array.from(full.centroids),
     sample: Uint32Array.from(sampleIdx),
     selection: selection.scores,
-    outlier_similarity: Math.round(outlierSimilarity * 1e9) / 1e9,
+    outlier_similarity: round(outlierSimilarity, 9),
     unclustered: labels.reduce((u, l) => u + (l < 0 ? 1 : 0), 0),
   };
 }

@@ -9,6 +9,7 @@ import { jaccard } from '../cluster/agreement.ts';
 import { rowsOf } from '../cluster/kmeans.ts';
 import { bestKmeans } from '../cluster/selectK.ts';
 import { createRng, deriveSeed } from '../rng.ts';
+import { round } from '../round.ts';
 import type { StageContext } from './context.ts';
 import type { VectorizeOutput } from './04_vectorize.ts';
 import { denseOf, type ClusterOutput } from './05_cluster.ts';
@@ -78,7 +79,7 @@ export function stability(input: { vectorize: VectorizeOutput; cluster: ClusterO
     }
   }
   const clusters = sizes.map((size, label) => {
-    const j = counts[label] ? Math.round((sums[label] / counts[label]) * 1e6) / 1e6 : null;
+    const j = counts[label] ? round(sums[label] / counts[label]) : null;
     return { label, size, jaccard: j, status: size === 0 ? ('unassessed' as const) : status(j) };
   });
   return { bootstraps: cfg.bootstrap_samples, clusters, summary: summarize(clusters) };

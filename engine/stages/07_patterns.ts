@@ -13,6 +13,9 @@
  * Unclustered issues and members of unstable clusters get no pattern.
  */
 import { createHash } from 'node:crypto';
+import { jaccard } from '../cluster/agreement.ts';
+import { round } from '../round.ts';
+import { DAY_MS } from '../time.ts';
 import type { StageContext, Provenance } from './context.ts';
 import { provenance } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
@@ -62,7 +65,6 @@ export interface PatternsOutput {
 
 const TERMS_KEPT = 30;
 const SEVERITY_WEIGHT = { critical: 1, high: 0.7, medium: 0.4, low: 0.15 } as const;
-const round = (x: number, digits = 6) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** A UUID (v8 layout) derived from a string, so that replaying a run reproduces its ids. */
 export function derivedUuid(text: string): string {
@@ -74,13 +76,6 @@ function cosine(a: Map<string, number>, b: Array<[string, number]>): number {
   let dot = 0;
   for (const [t, w] of b) dot += (a.get(t) ?? 0) * w;
   return dot;
-}
-
-function overlapJaccard(a: ReadonlySet<string>, b: readonly string[]): number {
-  let inter = 0;
-  for (const x of b) if (a.has(x)) inter++;
-  const union = a.size + b.length - inter;
-  return union ? inter / union : 0;
 }
 
 function majority(judgements: Judgement[]): { value: string | null; share: number; decided: number; counts: Array<{ id: string; count: number }> } {
@@ -149,11 +144,12 @@ export function patterns(
     .sort((a, b) => (a.ids[0] < b.ids[0] ? -1 : 1));
 
   // Match to the previous run's patterns, best pairs first, one to one.
+  const previous = input.snapshot.previous_patterns.map((p) => ({ id: p.id, members: new Set(p.member_ids), terms: p.terms }));
   const pairs: Array<{ c: number; prev: string; score: number }> = [];
   candidates.forEach((cand, c) => {
     const termMap = new Map(cand.terms);
-    for (const prev of input.snapshot.previous_patterns) {
-      const score = 0.5 * overlapJaccard(cand.idSet, prev.member_ids) + 0.5 * cosine(termMap, prev.terms);
+    for (const prev of previous) {
+      const score = 0.5 * jaccard(cand.idSet, prev.members) + 0.5 * cosine(termMap, prev.terms);
       if (score >= cfg.match_threshold) pairs.push({ c, prev: prev.id, score: round(score) });
     }
   });
@@ -173,7 +169,7 @@ export function patterns(
     const times = cand.list.map((i) => Date.parse(issues[i].occurred_at ?? issues[i].created_at)).sort((a, b) => a - b);
     const severity = cand.list.reduce((s, i) => s + SEVERITY_WEIGHT[issues[i].severity], 0) / cand.list.length;
     const lastSeen = times.at(-1)!;
-    const recency = Math.exp(-Math.max(0, asOf - lastSeen) / 86_400_000 / 30);
+    const recency = Math.exp(-Math.max(0, asOf - lastSeen) / DAY_MS / 30);
     const volume = Math.min(1, Math.log(1 + cand.list.length) / Math.log(101));
     const risk = Math.max(0, Math.min(100, Math.round(100 * (0.45 * severity + 0.3 * recency + 0.25 * volume))));
     const domain = majority(cand.list.map((i) => extraction[i].domain));

@@ -23,6 +23,7 @@
  * `alert_threshold`.
  */
 import { deriveSeed } from '../rng.ts';
+import { DAY_MS } from '../time.ts';
 import { censoredGaps } from '../hazard/censoredGaps.ts';
 import { evenGrid, hazardCurves } from '../hazard/curves.ts';
 import { describeFit, type HazardFit, type HazardModelName, type NotFittedReason } from '../hazard/fit.ts';
@@ -181,12 +182,11 @@ export interface HazardOutput {
   alerts: CrestAlert[];
 }
 
-export const DAY_MS = 86_400_000;
 /** Simulated paths per set of the forecast (forecastOccurrences runs two sets), within a budget of draws. */
 const FORECAST_PATHS = { maxPaths: 2000, minPaths: 100, budget: 100_000 };
 
 /** The forecast horizons of a hazard config: `forecast_horizons_days` ∪ `prediction_horizon_days`, ascending. */
-export function forecastHorizons(cfg: { forecast_horizons_days: number[]; prediction_horizon_days: number }): number[] {
+function forecastHorizons(cfg: { forecast_horizons_days: number[]; prediction_horizon_days: number }): number[] {
   return [...new Set([...cfg.forecast_horizons_days, cfg.prediction_horizon_days])].sort((a, b) => a - b);
 }
 

@@ -17,7 +17,8 @@
  * 2011 §8.4.2); calibration bins (10 equal-width); interval coverage of the count intervals.
  */
 import { deriveSeed } from '../rng.ts';
-import { brierSkillScore, calibrationBins } from '../hazard/brier.ts';
+import { DAY_MS } from '../time.ts';
+import { brierSkillScore, calibrationBins, intervalCoverage } from '../hazard/brier.ts';
 import { rollingBacktest, type BacktestForecast } from '../hazard/backtest.ts';
 import type { HazardModelName } from '../hazard/fit.ts';
 import { meanResidualLife } from '../hazard/meanResidualLife.ts';
@@ -25,7 +26,7 @@ import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
 import { provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
 import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
-import { DAY_MS, fitOf, occurrenceTimes, type Estimate, type HazardOutput } from './08_hazard.ts';
+import { fitOf, occurrenceTimes, type Estimate, type HazardOutput } from './08_hazard.ts';
 
 export interface Prediction {
   /** Deterministic from the run and the pattern. */
@@ -125,8 +126,6 @@ export function scoreForecasts(forecasts: readonly BacktestForecast[]): Backtest
   const p = forecasts.map((f) => f.probability);
   const o = forecasts.map((f) => f.actual > 0);
   const skill = brierSkillScore(p, o);
-  let covered = 0;
-  for (const f of forecasts) if (f.lower <= f.actual && f.actual <= f.upper) covered++;
   return {
     n_scored: forecasts.length,
     n_patterns: new Set(forecasts.map((f) => f.id)).size,
@@ -134,7 +133,7 @@ export function scoreForecasts(forecasts: readonly BacktestForecast[]): Backtest
     brier: skill.brier,
     brier_reference: skill.reference,
     skill: skill.skill,
-    coverage: covered / forecasts.length,
+    coverage: intervalCoverage(forecasts.map((f) => f.lower), forecasts.map((f) => f.upper), forecasts.map((f) => f.actual)).coverage,
     calibration: calibrationBins(p, o, 10).map((b) => ({ lower: b.lower, upper: b.upper, count: b.count, mean_forecast: b.meanForecast, observed_rate: b.observedRate })),
   };
 }

@@ -29,6 +29,7 @@
  */
 import type { TaxonomyConfig } from '../config/taxonomy.ts';
 import { occurrenceCost } from '../finance/occurrenceCost.ts';
+import { round } from '../round.ts';
 import { provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
 import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
@@ -116,7 +117,6 @@ export interface RecommendOutput {
 const WEIGHTS = { p_recurrence: 0.4, severity: 0.3, cost: 0.3 } as const;
 /** Gaps at which a business case's confidence is half the rollup share. */
 const CONFIDENCE_HALF_GAPS = 10;
-const round = (x: number, digits = 6) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 export function recommend(
   input: { snapshot: SnapshotOutput; patterns: PatternsOutput; hazard: HazardOutput; predict: PredictOutput },

@@ -73,6 +73,7 @@ test('no occurrences in the window: nothing avoided; bad input is refused', () =
   assert.throws(() => counterfactual({ occurrences, reduction: 0, rateCard, asOf: at(40) }), /reduction must be in \(0, 1\]/);
   assert.throws(() => counterfactual({ occurrences, reduction: 1.5, rateCard, asOf: at(40) }), /reduction/);
   assert.throws(() => counterfactual({ occurrences, fixAt: 'soon', rateCard, asOf: at(40) }), /fixAt must be an ISO time/);
+  assert.throws(() => counterfactual({ occurrences, rateCard, asOf: at(40), level: 1 }), /counterfactual: level must be in \(0, 1\), got 1/);
   assert.throws(() => counterfactual({ occurrences: [{ at: 'x', severity: 'low' }], rateCard, asOf: at(40) }), /occurrences\[0\]\.at/);
 });
 

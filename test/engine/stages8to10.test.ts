@@ -15,7 +15,7 @@ import { selectModel } from '../../engine/hazard/selectModel.ts';
 import { snapshot, type SnapshotInput, type SnapshotOutput } from '../../engine/stages/01_snapshot.ts';
 import type { PatternOutput, PatternsOutput } from '../../engine/stages/07_patterns.ts';
 import { hazard, type HazardOutput, type PatternHazardFitted, type PatternHazardNotFitted } from '../../engine/stages/08_hazard.ts';
-import { predict } from '../../engine/stages/09_predict.ts';
+import { predict, scoreForecasts } from '../../engine/stages/09_predict.ts';
 import { recommend, type RecommendOutput } from '../../engine/stages/10_recommend.ts';
 import { testConfigs, testContext, type ConfigOverrides } from '../helpers/engineInput.ts';
 
@@ -242,6 +242,21 @@ test('predict: the backtest origins step back one horizon each from as-of; each 
     [10, 0],
   ]);
   assert.equal(bt.provenance.issue_ids, input.patterns.patterns[4].member_ids);
+});
+
+test('predict: scoreForecasts pools Brier, skill against the base rate, calibration and inclusive interval coverage', () => {
+  assert.is(scoreForecasts([]), null);
+  const scores = scoreForecasts([
+    { id: 'a', gaps: 3, probability: 0.8, lower: 1, upper: 3, actual: 1 }, // covered at the lower end
+    { id: 'a', gaps: 4, probability: 0.2, lower: 0, upper: 2, actual: 3 }, // above the interval
+    { id: 'b', gaps: 3, probability: 0.6, lower: 0, upper: 2, actual: 2 }, // covered at the upper end
+    { id: 'c', gaps: 5, probability: 0.1, lower: 1, upper: 2, actual: 0 }, // below the interval
+  ])!;
+  assert.equal([scores.n_scored, scores.n_patterns, scores.base_rate, scores.coverage], [4, 3, 0.75, 0.5]);
+  close(scores.brier, (0.2 ** 2 + 0.8 ** 2 + 0.4 ** 2 + 0.1 ** 2) / 4, 1e-12, 'Brier');
+  close(scores.brier_reference, 0.1875, 1e-12, 'Brier of the base rate');
+  close(scores.skill!, 1 - scores.brier / 0.1875, 1e-12, 'skill');
+  assert.equal(scores.calibration.map((b) => b.count), [0, 1, 1, 0, 0, 0, 1, 0, 1, 0]);
 });
 
 const recommended: RecommendOutput = recommend({ ...input, hazard: out, predict: predicted }, ctx);
