@@ -12,7 +12,7 @@ import { findFinancials, findHazard } from '../../../../sql/patternResults.ts';
 import { findPattern, latestPatternRollup, patternMembers } from '../../../../sql/patterns.ts';
 import { recommendationOfPattern } from '../../../../sql/recommendations.ts';
 import type { PatternRow } from '../../../../sql/patternProjection.ts';
-import { reply } from '../../../http/routes.ts';
+import { queryDecimal, reply } from '../../../http/routes.ts';
 import { platformRoute } from '../../route.ts';
 import { counterfactualSchema, financialsSchema, hazardSchema, rootCausesSchema } from './schemas.ts';
 
@@ -24,7 +24,6 @@ async function patternOf(app: AppContext, workspaceId: string, id: string): Prom
   return pattern;
 }
 
-const decimalQuery = (bounds: z.ZodNumber) => z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a decimal number').transform(Number).pipe(bounds);
 
 const counterfactualQuery = z
   .object({
@@ -32,7 +31,7 @@ const counterfactualQuery = z
       .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'must be an ISO 8601 date or timestamp' })
       .optional()
       .describe('The fix in place from this date: what would it have avoided since? (exactly one of fix_date and reduction)'),
-    reduction: decimalQuery(z.number().gt(0, 'must be greater than 0').max(1, 'must be at most 1'))
+    reduction: queryDecimal(z.number().gt(0, 'must be greater than 0').max(1, 'must be at most 1'))
       .optional()
       .describe('Share (0-1] of occurrences a fix removes, over the whole history (exactly one of fix_date and reduction)'),
   })
