@@ -45,26 +45,21 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
  * transactions created the same new key; the retry finds the winner's row), a deadlock, a
  * serialization failure.
  */
-export const RETRYABLE_ERROR_CODES: readonly string[] = ['23505', '40P01', '40001'];
+const RETRYABLE_ERROR_CODES = ['23505', '40P01', '40001'];
+const RETRY_ATTEMPTS = 5;
 
 /**
- * `withTransaction`, attempted again (up to `attempts` times in all, after a short random pause) when
- * it fails with one of `codes`. `fn` must be safe to run again: everything it did rolled back, and it
- * must read what it depends on afresh (it runs in a new transaction with a new snapshot).
+ * `withTransaction`, attempted again (up to RETRY_ATTEMPTS times in all, after a short random pause)
+ * when it fails with one of RETRYABLE_ERROR_CODES. `fn` must be safe to run again: everything it did
+ * rolled back, and it must read what it depends on afresh (it runs in a new transaction with a new snapshot).
  */
-export async function withTransactionRetry<T>(
-  pool: pg.Pool,
-  fn: (client: pg.PoolClient) => Promise<T>,
-  options: { attempts?: number; codes?: readonly string[] } = {},
-): Promise<T> {
-  const attempts = options.attempts ?? 5;
-  const codes = options.codes ?? RETRYABLE_ERROR_CODES;
+export async function withTransactionRetry<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await withTransaction(pool, fn);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      if (attempt >= attempts || typeof code !== 'string' || !codes.includes(code)) throw err;
+      if (attempt >= RETRY_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_ERROR_CODES.includes(code)) throw err;
       // Jitter, so that two transactions that just collided do not collide again in step.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }

@@ -24,7 +24,7 @@ import type { Queryable } from '../lib/db.ts';
 import type { StageContext } from '../engine/stages/context.ts';
 import { provenance } from '../engine/stages/context.ts';
 import type { SnapshotOutput } from '../engine/stages/01_snapshot.ts';
-import type { ExtractOutput } from '../engine/stages/03_extract.ts';
+import type { CriticalityJudgement, ExtractOutput, Judgement } from '../engine/stages/03_extract.ts';
 import type { PatternOutput, PatternsOutput } from '../engine/stages/07_patterns.ts';
 import type { HazardOutput } from '../engine/stages/08_hazard.ts';
 import type { PredictOutput } from '../engine/stages/09_predict.ts';
@@ -237,4 +237,17 @@ async function writePatterns(
       await inChunks([...touched.values()], (rows) => upsertPatternRows(db, rows));
     },
   };
+}
+
+/** The issue's latest extraction (written by the last run whose snapshot held it); null before any run. */
+export async function findIssueExtraction(
+  db: Queryable,
+  workspaceId: string,
+  issueId: string,
+): Promise<{ domain: Judgement; root_cause: Judgement; criticality: CriticalityJudgement; provenance: Record<string, unknown> } | null> {
+  const { rows } = await db.query<{ domain: Judgement; root_cause: Judgement; criticality: CriticalityJudgement; provenance: Record<string, unknown> }>(
+    'select domain, root_cause, criticality, provenance from issue_extractions where workspace_id = $1 and issue_id = $2',
+    [workspaceId, issueId],
+  );
+  return rows[0] ?? null;
 }

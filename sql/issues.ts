@@ -202,7 +202,3 @@ export async function updateIssue(db: Queryable, events: EventBatch, actor: Acto
   const rows = await writeIssueEvents(db, events, actor, planned);
   return rows.at(-1)!;
 }
-
-export async function closeIssue(db: Queryable, events: EventBatch, actor: Actor, id: string): Promise<IssueRow> {
-  return updateIssue(db, events, actor, id, { status: 'closed' });
-}

@@ -1,5 +1,7 @@
 /** Pattern queries (the projection's writes are in patternProjection.ts). */
 import type { Queryable } from '../lib/db.ts';
+import type { RootCauseRollup } from '../engine/stages/07_patterns.ts';
+import type { Severity } from './issueRules.ts';
 import { patternColumns, type PatternRow } from './patternProjection.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -7,5 +9,28 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function findPattern(db: Queryable, workspaceId: string, id: string): Promise<PatternRow | null> {
   if (!UUID.test(id)) return null;
   const { rows } = await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 and id = $2`, [workspaceId, id]);
+  return rows[0] ?? null;
+}
+
+/** Members of the pattern with their occurrence times (null when unknown) and severities, by id. */
+export async function patternMembers(db: Queryable, workspaceId: string, patternId: string): Promise<Array<{ id: string; occurred_at: Date | null; severity: Severity }>> {
+  const { rows } = await db.query<{ id: string; occurred_at: Date | null; severity: Severity }>(
+    'select id, occurred_at, severity from issues where workspace_id = $1 and pattern_id = $2 order by id',
+    [workspaceId, patternId],
+  );
+  return rows;
+}
+
+/** The pattern's root-cause rollup as the latest engine run that produced the pattern stored it. */
+export async function latestPatternRollup(
+  db: Queryable,
+  workspaceId: string,
+  patternId: string,
+): Promise<{ run_id: string; rollup: RootCauseRollup; provenance: Record<string, unknown> } | null> {
+  const { rows } = await db.query<{ run_id: string; rollup: RootCauseRollup; provenance: Record<string, unknown> }>(
+    `select o.run_id, o.rollup, o.provenance from engine_pattern_outputs o join engine_runs r on r.id = o.run_id
+      where o.workspace_id = $1 and o.pattern_id = $2 order by r.created_at desc limit 1`,
+    [workspaceId, patternId],
+  );
   return rows[0] ?? null;
 }

@@ -111,6 +111,15 @@ export async function findReviewItem(db: Queryable, workspaceId: string, id: str
   return rows[0] ?? null;
 }
 
+/** The id of the issue's review item of one of `kinds`: an open one first, then the newest. */
+export async function latestReviewItemOfIssue(db: Queryable, workspaceId: string, issueId: string, kinds: ReviewKind[]): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from review_items where workspace_id = $1 and issue_id = $2 and kind = any($3) order by (status = 'open') desc, created_at desc limit 1`,
+    [workspaceId, issueId, kinds],
+  );
+  return rows[0]?.id ?? null;
+}
+
 /** Records a reviewer's decision on an open item (resolve or dismiss) and logs it. */
 export async function decideReviewItem(
   db: Queryable,

@@ -113,6 +113,9 @@ export function containsNul(value: unknown): boolean {
 export const queryInteger = (message: string, bounds: z.ZodNumber = z.number()) =>
   z.string().trim().regex(/^[+-]?\d+$/, message).transform(Number).pipe(bounds);
 
+/** A non-negative decimal query parameter (`0.5`, `2`), then checked by `bounds` (e.g. `z.number().max(1)`). */
+export const queryDecimal = (bounds: z.ZodNumber) => z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a decimal number').transform(Number).pipe(bounds);
+
 /** A boolean query parameter: `true`/`false` (also `1`/`0`), anything else is a validation error. */
 export const queryBoolean = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })

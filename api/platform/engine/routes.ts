@@ -16,7 +16,9 @@ import { engineReplay } from '../../../jobs/tasks/engine__replay.ts';
 import { activeConfig } from '../../../sql/configs.ts';
 import { findEngineRun, setEngineRunJob, type EngineRunRow } from '../../../sql/engineRuns.ts';
 import { findJobRun, jobStatuses, type JobRun } from '../../../sql/jobRuns.ts';
+import { findIssueExtraction } from '../../../sql/engineResults.ts';
 import { findIssue } from '../../../sql/issues.ts';
+import { latestReviewItemOfIssue } from '../../../sql/reviewItems.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
@@ -236,27 +238,16 @@ export const engineRoutes = [
     handler: async ({ params, principal, app }) => {
       const issue = await findIssue(app.pool, principal.workspaceId, params.id);
       if (!issue) throw new AppError('not_found', 'Issue not found');
-      const openItem = async (kinds: string[]) =>
-        (
-          await app.pool.query<{ id: string }>(
-            `select id from review_items where workspace_id = $1 and issue_id = $2 and kind = any($3) order by (status = 'open') desc, created_at desc limit 1`,
-            [principal.workspaceId, issue.id, kinds],
-          )
-        ).rows[0]?.id ?? null;
       const base = { issue_id: issue.id, evidence: [] as string[], candidates: [] as Array<{ id: string; score: number }>, domain: null, criticality: null, provenance: null, confidence: null, source: null, root_cause: null };
       if (issue.engine_status !== 'eligible') {
-        return reply.ok({ ...base, status: 'abstained' as const, review_item_id: await openItem(['missing_narrative']), reason: issue.engine_status === 'blocked_no_narrative' ? 'The issue has no narrative.' : `The issue is not eligible: ${issue.ineligible_reason}` });
+        return reply.ok({ ...base, status: 'abstained' as const, review_item_id: await latestReviewItemOfIssue(app.pool, principal.workspaceId, issue.id, ['missing_narrative']), reason: issue.engine_status === 'blocked_no_narrative' ? 'The issue has no narrative.' : `The issue is not eligible: ${issue.ineligible_reason}` });
       }
-      const { rows } = await app.pool.query<{ domain: z.infer<typeof judgementSchema>; root_cause: z.infer<typeof judgementSchema>; criticality: unknown; provenance: Record<string, unknown> }>(
-        'select domain, root_cause, criticality, provenance from issue_extractions where workspace_id = $1 and issue_id = $2',
-        [principal.workspaceId, issue.id],
-      );
-      const extraction = rows[0];
+      const extraction = await findIssueExtraction(app.pool, principal.workspaceId, issue.id);
       if (!extraction) throw new AppError('not_found', 'The engine has not analysed this issue yet; trigger an engine run');
       const rc = extraction.root_cause;
       const common = { ...base, confidence: rc.confidence, source: rc.source, evidence: rc.evidence, candidates: rc.candidates, domain: extraction.domain, criticality: extraction.criticality, provenance: extraction.provenance };
       if (rc.abstained || !rc.value) {
-        return reply.ok({ ...common, status: 'abstained' as const, review_item_id: await openItem(['root_cause']), reason: 'The evidence does not single out a root cause; a reviewer decides.' });
+        return reply.ok({ ...common, status: 'abstained' as const, review_item_id: await latestReviewItemOfIssue(app.pool, principal.workspaceId, issue.id, ['root_cause']), reason: 'The evidence does not single out a root cause; a reviewer decides.' });
       }
       const names = (await activeConfig(app.pool, principal.workspaceId, 'taxonomy')).document.root_causes;
       return reply.ok({ ...common, status: 'decided' as const, root_cause: { id: rc.value, name: names.find((r) => r.id === rc.value)?.name ?? rc.value }, review_item_id: null, reason: null });

@@ -5,7 +5,7 @@ import { enqueueVerifications } from '../../../jobs/tasks/recommendation__verify
 import { withEventBatch, type StoredEvent } from '../../../sql/events.ts';
 import { issueColumns, type IssueRow } from '../../../sql/issueProjection.ts';
 import { issueStatuses, severities } from '../../../sql/issueRules.ts';
-import { closeIssue, findIssue, ingestIssues, updateIssue } from '../../../sql/issues.ts';
+import { findIssue, ingestIssues, updateIssue } from '../../../sql/issues.ts';
 import { queryBoolean, reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { actorOf } from '../principal.ts';
@@ -171,7 +171,7 @@ export const issueRoutes = [
     params: idParams,
     responses: { 200: { description: 'The closed issue', schema: issueSchema }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app }) =>
-      withEventBatch(app.pool, principal.workspaceId, async (client, events) => reply.ok(toIssue(await closeIssue(client, events, actorOf(principal), params.id)))),
+      withEventBatch(app.pool, principal.workspaceId, async (client, events) => reply.ok(toIssue(await updateIssue(client, events, actorOf(principal), params.id, { status: 'closed' })))),
   }),
   platformRoute({
     method: 'get',

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
 import type { BacktestScores } from '../../../engine/stages/09_predict.ts';
 import { findPrediction, type BacktestRow, type PredictionRow } from '../../../sql/predictions.ts';
-import { reply } from '../../http/routes.ts';
+import { queryDecimal, reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { estimateSchema, provenanceSchema } from '../patterns/hazard/schemas.ts';
 import { platformRoute } from '../route.ts';
@@ -107,12 +107,7 @@ export const predictionRoutes = [
     query: listQuery(
       {
         pattern_id: z.uuid({ error: 'must be a pattern id' }).optional(),
-        min_p: z
-          .string()
-          .trim()
-          .regex(/^\d+(\.\d+)?$/, 'must be a decimal number')
-          .transform(Number)
-          .pipe(z.number().max(1, 'must be at most 1'))
+        min_p: queryDecimal(z.number().max(1, 'must be at most 1'))
           .optional()
           .describe('Only predictions whose p_recurrence estimate is at least this (0-1)'),
       },

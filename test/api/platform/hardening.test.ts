@@ -35,6 +35,7 @@ test('a NUL character anywhere in a body is a 400 validation_error, not a databa
   assert.ok(res.body.error.details.body.includes('NUL'));
   const key = await api.post('/v1/probe/echo', { ['k\u0000']: 1, text: 'x' });
   assert.is(key.status, 400);
+  assert.equal(key.body.error.details, { body: 'must not contain NUL (\\u0000) characters' });
 });
 
 test('a trailing slash is another path: 404, never the same operation', async () => {
@@ -76,6 +77,7 @@ test('a cursor of one list is refused by another list', async () => {
   const crossed = await api.get(`/v1/service-accounts?limit=1&cursor=${encodeURIComponent(jobs.body.page.next_cursor)}`);
   assert.is(crossed.status, 400);
   assert.is(crossed.body.error.code, 'validation_error');
+  assert.equal(crossed.body.error.details, { cursor: 'does not match this query' });
 });
 
 test.run();

@@ -8,12 +8,11 @@ import type { AppContext } from '../../../../lib/context.ts';
 import { AppError } from '../../../../lib/errors.ts';
 import { counterfactual } from '../../../../engine/finance/counterfactual.ts';
 import { activeConfig } from '../../../../sql/configs.ts';
-import type { RootCauseRollup } from '../../../../engine/stages/07_patterns.ts';
 import { findFinancials, findHazard } from '../../../../sql/patternResults.ts';
-import { findPattern } from '../../../../sql/patterns.ts';
+import { findPattern, latestPatternRollup, patternMembers } from '../../../../sql/patterns.ts';
 import { recommendationOfPattern } from '../../../../sql/recommendations.ts';
 import type { PatternRow } from '../../../../sql/patternProjection.ts';
-import { reply } from '../../../http/routes.ts';
+import { queryDecimal, reply } from '../../../http/routes.ts';
 import { platformRoute } from '../../route.ts';
 import { counterfactualSchema, financialsSchema, hazardSchema, rootCausesSchema } from './schemas.ts';
 
@@ -25,16 +24,6 @@ async function patternOf(app: AppContext, workspaceId: string, id: string): Prom
   return pattern;
 }
 
-/** Members of the pattern with their occurrence times (null when unknown) and severities. */
-async function membersOf(app: AppContext, workspaceId: string, patternId: string) {
-  const { rows } = await app.pool.query<{ id: string; occurred_at: Date | null; severity: 'critical' | 'high' | 'medium' | 'low' }>(
-    'select id, occurred_at, severity from issues where workspace_id = $1 and pattern_id = $2 order by id',
-    [workspaceId, patternId],
-  );
-  return rows;
-}
-
-const decimalQuery = (bounds: z.ZodNumber) => z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a decimal number').transform(Number).pipe(bounds);
 
 const counterfactualQuery = z
   .object({
@@ -42,7 +31,7 @@ const counterfactualQuery = z
       .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'must be an ISO 8601 date or timestamp' })
       .optional()
       .describe('The fix in place from this date: what would it have avoided since? (exactly one of fix_date and reduction)'),
-    reduction: decimalQuery(z.number().gt(0, 'must be greater than 0').max(1, 'must be at most 1'))
+    reduction: queryDecimal(z.number().gt(0, 'must be greater than 0').max(1, 'must be at most 1'))
       .optional()
       .describe('Share (0-1] of occurrences a fix removes, over the whole history (exactly one of fix_date and reduction)'),
   })
@@ -66,7 +55,7 @@ export const patternHazardRoutes = [
       const pattern = await patternOf(app, principal.workspaceId, params.id);
       const row = await findHazard(app.pool, principal.workspaceId, pattern.id);
       if (!row) {
-        const timed = (await membersOf(app, principal.workspaceId, pattern.id)).filter((m) => m.occurred_at !== null).length;
+        const timed = (await patternMembers(app.pool, principal.workspaceId, pattern.id)).filter((m) => m.occurred_at !== null).length;
         throw new AppError('not_fitted', 'No engine run has fitted a hazard model to this pattern yet', { reason: timed ? 'insufficient_events' : 'no_timestamps', run_id: null });
       }
       const h = row.hazard;
@@ -136,7 +125,7 @@ export const patternHazardRoutes = [
       const pattern = await patternOf(app, principal.workspaceId, params.id);
       const now = app.clock.now();
       if (query.fix_date && Date.parse(query.fix_date) > now.getTime()) throw new AppError('validation_error', 'Request validation failed', { fix_date: 'must not be in the future' });
-      const members = await membersOf(app, principal.workspaceId, pattern.id);
+      const members = await patternMembers(app.pool, principal.workspaceId, pattern.id);
       const timed = members.filter((m) => m.occurred_at !== null);
       const rateCard = await activeConfig(app.pool, principal.workspaceId, 'rate-card');
       const hazard = await activeConfig(app.pool, principal.workspaceId, 'hazard');
@@ -167,12 +156,7 @@ export const patternHazardRoutes = [
     responses: { 200: { description: 'The rollup', schema: rootCausesSchema }, 404: { description: 'No such pattern, or no engine run produced it yet' } },
     handler: async ({ params, principal, app }) => {
       const pattern = await patternOf(app, principal.workspaceId, params.id);
-      const { rows } = await app.pool.query<{ run_id: string; rollup: RootCauseRollup; provenance: Record<string, unknown> }>(
-        `select o.run_id, o.rollup, o.provenance from engine_pattern_outputs o join engine_runs r on r.id = o.run_id
-          where o.workspace_id = $1 and o.pattern_id = $2 order by r.created_at desc limit 1`,
-        [principal.workspaceId, pattern.id],
-      );
-      const output = rows[0];
+      const output = await latestPatternRollup(app.pool, principal.workspaceId, pattern.id);
       if (!output) throw new AppError('not_found', 'No engine run has produced this pattern yet');
       const names = new Map((await activeConfig(app.pool, principal.workspaceId, 'taxonomy')).document.root_causes.map((r) => [r.id, r.name]));
       const named = (id: string) => names.get(id) ?? id;
