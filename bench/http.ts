@@ -22,7 +22,6 @@
  * Run: `npm run bench:http` (flags: --seconds, --rounds, --warmup, --concurrency, --jobs,
  * --job-rounds, --job-concurrency, --only http|jobs). Results: docs/benchmarks.md.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +36,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPos
 import { createLogger } from '../lib/logger.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
 import { listen, type RunningServer } from '../api/http/server.ts';
-import { MemoryRateLimitStore, type RateLimitStore, type TakeResult } from '../api/http/rateLimit.ts';
+import { MemoryRateLimitStore } from '../api/http/rateLimit.ts';
 import { createPlatformApp, RATE_LIMIT } from '../api/platform/app.ts';
 import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
 import { toJob } from '../api/platform/jobs/routes.ts';
@@ -50,7 +49,10 @@ import { liveFamilyRole } from '../sql/tokenFamilies.ts';
 import { createAppContext } from '../scripts/processes.ts';
 import { createTestDatabase, serverUrl } from '../test/helpers/database.ts';
 import type { LoadResult, LoadRound } from './httpLoadClient.ts';
-import { fmt, median, percentile, postgresCpuMsSince, postgresCpuTicks, summarize, table, verdict, type TargetSummary, type TargetTotals } from './measure.ts';
+import { allowAllRateLimits } from './allowAllRateLimits.ts';
+import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
+import { forkLoadChild } from './loadChild.ts';
+import { fmt, median, percentile, summarize, table, verdict, type TargetSummary, type TargetTotals } from './measure.ts';
 import { rawJobRound, wrappedJobRound, type JobRoundResult } from './jobThroughput.ts';
 
 const HTTP_P50_TARGET = 1.5; // stack p50 / baseline p50 at most
@@ -94,13 +96,6 @@ const settings = {
 if (flags.only !== undefined && flags.only !== 'http' && flags.only !== 'jobs') throw new Error('--only must be http or jobs');
 const runHttp = flags.only !== 'jobs';
 const runJobs = flags.only !== 'http';
-
-/** The benchmark must not measure the product's 600/min limit tripping: this store always allows. */
-class AllowAllRateLimitStore implements RateLimitStore {
-  async take(_key: string, limit: number): Promise<TakeResult> {
-    return { allowed: true, remaining: limit - 1, retryAfterMs: 0 };
-  }
-}
 
 /**
  * Two probes mounted next to the real routes to split the stack's cost (informational rows): the
@@ -187,21 +182,6 @@ async function seedJobRuns(pool: pg.Pool, workspaceId: string, count: number): P
   await pool.query('analyze job_runs');
 }
 
-// ---------------------------------------------------------------------------------------------
-// The load client process
-
-function startLoadClient(): { child: ChildProcess; round(r: LoadRound): Promise<LoadResult> } {
-  const child = fork(new URL('./httpLoadClient.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  const round = (r: LoadRound) =>
-    new Promise<LoadResult>((resolve, reject) => {
-      child.once('message', (message: { ok: boolean; result?: LoadResult; error?: string }) =>
-        message.ok ? resolve(message.result!) : reject(new Error(`load client: ${message.error}`)),
-      );
-      child.send(r);
-    });
-  return { child, round };
-}
-
 /** The per-call cost of the product's in-memory limiter, which the HTTP run replaced. */
 async function rateLimitTakeRate(distinctClients: number, calls: number): Promise<{ callsPerSecond: number; usPerCall: number }> {
   const store = new MemoryRateLimitStore();
@@ -252,7 +232,7 @@ async function main() {
       const stackApp = createPlatformApp(app, {
         routes: [...platformRoutes, ...probeRoutes(() => sample)],
         authenticator: createPlatformAuthenticator(app),
-        rateLimitStore: new AllowAllRateLimitStore(),
+        rateLimitStore: allowAllRateLimits,
       });
       const stack = await listen(stackApp, 0, '127.0.0.1');
       closers.push(() => stack.close(1000));
@@ -307,8 +287,8 @@ async function main() {
       const bare = await listen(bareApp, 0, '127.0.0.1');
       closers.push(() => bare.close(1000));
 
-      const client = startLoadClient();
-      closers.push(async () => client.child.connected && client.child.disconnect());
+      const client = forkLoadChild<LoadRound, LoadResult>(new URL('./httpLoadClient.ts', import.meta.url));
+      closers.push(async () => client.close());
       const targets = {
         bare: { label: 'baseline: bare handler, same queries', url: bare.url, path: BARE_SQL_PATH },
         bareList: { label: 'bare handler, page + total only', url: bare.url, path: BARE_LIST_PATH },
@@ -324,11 +304,10 @@ async function main() {
       ) as Record<Target, TargetTotals>;
       const roundP50Ms = Object.fromEntries(names.map((n): [Target, number[]] => [n, []])) as Record<Target, number[]>;
       const runTarget = async (name: Target, durationMs: number, record: boolean) => {
-        const cpu = process.cpuUsage();
-        const pgCpu = postgresCpuTicks(db.name);
+        const before = await cpuSnapshot(pool, db.name);
         const { url, path } = targets[name];
-        const result = await client.round({ url, path, headers, concurrency: settings.concurrency, durationMs });
-        const serverCpu = process.cpuUsage(cpu);
+        const result = await client.run({ url, path, headers, concurrency: settings.concurrency, durationMs });
+        const cpu = cpuBetween(before, await cpuSnapshot(pool, db.name));
         if (result.non2xx) throw new Error(`${name}: ${result.non2xx} responses were not 2xx (first: ${result.firstBadStatus})`);
         if (result.bodyBytes !== Buffer.byteLength(body)) throw new Error(`${name}: body of ${result.bodyBytes} bytes, expected ${Buffer.byteLength(body)}`);
         if (!record) return;
@@ -337,8 +316,8 @@ async function main() {
         t.elapsedMs += result.elapsedMs;
         for (const l of result.latenciesUs) t.latenciesUs.push(l);
         roundP50Ms[name].push(percentile(Float64Array.from(result.latenciesUs).sort(), 0.5) / 1000);
-        t.serverCpuMs += (serverCpu.user + serverCpu.system) / 1000;
-        t.postgresCpuMs += postgresCpuMsSince(db.name, pgCpu);
+        t.serverCpuMs += cpu.self * 1000;
+        t.postgresCpuMs += (cpu.postgres ?? NaN) * 1000; // NaN: PostgreSQL runs elsewhere, its CPU is not readable
         t.clientCpuMs += result.cpuMs;
       };
 
@@ -388,7 +367,7 @@ async function main() {
       say(`  MemoryRateLimitStore.take(): ${fmt(take1.callsPerSecond / 1e6)} M calls/s with 1 client (${fmt(take1.usPerCall, 3)} µs), ` +
         `${fmt(take10k.callsPerSecond / 1e6)} M calls/s over 10,000 clients (${fmt(take10k.usPerCall, 3)} µs): ` +
         `${fmt((100 * take10k.usPerCall) / s.serverCpuUsPerRequest)}% of the full stack's server CPU per request.`);
-      say(`CPU columns: process CPU over the measured rounds divided by requests (postgres: the backends serving the benchmark's database, /proc).`);
+      say(`CPU columns: process CPU over the measured rounds divided by requests (postgres: the backends serving the benchmark's database, /proc; NaN when PostgreSQL runs elsewhere).`);
     }
 
     let jobPass: boolean | undefined;

@@ -6,10 +6,10 @@
  * keep the client's own CPU per request small: client, server and PostgreSQL share the machine's
  * cores, and a heavy client would hide the difference between the two servers.
  *
- * Protocol (IPC): the parent sends a LoadRound, the child answers with its LoadResult; the child
- * exits when the parent disconnects.
+ * Protocol (bench/loadChild.ts): the parent sends a LoadRound, the child answers with its LoadResult.
  */
 import net from 'node:net';
+import { serveLoadJobs } from './loadChild.ts';
 
 export interface LoadRound {
   url: string;
@@ -113,12 +113,4 @@ export async function runRound(round: LoadRound): Promise<LoadResult> {
   return result;
 }
 
-if (process.send) {
-  process.on('message', (round: LoadRound) => {
-    runRound(round).then(
-      (result) => process.send!({ ok: true, result }),
-      (err: Error) => process.send!({ ok: false, error: err.message }),
-    );
-  });
-  process.on('disconnect', () => process.exit(0));
-}
+serveLoadJobs(runRound);
