@@ -28,10 +28,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { decodeJwt } from 'jose';
-import pg from 'pg';
 import { z } from 'zod';
 import { loadConfig } from '../lib/config.ts';
-import { createPool } from '../lib/db.ts';
+import { createPool, type Pool } from '../lib/db.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger } from '../lib/logger.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
@@ -47,7 +46,7 @@ import { reply } from '../api/http/routes.ts';
 import { jobStatuses, type JobRun } from '../sql/jobRuns.ts';
 import { liveFamilyRole } from '../sql/tokenFamilies.ts';
 import { createAppContext } from '../scripts/processes.ts';
-import { createTestDatabase, serverUrl } from '../test/helpers/database.ts';
+import { createTestDatabase, serverAnswers, serverUrl } from '../test/helpers/database.ts';
 import type { LoadResult, LoadRound } from './httpLoadClient.ts';
 import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
@@ -138,21 +137,8 @@ function probeRoutes(sample: () => unknown): PlatformRoute[] {
 // ---------------------------------------------------------------------------------------------
 // Database: the one the tests use (DATABASE_URL or the local PostgreSQL), else an embedded one.
 
-async function answers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 async function databaseServer(): Promise<{ embedded?: EmbeddedDatabase; dir?: string }> {
-  if (await answers(serverUrl())) return {};
+  if (await serverAnswers(serverUrl())) return {};
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-pg-'));
   console.log(`No PostgreSQL at ${serverUrl()}; starting an embedded one in ${dir}`);
   const embedded = await startEmbeddedPostgres(dir, createLogger('warn'));
@@ -161,7 +147,7 @@ async function databaseServer(): Promise<{ embedded?: EmbeddedDatabase; dir?: st
 }
 
 /** A realistic job history for the token's workspace: mixed kinds and states, one a minute. */
-async function seedJobRuns(pool: pg.Pool, workspaceId: string, count: number): Promise<void> {
+async function seedJobRuns(pool: Pool, workspaceId: string, count: number): Promise<void> {
   await pool.query(
     `insert into job_runs (kind, workspace_id, status, progress, steps_completed, error_detail, result, payload,
                            attempts, max_attempts, created_at, updated_at, started_at, finished_at)

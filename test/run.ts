@@ -9,10 +9,9 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger } from '../lib/logger.ts';
-import { ensureTemplate } from './helpers/database.ts';
+import { ensureTemplate, serverAnswers } from './helpers/database.ts';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const filter = process.argv.slice(2);
@@ -25,22 +24,9 @@ function testFiles(dir: string): string[] {
   });
 }
 
-async function answers(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
-
 async function resolveServer(): Promise<{ url: string; embedded?: EmbeddedDatabase; dir?: string }> {
   const candidate = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-  if (await answers(candidate)) return { url: candidate };
+  if (await serverAnswers(candidate)) return { url: candidate };
   if (process.env.DATABASE_URL) throw new Error(`DATABASE_URL does not answer: ${process.env.DATABASE_URL}`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-test-pg-'));
   process.stdout.write(`No PostgreSQL at 127.0.0.1:5432; starting an embedded one in ${dir}\n`);

@@ -25,6 +25,20 @@ export function templateName(): string {
   return `svc_tpl_${hash.digest('hex').slice(0, 16)}`;
 }
 
+/** Whether a PostgreSQL server answers at `url` (within two seconds). */
+export async function serverAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl() });
   await client.connect();
@@ -68,9 +82,17 @@ export interface TestDatabase {
 
 /** A fresh database cloned from the migrated template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const template = await ensureTemplate();
+  return newDatabase(await ensureTemplate());
+}
+
+/** An empty database (not migrated), for tests of the migrations themselves. */
+export function createEmptyDatabase(): Promise<TestDatabase> {
+  return newDatabase();
+}
+
+async function newDatabase(template?: string): Promise<TestDatabase> {
   const name = `svc_t_${randomBytes(6).toString('hex')}`;
-  await withAdmin((admin) => admin.query(`create database ${name} template ${template}`));
+  await withAdmin((admin) => admin.query(`create database ${name}${template ? ` template ${template}` : ''}`));
   return {
     name,
     url: databaseUrl(serverUrl(), name),
