@@ -22,19 +22,16 @@
  * Run: `npm run bench:http` (flags: --seconds, --rounds, --warmup, --concurrency, --jobs,
  * --job-rounds, --job-concurrency, --only http|jobs). Results: docs/benchmarks.md.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { loadConfig } from '../lib/config.ts';
 import { createPool, type Pool } from '../lib/db.ts';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger } from '../lib/logger.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
-import { listen, type RunningServer } from '../api/http/server.ts';
+import { listen } from '../api/http/server.ts';
 import { MemoryRateLimitStore } from '../api/http/rateLimit.ts';
 import { createPlatformApp, RATE_LIMIT } from '../api/platform/app.ts';
 import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
@@ -46,7 +43,7 @@ import { reply } from '../api/http/routes.ts';
 import { jobStatuses, type JobRun } from '../sql/jobRuns.ts';
 import { liveFamilyRole } from '../sql/tokenFamilies.ts';
 import { createAppContext } from '../scripts/processes.ts';
-import { createTestDatabase, serverAnswers, serverUrl } from '../test/helpers/database.ts';
+import { createTestDatabase, startDatabaseServer } from '../test/helpers/database.ts';
 import type { LoadResult, LoadRound } from './httpLoadClient.ts';
 import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
@@ -134,18 +131,6 @@ function probeRoutes(sample: () => unknown): PlatformRoute[] {
   ];
 }
 
-// ---------------------------------------------------------------------------------------------
-// Database: the one the tests use (DATABASE_URL or the local PostgreSQL), else an embedded one.
-
-async function databaseServer(): Promise<{ embedded?: EmbeddedDatabase; dir?: string }> {
-  if (await serverAnswers(serverUrl())) return {};
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-pg-'));
-  console.log(`No PostgreSQL at ${serverUrl()}; starting an embedded one in ${dir}`);
-  const embedded = await startEmbeddedPostgres(dir, createLogger('warn'));
-  process.env.SVC_TEST_DATABASE_URL = embedded.url;
-  return { embedded, dir };
-}
-
 /** A realistic job history for the token's workspace: mixed kinds and states, one a minute. */
 async function seedJobRuns(pool: Pool, workspaceId: string, count: number): Promise<void> {
   await pool.query(
@@ -184,14 +169,14 @@ async function rateLimitTakeRate(distinctClients: number, calls: number): Promis
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  const server = await databaseServer();
+  const server = await startDatabaseServer(); // the tests' server, else an embedded one
   const db = await createTestDatabase();
   // NODE_ENV=production refuses AUTH_PROVIDER=none, which the demo token needs; development with
   // LOG_LEVEL=warn keeps the access log (an info line per request) from dominating the figure.
   const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc-bench' });
   const pool = createPool(db.url, { max: 10, applicationName: 'svc-bench' }); // the size processes.ts uses
-  const closers: Array<() => Promise<unknown>> = [async () => server.embedded?.stop(), async () => server.dir && rmSync(server.dir, { recursive: true, force: true }), () => db.drop(), () => pool.end()];
+  const closers: Array<() => Promise<unknown>> = [() => server.stop(), () => db.drop(), () => pool.end()];
   const close = async () => {
     for (const step of closers.reverse()) await step().catch(() => {});
   };
