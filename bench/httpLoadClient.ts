@@ -9,6 +9,7 @@
  * Protocol (bench/loadChild.ts): the parent sends a LoadRound, the child answers with its LoadResult.
  */
 import net from 'node:net';
+import { processCpuSeconds } from './cpuAccount.ts';
 import { serveLoadJobs } from './loadChild.ts';
 
 export interface LoadRound {
@@ -108,8 +109,7 @@ export async function runRound(round: LoadRound): Promise<LoadResult> {
   const deadline = start + BigInt(round.durationMs) * 1_000_000n;
   await Promise.all(Array.from({ length: round.concurrency }, () => drive(target, request, deadline, result)));
   result.elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
-  const used = process.cpuUsage(cpu);
-  result.cpuMs = (used.user + used.system) / 1000;
+  result.cpuMs = processCpuSeconds(cpu) * 1000;
   return result;
 }
 

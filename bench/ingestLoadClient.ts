@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { childCpuSeconds } from './cpuAccount.ts';
+import { processCpuSeconds } from './cpuAccount.ts';
 import { serveLoadJobs } from './loadChild.ts';
 import { percentile } from './measure.ts';
 import { HADOOP_BUGS_CSV, loadHadoopBugs, toIngestRecord } from './data/hadoop.ts';
@@ -114,7 +114,7 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
     }),
   );
   result.seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  result.cpuSeconds = childCpuSeconds(cpu);
+  result.cpuSeconds = processCpuSeconds(cpu);
   agent.destroy();
   latencies.sort((a, b) => a - b);
   result.latencyMs = { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), max: latencies.at(-1) ?? 0 };
