@@ -48,7 +48,7 @@ import type { LoadResult, LoadRound } from './httpLoadClient.ts';
 import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
 import { forkLoadChild } from './loadChild.ts';
-import { fmt, median, percentile, summarize, table, verdict, type TargetSummary, type TargetTotals } from './measure.ts';
+import { fmt, intFlag, median, percentile, summarize, table, verdict, type TargetSummary, type TargetTotals } from './measure.ts';
 import { rawJobRound, wrappedJobRound, type JobRoundResult } from './jobThroughput.ts';
 
 const HTTP_P50_TARGET = 1.5; // stack p50 / baseline p50 at most
@@ -74,11 +74,7 @@ const { values: flags } = parseArgs({
     only: { type: 'string' },
   },
 });
-const positiveInt = (name: keyof typeof flags) => {
-  const value = Number(flags[name]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got ${flags[name]}`);
-  return value;
-};
+const positiveInt = (name: Exclude<keyof typeof flags, 'only'>) => intFlag(name, flags[name]);
 const settings = {
   seconds: positiveInt('seconds'),
   rounds: positiveInt('rounds'),

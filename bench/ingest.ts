@@ -36,7 +36,7 @@ import type { LoadJob, LoadResult } from './ingestLoadClient.ts';
 import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
 import { forkLoadChild } from './loadChild.ts';
-import { fmt as decimal, verdict } from './measure.ts';
+import { fmt as decimal, intFlag, verdict } from './measure.ts';
 import { createScratchIssuesTable, rawBatch, rawInsert, SCRATCH_TABLE, type RawBatch } from './rawIssueInsert.ts';
 
 const TARGET_RECORDS_PER_SECOND = 10_000;
@@ -56,18 +56,13 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
-const positiveInt = (name: string, v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${v}`);
-  return n;
-};
-const RECORDS = positiveInt('records', args.records);
-const WARMUP = Number(args.warmup);
-const BATCH = positiveInt('batch', args.batch);
-const CONCURRENCY = positiveInt('concurrency', args.concurrency);
-const ROUNDS = positiveInt('rounds', args.rounds);
-const SEED = positiveInt('seed', args.seed);
-const WORKSPACES = positiveInt('workspaces', args.workspaces);
+const RECORDS = intFlag('records', args.records);
+const WARMUP = intFlag('warmup', args.warmup, 0);
+const BATCH = intFlag('batch', args.batch);
+const CONCURRENCY = intFlag('concurrency', args.concurrency);
+const ROUNDS = intFlag('rounds', args.rounds);
+const SEED = intFlag('seed', args.seed);
+const WORKSPACES = intFlag('workspaces', args.workspaces);
 
 const fmt = (n: number) => decimal(n, 0);
 const log = (line = '') => process.stdout.write(line + '\n');
