@@ -31,16 +31,17 @@ export async function cpuSnapshot(pool: Pool, database: string): Promise<CpuSnap
   const backends = new Map<number, number>();
   for (const { pid } of rows) {
     const seconds = procCpuSeconds(pid);
-    if (seconds === null) return { self: processSeconds(), backends: null };
+    if (seconds === null) return { self: processCpuSeconds(), backends: null };
     backends.set(pid, seconds);
   }
-  return { self: processSeconds(), backends };
+  return { self: processCpuSeconds(), backends };
 }
 
-const processSeconds = () => {
-  const u = process.cpuUsage();
+/** This process's CPU seconds (user + system), since `since` when given. */
+export function processCpuSeconds(since?: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(since);
   return (u.user + u.system) / 1e6;
-};
+}
 
 /** CPU seconds between two snapshots: this process, and the backends present at the end (new ones count from zero). */
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): { self: number; postgres: number | null } {
@@ -48,10 +49,4 @@ export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): { self: num
   let postgres = 0;
   for (const [pid, seconds] of after.backends) postgres += seconds - (before.backends.get(pid) ?? 0);
   return { self: after.self - before.self, postgres };
-}
-
-/** The child's own CPU seconds (user + system) since `since`. */
-export function childCpuSeconds(since: NodeJS.CpuUsage): number {
-  const u = process.cpuUsage(since);
-  return (u.user + u.system) / 1e6;
 }

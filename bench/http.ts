@@ -22,22 +22,17 @@
  * Run: `npm run bench:http` (flags: --seconds, --rounds, --warmup, --concurrency, --jobs,
  * --job-rounds, --job-concurrency, --only http|jobs). Results: docs/benchmarks.md.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { decodeJwt } from 'jose';
-import pg from 'pg';
 import { z } from 'zod';
 import { loadConfig } from '../lib/config.ts';
-import { createPool } from '../lib/db.ts';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
+import { createPool, type Pool } from '../lib/db.ts';
 import { createLogger } from '../lib/logger.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
-import { listen, type RunningServer } from '../api/http/server.ts';
-import { MemoryRateLimitStore, type RateLimitStore, type TakeResult } from '../api/http/rateLimit.ts';
+import { listen } from '../api/http/server.ts';
+import { MemoryRateLimitStore } from '../api/http/rateLimit.ts';
 import { createPlatformApp, RATE_LIMIT } from '../api/platform/app.ts';
 import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
 import { toJob } from '../api/platform/jobs/routes.ts';
@@ -48,9 +43,12 @@ import { reply } from '../api/http/routes.ts';
 import { jobStatuses, type JobRun } from '../sql/jobRuns.ts';
 import { liveFamilyRole } from '../sql/tokenFamilies.ts';
 import { createAppContext } from '../scripts/processes.ts';
-import { createTestDatabase, serverUrl } from '../test/helpers/database.ts';
+import { createTestDatabase, startDatabaseServer } from '../test/helpers/database.ts';
 import type { LoadResult, LoadRound } from './httpLoadClient.ts';
-import { fmt, median, percentile, postgresCpuMsSince, postgresCpuTicks, summarize, table, verdict, type TargetSummary, type TargetTotals } from './measure.ts';
+import { allowAllRateLimits } from './allowAllRateLimits.ts';
+import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
+import { forkLoadChild } from './loadChild.ts';
+import { fmt, intFlag, median, percentile, summarize, table, verdict, type TargetSummary, type TargetTotals } from './measure.ts';
 import { rawJobRound, wrappedJobRound, type JobRoundResult } from './jobThroughput.ts';
 
 const HTTP_P50_TARGET = 1.5; // stack p50 / baseline p50 at most
@@ -76,11 +74,7 @@ const { values: flags } = parseArgs({
     only: { type: 'string' },
   },
 });
-const positiveInt = (name: keyof typeof flags) => {
-  const value = Number(flags[name]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got ${flags[name]}`);
-  return value;
-};
+const positiveInt = (name: Exclude<keyof typeof flags, 'only'>) => intFlag(name, flags[name]);
 const settings = {
   seconds: positiveInt('seconds'),
   rounds: positiveInt('rounds'),
@@ -94,13 +88,6 @@ const settings = {
 if (flags.only !== undefined && flags.only !== 'http' && flags.only !== 'jobs') throw new Error('--only must be http or jobs');
 const runHttp = flags.only !== 'jobs';
 const runJobs = flags.only !== 'http';
-
-/** The benchmark must not measure the product's 600/min limit tripping: this store always allows. */
-class AllowAllRateLimitStore implements RateLimitStore {
-  async take(_key: string, limit: number): Promise<TakeResult> {
-    return { allowed: true, remaining: limit - 1, retryAfterMs: 0 };
-  }
-}
 
 /**
  * Two probes mounted next to the real routes to split the stack's cost (informational rows): the
@@ -140,33 +127,8 @@ function probeRoutes(sample: () => unknown): PlatformRoute[] {
   ];
 }
 
-// ---------------------------------------------------------------------------------------------
-// Database: the one the tests use (DATABASE_URL or the local PostgreSQL), else an embedded one.
-
-async function answers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-async function databaseServer(): Promise<{ embedded?: EmbeddedDatabase; dir?: string }> {
-  if (await answers(serverUrl())) return {};
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-pg-'));
-  console.log(`No PostgreSQL at ${serverUrl()}; starting an embedded one in ${dir}`);
-  const embedded = await startEmbeddedPostgres(dir, createLogger('warn'));
-  process.env.SVC_TEST_DATABASE_URL = embedded.url;
-  return { embedded, dir };
-}
-
 /** A realistic job history for the token's workspace: mixed kinds and states, one a minute. */
-async function seedJobRuns(pool: pg.Pool, workspaceId: string, count: number): Promise<void> {
+async function seedJobRuns(pool: Pool, workspaceId: string, count: number): Promise<void> {
   await pool.query(
     `insert into job_runs (kind, workspace_id, status, progress, steps_completed, error_detail, result, payload,
                            attempts, max_attempts, created_at, updated_at, started_at, finished_at)
@@ -187,21 +149,6 @@ async function seedJobRuns(pool: pg.Pool, workspaceId: string, count: number): P
   await pool.query('analyze job_runs');
 }
 
-// ---------------------------------------------------------------------------------------------
-// The load client process
-
-function startLoadClient(): { child: ChildProcess; round(r: LoadRound): Promise<LoadResult> } {
-  const child = fork(new URL('./httpLoadClient.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  const round = (r: LoadRound) =>
-    new Promise<LoadResult>((resolve, reject) => {
-      child.once('message', (message: { ok: boolean; result?: LoadResult; error?: string }) =>
-        message.ok ? resolve(message.result!) : reject(new Error(`load client: ${message.error}`)),
-      );
-      child.send(r);
-    });
-  return { child, round };
-}
-
 /** The per-call cost of the product's in-memory limiter, which the HTTP run replaced. */
 async function rateLimitTakeRate(distinctClients: number, calls: number): Promise<{ callsPerSecond: number; usPerCall: number }> {
   const store = new MemoryRateLimitStore();
@@ -218,14 +165,14 @@ async function rateLimitTakeRate(distinctClients: number, calls: number): Promis
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  const server = await databaseServer();
+  const server = await startDatabaseServer(); // the tests' server, else an embedded one
   const db = await createTestDatabase();
   // NODE_ENV=production refuses AUTH_PROVIDER=none, which the demo token needs; development with
   // LOG_LEVEL=warn keeps the access log (an info line per request) from dominating the figure.
   const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc-bench' });
   const pool = createPool(db.url, { max: 10, applicationName: 'svc-bench' }); // the size processes.ts uses
-  const closers: Array<() => Promise<unknown>> = [async () => server.embedded?.stop(), async () => server.dir && rmSync(server.dir, { recursive: true, force: true }), () => db.drop(), () => pool.end()];
+  const closers: Array<() => Promise<unknown>> = [() => server.stop(), () => db.drop(), () => pool.end()];
   const close = async () => {
     for (const step of closers.reverse()) await step().catch(() => {});
   };
@@ -252,7 +199,7 @@ async function main() {
       const stackApp = createPlatformApp(app, {
         routes: [...platformRoutes, ...probeRoutes(() => sample)],
         authenticator: createPlatformAuthenticator(app),
-        rateLimitStore: new AllowAllRateLimitStore(),
+        rateLimitStore: allowAllRateLimits,
       });
       const stack = await listen(stackApp, 0, '127.0.0.1');
       closers.push(() => stack.close(1000));
@@ -307,8 +254,8 @@ async function main() {
       const bare = await listen(bareApp, 0, '127.0.0.1');
       closers.push(() => bare.close(1000));
 
-      const client = startLoadClient();
-      closers.push(async () => client.child.connected && client.child.disconnect());
+      const client = forkLoadChild<LoadRound, LoadResult>(new URL('./httpLoadClient.ts', import.meta.url));
+      closers.push(async () => client.close());
       const targets = {
         bare: { label: 'baseline: bare handler, same queries', url: bare.url, path: BARE_SQL_PATH },
         bareList: { label: 'bare handler, page + total only', url: bare.url, path: BARE_LIST_PATH },
@@ -324,11 +271,10 @@ async function main() {
       ) as Record<Target, TargetTotals>;
       const roundP50Ms = Object.fromEntries(names.map((n): [Target, number[]] => [n, []])) as Record<Target, number[]>;
       const runTarget = async (name: Target, durationMs: number, record: boolean) => {
-        const cpu = process.cpuUsage();
-        const pgCpu = postgresCpuTicks(db.name);
+        const before = await cpuSnapshot(pool, db.name);
         const { url, path } = targets[name];
-        const result = await client.round({ url, path, headers, concurrency: settings.concurrency, durationMs });
-        const serverCpu = process.cpuUsage(cpu);
+        const result = await client.run({ url, path, headers, concurrency: settings.concurrency, durationMs });
+        const cpu = cpuBetween(before, await cpuSnapshot(pool, db.name));
         if (result.non2xx) throw new Error(`${name}: ${result.non2xx} responses were not 2xx (first: ${result.firstBadStatus})`);
         if (result.bodyBytes !== Buffer.byteLength(body)) throw new Error(`${name}: body of ${result.bodyBytes} bytes, expected ${Buffer.byteLength(body)}`);
         if (!record) return;
@@ -337,8 +283,8 @@ async function main() {
         t.elapsedMs += result.elapsedMs;
         for (const l of result.latenciesUs) t.latenciesUs.push(l);
         roundP50Ms[name].push(percentile(Float64Array.from(result.latenciesUs).sort(), 0.5) / 1000);
-        t.serverCpuMs += (serverCpu.user + serverCpu.system) / 1000;
-        t.postgresCpuMs += postgresCpuMsSince(db.name, pgCpu);
+        t.serverCpuMs += cpu.self * 1000;
+        t.postgresCpuMs += (cpu.postgres ?? NaN) * 1000; // NaN: PostgreSQL runs elsewhere, its CPU is not readable
         t.clientCpuMs += result.cpuMs;
       };
 
@@ -388,7 +334,7 @@ async function main() {
       say(`  MemoryRateLimitStore.take(): ${fmt(take1.callsPerSecond / 1e6)} M calls/s with 1 client (${fmt(take1.usPerCall, 3)} µs), ` +
         `${fmt(take10k.callsPerSecond / 1e6)} M calls/s over 10,000 clients (${fmt(take10k.usPerCall, 3)} µs): ` +
         `${fmt((100 * take10k.usPerCall) / s.serverCpuUsPerRequest)}% of the full stack's server CPU per request.`);
-      say(`CPU columns: process CPU over the measured rounds divided by requests (postgres: the backends serving the benchmark's database, /proc).`);
+      say(`CPU columns: process CPU over the measured rounds divided by requests (postgres: the backends serving the benchmark's database, /proc; NaN when PostgreSQL runs elsewhere).`);
     }
 
     let jobPass: boolean | undefined;

@@ -6,10 +6,11 @@
  * keep the client's own CPU per request small: client, server and PostgreSQL share the machine's
  * cores, and a heavy client would hide the difference between the two servers.
  *
- * Protocol (IPC): the parent sends a LoadRound, the child answers with its LoadResult; the child
- * exits when the parent disconnects.
+ * Protocol (bench/loadChild.ts): the parent sends a LoadRound, the child answers with its LoadResult.
  */
 import net from 'node:net';
+import { processCpuSeconds } from './cpuAccount.ts';
+import { serveLoadJobs } from './loadChild.ts';
 
 export interface LoadRound {
   url: string;
@@ -108,17 +109,8 @@ export async function runRound(round: LoadRound): Promise<LoadResult> {
   const deadline = start + BigInt(round.durationMs) * 1_000_000n;
   await Promise.all(Array.from({ length: round.concurrency }, () => drive(target, request, deadline, result)));
   result.elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
-  const used = process.cpuUsage(cpu);
-  result.cpuMs = (used.user + used.system) / 1000;
+  result.cpuMs = processCpuSeconds(cpu) * 1000;
   return result;
 }
 
-if (process.send) {
-  process.on('message', (round: LoadRound) => {
-    runRound(round).then(
-      (result) => process.send!({ ok: true, result }),
-      (err: Error) => process.send!({ ok: false, error: err.message }),
-    );
-  });
-  process.on('disconnect', () => process.exit(0));
-}
+serveLoadJobs(runRound);

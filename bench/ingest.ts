@@ -16,10 +16,7 @@
  * (raw then HTTP, HTTP then raw, …) so that drift on a noisy machine hits both. The ratio is the
  * figure to trust; absolute rates move with the machine.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../lib/config.ts';
 import { createPool } from '../lib/db.ts';
@@ -28,7 +25,6 @@ import { seedDevelopmentData } from '../sql/seed.ts';
 import { ensureMembership } from '../sql/users.ts';
 import { findWorkspace, insertWorkspace } from '../sql/workspaces.ts';
 import { listen } from '../api/http/server.ts';
-import type { RateLimitStore } from '../api/http/rateLimit.ts';
 import { createPlatformApp } from '../api/platform/app.ts';
 import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
 import { platformRoutes } from '../api/platform/routes.ts';
@@ -37,7 +33,10 @@ import { createTestDatabase } from '../test/helpers/database.ts';
 import { HADOOP_BUGS_CSV, HADOOP_SOURCE } from './data/hadoop.ts';
 import { syntheticRecords, type SyntheticOptions } from './data/syntheticIssues.ts';
 import type { LoadJob, LoadResult } from './ingestLoadClient.ts';
+import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
+import { forkLoadChild } from './loadChild.ts';
+import { fmt as decimal, intFlag, verdict } from './measure.ts';
 import { createScratchIssuesTable, rawBatch, rawInsert, SCRATCH_TABLE, type RawBatch } from './rawIssueInsert.ts';
 
 const TARGET_RECORDS_PER_SECOND = 10_000;
@@ -57,23 +56,15 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
-const positiveInt = (name: string, v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${v}`);
-  return n;
-};
-const RECORDS = positiveInt('records', args.records);
-const WARMUP = Number(args.warmup);
-const BATCH = positiveInt('batch', args.batch);
-const CONCURRENCY = positiveInt('concurrency', args.concurrency);
-const ROUNDS = positiveInt('rounds', args.rounds);
-const SEED = positiveInt('seed', args.seed);
-const WORKSPACES = positiveInt('workspaces', args.workspaces);
+const RECORDS = intFlag('records', args.records);
+const WARMUP = intFlag('warmup', args.warmup, 0);
+const BATCH = intFlag('batch', args.batch);
+const CONCURRENCY = intFlag('concurrency', args.concurrency);
+const ROUNDS = intFlag('rounds', args.rounds);
+const SEED = intFlag('seed', args.seed);
+const WORKSPACES = intFlag('workspaces', args.workspaces);
 
-/** The benchmark measures ingest, not the limiter: every request is allowed (see the printed note). */
-const allowAll: RateLimitStore = { take: async () => ({ allowed: true, remaining: 1_000_000, retryAfterMs: 0 }) };
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmt = (n: number) => decimal(n, 0);
 const log = (line = '') => process.stdout.write(line + '\n');
 
 async function api(base: string, method: string, route: string, body: unknown, token?: string) {
@@ -96,25 +87,6 @@ async function ingestToken(base: string, workspaceId: string): Promise<string> {
   return token.token as string;
 }
 
-function loadClient(): { run(job: LoadJob): Promise<LoadResult>; close(): void } {
-  const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ingestLoadClient.ts');
-  const child: ChildProcess = fork(file, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return {
-    run: (job) =>
-      new Promise((resolve, reject) => {
-        const exited = (code: number | null) => reject(new Error(`load client exited with ${code}`));
-        child.once('exit', exited);
-        child.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
-          child.off('exit', exited);
-          if (m.ok) resolve(m.result);
-          else reject(new Error(m.error));
-        });
-        child.send(job);
-      }),
-    close: () => child.disconnect(),
-  };
-}
-
 function checkHttp(what: string, r: LoadResult) {
   if (r.errors.length || r.rejected) throw new Error(`${what}: ${JSON.stringify(r.statuses)} rejected=${r.rejected} ${r.errors.join('\n')}`);
 }
@@ -128,9 +100,9 @@ async function main() {
   const rawPool = createPool(db.url, { max: CONCURRENCY, applicationName: 'svc-bench-raw' });
   const demo = await seedDevelopmentData(pool, logger);
   const app = await createAppContext(config, pool, logger);
-  const platform = createPlatformApp(app, { routes: platformRoutes, authenticator: createPlatformAuthenticator(app), rateLimitStore: allowAll });
+  const platform = createPlatformApp(app, { routes: platformRoutes, authenticator: createPlatformAuthenticator(app), rateLimitStore: allowAllRateLimits });
   const server = await listen(platform, 0, '127.0.0.1');
-  const client = loadClient();
+  const client = forkLoadChild<LoadJob, LoadResult>(new URL('./ingestLoadClient.ts', import.meta.url));
   try {
     // Workspace 1 is the demo workspace; more (--workspaces) belong to the demo organization and owner.
     const organizationId = (await findWorkspace(pool, demo.workspaceId))!.organization_id;
@@ -224,7 +196,6 @@ async function main() {
     const httpRate = http.records / http.seconds;
     const rawRate = raw.records / raw.seconds;
     const ratio = httpRate / rawRate;
-    const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
     log();
     log('| measure | value | target | verdict |');
     log('| --- | ---: | ---: | --- |');

@@ -8,7 +8,9 @@
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { childCpuSeconds } from './cpuAccount.ts';
+import { processCpuSeconds } from './cpuAccount.ts';
+import { serveLoadJobs } from './loadChild.ts';
+import { percentile } from './measure.ts';
 import { HADOOP_BUGS_CSV, loadHadoopBugs, toIngestRecord } from './data/hadoop.ts';
 import { syntheticRecords, type SyntheticOptions } from './data/syntheticIssues.ts';
 
@@ -70,8 +72,6 @@ function post(agent: http.Agent, url: URL, token: string, body: Buffer): Promise
   });
 }
 
-const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : 0);
-
 export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const records = recordsOf(job);
   const bodies: Buffer[] = [];
@@ -114,20 +114,11 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
     }),
   );
   result.seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  result.cpuSeconds = childCpuSeconds(cpu);
+  result.cpuSeconds = processCpuSeconds(cpu);
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  result.latencyMs = { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), max: latencies.at(-1) ?? 0 };
+  result.latencyMs = { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), max: latencies.at(-1) ?? 0 };
   return result;
 }
 
-// Forked by bench/ingest.ts: one job per message, one result per job, until the parent disconnects.
-if (process.send) {
-  process.on('message', (job: LoadJob) => {
-    runLoad(job).then(
-      (result) => process.send!({ ok: true, result }),
-      (err: Error) => process.send!({ ok: false, error: err.stack ?? String(err) }),
-    );
-  });
-  process.on('disconnect', () => process.exit(0));
-}
+serveLoadJobs(runLoad);

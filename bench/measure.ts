@@ -1,46 +1,12 @@
-/**
- * What the benchmarks measure with and how they print it: percentiles and medians, per-request CPU
- * of the PostgreSQL backends serving one database, and plain-text tables.
- */
-import { readdirSync, readFileSync } from 'node:fs';
+/** What the benchmarks summarise with and how they print it: percentiles, medians and plain-text tables; and their flags. */
 
-/**
- * CPU ticks of the PostgreSQL backends serving `database` (their process title names it), by pid.
- * Linux /proc; empty elsewhere. Other databases' backends and the shared background processes
- * (WAL writer, checkpointer) are left out: other work on the machine must not count.
- */
-export function postgresCpuTicks(database: string): Map<string, number> {
-  const ticks = new Map<string, number>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return ticks;
-  }
-  for (const pid of entries) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(` ${database} `)) continue;
-      const fields = stat.slice(close + 2).split(' ');
-      ticks.set(pid, Number(fields[11]) + Number(fields[12])); // utime, stime (fields 14 and 15 of stat)
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return ticks;
+/** A command-line flag's value as an integer of at least `min`; otherwise an error naming the flag. */
+export function intFlag(name: string, value: string | undefined, min = 1): number {
+  const n = Number(value);
+  if (value === undefined || value.trim() === '' || !Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer of at least ${min}, got '${value}'`);
+  return n;
 }
-
-/** PostgreSQL CPU (ms) used since `before`; a backend that started meanwhile counts whole. */
-export function postgresCpuMsSince(database: string, before: Map<string, number>): number {
-  let ticks = 0;
-  for (const [pid, now] of postgresCpuTicks(database)) ticks += Math.max(0, now - (before.get(pid) ?? 0));
-  return ticks * 10; // USER_HZ is 100 on Linux
-}
-
-export const percentile = (sorted: ArrayLike<number>, q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+export const percentile = (sorted: ArrayLike<number>, q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : 0);
 export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

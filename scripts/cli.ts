@@ -50,3 +50,11 @@ export function requireFlag(flags: Record<string, string | boolean | undefined>,
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `value` of `--flag` when it is a UUID; otherwise a usage error saying `--flag must be <what> (UUID)`. */
+export function requireUuid(value: string, flag: string, what = 'an id'): string {
+  if (!UUID.test(value)) throw new UsageError(`--${flag} must be ${what} (UUID)`);
+  return value;
+}

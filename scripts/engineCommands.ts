@@ -11,8 +11,6 @@ import { findEngineRun, loadStageOutput, setEngineRunJob } from '../sql/engineRu
 import { completeJobRun, failJobRun, insertJobRun, recordJobProgress } from '../sql/jobRuns.ts';
 import { UsageError } from './cli.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function parseStageRange(value: string | undefined): { from?: StageName; to?: StageName } {
   if (!value) return {};
   const match = /^([a-z0-9_]+)?\.\.([a-z0-9_]+)?$/.exec(value) ?? /^([a-z0-9_]+)$/.exec(value);
@@ -31,11 +29,6 @@ export function parseStageRange(value: string | undefined): { from?: StageName; 
   const to = match[0].includes('..') ? resolve(match[2], stageNames.at(-1)!) : from;
   if (stageIndex(from) > stageIndex(to)) throw new UsageError(`--stages ${value}: ${from} comes after ${to}`);
   return { from, to };
-}
-
-export function requireUuid(value: string, flag: string): string {
-  if (!UUID.test(value)) throw new UsageError(`--${flag} must be an id (UUID)`);
-  return value;
 }
 
 const pad = (s: string, n: number) => s.padEnd(n);

@@ -8,12 +8,12 @@ import { createPool, withTransaction, type Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/logger.ts';
 import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
-import { commandHelp, parseCommandArgs, requireFlag, UsageError, type Command } from './cli.ts';
+import { commandHelp, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
 import { createAppContext, openDatabase, startProcess, type Roles } from './processes.ts';
 import { hashPassword } from '../lib/passwords.ts';
 import { upsertEmployee } from '../sql/employees.ts';
 import { parseStaffInput } from './staffCommand.ts';
-import { engineRunCommand, engineStageCommand, parseStageRange, requireUuid } from './engineCommands.ts';
+import { engineRunCommand, engineStageCommand, parseStageRange } from './engineCommands.ts';
 
 function serveCommand(name: string, summary: string, roles: Roles): Command {
   return {
@@ -50,17 +50,7 @@ const commands: Command[] = [
     usage: 'svc migrate',
     flags: {},
     async run() {
-      const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: 'migrate' });
-      const database = await openDatabase(config, logger);
-      const pool = createPool(database.url, { max: 2 });
-      try {
-        const { applied } = await migrate(pool, logger);
-        logger.info(applied.length ? 'migrations applied' : 'database is up to date', { applied });
-      } finally {
-        await pool.end();
-        await database.embedded?.stop();
-      }
+      await withDatabase('migrate', async ({ logger, applied }) => logger.info(applied.length ? 'migrations applied' : 'database is up to date', { applied }));
     },
   },
   {
@@ -71,9 +61,8 @@ const commands: Command[] = [
     positionals: ['action'],
     async run(flags, positionals) {
       if (positionals[0] !== 'rebuild') throw new UsageError(positionals[0] ? `unknown action '${positionals[0]}'` : 'an action is required (rebuild)');
-      const workspaceId = requireFlag(flags, 'workspace');
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(workspaceId)) throw new UsageError('--workspace must be a workspace id (UUID)');
-      return withDatabase('projections', async (pool, logger) => {
+      const workspaceId = requireUuid(requireFlag(flags, 'workspace'), 'workspace', 'a workspace id');
+      return withDatabase('projections', async ({ pool, logger }) => {
         const exists = await pool.query('select 1 from workspaces where id = $1', [workspaceId]);
         if (!exists.rowCount) throw new UsageError(`workspace ${workspaceId} does not exist`);
         const counts = await withTransaction(pool, (client) => rebuildProjections(client, workspaceId));
@@ -91,7 +80,7 @@ const commands: Command[] = [
     async run(flags, positionals) {
       if (positionals[0] !== 'create') throw new UsageError(positionals[0] ? `unknown action '${positionals[0]}'` : 'an action is required (create)');
       const input = parseStaffInput(flags);
-      return withDatabase('staff', async (pool) => {
+      return withDatabase('staff', async ({ pool }) => {
         const { employee, created } = await upsertEmployee(pool, { ...input, passwordHash: await hashPassword(input.password) });
         process.stdout.write(`employee ${employee.email} ${created ? 'created' : 'updated'} (${employee.control_role}, id ${employee.id})\n`);
       });
@@ -109,28 +98,28 @@ const commands: Command[] = [
       if (action === 'run') {
         if (stageName) throw new UsageError(`unexpected argument '${stageName}'`);
         const range = parseStageRange(flags.stages as string | undefined);
-        return withDatabase('engine', async (pool, logger, config) => engineRunCommand(await createAppContext(config, pool, logger), workspaceId, range, process.stdout));
+        return withDatabase('engine', async ({ pool, logger, config }) => engineRunCommand(await createAppContext(config, pool, logger), workspaceId, range, process.stdout));
       }
       if (action === 'stage') {
         if (!stageName) throw new UsageError('a stage name is required: svc engine stage <name> --workspace <id> --run <run-id>');
         const { from } = parseStageRange(stageName);
         const runId = requireUuid(requireFlag(flags, 'run'), 'run');
-        return withDatabase('engine', async (pool, logger, config) => engineStageCommand(await createAppContext(config, pool, logger), workspaceId, runId, from!, process.stdout));
+        return withDatabase('engine', async ({ pool, logger, config }) => engineStageCommand(await createAppContext(config, pool, logger), workspaceId, runId, from!, process.stdout));
       }
       throw new UsageError(action ? `unknown action '${action}' (run or stage)` : 'an action is required: run or stage');
     },
   },
 ];
 
-/** Opens the configured database (migrated), runs `fn`, and closes everything. */
-async function withDatabase<T>(role: string, fn: (pool: Pool, logger: Logger, config: Config) => Promise<T>): Promise<T> {
+/** Opens the configured database, migrates it, runs `fn` (told which migrations it applied), and closes everything. */
+async function withDatabase<T>(role: string, fn: (db: { pool: Pool; logger: Logger; config: Config; applied: string[] }) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role });
   const database = await openDatabase(config, logger);
   const pool = createPool(database.url, { max: 4 });
   try {
-    await migrate(pool, logger);
-    return await fn(pool, logger, config);
+    const { applied } = await migrate(pool, logger);
+    return await fn({ pool, logger, config, applied });
   } finally {
     await pool.end();
     await database.embedded?.stop();

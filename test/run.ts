@@ -5,14 +5,11 @@
  * temporary directory (never the data of `npm start`).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
-import { createLogger } from '../lib/logger.ts';
-import { ensureTemplate } from './helpers/database.ts';
+import { ensureTemplate, startDatabaseServer } from './helpers/database.ts';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const filter = process.argv.slice(2);
@@ -23,29 +20,6 @@ function testFiles(dir: string): string[] {
     if (statSync(full).isDirectory()) return entry === 'helpers' || entry === 'fixtures' ? [] : testFiles(full);
     return entry.endsWith('.test.ts') ? [full] : [];
   });
-}
-
-async function answers(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
-
-async function resolveServer(): Promise<{ url: string; embedded?: EmbeddedDatabase; dir?: string }> {
-  const candidate = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-  if (await answers(candidate)) return { url: candidate };
-  if (process.env.DATABASE_URL) throw new Error(`DATABASE_URL does not answer: ${process.env.DATABASE_URL}`);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-test-pg-'));
-  process.stdout.write(`No PostgreSQL at 127.0.0.1:5432; starting an embedded one in ${dir}\n`);
-  const embedded = await startEmbeddedPostgres(dir, createLogger('warn'));
-  return { url: embedded.url, embedded, dir };
 }
 
 interface FileResult {
@@ -81,9 +55,8 @@ function runFile(file: string, env: NodeJS.ProcessEnv): Promise<FileResult> {
 }
 
 async function main(): Promise<number> {
-  const server = await resolveServer();
+  const server = await startDatabaseServer();
   const env = { ...process.env, SVC_TEST_DATABASE_URL: server.url, FORCE_COLOR: '0' };
-  process.env.SVC_TEST_DATABASE_URL = server.url;
   let passed = 0;
   let failed = 0;
   try {
@@ -106,8 +79,7 @@ async function main(): Promise<number> {
     });
     await Promise.all(workers);
   } finally {
-    await server.embedded?.stop();
-    if (server.dir) rmSync(server.dir, { recursive: true, force: true });
+    await server.stop();
   }
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   return failed === 0 && passed > 0 ? 0 : 1;

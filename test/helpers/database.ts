@@ -5,7 +5,11 @@
  * PostgreSQL on 127.0.0.1:5432.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { startEmbeddedPostgres } from '../../lib/embeddedPostgres.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createPool } from '../../lib/db.ts';
 import { migrate, migrationFiles } from '../../sql/migrate.ts';
@@ -23,6 +27,42 @@ export function templateName(): string {
   const hash = createHash('sha256');
   for (const file of migrationFiles()) hash.update(file.name).update(file.sql);
   return `svc_tpl_${hash.digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The server of serverUrl() when it answers; when nothing answers there and no URL was configured,
+ * an embedded PostgreSQL in a temporary directory, which becomes serverUrl() of this process and of
+ * the children it starts. `stop` stops and removes an embedded server.
+ */
+export async function startDatabaseServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const url = serverUrl();
+  if (await serverAnswers(url)) return { url, stop: async () => {} };
+  if (process.env.SVC_TEST_DATABASE_URL || process.env.DATABASE_URL) throw new Error(`the configured PostgreSQL does not answer: ${url}`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-test-pg-'));
+  process.stdout.write(`No PostgreSQL at ${url}; starting an embedded one in ${dir}\n`);
+  const embedded = await startEmbeddedPostgres(dir, createLogger('warn'));
+  process.env.SVC_TEST_DATABASE_URL = embedded.url;
+  return {
+    url: embedded.url,
+    stop: async () => {
+      await embedded.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether a PostgreSQL server answers at `url` (within two seconds). */
+async function serverAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -68,9 +108,17 @@ export interface TestDatabase {
 
 /** A fresh database cloned from the migrated template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const template = await ensureTemplate();
+  return newDatabase(await ensureTemplate());
+}
+
+/** An empty database (not migrated), for tests of the migrations themselves. */
+export function createEmptyDatabase(): Promise<TestDatabase> {
+  return newDatabase();
+}
+
+async function newDatabase(template?: string): Promise<TestDatabase> {
   const name = `svc_t_${randomBytes(6).toString('hex')}`;
-  await withAdmin((admin) => admin.query(`create database ${name} template ${template}`));
+  await withAdmin((admin) => admin.query(`create database ${name}${template ? ` template ${template}` : ''}`));
   return {
     name,
     url: databaseUrl(serverUrl(), name),

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import type { Clock } from '../../lib/context.ts';
+import { systemClock, type Clock } from '../../lib/context.ts';
 
 export interface IdTokenClaims {
   sub: string;
@@ -33,8 +33,6 @@ export interface SignOptions {
 
 export interface OidcProvider {
   issuer: string;
-  jwksUrl: string;
-  discoveryUrl: string;
   audience: string;
   /** Requests served, by path (to tell discovery from a configured JWKS URL). */
   hits: Map<string, number>;
@@ -48,7 +46,7 @@ const KID = 'test-key-1';
 
 export async function startOidcProvider(options: { audience?: string; clock?: Clock } = {}): Promise<OidcProvider> {
   const audience = options.audience ?? 'svc-test-audience';
-  const clock = options.clock ?? { now: () => new Date() };
+  const clock = options.clock ?? systemClock;
   const published = await generateKeyPair('RS256', { extractable: true });
   const unpublished = await generateKeyPair('RS256', { extractable: true });
   const jwk: JWK = { ...(await exportJWK(published.publicKey)), kid: KID, alg: 'RS256', use: 'sig' };
@@ -99,8 +97,6 @@ export async function startOidcProvider(options: { audience?: string; clock?: Cl
 
   return {
     issuer,
-    jwksUrl: `${issuer}/jwks`,
-    discoveryUrl: `${issuer}/.well-known/openid-configuration`,
     audience,
     hits,
     sign,

@@ -17,12 +17,10 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   headers: Record<string, string>;
-  raw: string;
 }
 
 export interface SmtpSink {
   url: string;
-  port: number;
   messages: ReceivedMail[];
   /** The first message (already received or arriving within `timeoutMs`) that matches. */
   waitFor(predicate: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
@@ -41,15 +39,13 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        const parsed = parseMessage(raw);
+        const parsed = parseMessage(Buffer.concat(chunks).toString('utf8'));
         messages.push({
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           subject: parsed.headers.subject ?? '',
           text: parsed.text,
           headers: parsed.headers,
-          raw,
         });
         for (const wake of waiters) wake();
         callback();
@@ -60,11 +56,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  const port = (server.server.address() as AddressInfo).port;
-
   return {
-    url: `smtp://127.0.0.1:${port}`,
-    port,
+    url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`,
     messages,
     waitFor(predicate, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {

@@ -1,37 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
 import { createPool } from '../../lib/db.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { migrate, migrationFiles } from '../../sql/migrate.ts';
-import { databaseUrl, serverUrl } from '../helpers/database.ts';
+import { createEmptyDatabase } from '../helpers/database.ts';
 import { logLines, runSvc, svcEnv } from '../helpers/svcProcess.ts';
 
-const commands = ['serve', 'api', 'worker', 'migrate'];
+const commands = ['serve', 'api', 'worker', 'migrate', 'projections', 'staff', 'engine'];
 // Settings that would let a command get as far as the database: it never answers, so a command that
 // wrongly passed validation fails instead of starting an embedded server or touching real data.
 const unreachable = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' };
-
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl() });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** An empty database (not cloned from the migrated template), dropped by the returned function. */
-async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `svc_t_empty_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`create database ${name}`));
-  return {
-    url: databaseUrl(serverUrl(), name),
-    drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
-  };
-}
 
 async function recordedMigrations(url: string): Promise<Array<{ id: number; name: string; n: number }>> {
   const client = new pg.Client({ connectionString: url });
@@ -122,7 +101,7 @@ test('NODE_ENV=production with AUTH_PROVIDER=none refuses to start and names AUT
 });
 
 test('svc migrate applies every migration to an empty database, and a second run applies nothing', async () => {
-  const db = await emptyDatabase();
+  const db = await createEmptyDatabase();
   try {
     const env = svcEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'info' });
     const first = await runSvc(['migrate'], env);
@@ -145,7 +124,7 @@ test('svc migrate applies every migration to an empty database, and a second run
 });
 
 test('five concurrent migrations of one empty database all succeed and apply each migration once', async () => {
-  const db = await emptyDatabase();
+  const db = await createEmptyDatabase();
   const pools = Array.from({ length: 5 }, () => createPool(db.url, { max: 2 }));
   try {
     const results = await Promise.all(pools.map((pool) => migrate(pool, createLogger('silent'))));

@@ -12,7 +12,7 @@ import { eventually, startTestApp } from '../helpers/app.ts';
 import { deferred } from '../helpers/async.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { request } from '../helpers/http.ts';
-import { spawnSvc, svcEnv } from '../helpers/svcProcess.ts';
+import { logLines, spawnSvc, svcEnv } from '../helpers/svcProcess.ts';
 
 /** A GET on a fresh connection (no keep-alive pool), resolving with status and body. */
 function get(url: string): Promise<{ status: number; body: string }> {
@@ -112,11 +112,7 @@ test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async ()
   );
   let exitedEarly = false;
   void exited.then(() => (exitedEarly = true));
-  const lines = () =>
-    stdout
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = () => logLines(stdout);
   try {
     const listening = await eventually(async () => {
       if (exitedEarly) throw new Error(`svc serve exited before listening:\n${stderr}\n${stdout}`);
