@@ -40,10 +40,10 @@ import { listQuery, paginate } from '../api/platform/pagination.ts';
 import { platformRoute, type PlatformRoute } from '../api/platform/route.ts';
 import { platformRoutes } from '../api/platform/routes.ts';
 import { reply } from '../api/http/routes.ts';
-import { jobStatuses, type JobRun } from '../sql/jobRuns.ts';
+import { jobRunList, jobStatuses, type JobRun } from '../sql/jobRuns.ts';
 import { liveFamilyRole } from '../sql/tokenFamilies.ts';
 import { createAppContext } from '../scripts/processes.ts';
-import { createTestDatabase, startDatabaseServer } from '../test/helpers/database.ts';
+import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import type { LoadResult, LoadRound } from './httpLoadClient.ts';
 import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
@@ -96,11 +96,7 @@ const runJobs = flags.only !== 'http';
  * (`authenticated`).
  */
 function probeRoutes(sample: () => unknown): PlatformRoute[] {
-  const query = listQuery(
-    { status: z.enum(jobStatuses).optional(), kind: z.string().max(100).optional() },
-    ['created_at'],
-    '-created_at',
-  );
+  const query = listQuery({ status: z.enum(jobStatuses).optional(), kind: z.string().max(100).optional() }, ['created_at'], '-created_at');
   return [
     platformRoute({
       method: 'get',
@@ -186,9 +182,15 @@ async function main() {
     ).rows[0];
     const cpus = os.cpus();
     const say = (text = '') => console.log(text);
-    const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
-    say(`Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown cpu'}), Node ${process.version}, PostgreSQL ${pgSettings.version} ` +
-      `(fsync ${pgSettings.fsync}, synchronous_commit ${pgSettings.sync}) on the same machine; client, server and PostgreSQL share these cores.`);
+    const load = () =>
+      os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ');
+    say(
+      `Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown cpu'}), Node ${process.version}, PostgreSQL ${pgSettings.version} ` +
+        `(fsync ${pgSettings.fsync}, synchronous_commit ${pgSettings.sync}) on the same machine; client, server and PostgreSQL share these cores.`,
+    );
     say(`Load average at start: ${load()}`);
     say(`App settings: NODE_ENV=development (production refuses AUTH_PROVIDER=none, which mints the demo token), LOG_LEVEL=warn.`);
 
@@ -216,7 +218,8 @@ async function main() {
       const body = await first.text();
       if (first.status !== 200) throw new Error(`${LIST_PATH} answered ${first.status}: ${body}`);
       const parsed = JSON.parse(body) as { data: unknown[]; page: { total: number } };
-      if (parsed.data.length !== 25 || parsed.page.total !== SEEDED_JOB_RUNS) throw new Error(`unexpected page: ${parsed.data.length} rows, total ${parsed.page.total}`);
+      if (parsed.data.length !== 25 || parsed.page.total !== SEEDED_JOB_RUNS)
+        throw new Error(`unexpected page: ${parsed.data.length} rows, total ${parsed.page.total}`);
       sample = parsed;
 
       // Bare express 5 handlers, no middleware, ETag off as on the platform app (so that neither side
@@ -226,19 +229,8 @@ async function main() {
       bareApp.set('etag', false);
       const claims = decodeJwt(token) as { sub: string; ws: string; fam: string };
       const listPage = () =>
-        paginate(
-          pool,
-          {
-            select: '*',
-            from: 'job_runs',
-            where: ['workspace_id = $1'],
-            params: [claims.ws],
-            sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } },
-            idExpr: 'id',
-            query: { limit: 25, sort: '-created_at' },
-            cursorKey: app.secrets.cursorKey,
-          },
-          (row) => toJob(row as unknown as JobRun),
+        paginate(pool, jobRunList(claims.ws, {}), { query: { limit: 25, sort: '-created_at' }, cursorKey: app.secrets.cursorKey }, (row) =>
+          toJob(row as unknown as JobRun),
         );
       const sendJson = (res: express.Response, text: string) => {
         res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -309,32 +301,65 @@ async function main() {
       httpPass = p50Ratio <= HTTP_P50_TARGET;
 
       say('');
-      say(`HTTP: ${Buffer.byteLength(body)}-byte JSON body, concurrency ${settings.concurrency}, keep-alive, ` +
-        `${settings.warmup} s warm-up then ${settings.rounds} alternating rounds, ${settings.seconds} s per target`);
-      say(table(
-        ['target', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'p50 / baseline', 'p99 / baseline', 'server CPU µs/req', 'postgres CPU µs/req', 'client CPU µs/req'],
-        names.map((n) => {
-          const t = summaries[n];
-          return [
-            targets[n].label, String(t.requests), fmt(t.rps, 0), fmt(t.p50Ms, 3), fmt(t.p99Ms, 3), fmt(t.p50Ms / b.p50Ms), fmt(t.p99Ms / b.p99Ms),
-            fmt(t.serverCpuUsPerRequest, 0), fmt(t.postgresCpuUsPerRequest, 0), fmt(t.clientCpuUsPerRequest, 0),
-          ];
-        }),
-      ));
-      say(`Per-round full stack / baseline p50: ${roundRatios.map((x) => fmt(x)).join(', ')}; pooled ${fmt(s.p50Ms / b.p50Ms)}x, p99 pooled ${fmt(s.p99Ms / b.p99Ms)}x (reported only)`);
+      say(
+        `HTTP: ${Buffer.byteLength(body)}-byte JSON body, concurrency ${settings.concurrency}, keep-alive, ` +
+          `${settings.warmup} s warm-up then ${settings.rounds} alternating rounds, ${settings.seconds} s per target`,
+      );
+      say(
+        table(
+          [
+            'target',
+            'requests',
+            'req/s',
+            'p50 ms',
+            'p99 ms',
+            'p50 / baseline',
+            'p99 / baseline',
+            'server CPU µs/req',
+            'postgres CPU µs/req',
+            'client CPU µs/req',
+          ],
+          names.map((n) => {
+            const t = summaries[n];
+            return [
+              targets[n].label,
+              String(t.requests),
+              fmt(t.rps, 0),
+              fmt(t.p50Ms, 3),
+              fmt(t.p99Ms, 3),
+              fmt(t.p50Ms / b.p50Ms),
+              fmt(t.p99Ms / b.p99Ms),
+              fmt(t.serverCpuUsPerRequest, 0),
+              fmt(t.postgresCpuUsPerRequest, 0),
+              fmt(t.clientCpuUsPerRequest, 0),
+            ];
+          }),
+        ),
+      );
+      say(
+        `Per-round full stack / baseline p50: ${roundRatios.map((x) => fmt(x)).join(', ')}; pooled ${fmt(s.p50Ms / b.p50Ms)}x, p99 pooled ${fmt(s.p99Ms / b.p99Ms)}x (reported only)`,
+      );
       say(`Target: full stack p50 <= ${HTTP_P50_TARGET}x baseline p50 (median of rounds): ${fmt(p50Ratio)}x -> ${verdict(httpPass)}`);
       const cpuPerRequest = (t: TargetSummary) => t.serverCpuUsPerRequest + t.postgresCpuUsPerRequest;
-      say(`CPU per request (server + postgres), less sensitive to other work on the machine than latency: full stack / baseline ` +
-        `${fmt(cpuPerRequest(s) / cpuPerRequest(b))}x (reported only)`);
+      say(
+        `CPU per request (server + postgres), less sensitive to other work on the machine than latency: full stack / baseline ` +
+          `${fmt(cpuPerRequest(s) / cpuPerRequest(b))}x (reported only)`,
+      );
       const versus = (other: Target) => fmt(median(roundP50Ms.stack.map((p50, r) => p50 / roundP50Ms[other][r])));
-      say(`Informational (median of per-round p50 ratios): full stack / bare page + total only ${versus('bareList')}x, ` +
-        `full stack / bare static bytes ${versus('bareStatic')}x. The "stack" probes run the whole middleware stack and the jobs query ` +
-        `schema without the list query, without and with bearer authentication.`);
+      say(
+        `Informational (median of per-round p50 ratios): full stack / bare page + total only ${versus('bareList')}x, ` +
+          `full stack / bare static bytes ${versus('bareStatic')}x. The "stack" probes run the whole middleware stack and the jobs query ` +
+          `schema without the list query, without and with bearer authentication.`,
+      );
       say(`Rate limit: the stack ran with an allow-all RateLimitStore (the product's ${RATE_LIMIT.limit}/min per IP would answer 429 within a second).`);
-      say(`  MemoryRateLimitStore.take(): ${fmt(take1.callsPerSecond / 1e6)} M calls/s with 1 client (${fmt(take1.usPerCall, 3)} µs), ` +
-        `${fmt(take10k.callsPerSecond / 1e6)} M calls/s over 10,000 clients (${fmt(take10k.usPerCall, 3)} µs): ` +
-        `${fmt((100 * take10k.usPerCall) / s.serverCpuUsPerRequest)}% of the full stack's server CPU per request.`);
-      say(`CPU columns: process CPU over the measured rounds divided by requests (postgres: the backends serving the benchmark's database, /proc; NaN when PostgreSQL runs elsewhere).`);
+      say(
+        `  MemoryRateLimitStore.take(): ${fmt(take1.callsPerSecond / 1e6)} M calls/s with 1 client (${fmt(take1.usPerCall, 3)} µs), ` +
+          `${fmt(take10k.callsPerSecond / 1e6)} M calls/s over 10,000 clients (${fmt(take10k.usPerCall, 3)} µs): ` +
+          `${fmt((100 * take10k.usPerCall) / s.serverCpuUsPerRequest)}% of the full stack's server CPU per request.`,
+      );
+      say(
+        `CPU columns: process CPU over the measured rounds divided by requests (postgres: the backends serving the benchmark's database, /proc; NaN when PostgreSQL runs elsewhere).`,
+      );
     }
 
     let jobPass: boolean | undefined;
@@ -361,16 +386,20 @@ async function main() {
       const ratio = median(roundRatios);
       jobPass = ratio >= JOB_TARGET;
       say('');
-      say(`Jobs: no-op jobs, ${settings.jobs} enqueued up front per round, ${settings.jobRounds} alternating rounds per target, ` +
-        `concurrency ${settings.jobConcurrency}, pollInterval ${settings.pollInterval} ms, first job started to last job deleted`);
-      say(table(
-        ['target', 'jobs', 'seconds', 'jobs/s', 'enqueue jobs/s (not timed)'],
-        [
-          ['raw graphile-worker', String(raw.jobs), fmt(raw.seconds), fmt(raw.jobsPerSecond, 0), fmt(raw.enqueuePerSecond, 0)],
-          ['job wrapper (job_runs)', String(wrapped.jobs), fmt(wrapped.seconds), fmt(wrapped.jobsPerSecond, 0), fmt(wrapped.enqueuePerSecond, 0)],
-          ['ratio wrapper / raw', '', '', fmt(wrapped.jobsPerSecond / raw.jobsPerSecond), fmt(wrapped.enqueuePerSecond / raw.enqueuePerSecond)],
-        ],
-      ));
+      say(
+        `Jobs: no-op jobs, ${settings.jobs} enqueued up front per round, ${settings.jobRounds} alternating rounds per target, ` +
+          `concurrency ${settings.jobConcurrency}, pollInterval ${settings.pollInterval} ms, first job started to last job deleted`,
+      );
+      say(
+        table(
+          ['target', 'jobs', 'seconds', 'jobs/s', 'enqueue jobs/s (not timed)'],
+          [
+            ['raw graphile-worker', String(raw.jobs), fmt(raw.seconds), fmt(raw.jobsPerSecond, 0), fmt(raw.enqueuePerSecond, 0)],
+            ['job wrapper (job_runs)', String(wrapped.jobs), fmt(wrapped.seconds), fmt(wrapped.jobsPerSecond, 0), fmt(wrapped.enqueuePerSecond, 0)],
+            ['ratio wrapper / raw', '', '', fmt(wrapped.jobsPerSecond / raw.jobsPerSecond), fmt(wrapped.enqueuePerSecond / raw.enqueuePerSecond)],
+          ],
+        ),
+      );
       say(`Per-round wrapper / raw: ${roundRatios.map((x) => fmt(x)).join(', ')}`);
       say(`Target: wrapper >= ${JOB_TARGET}x raw (median of rounds): ${fmt(ratio)}x -> ${verdict(jobPass)}`);
     }

@@ -29,9 +29,9 @@ import { createPlatformApp } from '../api/platform/app.ts';
 import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
 import { platformRoutes } from '../api/platform/routes.ts';
 import { createAppContext } from '../scripts/processes.ts';
-import { createTestDatabase } from '../test/helpers/database.ts';
+import { createTestDatabase } from '../fixtures/database.ts';
 import { HADOOP_BUGS_CSV, HADOOP_SOURCE } from './data/hadoop.ts';
-import { syntheticRecords, type SyntheticOptions } from './data/syntheticIssues.ts';
+import { syntheticRecords, type SyntheticOptions } from '../fixtures/syntheticIssues.ts';
 import type { LoadJob, LoadResult } from './ingestLoadClient.ts';
 import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
@@ -117,14 +117,27 @@ async function main() {
     const pg = (await pool.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0].v;
     log('# Ingest benchmark (issue 4)');
     log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), node ${process.version}, PostgreSQL ${pg}, database ${db.name}`);
-    log(`workload: ${fmt(RECORDS)} measured records + ${fmt(WARMUP)} warm-up, ${BATCH} records per request, ${CONCURRENCY} in flight, ${ROUNDS} alternating rounds, seed ${SEED}`);
-    log(`workspaces: ${WORKSPACES}${WORKSPACES > 1 ? ' (batch i goes to workspace i mod N; each workspace has its own event-log counter)' : ' (every writer shares the one event-log counter: the bulk-load case of a single tenant)'}`);
+    log(
+      `workload: ${fmt(RECORDS)} measured records + ${fmt(WARMUP)} warm-up, ${BATCH} records per request, ${CONCURRENCY} in flight, ${ROUNDS} alternating rounds, seed ${SEED}`,
+    );
+    log(
+      `workspaces: ${WORKSPACES}${WORKSPACES > 1 ? ' (batch i goes to workspace i mod N; each workspace has its own event-log counter)' : ' (every writer shares the one event-log counter: the bulk-load case of a single tenant)'}`,
+    );
     log('rate limit: the benchmark installs an always-allow RateLimitStore; production allows 600 requests/min per client IP');
     log('auth: a service-account token with ingest:write (one lookup per request, as in production); no worker running');
 
     const options: SyntheticOptions = { seed: SEED, tag: `bench${SEED}`, now: new Date() };
     const jobOptions = { ...options, now: options.now.toISOString() };
-    const httpJob = (start: number, count: number): LoadJob => ({ kind: 'synthetic', baseUrl: server.url, tokens, concurrency: CONCURRENCY, batchSize: BATCH, options: jobOptions, start, count });
+    const httpJob = (start: number, count: number): LoadJob => ({
+      kind: 'synthetic',
+      baseUrl: server.url,
+      tokens,
+      concurrency: CONCURRENCY,
+      batchSize: BATCH,
+      options: jobOptions,
+      start,
+      count,
+    });
     const rawBatches = (start: number, count: number): RawBatch[] => {
       const out: RawBatch[] = [];
       for (let i = start; i < start + count; i += BATCH) {
@@ -169,7 +182,9 @@ async function main() {
         http.cpuServer += cpu.self;
         http.cpuClient += r.cpuSeconds;
         http.cpuPostgres = addCpu(http.cpuPostgres, cpu.postgres);
-        log(`  round ${round + 1} http: ${fmt(r.accepted)} records in ${r.seconds.toFixed(2)} s = ${fmt(r.accepted / r.seconds)} rec/s (request p50 ${fmt(r.latencyMs.p50)} ms, p95 ${fmt(r.latencyMs.p95)} ms)`);
+        log(
+          `  round ${round + 1} http: ${fmt(r.accepted)} records in ${r.seconds.toFixed(2)} s = ${fmt(r.accepted / r.seconds)} rec/s (request p50 ${fmt(r.latencyMs.p50)} ms, p95 ${fmt(r.latencyMs.p95)} ms)`,
+        );
       };
       if (round % 2 === 0) {
         await runRaw();
@@ -199,11 +214,15 @@ async function main() {
     log();
     log('| measure | value | target | verdict |');
     log('| --- | ---: | ---: | --- |');
-    log(`| HTTP POST /v1/ingest/batch | ${fmt(httpRate)} rec/s | ≥ ${fmt(TARGET_RECORDS_PER_SECOND)} rec/s | ${verdict(httpRate >= TARGET_RECORDS_PER_SECOND)} |`);
+    log(
+      `| HTTP POST /v1/ingest/batch | ${fmt(httpRate)} rec/s | ≥ ${fmt(TARGET_RECORDS_PER_SECOND)} rec/s | ${verdict(httpRate >= TARGET_RECORDS_PER_SECOND)} |`,
+    );
     log(`| raw unnest INSERT into ${SCRATCH_TABLE} | ${fmt(rawRate)} rows/s | (baseline) | |`);
     log(`| ratio HTTP / raw | ${ratio.toFixed(2)}× | ≥ ${TARGET_RATIO}× | ${verdict(ratio >= TARGET_RATIO)} |`);
     log();
-    log(`stored: ${fmt(counts.issues)} issues, ${fmt(counts.events)} events, ${fmt(counts.review)} review items, ${fmt(counts.jobs)} job runs; ${fmt(counts.scratch)} scratch rows`);
+    log(
+      `stored: ${fmt(counts.issues)} issues, ${fmt(counts.events)} events, ${fmt(counts.review)} review items, ${fmt(counts.jobs)} job runs; ${fmt(counts.scratch)} scratch rows`,
+    );
     log(`request bodies: ${(http.bytes / http.records).toFixed(0)} bytes per record`);
     log();
     const perK = (seconds: number | null, records: number) => (seconds === null ? 'n/a' : `${((seconds * 1e6) / records).toFixed(0)} ms`);
@@ -212,7 +231,9 @@ async function main() {
     log('| --- | ---: | ---: | ---: | ---: |');
     const httpTotal = http.cpuPostgres === null ? null : http.cpuServer + http.cpuClient + http.cpuPostgres;
     const rawTotal = raw.cpuPostgres === null ? null : raw.cpuClient + raw.cpuPostgres;
-    log(`| HTTP | ${perK(http.cpuServer, http.records)} | ${perK(http.cpuClient, http.records)} | ${perK(http.cpuPostgres, http.records)} | ${perK(httpTotal, http.records)} |`);
+    log(
+      `| HTTP | ${perK(http.cpuServer, http.records)} | ${perK(http.cpuClient, http.records)} | ${perK(http.cpuPostgres, http.records)} | ${perK(httpTotal, http.records)} |`,
+    );
     log(`| raw | – | ${perK(raw.cpuClient, raw.records)} | ${perK(raw.cpuPostgres, raw.records)} | ${perK(rawTotal, raw.records)} |`);
 
     if (!args['skip-hadoop']) {

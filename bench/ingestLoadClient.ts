@@ -12,10 +12,19 @@ import { processCpuSeconds } from './cpuAccount.ts';
 import { serveLoadJobs } from './loadChild.ts';
 import { percentile } from './measure.ts';
 import { HADOOP_BUGS_CSV, loadHadoopBugs, toIngestRecord } from './data/hadoop.ts';
-import { syntheticRecords, type SyntheticOptions } from './data/syntheticIssues.ts';
+import { syntheticRecords, type SyntheticOptions } from '../fixtures/syntheticIssues.ts';
 
 export type LoadJob =
-  | { kind: 'synthetic'; baseUrl: string; tokens: string[]; concurrency: number; batchSize: number; options: Omit<SyntheticOptions, 'now'> & { now: string }; start: number; count: number }
+  | {
+      kind: 'synthetic';
+      baseUrl: string;
+      tokens: string[];
+      concurrency: number;
+      batchSize: number;
+      options: Omit<SyntheticOptions, 'now'> & { now: string };
+      start: number;
+      count: number;
+    }
   | { kind: 'hadoop'; baseUrl: string; tokens: string[]; concurrency: number; batchSize: number; file?: string };
 
 export interface LoadResult {

@@ -93,10 +93,9 @@ export async function wrappedJobRound(app: AppContext, workspaceId: string, opti
     const worker = await startWorker(app, { tasks: [noopTask], concurrency: options.concurrency, pool: workerPool, pollInterval: options.pollInterval });
     const elapsed = await timeUntilDrained(worker.runner, app.pool, WRAPPED_TASK, options.jobs);
     await worker.stop();
-    const { rows } = await app.pool.query<{ status: string; n: number }>(
-      'select status, count(*)::int as n from job_runs where kind = $1 group by status',
-      [WRAPPED_TASK],
-    );
+    const { rows } = await app.pool.query<{ status: string; n: number }>('select status, count(*)::int as n from job_runs where kind = $1 group by status', [
+      WRAPPED_TASK,
+    ]);
     const succeeded = rows.find((r) => r.status === 'succeeded')?.n ?? 0;
     if (succeeded !== options.jobs || rows.length !== 1) throw new Error(`job_runs after the wrapped round: ${JSON.stringify(rows)}`);
     await app.pool.query('delete from job_runs where kind = $1', [WRAPPED_TASK]);

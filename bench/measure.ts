@@ -3,7 +3,8 @@
 /** A command-line flag's value as an integer of at least `min`; otherwise an error naming the flag. */
 export function intFlag(name: string, value: string | undefined, min = 1): number {
   const n = Number(value);
-  if (value === undefined || value.trim() === '' || !Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer of at least ${min}, got '${value}'`);
+  if (value === undefined || value.trim() === '' || !Number.isInteger(n) || n < min)
+    throw new Error(`--${name} must be an integer of at least ${min}, got '${value}'`);
   return n;
 }
 export const percentile = (sorted: ArrayLike<number>, q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : 0);

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../lib/db.ts';
 import { DEFAULT_SEVERITY, engineEligibility, normalizeSeverity } from '../sql/issueRules.ts';
-import type { SyntheticRecord } from './data/syntheticIssues.ts';
+import type { SyntheticRecord } from '../fixtures/syntheticIssues.ts';
+import { issueRowColumns } from '../sql/issueProjection.ts';
 
 export const SCRATCH_TABLE = 'bench_issues';
 
@@ -17,12 +18,7 @@ export async function createScratchIssuesTable(pool: Pool): Promise<void> {
   await pool.query(`create table ${SCRATCH_TABLE} (like issues including all)`);
 }
 
-const columns = [
-  ['id', 'uuid'], ['workspace_id', 'uuid'], ['source', 'text'], ['external_id', 'text'], ['title', 'text'],
-  ['narrative', 'text'], ['severity', 'text'], ['status', 'text'], ['engine_status', 'text'], ['ineligible_reason', 'text'],
-  ['occurred_at', 'timestamptz'], ['source_created_at', 'timestamptz'], ['pattern_id', 'uuid'], ['created_at', 'timestamptz'],
-  ['updated_at', 'timestamptz'], ['resolved_at', 'timestamptz'], ['closed_at', 'timestamptz'], ['version', 'integer'],
-] as const;
+const columns = issueRowColumns;
 
 const insertSql = `insert into ${SCRATCH_TABLE} (${columns.map(([c]) => c).join(', ')})
   select * from unnest(${columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`;
@@ -38,10 +34,24 @@ export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: D
     const occurred = r.occurred_at ? new Date(r.occurred_at) : null;
     const eligibility = engineEligibility(narrative, occurred, now);
     const values = [
-      randomUUID(), workspaceId, r.source.trim(), r.external_id.trim(), r.title.trim(),
-      narrative, (r.severity && normalizeSeverity(r.severity)) || DEFAULT_SEVERITY, 'open', eligibility.status, eligibility.reason,
-      occurred, occurred ?? now, null, now,
-      now, null, null, 1,
+      randomUUID(),
+      workspaceId,
+      r.source.trim(),
+      r.external_id.trim(),
+      r.title.trim(),
+      narrative,
+      (r.severity && normalizeSeverity(r.severity)) || DEFAULT_SEVERITY,
+      'open',
+      eligibility.status,
+      eligibility.reason,
+      occurred,
+      occurred ?? now,
+      null,
+      now,
+      now,
+      null,
+      null,
+      1,
     ];
     values.forEach((v, c) => cols[c].push(v));
   });

@@ -14,7 +14,7 @@ import { createPool } from '../lib/db.ts';
 import { provisionSchema, PROVISION_STEPS, type ProvisionStep } from '../jobs/tasks/tenant__provision.ts';
 import { insertTenant } from '../sql/tenants.ts';
 import { tenantMigrationFiles } from '../sql/tenantSchema.ts';
-import { createTestDatabase } from '../test/helpers/database.ts';
+import { createTestDatabase } from '../fixtures/database.ts';
 import { median } from './measure.ts';
 
 const { values } = parseArgs({ options: { sample: { type: 'string', default: '15' }, levels: { type: 'string', default: '1,10,100' } } });

@@ -10,14 +10,18 @@ import type { AppContext } from '../lib/context.ts';
 import { withTransaction, type Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
 import { configKinds, type ConfigKind } from '../engine/config/index.ts';
-import { decodeOutput, ENGINE_VERSION, outputDigest } from '../engine/manifest.ts';
-import { runPipeline, stageIndex, stageNames, type StageName, type StageOutputs } from '../engine/pipeline.ts';
+import { ENGINE_VERSION, outputDigest } from '../engine/manifest.ts';
+import { runPipelineInThread } from './engineThread.ts';
+import { stageIndex, stageNames, type StageName, type StageOutputs } from '../engine/pipeline.ts';
 import type { StageContext } from '../engine/stages/context.ts';
+import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import { activeConfigs, findConfigVersion, configVersionId } from '../sql/configs.ts';
 import { configDefinitions } from '../engine/config/index.ts';
 import * as runs from '../sql/engineRuns.ts';
-import { applyRunResults } from '../sql/engineResults.ts';
+import { applyRunResults, type AppliedForecasts, type AppliedResults } from '../sql/engineResults.ts';
 import { enqueueVerifications } from './tasks/recommendation__verify.ts';
+import { engineStageDuration } from '../lib/metrics.ts';
+import { enqueueNotifications } from './tasks/notification__route.ts';
 
 export interface RunRequest {
   workspaceId: string;
@@ -56,6 +60,16 @@ export async function createEngineRun(db: Queryable, app: AppContext, request: R
   });
 }
 
+export interface EngineRunSummary {
+  issues: number | null;
+  k: number | null;
+  unclustered: number | null;
+  patterns: number | null;
+  abstentions: number | null;
+  applied: AppliedResults | null;
+  forecasts: AppliedForecasts | null;
+}
+
 export interface ProgressReport {
   stage: StageName;
   index: number;
@@ -63,8 +77,6 @@ export interface ProgressReport {
   percent: number;
   duration_ms: number;
 }
-
-const lockKey = (workspaceId: string) => `engine:${workspaceId}`;
 
 export async function contextOf(app: AppContext, run: runs.EngineRunRow): Promise<StageContext> {
   return {
@@ -77,27 +89,31 @@ export async function contextOf(app: AppContext, run: runs.EngineRunRow): Promis
 
 /** The most recent finished run of the workspace that stored `stage`'s output. */
 async function baseRunFor(app: AppContext, run: runs.EngineRunRow, stage: StageName): Promise<string> {
-  const { rows } = await app.pool.query<{ id: string }>(
-    `select r.id from engine_runs r join engine_stage_outputs o on o.run_id = r.id and o.stage = $3
-      where r.workspace_id = $1 and r.id <> $2 order by r.created_at desc limit 1`,
-    [run.workspace_id, run.id, stage],
-  );
-  if (!rows[0]) throw new AppError('conflict', `No earlier run stored the ${stage} stage; run the stages before ${run.stage_from} first`);
-  await app.pool.query('update engine_runs set base_run_id = $2 where id = $1', [run.id, rows[0].id]);
-  return rows[0].id;
+  const baseRunId = await runs.adoptBaseRun(app.pool, run, stage);
+  if (!baseRunId) throw new AppError('conflict', `No earlier run stored the ${stage} stage; run the stages before ${run.stage_from} first`);
+  return baseRunId;
 }
 
-export async function executeEngineRun(app: AppContext, runId: string, workspaceId: string, onProgress: (p: ProgressReport) => Promise<void> | void) {
+export async function executeEngineRun(
+  app: AppContext,
+  runId: string,
+  workspaceId: string,
+  onProgress: (p: ProgressReport) => Promise<void> | void,
+  signal?: AbortSignal,
+) {
   const lockClient = await app.pool.connect();
   try {
-    await lockClient.query('select pg_advisory_lock(hashtext($1))', [lockKey(workspaceId)]);
+    await runs.lockWorkspaceEngine(lockClient, workspaceId);
     const run = (await runs.findEngineRun(app.pool, workspaceId, runId))!;
+    // A retry of a run whose results committed (its worker died before the job was recorded):
+    // the results and the run's completion are one commit, so there is nothing left to do.
+    if (run.finished_at) return { run, records: run.stages, summary: run.summary as EngineRunSummary };
     const ctx = await contextOf(app, run);
     const from = run.stage_from as StageName;
     const to = run.stage_to as StageName;
     const total = stageIndex(to) - stageIndex(from) + 1;
 
-    let snapshotInput;
+    let snapshotInput: SnapshotInput | undefined;
     let baseRunId: string | null = null;
     if (from === 'snapshot') {
       const sequence = await runs.sequenceAsOf(app.pool, workspaceId, run.as_of);
@@ -108,53 +124,74 @@ export async function executeEngineRun(app: AppContext, runId: string, workspace
       baseRunId = await baseRunFor(app, run, stageNames[stageIndex(from) - 1]);
     }
 
-    const { outputs, records } = await runPipeline({
+    const { outputs, records } = await runPipelineInThread({
       ctx,
       snapshotInput,
       from,
       to,
-      now: () => performance.now(),
+      timed: true,
+      signal,
       load: async (stage) => {
         const stored = await runs.loadStageOutput(app.pool, baseRunId!, stage);
         if (!stored) throw new AppError('conflict', `Run ${baseRunId} has no stored ${stage} output`);
-        return decodeOutput(stored.encoded);
+        return stored.encoded;
       },
       onStage: async (result) => {
         const { stage, digest, bytes, duration_ms } = result;
+        engineStageDuration.observe({ stage }, duration_ms / 1000);
         await runs.recordStage(app.pool, run.id, { stage, digest, bytes, duration_ms }, result.encoded);
-        await onProgress({ stage: result.stage as StageName, index: result.index, total, percent: Math.round(((result.index - stageIndex(from) + 1) / total) * 100), duration_ms: result.duration_ms });
+        await onProgress({
+          stage: result.stage as StageName,
+          index: result.index,
+          total,
+          percent: Math.round(((result.index - stageIndex(from) + 1) / total) * 100),
+          duration_ms: result.duration_ms,
+        });
       },
     });
 
     const o = outputs as Partial<StageOutputs>;
     const patternResults = o.snapshot && o.extract && o.patterns ? { snapshot: o.snapshot, extract: o.extract, patterns: o.patterns } : undefined;
     const forecastResults = o.hazard && o.predict && o.recommend ? { hazard: o.hazard, predict: o.predict, recommend: o.recommend } : undefined;
-    let applied = null;
-    let forecasts = null;
-    if (patternResults || forecastResults) {
-      ({ patterns: applied, forecasts } = await withTransaction(app.pool, (client) =>
-        // Pattern membership changed: implemented fixes of the workspace are verified again (with the results).
-        applyRunResults(client, workspaceId, ctx, { patterns: patternResults, forecasts: forecastResults }, () => enqueueVerifications(client, workspaceId)),
-      ));
-    }
-    const summary = {
-      issues: o.snapshot?.issues.length ?? null,
-      k: o.cluster?.k ?? null,
-      unclustered: o.cluster?.unclustered ?? null,
-      patterns: o.patterns?.patterns.length ?? null,
-      abstentions: o.extract?.abstentions.length ?? null,
-      applied,
-      forecasts,
-    };
-    await runs.finishEngineRun(app.pool, run.id, {
-      input_digest: o.snapshot?.input_digest ?? null,
-      output_digest: outputDigest(records),
-      stability_report: o.stability ?? null,
-      summary,
+    // The results and the run's completion commit together: a run is finished exactly when its
+    // results are applied.
+    const summary = await withTransaction(app.pool, async (client): Promise<EngineRunSummary> => {
+      let applied: AppliedResults | null = null;
+      let forecasts: AppliedForecasts | null = null;
+      if (patternResults || forecastResults) {
+        ({ patterns: applied, forecasts } = await applyRunResults(
+          client,
+          workspaceId,
+          ctx,
+          { patterns: patternResults, forecasts: forecastResults },
+          // Pattern membership changed: implemented fixes of the workspace are verified again (with the results),
+          // and its findings are routed to the members as notifications (committed with them).
+          async () => {
+            await enqueueVerifications(client, workspaceId);
+            await enqueueNotifications(client, { source: 'engine_run', workspace_id: workspaceId, run_id: run.id });
+          },
+        ));
+      }
+      const summary = {
+        issues: o.snapshot?.issues.length ?? null,
+        k: o.cluster?.k ?? null,
+        unclustered: o.cluster?.unclustered ?? null,
+        patterns: o.patterns?.patterns.length ?? null,
+        abstentions: o.extract?.abstentions.length ?? null,
+        applied,
+        forecasts,
+      };
+      await runs.finishEngineRun(client, run.id, {
+        input_digest: o.snapshot?.input_digest ?? null,
+        output_digest: outputDigest(records),
+        stability_report: o.stability ?? null,
+        summary,
+      });
+      return summary;
     });
     return { run: (await runs.findEngineRun(app.pool, workspaceId, runId))!, records, summary };
   } finally {
-    await lockClient.query('select pg_advisory_unlock(hashtext($1))', [lockKey(workspaceId)]).catch(() => {});
+    await runs.unlockWorkspaceEngine(lockClient, workspaceId).catch(() => {});
     lockClient.release();
   }
 }
@@ -165,6 +202,8 @@ export interface ReplayResult {
     input_digest: { expected: string | null; actual: string | null; identical: boolean };
     stages: Array<{ stage: string; expected: string | null; actual: string; identical: boolean }>;
     first_divergent_stage: string | null;
+    /** Why nothing was compared, else null. */
+    reason: string | null;
   };
 }
 
@@ -176,12 +215,12 @@ export interface ReplayResult {
 export async function replayEngineRun(app: AppContext, run: runs.EngineRunRow): Promise<ReplayResult> {
   const ctx = await contextOf(app, run);
   const from = run.stage_from as StageName;
-  let snapshotInput;
+  let snapshotInput: SnapshotInput | undefined;
   if (from === 'snapshot') {
     if (run.event_sequence === null) throw new AppError('conflict', 'The run has not frozen its input yet');
     snapshotInput = await runs.buildSnapshotInput(app.pool, run.workspace_id, run.event_sequence, run.previous_run_id);
   }
-  const { outputs, records } = await runPipeline({
+  const { outputs, records } = await runPipelineInThread({
     ctx,
     snapshotInput,
     from,
@@ -189,13 +228,21 @@ export async function replayEngineRun(app: AppContext, run: runs.EngineRunRow): 
     load: async (stage) => {
       const stored = run.base_run_id ? await runs.loadStageOutput(app.pool, run.base_run_id, stage) : null;
       if (!stored) throw new AppError('conflict', `The run's base has no stored ${stage} output`);
-      return decodeOutput(stored.encoded);
+      return stored.encoded;
     },
   });
   const expected = new Map(run.stages.map((s) => [s.stage, s.digest]));
-  const stages = records.map((r) => ({ stage: r.stage, expected: expected.get(r.stage) ?? null, actual: r.digest, identical: expected.get(r.stage) === r.digest }));
+  const stages = records.map((r) => ({
+    stage: r.stage,
+    expected: expected.get(r.stage) ?? null,
+    actual: r.digest,
+    identical: expected.get(r.stage) === r.digest,
+  }));
   const actualInput = (outputs as Partial<StageOutputs>).snapshot?.input_digest ?? null;
   const input = { expected: run.input_digest, actual: actualInput, identical: run.input_digest === actualInput };
   const firstDivergent = stages.find((s) => !s.identical)?.stage ?? null;
-  return { identical: input.identical && firstDivergent === null, diff_summary: { input_digest: input, stages, first_divergent_stage: firstDivergent } };
+  return {
+    identical: input.identical && firstDivergent === null,
+    diff_summary: { input_digest: input, stages, first_divergent_stage: firstDivergent, reason: null },
+  };
 }

@@ -7,13 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import pg from 'pg';
 import type { Task, JobHelpers } from 'graphile-worker';
 import type { AppContext } from '../lib/context.ts';
 import type { Queryable } from '../lib/db.ts';
 import { withTransaction } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
 import { withTrace } from '../lib/logger.ts';
-import { jobDuration, jobsCompleted } from '../lib/metrics.ts';
+import { jobDuration, jobQueueLatency, jobsCompleted } from '../lib/metrics.ts';
 import * as jobRuns from '../sql/jobRuns.ts';
 import type { JobRun } from '../sql/jobRuns.ts';
 
@@ -42,6 +43,11 @@ export interface TaskDefinition<S extends z.ZodType = z.ZodType> {
    * of enqueues while one run waits gives that one run, and work arriving while it runs queues another.
    */
   coalescing?: boolean;
+  /**
+   * No job_runs row: the graphile-worker payload is the task's input itself and the task keeps its own
+   * durable record (webhook deliveries). Enqueued with graphile_worker.add_jobs directly.
+   */
+  untracked?: boolean;
   run(payload: z.output<S>, job: JobContext): Promise<unknown>;
 }
 
@@ -113,12 +119,15 @@ export async function enqueueJob<S extends z.ZodType>(
     if (!(terminal && options.retryTerminal)) return { job: existing, created: false };
     run = await jobRuns.requeueJobRun(db, existing.id, data);
   }
-  const { rows } = await db.query<{ id: number }>(
-    `select id from graphile_worker.add_job($1, $2::json, run_at => $3, max_attempts => $4, queue_name => $5)`,
-    [task.name, envelope(run.id, data, run.workspace_id, run.tenant_id), options.runAt ?? null, run.max_attempts, options.queueName ?? null],
-  );
-  await jobRuns.setWorkerJobId(db, run.id, rows[0].id);
-  return { job: { ...run, worker_job_id: rows[0].id }, created: true };
+  const workerJobId = await jobRuns.addWorkerJob(db, {
+    task: task.name,
+    payloadJson: envelope(run.id, data, run.workspace_id, run.tenant_id),
+    runAt: options.runAt,
+    maxAttempts: run.max_attempts,
+    queueName: options.queueName,
+  });
+  await jobRuns.setWorkerJobId(db, run.id, workerJobId);
+  return { job: { ...run, worker_job_id: workerJobId }, created: true };
 }
 
 /**
@@ -132,11 +141,9 @@ export async function cancelJob(app: AppContext, runId: string, scope: jobRuns.J
     const run = (await jobRuns.lockJobRun(client, runId))!;
     if (run.status === 'cancelled') return run;
     if (run.status !== 'queued') throw new AppError('conflict', `Job is ${run.status}; only queued jobs can be cancelled`);
-    const removed = run.worker_job_id === null
-      ? 0
-      : (await client.query('select id from graphile_worker.complete_jobs(array[$1::bigint])', [run.worker_job_id])).rowCount;
-    const stillQueued = await client.query('select 1 from graphile_worker.jobs where id = $1', [run.worker_job_id]);
-    if (!removed && stillQueued.rowCount) throw new AppError('conflict', 'Job is already running; only queued jobs can be cancelled');
+    const { removed, stillQueued } =
+      run.worker_job_id === null ? { removed: false, stillQueued: false } : await jobRuns.removeQueuedWorkerJob(client, run.worker_job_id);
+    if (!removed && stillQueued) throw new AppError('conflict', 'Job is already running; only queued jobs can be cancelled');
     return jobRuns.markJobRunCancelled(client, runId);
   });
 }
@@ -156,10 +163,26 @@ const envelope = (id: string, data: unknown, workspaceId?: string | null, tenant
   JSON.stringify({ job_run_id: id, data, workspace_id: workspaceId ?? null, tenant_id: tenantId ?? null });
 const cronEnvelopeSchema = z.object({ _cron: z.object({ ts: z.string() }).loose() }).loose();
 
-function describeError(err: unknown): string {
+/**
+ * True for failures whose text is internal: database errors (SQL, schema and constraint names),
+ * system errors (addresses, paths) and programming errors, also when wrapped as another error's cause.
+ */
+function isInternal(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 5) return !(err instanceof Error);
+  if (err instanceof pg.DatabaseError || 'errno' in err || 'syscall' in err) return true;
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError) return true;
+  return err.cause !== undefined && isInternal(err.cause, depth + 1);
+}
+
+/**
+ * The error_detail callers see. Messages written for them (task errors, payload checks) are kept;
+ * an internal failure is curated to a message naming the trace id under which the log keeps it.
+ */
+function describeError(err: unknown, runId: string): string {
   if (err instanceof z.ZodError) return `invalid payload: ${err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
+  if (err instanceof PermanentJobError || err instanceof AppError) return err.message;
+  if (isInternal(err)) return `Internal error; the server log holds the details under trace id job:${runId}.`;
+  return (err as Error).message || (err as Error).name;
 }
 
 /**
@@ -224,8 +247,10 @@ function deferredRun(app: AppContext, id: string, attempt: number, data: unknown
 
 /** Turns a task definition into a graphile-worker task bound to `app`. */
 export function wrapTask(task: TaskDefinition, app: AppContext): Task {
+  if (task.untracked) return wrapUntrackedTask(task, app);
   return async (rawPayload: unknown, helpers: JobHelpers) => {
     const started = process.hrtime.bigint();
+    jobQueueLatency.observe({ task: task.name }, Math.max(0, Date.now() - new Date(helpers.job.run_at).getTime()) / 1000);
     const observe = (outcome: 'succeeded' | 'failed' | 'retried' | 'skipped') => {
       jobsCompleted.inc({ task: task.name, outcome });
       jobDuration.observe({ task: task.name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
@@ -241,8 +266,8 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
     return withTrace(`job:${run.id}`, async () => {
       const parsed = task.payload.safeParse(run.data);
       if (!parsed.success) {
-        await run.fail(describeError(parsed.error));
-        log.error('job failed: invalid payload', { job_run_id: run.id, error: describeError(parsed.error) });
+        await run.fail(describeError(parsed.error, run.id));
+        log.error('job failed: invalid payload', { job_run_id: run.id, error: describeError(parsed.error, run.id) });
         observe('failed');
         return;
       }
@@ -263,7 +288,7 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
         await run.succeed(result);
         observe('succeeded');
       } catch (err) {
-        const detail = describeError(err);
+        const detail = describeError(err, run.id);
         const permanent = err instanceof PermanentJobError || err instanceof z.ZodError;
         if (permanent || helpers.job.attempts >= helpers.job.max_attempts) {
           await run.fail(detail);
@@ -275,6 +300,50 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
         await jobRuns.retryJobRun(app.pool, run.id, detail);
         log.warn('job attempt failed; will retry', { job_run_id: run.id, attempt: helpers.job.attempts, err });
         observe('retried');
+        throw err;
+      }
+    });
+  };
+}
+
+/**
+ * An untracked task: the payload is parsed as is (a cron line's `_cron` is dropped); an invalid one is
+ * logged and dropped, a thrown error is retried by graphile-worker's backoff.
+ */
+function wrapUntrackedTask(task: TaskDefinition, app: AppContext): Task {
+  return async (rawPayload: unknown, helpers: JobHelpers) => {
+    const started = process.hrtime.bigint();
+    const observe = (outcome: 'succeeded' | 'failed' | 'retried') => {
+      jobsCompleted.inc({ task: task.name, outcome });
+      jobDuration.observe({ task: task.name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    };
+    const { _cron, ...data } = (rawPayload ?? {}) as Record<string, unknown>;
+    const parsed = task.payload.safeParse(data);
+    if (!parsed.success) {
+      app.logger.error('job dropped: invalid payload', {
+        task: task.name,
+        worker_job_id: helpers.job.id,
+        error: describeError(parsed.error, `worker:${helpers.job.id}`),
+      });
+      observe('failed');
+      return;
+    }
+    const runId = `worker:${helpers.job.id}`;
+    return withTrace(`job:${runId}`, async () => {
+      try {
+        await task.run(parsed.data, {
+          app,
+          runId,
+          attempt: helpers.job.attempts,
+          maxAttempts: helpers.job.max_attempts,
+          workspaceId: null,
+          tenantId: null,
+          progress: async () => {},
+          signal: helpers.abortSignal,
+        });
+        observe('succeeded');
+      } catch (err) {
+        observe(helpers.job.attempts >= helpers.job.max_attempts ? 'failed' : 'retried');
         throw err;
       }
     });
@@ -307,4 +376,27 @@ async function startRun(task: TaskDefinition, app: AppContext, rawPayload: unkno
     return row ? claimedRun(app, row, data) : null;
   }
   return null;
+}
+
+/**
+ * Puts a failed or cancelled run back in the queue with its original payload (operators' `svc jobs
+ * retry`); the same transition a durable key's `retryTerminal` makes. A run in any other state is a
+ * conflict: queued and running runs are under way, succeeded ones are done.
+ */
+export async function retryTerminalJob(app: AppContext, runId: string, options: { queueName?: string } = {}): Promise<JobRun> {
+  return withTransaction(app.pool, async (client) => {
+    const run = await jobRuns.lockJobRun(client, runId);
+    if (!run) throw new AppError('not_found', 'Job not found');
+    if (run.status !== 'failed' && run.status !== 'cancelled')
+      throw new AppError('conflict', `Job is ${run.status}; only failed or cancelled jobs can be retried`);
+    const requeued = await jobRuns.requeueJobRun(client, run.id, run.payload);
+    const workerJobId = await jobRuns.addWorkerJob(client, {
+      task: run.kind,
+      payloadJson: envelope(run.id, run.payload, run.workspace_id, run.tenant_id),
+      maxAttempts: run.max_attempts,
+      queueName: options.queueName,
+    });
+    await jobRuns.setWorkerJobId(client, run.id, workerJobId);
+    return { ...requeued, worker_job_id: workerJobId };
+  });
 }

@@ -9,7 +9,8 @@ import type { AppContext } from '../lib/context.ts';
 import { configDefinitions, configKinds } from '../engine/config/index.ts';
 import type { ClusterConfig } from '../engine/config/cluster.ts';
 import { ENGINE_VERSION } from '../engine/manifest.ts';
-import { runPipeline, stageIndex, type StageOutputs } from '../engine/pipeline.ts';
+import { stageIndex, type StageOutputs } from '../engine/pipeline.ts';
+import { runPipelineInThread } from './engineThread.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
 import { checkpointOfJobRun, insertCheckpoint, latestCheckpoint, type CheckpointMetrics, type CheckpointRow } from '../sql/checkpoints.ts';
@@ -62,7 +63,11 @@ function collectionOf(records: TrainingRecord[], outputs: StageOutputs): Insight
   });
 }
 
-export async function trainTenantModel(app: AppContext, request: TrainRequest, job: Pick<JobContext, 'runId' | 'progress'>): Promise<CheckpointRow> {
+export async function trainTenantModel(
+  app: AppContext,
+  request: TrainRequest,
+  job: Pick<JobContext, 'runId' | 'progress'> & { signal?: AbortSignal },
+): Promise<CheckpointRow> {
   const tenant = await findTenant(app.pool, request.tenant_id);
   if (!tenant) throw new PermanentJobError(`Tenant ${request.tenant_id} no longer exists.`);
   const schema = tenant.schema_name;
@@ -114,10 +119,11 @@ export async function trainTenantModel(app: AppContext, request: TrainRequest, j
   };
   const ctx = stageContext(job.runId, dataset.created_at, request.config, request.config_hash);
   const last = stageIndex('patterns');
-  const { outputs } = await runPipeline({
+  const { outputs } = await runPipelineInThread({
     ctx,
     snapshotInput,
     to: 'patterns',
+    signal: job.signal,
     onStage: (stage) => job.progress(5 + Math.round(((stage.index + 1) / (last + 1)) * 85), stage.stage),
   });
   const o = outputs as StageOutputs;

@@ -3,6 +3,7 @@
  * This is the only module that reads `process.env`; everything else receives a `Config`.
  */
 import { z } from 'zod';
+import { parseAllowlist } from './outbound/addressPolicy.ts';
 
 // Digits only: an empty value (`PLATFORM_PORT=`) must not coerce to 0, a random port.
 const port = z
@@ -19,13 +20,27 @@ const flag = z
 const hexSha256List = z
   .string()
   .optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^[0-9a-f]{64}$/, 'must be comma-separated lowercase hex SHA-256 hashes')));
 
 const postgresUrl = z
   .string()
   .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
   .optional();
+
+const allowlistIsValid = (entries: string[]) => {
+  try {
+    parseAllowlist(entries);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 export const configSchema = z
   .object({
@@ -44,12 +59,49 @@ export const configSchema = z
     SVC_PROVISION_KEY_HASHES: hexSha256List,
     SMTP_URL: optionalString,
     MAIL_FROM: z.string().min(3).default('svc <no-reply@svc.local>'),
-    APP_URL: z.url().default('http://127.0.0.1:8081').transform((u) => u.replace(/\/+$/, '')),
+    APP_URL: z
+      .url()
+      .default('http://127.0.0.1:8081')
+      .transform((u) => u.replace(/\/+$/, '')),
     RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
     TRUST_PROXY: flag,
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     DATA_DIR: z.string().min(1).default('.data'),
+    EXPORT_TTL_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 30)
+      .default(24),
+    WORKER_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    WORKER_DEAD_AFTER_MS: z.coerce.number().int().min(500).max(600_000).default(40_000),
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(120_000),
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+    OUTBOUND_ALLOWLIST: z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine(allowlistIsValid, 'must be comma-separated host names, IP addresses or CIDRs'),
+    WEBHOOK_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    WEBHOOK_RETRY_SCALE: z.coerce.number().positive('must be a positive number').max(1, 'must be at most 1').default(1),
+    REALTIME_PING_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    REALTIME_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+    SVC_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    PLATFORM_URL: z
+      .url()
+      .optional()
+      .transform((u) => u?.replace(/\/+$/, '')),
+    SMS_WEBHOOK_URL: z.url().optional(),
+    SECRETS_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
+    DNS_RESOLVER: optionalString,
   })
   .superRefine((c, issues) => {
     if (c.NODE_ENV === 'production') {
@@ -59,6 +111,15 @@ export const configSchema = z
       if (!c.JWT_SECRET) {
         issues.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required when NODE_ENV=production' });
       }
+      if (c.PASSWORD_SCRYPT_LOG_N < 17) {
+        issues.addIssue({ code: 'custom', path: ['PASSWORD_SCRYPT_LOG_N'], message: 'must be at least 17 (OWASP) when NODE_ENV=production' });
+      }
+      if (!c.SECRETS_KEY) {
+        issues.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required when NODE_ENV=production' });
+      }
+    }
+    if (c.WORKER_DEAD_AFTER_MS < 2 * c.WORKER_HEARTBEAT_INTERVAL_MS) {
+      issues.addIssue({ code: 'custom', path: ['WORKER_DEAD_AFTER_MS'], message: 'must be at least twice WORKER_HEARTBEAT_INTERVAL_MS' });
     }
     if (c.AUTH_PROVIDER === 'oidc') {
       if (!c.OIDC_ISSUER) issues.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_PROVIDER=oidc' });

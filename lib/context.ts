@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import type { Pool } from './db.ts';
 import type { Logger } from './logger.ts';
 import { ensureGeneratedSecret } from '../sql/appSettings.ts';
+import { createSecretBox, deriveEncryptionKey, deriveKey, keyFromSetting, type SecretBox } from './secretBox.ts';
 
 /** The only source of "now" outside the database; tests inject a controllable one. */
 export interface Clock {
@@ -18,6 +19,14 @@ export interface Secrets {
   jwtKey: Uint8Array;
   /** HMAC key that signs pagination cursors. */
   cursorKey: Buffer;
+  /** AES-256 key of webhook signing secrets at rest: WEBHOOK_SECRET_KEY, else derived from JWT_SECRET, else generated and kept in the database. */
+  webhookKey: Buffer;
+  /** AES-256-GCM key of secrets stored encrypted (lib/secretBox.ts). */
+  encryptionKey: Buffer;
+  /** Encrypts secrets that must be replayed: SECRETS_KEY, or in development one kept in the database. */
+  secretBox: SecretBox;
+  /** HMAC key that binds CSRF tokens to the sessions they were issued with. */
+  csrfKey: Buffer;
 }
 
 export interface AppContext {
@@ -31,5 +40,20 @@ export interface AppContext {
 export async function loadSecrets(config: Config, pool: Pool): Promise<Secrets> {
   const jwt = config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'jwt_secret'));
   const cursor = await ensureGeneratedSecret(pool, 'cursor_key');
-  return { jwtKey: new TextEncoder().encode(jwt), cursorKey: Buffer.from(cursor) };
+  const webhookKey = config.WEBHOOK_SECRET_KEY
+    ? keyFromSetting(config.WEBHOOK_SECRET_KEY)
+    : config.JWT_SECRET
+      ? deriveKey(config.JWT_SECRET, 'webhook-secrets')
+      : keyFromSetting(await ensureGeneratedSecret(pool, 'webhook_secret_key'));
+  const encryption = config.SVC_ENCRYPTION_KEY ?? config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'encryption_key'));
+  const secretsKey = config.SECRETS_KEY ?? (await ensureGeneratedSecret(pool, 'secrets_key'));
+  const csrf = await ensureGeneratedSecret(pool, 'csrf_key');
+  return {
+    jwtKey: new TextEncoder().encode(jwt),
+    cursorKey: Buffer.from(cursor),
+    webhookKey,
+    encryptionKey: deriveEncryptionKey(encryption),
+    secretBox: createSecretBox(secretsKey),
+    csrfKey: Buffer.from(csrf),
+  };
 }

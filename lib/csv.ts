@@ -102,3 +102,16 @@ export function parseCsv(text: string): CsvRow[] {
   if (field !== '' || fieldStarted || fields.length) endRecord();
   return rows;
 }
+
+/** One RFC 4180 record (CRLF-terminated): a field holding a comma, quote or line break is quoted. */
+export function formatCsvRecord(fields: ReadonlyArray<string | number | null>): string {
+  return (
+    fields
+      .map((f) => {
+        if (f === null) return '';
+        const s = String(f);
+        return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+      })
+      .join(',') + '\r\n'
+  );
+}

@@ -10,12 +10,39 @@ export type PoolClient = pg.PoolClient;
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 
-export function createPool(connectionString: string, options: { max?: number; applicationName?: string } = {}): pg.Pool {
+/**
+ * Every pool's bounds (DATABASE_*_TIMEOUT_MS): how long to wait for a connection (new or from the
+ * pool), how long one statement may run, how long a session may sit idle inside a transaction.
+ * A database that goes away then fails requests within seconds instead of hanging them.
+ */
+export interface PoolTimeouts {
+  connectMs: number;
+  statementMs: number;
+  idleInTransactionMs: number;
+}
+const defaultTimeouts: PoolTimeouts = { connectMs: 5_000, statementMs: 120_000, idleInTransactionMs: 60_000 };
+
+export const poolTimeouts = (config: {
+  DATABASE_CONNECT_TIMEOUT_MS: number;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
+}): PoolTimeouts => ({
+  connectMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+  statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+});
+
+export function createPool(connectionString: string, options: { max?: number; applicationName?: string; timeouts?: PoolTimeouts } = {}): pg.Pool {
+  const timeouts = options.timeouts ?? defaultTimeouts;
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'svc',
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    keepAlive: true,
   });
   // A client losing its connection must not crash the process: an idle one is replaced by the
   // pool, an active one surfaces the failure through its pending query.
@@ -69,6 +96,9 @@ export async function withTransactionRetry<T>(pool: pg.Pool, fn: (client: pg.Poo
 /** True when the pool answers a trivial query within `timeoutMs`. */
 export async function databaseAnswers(pool: pg.Pool, timeoutMs = 2000): Promise<boolean> {
   const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-  const probe = pool.query('select 1').then(() => true, () => false);
+  const probe = pool.query('select 1').then(
+    () => true,
+    () => false,
+  );
   return Promise.race([probe, timeout]);
 }

@@ -24,7 +24,7 @@ export const httpRequestDuration = new client.Histogram({
 
 export const jobsCompleted = new client.Counter({
   name: 'svc_jobs_total',
-  help: 'Job attempts by task and outcome (succeeded, failed, retried, skipped).',
+  help: 'Job attempts by task and outcome (succeeded, failed, retried, skipped, interrupted).',
   labelNames: ['task', 'outcome'],
   registers: [registry],
 });
@@ -36,6 +36,22 @@ export const jobDuration = new client.Histogram({
   buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
   registers: [registry],
 });
+
+type MetricsSource = () => Promise<client.MetricObjectWithValues<client.MetricValue<string>>[]>;
+const metricsSources = new Set<MetricsSource>();
+
+/** Adds another process's metrics (the worker process of `svc serve`) to this process's scrape. */
+export function registerMetricsSource(source: MetricsSource): () => void {
+  metricsSources.add(source);
+  return () => metricsSources.delete(source);
+}
+
+/** This process's metrics in the Prometheus text format, merged with those of its sources. */
+export async function scrapeMetrics(): Promise<string> {
+  if (!metricsSources.size) return registry.metrics();
+  const all = await Promise.all([registry.getMetricsAsJSON(), ...[...metricsSources].map((source) => source())]);
+  return client.AggregatorRegistry.aggregate(all).metrics();
+}
 
 type DepthReader = () => Promise<Array<{ kind: string; status: string; count: number }>>;
 const depthReaders = new Set<DepthReader>();
@@ -61,4 +77,27 @@ new client.Gauge({
       // A scrape must not fail because the database is briefly unavailable.
     }
   },
+});
+
+export const jobQueueLatency = new client.Histogram({
+  name: 'svc_job_queue_latency_seconds',
+  help: 'Time from when a job attempt was due (graphile-worker run_at) to when a worker started it, by task.',
+  labelNames: ['task'],
+  buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+  registers: [registry],
+});
+
+export const engineStageDuration = new client.Histogram({
+  name: 'svc_engine_stage_duration_seconds',
+  help: 'Duration of engine stages by stage name.',
+  labelNames: ['stage'],
+  buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [registry],
+});
+
+export const webhookDeliveries = new client.Counter({
+  name: 'svc_webhook_deliveries_total',
+  help: 'Outbound webhook delivery attempts by outcome (succeeded, failed, retried, disabled).',
+  labelNames: ['outcome'],
+  registers: [registry],
 });

@@ -12,7 +12,7 @@ export interface Command {
   summary: string;
   usage: string;
   flags: FlagSpec;
-  /** Names of the positional arguments the command takes (none by default). */
+  /** Names of the positional arguments the command takes (none by default); a last name ending in `...` takes any number. */
   positionals?: string[];
   run(flags: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number | void>;
 }
@@ -29,7 +29,8 @@ export function parseCommandArgs(command: Command, argv: string[]) {
       strict: true,
       allowPositionals: true,
     });
-    const allowed = command.positionals?.length ?? 0;
+    const names = command.positionals ?? [];
+    const allowed = names.at(-1)?.endsWith('...') ? Infinity : names.length;
     if (positionals.length > allowed) throw new UsageError(`unexpected argument '${positionals[allowed]}'`);
     return { values: values as Record<string, string | boolean | undefined>, positionals };
   } catch (err) {
@@ -52,9 +53,10 @@ export function requireFlag(flags: Record<string, string | boolean | undefined>,
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
 
 /** `value` of `--flag` when it is a UUID; otherwise a usage error saying `--flag must be <what> (UUID)`. */
 export function requireUuid(value: string, flag: string, what = 'an id'): string {
-  if (!UUID.test(value)) throw new UsageError(`--${flag} must be ${what} (UUID)`);
+  if (!isUuid(value)) throw new UsageError(`--${flag} must be ${what} (UUID)`);
   return value;
 }

@@ -34,12 +34,26 @@ export function parseStageRange(value: string | undefined): { from?: StageName; 
 const pad = (s: string, n: number) => s.padEnd(n);
 const elapsed = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
-export async function engineRunCommand(app: AppContext, workspaceId: string, range: { from?: StageName; to?: StageName }, out: NodeJS.WriteStream): Promise<number> {
-  const exists = await app.pool.query('select 1 from workspaces where id = $1', [workspaceId]);
-  if (!exists.rowCount) throw new UsageError(`workspace ${workspaceId} does not exist`);
+/**
+ * Runs the engine in the foreground. Progress goes to `out`; the result is a table and summary on
+ * `out`, or with `json` one JSON document on `result` (so `--json` output can be piped).
+ */
+export async function engineRunCommand(
+  app: AppContext,
+  workspaceId: string,
+  range: { from?: StageName; to?: StageName },
+  out: NodeJS.WriteStream,
+  options: { json?: boolean; result?: NodeJS.WritableStream } = {},
+): Promise<number> {
   const { run, job } = await withTransaction(app.pool, async (client) => {
     const created = await createEngineRun(client, app, { workspaceId, trigger: 'cli', from: range.from, to: range.to });
-    const jobRow = (await insertJobRun(client, { kind: 'engine__run', payload: { run_id: created.id, workspace_id: workspaceId }, maxAttempts: 1, workspaceId, status: 'running' }))!;
+    const jobRow = (await insertJobRun(client, {
+      kind: 'engine__run',
+      payload: { run_id: created.id, workspace_id: workspaceId },
+      maxAttempts: 1,
+      workspaceId,
+      status: 'running',
+    }))!;
     await setEngineRunJob(client, created.id, jobRow.id);
     return { run: created, job: jobRow };
   });
@@ -59,8 +73,16 @@ export async function engineRunCommand(app: AppContext, workspaceId: string, ran
     });
     if (live) out.write('\n');
     await completeJobRun(app.pool, job.id, result.summary);
+    if (options.json) {
+      const stagesRun = result.records.map((r) => ({ stage: r.stage, duration_ms: r.duration_ms, bytes: r.bytes, digest: r.digest }));
+      (options.result ?? out).write(
+        `${JSON.stringify({ run_id: run.id, job_id: job.id, output_digest: result.run.output_digest, summary: result.summary, stages: stagesRun })}\n`,
+      );
+      return 0;
+    }
     out.write(`\n${pad('stage', 12)}${pad('time', 10)}${pad('output', 12)}digest\n`);
-    for (const r of result.records) out.write(`${pad(r.stage, 12)}${pad(`${r.duration_ms} ms`, 10)}${pad(`${(r.bytes / 1e6).toFixed(2)} MB`, 12)}${r.digest.slice(0, 16)}\n`);
+    for (const r of result.records)
+      out.write(`${pad(r.stage, 12)}${pad(`${r.duration_ms} ms`, 10)}${pad(`${(r.bytes / 1e6).toFixed(2)} MB`, 12)}${r.digest.slice(0, 16)}\n`);
     out.write(`\n${JSON.stringify(result.summary, null, 2)}\n\nrun id: ${run.id}\noutput digest: ${result.run.output_digest}\n`);
     return 0;
   } catch (err) {
@@ -71,7 +93,14 @@ export async function engineRunCommand(app: AppContext, workspaceId: string, ran
 }
 
 /** Re-runs one stage of a stored run from the stored outputs of the stages before it and compares digests. */
-export async function engineStageCommand(app: AppContext, workspaceId: string, runId: string, stage: StageName, out: NodeJS.WriteStream): Promise<number> {
+export async function engineStageCommand(
+  app: AppContext,
+  workspaceId: string,
+  runId: string,
+  stage: StageName,
+  out: NodeJS.WriteStream,
+  options: { json?: boolean } = {},
+): Promise<number> {
   const run = await findEngineRun(app.pool, workspaceId, runId);
   if (!run) throw new UsageError(`run ${runId} does not exist in workspace ${workspaceId}`);
   if (stage === 'snapshot') throw new UsageError('the snapshot stage has no stored inputs to re-run from; use `svc engine run --stages 1..1`');
@@ -87,8 +116,16 @@ export async function engineStageCommand(app: AppContext, workspaceId: string, r
   const duration = performance.now() - started;
   const digest = sha256(encodeOutput(output));
   const stored = await loadStageOutput(app.pool, run.id, stage);
+  if (options.json) {
+    out.write(
+      `${JSON.stringify({ run_id: runId, stage, duration_ms: Math.round(duration), digest, stored_digest: stored?.digest ?? null, identical: stored ? stored.digest === digest : null })}\n`,
+    );
+    return stored && stored.digest !== digest ? 1 : 0;
+  }
   out.write(`stage ${stage} of run ${runId}: ${duration.toFixed(0)} ms\n`);
   out.write(`digest   ${digest}\nstored   ${stored?.digest ?? '(none)'}\n`);
-  out.write(stored ? (stored.digest === digest ? 'identical to the stored output\n' : 'DIFFERENT from the stored output\n') : 'the run did not store this stage\n');
+  out.write(
+    stored ? (stored.digest === digest ? 'identical to the stored output\n' : 'DIFFERENT from the stored output\n') : 'the run did not store this stage\n',
+  );
   return stored && stored.digest !== digest ? 1 : 0;
 }

@@ -4,8 +4,9 @@
  * ask for, and their orderly shutdown in reverse.
  */
 import type { Config } from '../lib/config.ts';
+import { setPasswordHashCost } from '../lib/passwords.ts';
 import { systemClock, loadSecrets, type AppContext, type Clock } from '../lib/context.ts';
-import { createPool, type Pool } from '../lib/db.ts';
+import { createPool, poolTimeouts, type Pool } from '../lib/db.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { registerQueueDepthReader } from '../lib/metrics.ts';
@@ -23,8 +24,10 @@ import type { ProductRoute } from '../api/product/route.ts';
 import { allowlist, type AllowedOperation } from '../api/product/allowlist.ts';
 import { createProductApp } from '../api/product/app.ts';
 import { productRoutes } from '../api/product/routes.ts';
+import { startRealtime } from '../api/platform/realtime/server.ts';
 import { startWorker, type WorkerHandle } from '../jobs/worker.ts';
 import { crontab, tasks } from '../jobs/taskList.ts';
+import { startWorkerProcess, type WorkerProcess } from './workerProcess.ts';
 
 export interface Roles {
   api: boolean;
@@ -37,6 +40,8 @@ export interface RunningProcess {
   product?: RunningServer;
   metrics?: RunningServer;
   worker?: WorkerHandle;
+  /** `svc serve`: the job runner runs in this child process, off the HTTP event loop. */
+  workerProcess?: WorkerProcess;
   stop(): Promise<void>;
 }
 
@@ -48,6 +53,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<{ ur
 }
 
 export async function createAppContext(config: Config, pool: Pool, logger: Logger, clock: Clock = systemClock): Promise<AppContext> {
+  setPasswordHashCost(config.PASSWORD_SCRYPT_LOG_N);
   return { config, pool, logger, clock, secrets: await loadSecrets(config, pool) };
 }
 
@@ -71,14 +77,15 @@ export function buildHttpApps(app: AppContext, options: HttpAppOptions = {}) {
   const product = createProductApp(app, {
     routes: [...productRoutes, ...(options.extraProductRoutes ?? [])],
     allowlist: [...allowlist, ...(options.extraAllowlist ?? [])],
-    validateResponses: options.validateResponses });
+    validateResponses: options.validateResponses,
+  });
   return { platform, product };
 }
 
 export async function startProcess(config: Config, roles: Roles): Promise<RunningProcess> {
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: roles.api && roles.worker ? 'serve' : roles.api ? 'api' : 'worker' });
   const database = await openDatabase(config, logger);
-  const pool = createPool(database.url, { max: 10, applicationName: 'svc' });
+  const pool = createPool(database.url, { max: 10, applicationName: 'svc', timeouts: poolTimeouts(config) });
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error('shutdown step failed', { err }));
@@ -96,8 +103,11 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
     running.metrics = await listenOrExplain(() => startMetricsServer(config.METRICS_PORT, config.METRICS_HOST), 'METRICS_PORT', config.METRICS_PORT);
     stops.push(() => running.metrics!.close());
 
-    if (roles.worker) {
-      const workerPool = createPool(database.url, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker' });
+    if (roles.worker && roles.api) {
+      running.workerProcess = startWorkerProcess(database.url, logger);
+      stops.push(() => running.workerProcess!.stop());
+    } else if (roles.worker) {
+      const workerPool = createPool(database.url, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts: poolTimeouts(config) });
       stops.push(async () => workerPool.end());
       running.worker = await startWorker(app, { tasks, crontab, concurrency: config.WORKER_CONCURRENCY, pool: workerPool });
       stops.push(() => running.worker!.stop());
@@ -106,6 +116,8 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
       const apps = buildHttpApps(app);
       running.platform = await listenOrExplain(() => listen(apps.platform, config.PLATFORM_PORT, config.HOST), 'PLATFORM_PORT', config.PLATFORM_PORT);
       stops.push(() => running.platform!.close());
+      const realtime = await startRealtime(app, running.platform.server);
+      stops.push(() => realtime.close());
       running.product = await listenOrExplain(() => listen(apps.product, config.PRODUCT_PORT, config.HOST), 'PRODUCT_PORT', config.PRODUCT_PORT);
       stops.push(() => running.product!.close());
       logger.info('listening', { platform: running.platform.url, product: running.product.url, metrics: running.metrics.url });
@@ -127,4 +139,3 @@ async function listenOrExplain(start: () => Promise<RunningServer>, variable: st
     throw err;
   }
 }
-

@@ -3,7 +3,12 @@ import { MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
 import { controlRoles, type ControlRole } from '../sql/employees.ts';
 import { requireFlag, UsageError } from './cli.ts';
 
-export function parseStaffInput(flags: Record<string, string | boolean | undefined>): { email: string; password: string; role: ControlRole; fullName?: string } {
+export function parseStaffInput(flags: Record<string, string | boolean | undefined>): {
+  email: string;
+  password: string;
+  role: ControlRole;
+  fullName?: string;
+} {
   const email = requireFlag(flags, 'email').trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email must be an e-mail address, got '${email}'`);
   const password = requireFlag(flags, 'password');

@@ -11,6 +11,7 @@ import type { Provenance } from '../engine/stages/context.ts';
 import type { CrestAlert } from '../engine/stages/08_hazard.ts';
 import type { Actor, EventBatch, NewEvent } from './events.ts';
 import { recordOutboundEvent } from './outboundEvents.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 export const alertStatuses = ['open', 'resolved'] as const;
 export type AlertStatus = (typeof alertStatuses)[number];
@@ -49,17 +50,26 @@ const figures = (a: CrestAlert) => ({
 });
 
 /** Opens, refreshes and resolves the workspace's alerts from one run's crest alerts. */
-export async function applyAlerts(db: Queryable, events: EventBatch, actor: Actor, runId: string, alerts: CrestAlert[]): Promise<{ raised: number; resolved: number }> {
+export async function applyAlerts(
+  db: Queryable,
+  events: EventBatch,
+  actor: Actor,
+  runId: string,
+  alerts: CrestAlert[],
+): Promise<{ raised: number; resolved: number }> {
   const workspaceId = events.workspaceId;
   const open = new Map(
-    (await db.query<AlertRow>(`select * from pattern_alerts where workspace_id = $1 and status = 'open' order by id for update`, [workspaceId])).rows.map((r) => [r.pattern_id, r]),
+    (await db.query<AlertRow>(`select * from pattern_alerts where workspace_id = $1 and status = 'open' order by id for update`, [workspaceId])).rows.map(
+      (r) => [r.pattern_id, r],
+    ),
   );
   const fresh = alerts.filter((a) => !open.has(a.pattern_id));
   const kept = alerts.filter((a) => open.has(a.pattern_id));
   const current = new Set(alerts.map((a) => a.pattern_id));
   const ended = [...open.values()].filter((r) => !current.has(r.pattern_id));
 
-  const records = (list: CrestAlert[], idOf: (a: CrestAlert) => string) => JSON.stringify(list.map((a) => ({ id: idOf(a), pattern_id: a.pattern_id, ...figures(a) })));
+  const records = (list: CrestAlert[], idOf: (a: CrestAlert) => string) =>
+    JSON.stringify(list.map((a) => ({ id: idOf(a), pattern_id: a.pattern_id, ...figures(a) })));
   const recordType = `id uuid, pattern_id uuid, probability double precision, lower double precision, upper double precision, threshold double precision,
     horizon_days integer, since_last_days double precision, last_occurrence_at timestamptz, as_of timestamptz, provenance jsonb`;
   if (kept.length) {
@@ -93,15 +103,27 @@ export async function applyAlerts(db: Queryable, events: EventBatch, actor: Acto
     ]);
   }
 
-  const raisedEvents = raised.map((r): NewEvent => ({
-    aggregateType: 'alert',
-    aggregateId: r.id,
-    eventType: 'alert.raised',
-    payload: { pattern_id: r.pattern_id, run_id: runId, probability: r.probability, lower: r.lower, upper: r.upper, threshold: r.threshold, horizon_days: r.horizon_days },
-  }));
-  const resolvedEvents = ended.map((r): NewEvent => ({ aggregateType: 'alert', aggregateId: r.id, eventType: 'alert.resolved', payload: { pattern_id: r.pattern_id, run_id: runId } }));
+  const raisedEvents = raised.map(
+    (r): NewEvent => ({
+      aggregateType: 'alert',
+      aggregateId: r.id,
+      eventType: 'alert.raised',
+      payload: {
+        pattern_id: r.pattern_id,
+        run_id: runId,
+        probability: r.probability,
+        lower: r.lower,
+        upper: r.upper,
+        threshold: r.threshold,
+        horizon_days: r.horizon_days,
+      },
+    }),
+  );
+  const resolvedEvents = ended.map(
+    (r): NewEvent => ({ aggregateType: 'alert', aggregateId: r.id, eventType: 'alert.resolved', payload: { pattern_id: r.pattern_id, run_id: runId } }),
+  );
   events.add(actor, [...raisedEvents, ...resolvedEvents]);
-  for (const e of raisedEvents) await recordOutboundEvent(db, workspaceId, e.eventType, { alert_id: e.aggregateId, ...e.payload });
+  for (const e of raisedEvents) await recordOutboundEvent(db, workspaceId, 'alert.raised', { alert_id: e.aggregateId, ...e.payload });
   return { raised: raised.length, resolved: ended.length };
 }
 
@@ -111,4 +133,15 @@ export async function findAlert(db: Queryable, workspaceId: string, id: string):
   if (!UUID.test(id)) return null;
   const { rows } = await db.query<AlertRow>('select * from pattern_alerts where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rows[0] ?? null;
+}
+
+/** GET /v1/alerts. */
+export function alertList(workspaceId: string, f: { status?: string; pattern_id?: string }): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId, status: f.status, pattern_id: f.pattern_id }),
+    select: '*',
+    from: 'pattern_alerts',
+    sortColumns: { raised_at: { expr: 'raised_at', type: 'timestamptz' }, probability: { expr: 'probability', type: 'double precision' } },
+    idExpr: 'id',
+  };
 }

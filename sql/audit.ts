@@ -1,6 +1,7 @@
 /** The append-only security audit log (audit_events). */
 import type { Queryable } from '../lib/db.ts';
 import { currentTraceId } from '../lib/logger.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 export interface AuditEntry {
   workspaceId: string | null;
@@ -43,4 +44,15 @@ export interface AuditEventRow extends Record<string, unknown> {
   trace_id: string | null;
   metadata: Record<string, unknown>;
   occurred_at: Date;
+}
+
+/** GET /v1/audit-events. */
+export function auditEventList(workspaceId: string, f: { action?: string }): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId, action: f.action }),
+    select: '*',
+    from: 'audit_events',
+    sortColumns: { occurred_at: { expr: 'occurred_at', type: 'timestamptz' } },
+    idExpr: 'id',
+  };
 }

@@ -47,7 +47,13 @@ async function lockConfigKind(db: Queryable, workspaceId: string, kind: ConfigKi
   await db.query('select pg_advisory_xact_lock($1, hashtext($2))', [CONFIG_LOCK_CLASS, `${workspaceId}:${kind}`]);
 }
 
-export async function createConfigVersion(db: Queryable, events: EventBatch, kind: ConfigKind, document: unknown, actor: Actor): Promise<{ version: ConfigVersionRow; created: boolean }> {
+export async function createConfigVersion(
+  db: Queryable,
+  events: EventBatch,
+  kind: ConfigKind,
+  document: unknown,
+  actor: Actor,
+): Promise<{ version: ConfigVersionRow; created: boolean }> {
   const workspaceId = events.workspaceId;
   await lockConfigKind(db, workspaceId, kind);
   const id = configVersionId(document);
@@ -57,7 +63,9 @@ export async function createConfigVersion(db: Queryable, events: EventBatch, kin
     [workspaceId, kind, id, JSON.stringify(document), actor.id],
   );
   if (!inserted.rows[0]) return { version: (await findConfigVersion(db, workspaceId, kind, id))!, created: false };
-  events.add(actor, [{ aggregateType: 'config', aggregateId: configAggregateId(kind), eventType: 'config.version_created', payload: { kind, version_id: id } }]);
+  events.add(actor, [
+    { aggregateType: 'config', aggregateId: configAggregateId(kind), eventType: 'config.version_created', payload: { kind, version_id: id } },
+  ]);
   return { version: inserted.rows[0], created: true };
 }
 
@@ -67,10 +75,10 @@ export async function findConfigVersion(db: Queryable, workspaceId: string, kind
 }
 
 export async function configHistory(db: Queryable, workspaceId: string, kind: ConfigKind): Promise<ConfigVersionRow[]> {
-  const { rows } = await db.query<ConfigVersionRow>(
-    'select * from config_versions where workspace_id = $1 and kind = $2 order by created_at desc, id',
-    [workspaceId, kind],
-  );
+  const { rows } = await db.query<ConfigVersionRow>('select * from config_versions where workspace_id = $1 and kind = $2 order by created_at desc, id', [
+    workspaceId,
+    kind,
+  ]);
   return rows;
 }
 

@@ -4,6 +4,7 @@
  * earlier record. The data policy's PII redaction is applied to the upload's records on the way in.
  */
 import type { Queryable } from '../lib/db.ts';
+import { recordTenantAudit, type TenantActor } from './tenantAudit.ts';
 import type { UploadRow } from './tenantUploads.ts';
 
 export interface DatasetRow {
@@ -41,7 +42,7 @@ export async function datasetOfUpload(db: Queryable, uploadId: string): Promise<
  * Turns an `uploaded` upload (locked by the caller) into the next dataset version and marks it
  * committed. Commits of one tenant are serialised by a lock on `datasets` (reads go on).
  */
-export async function commitUpload(db: Queryable, upload: UploadRow, redactPii: boolean): Promise<DatasetRow> {
+export async function commitUpload(db: Queryable, upload: UploadRow, redactPii: boolean, actor: TenantActor): Promise<DatasetRow> {
   await db.query('lock table datasets in share row exclusive mode');
   const previous = await latestDataset(db);
   const { rows } = await db.query<{ id: string }>(
@@ -49,8 +50,7 @@ export async function commitUpload(db: Queryable, upload: UploadRow, redactPii: 
     [(previous?.version ?? 0) + 1, upload.id],
   );
   const datasetId = rows[0].id;
-  const redact = (column: string) =>
-    `case when $3 then regexp_replace(regexp_replace(${column}, $4, '[email]', 'g'), $5, '[phone]', 'g') else ${column} end`;
+  const redact = (column: string) => `case when $3 then regexp_replace(regexp_replace(${column}, $4, '[email]', 'g'), $5, '[phone]', 'g') else ${column} end`;
   const { rows: counted } = await db.query<{ record_count: number; incoming: number; updated: number }>(
     `with incoming as (
        select r.source, r.external_id, ${redact('r.title')} as title, ${redact('r.narrative')} as narrative, r.severity, r.occurred_at
@@ -76,6 +76,14 @@ export async function commitUpload(db: Queryable, upload: UploadRow, redactPii: 
     [datasetId, c.record_count, c.incoming - c.updated, c.updated],
   );
   await db.query(`update uploads set status = 'committed', committed_at = now(), records = null where id = $1`, [upload.id]);
+  await recordTenantAudit(db, {
+    action: 'upload_committed',
+    actorType: actor.type,
+    actorId: actor.id,
+    resourceType: 'upload',
+    resourceId: upload.id,
+    metadata: { dataset_id: datasetId, dataset_version: done[0].version, record_count: done[0].record_count },
+  });
   return done[0];
 }
 
@@ -93,7 +101,11 @@ export interface TrainingRecord {
  * policy sets a retention, those that occurred on or after `notBefore` (undated records are kept).
  * The others are only counted.
  */
-export async function trainingRecords(db: Queryable, datasetId: string, notBefore: Date | null): Promise<{ records: TrainingRecord[]; withoutNarrative: number; outsideRetention: number }> {
+export async function trainingRecords(
+  db: Queryable,
+  datasetId: string,
+  notBefore: Date | null,
+): Promise<{ records: TrainingRecord[]; withoutNarrative: number; outsideRetention: number }> {
   const { rows } = await db.query<TrainingRecord & { usable: boolean; dated_out: boolean }>(
     `select record_id, title, narrative, severity, source, occurred_at,
             coalesce(btrim(narrative), '') <> '' as usable,

@@ -41,6 +41,11 @@ export async function setEmployeePassword(db: Queryable, id: string, passwordHas
   await db.query('update employees set password_hash = $2, updated_at = now() where id = $1', [id, passwordHash]);
 }
 
+/** Replaces the hash only while it is still `expected` (a rehash at login never undoes a password change). */
+export async function upgradeEmployeePasswordHash(db: Queryable, id: string, expected: string, passwordHash: string): Promise<void> {
+  await db.query('update employees set password_hash = $3 where id = $1 and password_hash = $2', [id, expected, passwordHash]);
+}
+
 export async function insertEmployeeSession(
   db: Queryable,
   s: { employeeId: string; tokenHash: string; ip: string | null; userAgent: string | null; expiresAt: Date },

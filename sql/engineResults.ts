@@ -1,9 +1,10 @@
 /**
  * Writing a run's results, in one transaction: pattern.created / pattern.updated events (folded into
  * `patterns`), issue.pattern_assigned events for issues whose pattern changed (folded into `issues`),
- * review items for abstentions (none re-opened where a reviewer dismissed one), the latest extraction
- * per issue, and the run's patterns for the next run to match against. Every written output carries
- * its provenance.
+ * pattern.status_changed events by the lifecycle rules (`lifecycleStatus`), the run's review questions
+ * (sql/reviewItems.ts syncEngineQuestions: none re-opened where a reviewer dismissed one), the latest
+ * extraction per issue (abstentions settled by the issue's pattern), and the run's patterns for the next
+ * run to match against. Every written output carries its bounded provenance.
  *
  * The write protocol of sql/events.ts: the snapshot's issues are locked first (in id order, like every
  * writer of several issues; the review items and extractions written below reference them), then the
@@ -37,7 +38,8 @@ import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow }
 import { replaceFinancials, replaceHazards } from './patternResults.ts';
 import { replacePredictions, saveBacktest } from './predictions.ts';
 import { applyRecommendations } from './recommendations.ts';
-import { openReviewItems } from './reviewItems.ts';
+import { linkQuestionPatterns, syncEngineQuestions } from './reviewItems.ts';
+import { issueLink, membersLink } from '../engine/stages/context.ts';
 
 const ENGINE: Actor = { type: 'engine', id: null };
 const CHUNK = 5000;
@@ -45,6 +47,9 @@ const CHUNK = 5000;
 function patternFields(p: PatternOutput, refinedRisk: number | undefined) {
   return {
     name: p.name,
+    path: p.path,
+    template: p.template,
+    examples: p.examples,
     risk_score: refinedRisk ?? p.risk_score,
     issue_count: p.issue_count,
     first_seen_at: p.first_seen_at,
@@ -52,8 +57,29 @@ function patternFields(p: PatternOutput, refinedRisk: number | undefined) {
     domain: p.domain,
     root_cause: p.root_cause,
     top_terms: p.top_terms,
-    provenance: { ...p.provenance, issue_ids: p.member_ids },
+    provenance: p.provenance,
   };
+}
+
+/**
+ * A pattern's lifecycle, decided by every run that writes patterns:
+ * - `active`: the run found the pattern and some member issue is open or in progress, or the
+ *   verification of its implemented fix regressed (a recurrence makes a watched or resolved pattern
+ *   active again);
+ * - `watching`: every member issue is resolved or closed but the fix verification does not hold yet
+ *   (no implemented fix, or not enough data), or the run no longer found the pattern (0 issues):
+ *   watched for a recurrence, never `active` with zero issues;
+ * - `resolved`: every member is resolved or closed and the fix verification holds (CUSUM `holding`),
+ *   or the pattern was already watched with zero issues and a second run still does not find it.
+ */
+export function lifecycleStatus(
+  current: PatternRow['status'] | null,
+  found: { memberStatuses: string[]; verdict: string | null } | null,
+  currentCount: number,
+): PatternRow['status'] {
+  if (!found) return current === 'resolved' || (current === 'watching' && currentCount === 0) ? 'resolved' : 'watching';
+  if (found.verdict === 'regressed' || found.memberStatuses.some((s) => s === 'open' || s === 'in_progress')) return 'active';
+  return found.verdict === 'holding' ? 'resolved' : 'watching';
 }
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
@@ -79,6 +105,8 @@ export interface AppliedResults {
   patterns_updated: number;
   issues_assigned: number;
   review_items_opened: number;
+  review_items_refreshed: number;
+  review_items_superseded: number;
 }
 
 export interface AppliedForecasts {
@@ -148,17 +176,35 @@ async function writePatterns(
     for (const r of await lockIssuesById(db, workspaceId, chunk)) if (r.engine_status === 'eligible') issueRows.set(r.id, r);
   });
   const patternRows = new Map(
-    (await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 order by id for update`, [workspaceId])).rows.map((r) => [r.id, r]),
+    (await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 order by id for update`, [workspaceId])).rows.map((r) => [
+      r.id,
+      r,
+    ]),
   );
+
+  const verdicts = new Map(
+    (
+      await db.query<{ pattern_id: string; verdict: string }>(
+        `select distinct on (pattern_id) pattern_id, verdict from recommendation_verifications where workspace_id = $1 order by pattern_id, computed_at desc`,
+        [workspaceId],
+      )
+    ).rows.map((r) => [r.pattern_id, r.verdict]),
+  );
+  const issueStatus = new Map(ids.map((id) => [id, issueRows.get(id)?.status ?? 'open']));
 
   const patternEvents: NewEvent[] = [];
   let created = 0;
   for (const p of outputs.patterns.patterns) {
     const fields = patternFields(p, refinedRisk.get(p.id));
     const existing = patternRows.get(p.id);
+    const status = lifecycleStatus(
+      existing?.status ?? null,
+      { memberStatuses: p.member_ids.map((id) => issueStatus.get(id) ?? 'open'), verdict: verdicts.get(p.id) ?? null },
+      p.issue_count,
+    );
     if (!existing) {
       created++;
-      patternEvents.push({ aggregateType: 'pattern', aggregateId: p.id, eventType: 'pattern.created', payload: { ...fields, status: 'active' } });
+      patternEvents.push({ aggregateType: 'pattern', aggregateId: p.id, eventType: 'pattern.created', payload: { ...fields, status } });
       continue;
     }
     const changes: Record<string, unknown> = {};
@@ -168,12 +214,33 @@ async function writePatterns(
       if (!same(before, value)) changes[key] = value;
     }
     if (Object.keys(changes).length) patternEvents.push({ aggregateType: 'pattern', aggregateId: p.id, eventType: 'pattern.updated', payload: { changes } });
+    if (status !== existing.status)
+      patternEvents.push({
+        aggregateType: 'pattern',
+        aggregateId: p.id,
+        eventType: 'pattern.status_changed',
+        payload: { from: existing.status, to: status, run_id: ctx.runId },
+      });
   }
   const produced = new Set(outputs.patterns.patterns.map((p) => p.id));
   for (const row of patternRows.values()) {
-    if (!produced.has(row.id) && row.issue_count !== 0) {
-      patternEvents.push({ aggregateType: 'pattern', aggregateId: row.id, eventType: 'pattern.updated', payload: { changes: { issue_count: 0, provenance: provenance(ctx, 'patterns', []) } } });
+    if (produced.has(row.id)) continue;
+    if (row.issue_count !== 0) {
+      patternEvents.push({
+        aggregateType: 'pattern',
+        aggregateId: row.id,
+        eventType: 'pattern.updated',
+        payload: { changes: { issue_count: 0, provenance: provenance(ctx, 'patterns', [], membersLink(row.id)) } },
+      });
     }
+    const status = lifecycleStatus(row.status, null, row.issue_count);
+    if (status !== row.status)
+      patternEvents.push({
+        aggregateType: 'pattern',
+        aggregateId: row.id,
+        eventType: 'pattern.status_changed',
+        payload: { from: row.status, to: status, run_id: ctx.runId },
+      });
   }
   events.add(ENGINE, patternEvents);
 
@@ -182,38 +249,83 @@ async function writePatterns(
   outputs.patterns.pattern_ids.forEach((patternId, i) => {
     const row = issueRows.get(ids[i]);
     if (row && row.pattern_id !== patternId) {
-      assignEvents.push({ aggregateType: 'issue', aggregateId: row.id, eventType: 'issue.pattern_assigned', payload: { pattern_id: patternId, run_id: ctx.runId } });
+      assignEvents.push({
+        aggregateType: 'issue',
+        aggregateId: row.id,
+        eventType: 'issue.pattern_assigned',
+        payload: { pattern_id: patternId, run_id: ctx.runId },
+      });
     }
   });
   const assigned = new Map<string, IssueRow>();
   for (const e of assignEvents) {
     const state = assigned.get(e.aggregateId) ?? issueRows.get(e.aggregateId);
-    assigned.set(e.aggregateId, applyIssueEvent(state, { workspace_id: workspaceId, aggregate_id: e.aggregateId, event_type: e.eventType, payload: e.payload, recorded_at: events.recordedAt }));
+    assigned.set(
+      e.aggregateId,
+      applyIssueEvent(state, {
+        workspace_id: workspaceId,
+        aggregate_id: e.aggregateId,
+        event_type: e.eventType,
+        payload: e.payload,
+        recorded_at: events.recordedAt,
+      }),
+    );
   }
   await inChunks([...assigned.values()], (rows) => updateIssueColumns(db, rows, patternAssignmentColumns));
   events.add(ENGINE, assignEvents);
 
-  // Abstentions become review items, unless a reviewer already dismissed that question.
-  const dismissed = new Set(
-    (await db.query<{ key: string }>(`select issue_id || ':' || kind as key from review_items where workspace_id = $1 and status = 'dismissed'`, [workspaceId])).rows.map((r) => r.key),
-  );
-  const items = outputs.extract.abstentions
-    .filter((a) => issueRows.has(a.issue_id) && !dismissed.has(`${a.issue_id}:${a.kind}`))
-    .map((a) => ({ kind: a.kind, issueId: a.issue_id, reason: a.reason, candidates: a.candidates, provenance: { ...provenance(ctx, 'extract', [a.issue_id]) } }));
-  let opened = 0;
-  await inChunks(items, async (chunk) => (opened += (await openReviewItems(db, events, ENGINE, chunk)).length));
+  // The run's questions (grouped per pattern and question) become the open review items.
+  const memberIdsOf = new Map(outputs.patterns.patterns.map((p) => [p.id, p.member_ids]));
+  const questions = outputs.patterns.review
+    .filter((q) => q.pattern_id !== null || issueRows.has(q.issue_id!))
+    .map((q) => ({
+      ...q,
+      // Risk blocked with the pattern's risk as written (stage 10's refined score when the run got that far).
+      risk_blocked:
+        q.pattern_id && refinedRisk.has(q.pattern_id) ? Math.round((refinedRisk.get(q.pattern_id)! / 100) * q.issue_count * 1e4) / 1e4 : q.risk_blocked,
+      provenance: {
+        ...(q.pattern_id
+          ? provenance(ctx, 'patterns', memberIdsOf.get(q.pattern_id)!, membersLink(q.pattern_id))
+          : provenance(ctx, 'extract', [q.issue_id!], issueLink(q.issue_id!))),
+      },
+    }));
+  const synced = await syncEngineQuestions(db, events, ENGINE, ctx.runId, questions, new Set(issueRows.keys()));
 
   // The latest extraction of every issue of the snapshot, and this run's patterns.
-  const config_versions = provenance(ctx, 'extract', []).config_versions;
+  // A pattern's answers (a reviewer's decision on its question, or its members' majority) settle its members' abstentions.
+  const patternOf = new Map(outputs.patterns.patterns.map((p) => [p.id, p]));
+  const settled = (issueIndex: number, r: ExtractOutput['results'][number]) => {
+    const pid = outputs.patterns.pattern_ids[issueIndex];
+    const p = pid ? patternOf.get(pid) : undefined;
+    if (!p) return r;
+    const by = (value: string | null, human: boolean): Partial<Judgement> => ({
+      value,
+      confidence: human ? 1 : p.rollup.share,
+      source: human ? 'human' : 'engine',
+      abstained: false,
+    });
+    const out = { ...r };
+    if (p.human?.root_cause !== undefined && r.root_cause.source !== 'human') out.root_cause = { ...r.root_cause, ...by(p.human.root_cause, true) };
+    else if (r.root_cause.abstained && p.root_cause)
+      out.root_cause = { ...r.root_cause, ...by(p.root_cause, false), evidence: [...r.root_cause.evidence, `pattern:${p.id}`] };
+    if (p.human?.domain !== undefined && r.domain.source !== 'human') out.domain = { ...r.domain, ...by(p.human.domain, true) };
+    else if (r.domain.abstained && p.domain) out.domain = { ...r.domain, ...by(p.domain, false), evidence: [...r.domain.evidence, `pattern:${p.id}`] };
+    if (p.human?.criticality && r.criticality.source !== 'human')
+      out.criticality = { ...r.criticality, level: p.human.criticality, confidence: 1, source: 'human', abstained: false };
+    return out;
+  };
   for (let start = 0; start < outputs.extract.results.length; start += CHUNK) {
-    const chunk = outputs.extract.results.slice(start, start + CHUNK).filter((r) => issueRows.has(r.issue_id));
+    const chunk = outputs.extract.results
+      .slice(start, start + CHUNK)
+      .map((r, k) => ({ ...settled(start + k, r), provenance: provenance(ctx, 'extract', [r.issue_id], issueLink(r.issue_id)) }))
+      .filter((r) => issueRows.has(r.issue_id));
     await db.query(
       `insert into issue_extractions (issue_id, workspace_id, run_id, domain, root_cause, criticality, provenance)
-       select r.issue_id, $1, $2::uuid, r.domain, r.root_cause, r.criticality, jsonb_build_object('run_id', $2::uuid::text, 'stage', 'extract', 'config_versions', $3::jsonb, 'issue_ids', jsonb_build_array(r.issue_id))
-         from jsonb_to_recordset($4::jsonb) as r(issue_id uuid, domain jsonb, root_cause jsonb, criticality jsonb)
+       select r.issue_id, $1, $2::uuid, r.domain, r.root_cause, r.criticality, r.provenance
+         from jsonb_to_recordset($3::jsonb) as r(issue_id uuid, domain jsonb, root_cause jsonb, criticality jsonb, provenance jsonb)
        on conflict (issue_id) do update set run_id = excluded.run_id, domain = excluded.domain, root_cause = excluded.root_cause,
          criticality = excluded.criticality, provenance = excluded.provenance, updated_at = now()`,
-      [workspaceId, ctx.runId, JSON.stringify(config_versions), JSON.stringify(chunk)],
+      [workspaceId, ctx.runId, JSON.stringify(chunk)],
     );
   }
   // A retried run (its first attempt failed after this commit) writes the same deterministic patterns again.
@@ -226,7 +338,14 @@ async function writePatterns(
   );
 
   return {
-    applied: { patterns_created: created, patterns_updated: patternEvents.length - created, issues_assigned: assignEvents.length, review_items_opened: opened },
+    applied: {
+      patterns_created: created,
+      patterns_updated: patternEvents.length - created,
+      issues_assigned: assignEvents.length,
+      review_items_opened: synced.opened,
+      review_items_refreshed: synced.refreshed,
+      review_items_superseded: synced.superseded,
+    },
     async afterFlush(written) {
       const touched = new Map<string, PatternRow>();
       for (const e of written) {
@@ -235,6 +354,7 @@ async function writePatterns(
         touched.set(e.aggregate_id, next);
       }
       await inChunks([...touched.values()], (rows) => upsertPatternRows(db, rows));
+      await linkQuestionPatterns(db, workspaceId);
     },
   };
 }

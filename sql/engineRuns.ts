@@ -15,6 +15,7 @@ import { configDefinitions, configKinds } from '../engine/config/index.ts';
 import { configVersionId, findConfigVersion } from './configs.ts';
 import { applyIssueEvent, type IssueRow } from './issueProjection.ts';
 import type { StoredEvent } from './events.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 const gzipAsync = promisify(gzip);
 
@@ -86,7 +87,10 @@ export async function recordStage(db: Queryable, runId: string, record: StageRec
 }
 
 export async function loadStageOutput(db: Queryable, runId: string, stage: string): Promise<{ digest: string; encoded: Buffer } | null> {
-  const { rows } = await db.query<{ digest: string; data: Buffer }>('select digest, data from engine_stage_outputs where run_id = $1 and stage = $2', [runId, stage]);
+  const { rows } = await db.query<{ digest: string; data: Buffer }>('select digest, data from engine_stage_outputs where run_id = $1 and stage = $2', [
+    runId,
+    stage,
+  ]);
   return rows[0] ? { digest: rows[0].digest, encoded: gunzipSync(rows[0].data) } : null;
 }
 
@@ -103,7 +107,10 @@ export async function finishEngineRun(
 
 /** The log position of the run's cut-off: the last event recorded at or before `asOf`. */
 export async function sequenceAsOf(db: Queryable, workspaceId: string, asOf: Date): Promise<number> {
-  const { rows } = await db.query<{ s: number | null }>('select max(sequence) as s from events where workspace_id = $1 and recorded_at <= $2', [workspaceId, asOf]);
+  const { rows } = await db.query<{ s: number | null }>('select max(sequence) as s from events where workspace_id = $1 and recorded_at <= $2', [
+    workspaceId,
+    asOf,
+  ]);
   return rows[0].s ?? 0;
 }
 
@@ -152,10 +159,17 @@ export async function buildSnapshotInput(db: Queryable, workspaceId: string, eve
       occurred_at: s.occurred_at?.toISOString() ?? null,
       created_at: s.created_at.toISOString(),
     }));
-  const decisions = await db.query<{ issue_id: string; kind: 'extraction' | 'root_cause' | 'criticality'; decision: Record<string, unknown>; recorded_at: Date }>(
-    `select payload->>'issue_id' as issue_id, payload->>'kind' as kind, payload->'decision' as decision, recorded_at from events
+  // Reviewers' decisions on one issue, or on a pattern's question (which settles all its members).
+  const decisions = await db.query<{
+    issue_id: string | null;
+    pattern_id: string | null;
+    kind: 'extraction' | 'root_cause' | 'criticality';
+    decision: Record<string, unknown>;
+    recorded_at: Date;
+  }>(
+    `select payload->>'issue_id' as issue_id, payload->>'pattern_id' as pattern_id, payload->>'kind' as kind, payload->'decision' as decision, recorded_at from events
       where workspace_id = $1 and aggregate_type = 'review_item' and event_type = 'review_item.resolved'
-        and payload->>'kind' in ('extraction', 'root_cause', 'criticality') and payload->>'issue_id' is not null and sequence <= $2
+        and payload->>'kind' in ('extraction', 'root_cause', 'criticality') and (payload->>'issue_id' is not null or payload->>'pattern_id' is not null) and sequence <= $2
       order by sequence`,
     [workspaceId, eventSequence],
   );
@@ -170,7 +184,13 @@ export async function buildSnapshotInput(db: Queryable, workspaceId: string, eve
     event_sequence: eventSequence,
     previous_run_id: previousRunId,
     issues,
-    decisions: decisions.rows.map((d) => ({ issue_id: d.issue_id, kind: d.kind, decision: d.decision ?? {}, decided_at: d.recorded_at.toISOString() })),
+    decisions: decisions.rows.map((d) => ({
+      issue_id: d.issue_id,
+      pattern_id: d.issue_id ? null : d.pattern_id,
+      kind: d.kind,
+      decision: d.decision ?? {},
+      decided_at: d.recorded_at.toISOString(),
+    })),
     previous_patterns: previous.rows.map((p) => ({ id: p.pattern_id, member_ids: p.member_ids, terms: p.terms })),
   };
 }
@@ -189,4 +209,36 @@ export async function resolveConfigs(db: Queryable, workspaceId: string, version
     }
   }
   return out as ResolvedConfigs;
+}
+
+/** GET /v1/engine/runs: each run with its job_runs row as JSON (`job`). */
+export function engineRunList(workspaceId: string): ListSource {
+  return {
+    ...equalityFilters({ 'r.workspace_id': workspaceId }),
+    select: 'r.*, to_jsonb(j) as job',
+    from: 'engine_runs r left join job_runs j on j.id = r.job_run_id',
+    sortColumns: { created_at: { expr: 'r.created_at', type: 'timestamptz' } },
+    idExpr: 'r.id',
+  };
+}
+
+/** Records as the run's base the workspace's most recent other run that stored `stage`; null when none did. */
+export async function adoptBaseRun(db: Queryable, run: { id: string; workspace_id: string }, stage: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>(
+    `update engine_runs set base_run_id = (
+        select r.id from engine_runs r join engine_stage_outputs o on o.run_id = r.id and o.stage = $3
+         where r.workspace_id = $2 and r.id <> $1 order by r.created_at desc limit 1)
+      where id = $1 returning base_run_id as id`,
+    [run.id, run.workspace_id, stage],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** Runs of one workspace never overlap: a session advisory lock held on `client` for the whole run. */
+export async function lockWorkspaceEngine(client: Queryable, workspaceId: string): Promise<void> {
+  await client.query('select pg_advisory_lock(hashtext($1))', [`engine:${workspaceId}`]);
+}
+
+export async function unlockWorkspaceEngine(client: Queryable, workspaceId: string): Promise<void> {
+  await client.query('select pg_advisory_unlock(hashtext($1))', [`engine:${workspaceId}`]);
 }

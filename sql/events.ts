@@ -16,6 +16,7 @@
  * the part that is serialised per workspace is only the events insert and the commit.
  */
 import { withTransaction, withTransactionRetry, type Pool, type PoolClient, type Queryable } from '../lib/db.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 export const aggregateTypes = ['issue', 'pattern', 'review_item', 'config', 'engine_run', 'alert', 'recommendation'] as const;
 
@@ -55,7 +56,10 @@ const STATEMENT_EVENTS = 5000;
 // The events travel as parallel arrays, the payloads as one JSON array (not a jsonb[] literal, whose
 // per-element quoting costs more than the insert on both ends); rows from (…) with ordinality keeps
 // the columns aligned. $1 workspace, $2 recorded_at, $3..$9 the events, $10 the first sequence or count.
-const insertEventsSql = (firstSequence: string, from: string) => `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
+const insertEventsSql = (
+  firstSequence: string,
+  from: string,
+) => `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
      select $1, ${firstSequence} + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type, e.payload, e.actor_type, e.actor_id, coalesce(e.occurred_at, $2), $2
        from ${from}rows from (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::uuid[]), unnest($7::text[]), jsonb_array_elements($8::jsonb), unnest($9::timestamptz[]))
             with ordinality as e(actor_type, actor_id, aggregate_type, aggregate_id, event_type, payload, occurred_at, ord)`;
@@ -142,7 +146,12 @@ export class EventBatch {
  * statement before COMMIT. With `retry`, the whole transaction is attempted again after a unique
  * violation (two writers created the same new key: the retry finds the other's row) or a deadlock.
  */
-export function withEventBatch<T>(pool: Pool, workspaceId: string, fn: (client: PoolClient, events: EventBatch) => Promise<T>, options: { retry?: boolean } = {}): Promise<T> {
+export function withEventBatch<T>(
+  pool: Pool,
+  workspaceId: string,
+  fn: (client: PoolClient, events: EventBatch) => Promise<T>,
+  options: { retry?: boolean } = {},
+): Promise<T> {
   const body = async (client: PoolClient) => {
     const events = await EventBatch.start(client, workspaceId);
     const result = await fn(client, events);
@@ -153,10 +162,11 @@ export function withEventBatch<T>(pool: Pool, workspaceId: string, fn: (client: 
 }
 
 export async function eventsOfAggregate(db: Queryable, workspaceId: string, aggregateType: string, aggregateId: string): Promise<StoredEvent[]> {
-  const { rows } = await db.query<StoredEvent>(
-    `select * from events where workspace_id = $1 and aggregate_type = $2 and aggregate_id = $3 order by sequence`,
-    [workspaceId, aggregateType, aggregateId],
-  );
+  const { rows } = await db.query<StoredEvent>(`select * from events where workspace_id = $1 and aggregate_type = $2 and aggregate_id = $3 order by sequence`, [
+    workspaceId,
+    aggregateType,
+    aggregateId,
+  ]);
   return rows;
 }
 
@@ -170,4 +180,48 @@ export async function lockEventCounter(db: Queryable, workspaceId: string): Prom
     `insert into workspace_event_counters (workspace_id) values ($1) on conflict (workspace_id) do update set last_sequence = workspace_event_counters.last_sequence`,
     [workspaceId],
   );
+}
+
+const bySequence = { sequence: { expr: 'sequence', type: 'bigint' } } as const;
+
+/** GET /v1/events: the workspace's event log, optionally after a sequence and of one aggregate type. */
+export function eventFeedList(workspaceId: string, f: { after_sequence?: number; aggregate_type?: string }): ListSource {
+  const { where, params } = equalityFilters({ workspace_id: workspaceId, aggregate_type: f.aggregate_type });
+  if (f.after_sequence !== undefined) where.push(`sequence > $${params.push(f.after_sequence)}`);
+  return { where, params, select: '*', from: 'events', sortColumns: bySequence, idExpr: 'id' };
+}
+
+/** GET /v1/issues/{id}/events. */
+export function issueEventList(workspaceId: string, issueId: string): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId, aggregate_type: 'issue', aggregate_id: issueId }),
+    select: '*',
+    from: 'events',
+    sortColumns: bySequence,
+    idExpr: 'id',
+  };
+}
+
+/** The workspace's last committed event sequence (0 before its first event). */
+export async function lastSequence(db: Queryable, workspaceId: string): Promise<number> {
+  const { rows } = await db.query<{ last_sequence: number }>('select last_sequence from workspace_event_counters where workspace_id = $1', [workspaceId]);
+  return rows[0]?.last_sequence ?? 0;
+}
+
+export interface StreamedEventRow {
+  sequence: number;
+  aggregate_id: string;
+  event_type: string;
+  payload: Record<string, unknown>;
+  recorded_at: Date;
+}
+
+/** Up to `limit` events after `after` (and at most `upTo`), in sequence order: what a realtime client missed. */
+export async function eventsAfter(db: Queryable, workspaceId: string, after: number, upTo: number | null, limit: number): Promise<StreamedEventRow[]> {
+  const { rows } = await db.query<StreamedEventRow>(
+    `select sequence, aggregate_id, event_type, payload, recorded_at from events
+      where workspace_id = $1 and sequence > $2 and ($3::bigint is null or sequence <= $3) order by sequence limit $4`,
+    [workspaceId, after, upTo, limit],
+  );
+  return rows;
 }

@@ -18,11 +18,7 @@ export interface StoredResponse {
   body: string;
 }
 
-export type ClaimResult =
-  | { outcome: 'claimed' }
-  | { outcome: 'replay'; response: StoredResponse }
-  | { outcome: 'in_flight' }
-  | { outcome: 'mismatch' };
+export type ClaimResult = { outcome: 'claimed' } | { outcome: 'replay'; response: StoredResponse } | { outcome: 'in_flight' } | { outcome: 'mismatch' };
 
 export async function claimIdempotencyKey(db: Queryable, id: IdempotencyId, requestHash: string, lockMs: number, ttlMs: number): Promise<ClaimResult> {
   const claimed = await db.query(
@@ -38,7 +34,13 @@ export async function claimIdempotencyKey(db: Queryable, id: IdempotencyId, requ
     [id.authHash, id.key, id.path, requestHash, lockMs, ttlMs],
   );
   if (claimed.rowCount) return { outcome: 'claimed' };
-  const { rows } = await db.query<{ request_hash: string; state: string; response_status: number; response_headers: Record<string, string>; response_body: string }>(
+  const { rows } = await db.query<{
+    request_hash: string;
+    state: string;
+    response_status: number;
+    response_headers: Record<string, string>;
+    response_body: string;
+  }>(
     `select request_hash, state, response_status, response_headers, response_body
        from idempotency_keys where auth_hash = $1 and idempotency_key = $2 and path = $3`,
     [id.authHash, id.key, id.path],
@@ -60,8 +62,9 @@ export async function storeIdempotentResponse(db: Queryable, id: IdempotencyId, 
 
 /** Non-2xx outcomes are not cached: the claim is dropped so that a retry executes again. */
 export async function releaseIdempotencyKey(db: Queryable, id: IdempotencyId): Promise<void> {
-  await db.query(
-    `delete from idempotency_keys where auth_hash = $1 and idempotency_key = $2 and path = $3 and state = 'in_flight'`,
-    [id.authHash, id.key, id.path],
-  );
+  await db.query(`delete from idempotency_keys where auth_hash = $1 and idempotency_key = $2 and path = $3 and state = 'in_flight'`, [
+    id.authHash,
+    id.key,
+    id.path,
+  ]);
 }

@@ -45,7 +45,10 @@ export async function insertInsightCollection(
 }
 
 /** Patterns of the latest checkpoint's collection, for matching the next model's patterns to them. */
-export async function previousModelPatterns(db: Queryable, checkpointId: string): Promise<Array<{ id: string; member_ids: string[]; terms: Array<[string, number]> }>> {
+export async function previousModelPatterns(
+  db: Queryable,
+  checkpointId: string,
+): Promise<Array<{ id: string; member_ids: string[]; terms: Array<[string, number]> }>> {
   const { rows } = await db.query<{ id: string; member_ids: string[]; terms: Array<[string, number]> }>(
     `select p.pattern_id as id, p.member_ids, p.terms from insight_patterns p
        join insight_collections c on c.id = p.collection_id where c.checkpoint_id = $1 order by p.rank`,

@@ -1,5 +1,6 @@
 /** Workspace invitations of the /v1 surface; the token is stored only as its SHA-256 hash. */
 import type { Queryable } from '../lib/db.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 export interface InvitationRow extends Record<string, unknown> {
   id: string;
@@ -51,3 +52,27 @@ export async function revokeInvitation(db: Queryable, workspaceId: string, id: s
 }
 
 export const invitationColumns = columns;
+
+/** Revokes the pending invitations of an address (a new invitation replaces them). */
+export async function revokePendingInvitations(db: Queryable, workspaceId: string, email: string): Promise<void> {
+  await db.query(`update invitations set status = 'revoked' where workspace_id = $1 and lower(email) = $2 and status = 'pending'`, [workspaceId, email]);
+}
+
+export async function latestPendingInvitation(db: Queryable, workspaceId: string, email: string): Promise<{ id: string; expires_at: Date } | null> {
+  const { rows } = await db.query<{ id: string; expires_at: Date }>(
+    `select id, expires_at from invitations where workspace_id = $1 and lower(email) = $2 and status = 'pending' order by created_at desc limit 1`,
+    [workspaceId, email],
+  );
+  return rows[0] ?? null;
+}
+
+/** GET /v1/invitations. */
+export function invitationList(workspaceId: string, f: { status?: string }): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId, status: f.status }),
+    select: invitationColumns,
+    from: 'invitations',
+    sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } },
+    idExpr: 'id',
+  };
+}

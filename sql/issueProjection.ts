@@ -112,15 +112,34 @@ export function applyIssueEvent(state: IssueRow | undefined, event: IssueEvent):
   }
 }
 
-const columns = [
-  ['id', 'uuid'], ['workspace_id', 'uuid'], ['source', 'text'], ['external_id', 'text'], ['title', 'text'],
-  ['narrative', 'text'], ['severity', 'text'], ['status', 'text'], ['engine_status', 'text'], ['ineligible_reason', 'text'],
-  ['occurred_at', 'timestamptz'], ['source_created_at', 'timestamptz'], ['pattern_id', 'uuid'], ['created_at', 'timestamptz'],
-  ['updated_at', 'timestamptz'], ['resolved_at', 'timestamptz'], ['closed_at', 'timestamptz'], ['version', 'integer'],
+/** Every column of an issue row with its Postgres type, in table order (also the ingest benchmark's raw-insert baseline). */
+export const issueRowColumns = [
+  ['id', 'uuid'],
+  ['workspace_id', 'uuid'],
+  ['source', 'text'],
+  ['external_id', 'text'],
+  ['title', 'text'],
+  ['narrative', 'text'],
+  ['severity', 'text'],
+  ['status', 'text'],
+  ['engine_status', 'text'],
+  ['ineligible_reason', 'text'],
+  ['occurred_at', 'timestamptz'],
+  ['source_created_at', 'timestamptz'],
+  ['pattern_id', 'uuid'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+  ['resolved_at', 'timestamptz'],
+  ['closed_at', 'timestamptz'],
+  ['version', 'integer'],
 ] as const;
+const columns = issueRowColumns;
 const columnList = columns.map(([c]) => c).join(', ');
 const recordType = columns.map(([c, t]) => `${c} ${t}`).join(', ');
-const updateSet = columns.filter(([c]) => c !== 'id').map(([c]) => `${c} = excluded.${c}`).join(', ');
+const updateSet = columns
+  .filter(([c]) => c !== 'id')
+  .map(([c]) => `${c} = excluded.${c}`)
+  .join(', ');
 
 /**
  * Writes projection rows (insert or replace) in one statement. The rows travel as one `json` document:
@@ -150,7 +169,10 @@ export async function updateIssueColumns(db: Queryable, rows: IssueRow[], change
   if (!rows.length || !changed.length) return;
   const written = columns.filter(([c]) => c === 'id' || changed.includes(c));
   await db.query(
-    `update issues i set ${written.filter(([c]) => c !== 'id').map(([c]) => `${c} = r.${c}`).join(', ')}
+    `update issues i set ${written
+      .filter(([c]) => c !== 'id')
+      .map(([c]) => `${c} = r.${c}`)
+      .join(', ')}
        from json_to_recordset($1::json) as r(${written.map(([c, t]) => `${c} ${t}`).join(', ')})
       where i.id = r.id`,
     [JSON.stringify(rows.map((row) => Object.fromEntries(written.map(([c]) => [c, row[c]]))))],

@@ -11,10 +11,18 @@ export type EngineStatus = (typeof engineStatuses)[number];
 
 /** Severity aliases accepted on input, stored normalised. */
 const severityAliases: Record<string, Severity> = {
-  critical: 'critical', p1: 'critical', sev1: 'critical',
-  high: 'high', p2: 'high', sev2: 'high',
-  medium: 'medium', p3: 'medium', sev3: 'medium',
-  low: 'low', p4: 'low', sev4: 'low',
+  critical: 'critical',
+  p1: 'critical',
+  sev1: 'critical',
+  high: 'high',
+  p2: 'high',
+  sev2: 'high',
+  medium: 'medium',
+  p3: 'medium',
+  sev3: 'medium',
+  low: 'low',
+  p4: 'low',
+  sev4: 'low',
 };
 export const severityInputs = Object.keys(severityAliases);
 export const DEFAULT_SEVERITY: Severity = 'medium';

@@ -24,7 +24,7 @@ export interface IssueInput {
 
 export interface IngestOutcome {
   /** One entry per input record, in input order. */
-  results: Array<{ issue_id: string; engine_status: EngineStatus; created: boolean }>;
+  results: Array<{ issue_id: string; engine_status: EngineStatus; created: boolean; escalated: boolean }>;
 }
 
 const keyOf = (source: string, externalId: string) => `${source}\u0000${externalId}`;
@@ -58,7 +58,11 @@ async function existingByKeys(db: Queryable, workspaceId: string, inputs: IssueI
        ) as i`,
     [workspaceId, keyed.map((i) => i.source), keyed.map((i) => i.external_id)],
   );
-  const rows = await lockIssuesById(db, workspaceId, found.map((r) => r.id));
+  const rows = await lockIssuesById(
+    db,
+    workspaceId,
+    found.map((r) => r.id),
+  );
   return new Map(rows.map((r) => [keyOf(r.source, r.external_id!), r]));
 }
 
@@ -75,26 +79,51 @@ const byKey = (a: IssueRow, b: IssueRow) => {
  * Folds events into states, writes the rows, keeps the missing-narrative queue in step and adds the
  * events to the batch. `planned[i].state` is the state before `planned[i].event` (undefined: a new issue).
  */
-async function writeIssueEvents(db: Queryable, events: EventBatch, actor: Actor, planned: Array<{ state: IssueRow | undefined; event: NewEvent }>): Promise<IssueRow[]> {
+async function writeIssueEvents(
+  db: Queryable,
+  events: EventBatch,
+  actor: Actor,
+  planned: Array<{ state: IssueRow | undefined; event: NewEvent }>,
+): Promise<IssueRow[]> {
   const workspaceId = events.workspaceId;
   const next = planned.map(({ state, event }) => ({
     before: state,
-    after: applyIssueEvent(state, { workspace_id: workspaceId, aggregate_id: event.aggregateId, event_type: event.eventType, payload: event.payload, recorded_at: events.recordedAt }),
+    after: applyIssueEvent(state, {
+      workspace_id: workspaceId,
+      aggregate_id: event.aggregateId,
+      event_type: event.eventType,
+      payload: event.payload,
+      recorded_at: events.recordedAt,
+    }),
   }));
   const rows = next.map((n) => n.after);
   const latest = new Map(rows.map((r) => [r.id, r])); // several events of one issue: its last state
   await upsertIssueRows(db, [...latest.values()].sort(byKey));
-  events.add(actor, planned.map((p) => p.event));
+  events.add(
+    actor,
+    planned.map((p) => p.event),
+  );
 
   const blocked = next.filter((n) => n.after.engine_status === 'blocked_no_narrative' && n.before?.engine_status !== 'blocked_no_narrative');
   await openReviewItems(
     db,
     events,
     actor,
-    blocked.map((n) => ({ kind: 'missing_narrative' as const, issueId: n.after.id, reason: 'The issue has no narrative; supply one to make it eligible for clustering.' })),
+    blocked.map((n) => ({
+      kind: 'missing_narrative' as const,
+      issueId: n.after.id,
+      reason: 'The issue has no narrative; supply one to make it eligible for clustering.',
+    })),
   );
   const unblocked = next.filter((n) => n.before?.engine_status === 'blocked_no_narrative' && n.after.engine_status !== 'blocked_no_narrative');
-  await closeOpenItemsOfIssues(db, events, actor, unblocked.map((n) => n.after.id), 'missing_narrative', { resolution: 'narrative_supplied' });
+  await closeOpenItemsOfIssues(
+    db,
+    events,
+    actor,
+    unblocked.map((n) => n.after.id),
+    'missing_narrative',
+    { resolution: 'narrative_supplied' },
+  );
   return rows;
 }
 
@@ -129,7 +158,12 @@ export async function ingestIssues(db: Queryable, events: EventBatch, actor: Act
     };
     const event: NewEvent = state
       ? { aggregateType: 'issue', aggregateId: state.id, eventType: 'issue.reingested', payload: common }
-      : { aggregateType: 'issue', aggregateId: randomUUID(), eventType: 'issue.created', payload: { source: input.source, external_id: input.external_id, ...common, via } };
+      : {
+          aggregateType: 'issue',
+          aggregateId: randomUUID(),
+          eventType: 'issue.created',
+          payload: { source: input.source, external_id: input.external_id, ...common, via },
+        };
     return { state, event, created: !state };
   });
   const rows = await writeIssueEvents(db, events, actor, planned);
@@ -143,7 +177,9 @@ export async function ingestIssues(db: Queryable, events: EventBatch, actor: Act
   return {
     results: inputs.map((input) => {
       const position = input.external_id !== null ? positionOfKey.get(keyOf(input.source, input.external_id))! : unkeyedPositions[unkeyed++];
-      return { issue_id: rows[position].id, engine_status: rows[position].engine_status, created: planned[position].created };
+      const before = planned[position].state;
+      const escalated = before !== undefined && before.severity !== 'critical' && rows[position].severity === 'critical';
+      return { issue_id: rows[position].id, engine_status: rows[position].engine_status, created: planned[position].created, escalated };
     }),
   };
 }
@@ -192,13 +228,29 @@ export async function updateIssue(db: Queryable, events: EventBatch, actor: Acto
   }
   const issueEvents: NewEvent[] = [];
   if (Object.keys(changes).length) issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.updated', payload: { changes } });
-  if (statusChanged) issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.status_changed', payload: { from: current.status, to: patch.status } });
+  if (statusChanged)
+    issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.status_changed', payload: { from: current.status, to: patch.status } });
   let state = current;
   const planned = issueEvents.map((event) => {
     const before = state;
-    state = applyIssueEvent(state, { workspace_id: events.workspaceId, aggregate_id: id, event_type: event.eventType, payload: event.payload, recorded_at: events.recordedAt });
+    state = applyIssueEvent(state, {
+      workspace_id: events.workspaceId,
+      aggregate_id: id,
+      event_type: event.eventType,
+      payload: event.payload,
+      recorded_at: events.recordedAt,
+    });
     return { state: before, event };
   });
   const rows = await writeIssueEvents(db, events, actor, planned);
   return rows.at(-1)!;
+}
+
+/** When each issue of a pattern occurred (those with a time), in time order: the series fix verification reads. */
+export async function patternOccurrences(db: Queryable, workspaceId: string, patternId: string): Promise<Array<{ id: string; occurred_at: Date }>> {
+  const { rows } = await db.query<{ id: string; occurred_at: Date }>(
+    'select id, occurred_at from issues where workspace_id = $1 and pattern_id = $2 and occurred_at is not null order by occurred_at, id',
+    [workspaceId, patternId],
+  );
+  return rows;
 }

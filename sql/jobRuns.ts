@@ -4,6 +4,7 @@
  * `graphile_worker.add_job` run on the caller's client.
  */
 import type { Queryable } from '../lib/db.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 export const jobStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof jobStatuses)[number];
@@ -66,7 +67,17 @@ export async function insertQueuedJobRunWithJob(
      insert into job_runs (id, kind, payload, max_attempts, workspace_id, tenant_id, status, worker_job_id)
      select $1, $2, $3, $4, $5, $6, 'queued', job.id from job
      returning *`,
-    [run.id, run.kind, JSON.stringify(run.payload ?? {}), run.maxAttempts, run.workspaceId ?? null, run.tenantId ?? null, job.payloadJson, job.runAt, job.queueName],
+    [
+      run.id,
+      run.kind,
+      JSON.stringify(run.payload ?? {}),
+      run.maxAttempts,
+      run.workspaceId ?? null,
+      run.tenantId ?? null,
+      job.payloadJson,
+      job.runAt,
+      job.queueName,
+    ],
   );
   return rows[0];
 }
@@ -157,10 +168,10 @@ export async function failJobRun(db: Queryable, id: string, errorDetail: string,
 
 /** A transient failure with attempts left: back to queued, keeping the error for pollers. */
 export async function retryJobRun(db: Queryable, id: string, errorDetail: string): Promise<void> {
-  await db.query(
-    `update job_runs set status = 'queued', error_detail = $2, updated_at = now() ${ASYNC_COMMIT} where id = $1 and status = 'running'`,
-    [id, errorDetail],
-  );
+  await db.query(`update job_runs set status = 'queued', error_detail = $2, updated_at = now() ${ASYNC_COMMIT} where id = $1 and status = 'running'`, [
+    id,
+    errorDetail,
+  ]);
 }
 
 export async function lockJobRun(db: Queryable, id: string): Promise<JobRun | null> {
@@ -169,10 +180,7 @@ export async function lockJobRun(db: Queryable, id: string): Promise<JobRun | nu
 }
 
 export async function markJobRunCancelled(db: Queryable, id: string): Promise<JobRun> {
-  const { rows } = await db.query<JobRun>(
-    `update job_runs set status = 'cancelled', finished_at = now(), updated_at = now() where id = $1 returning *`,
-    [id],
-  );
+  const { rows } = await db.query<JobRun>(`update job_runs set status = 'cancelled', finished_at = now(), updated_at = now() where id = $1 returning *`, [id]);
   return rows[0];
 }
 
@@ -212,6 +220,83 @@ export async function findJobRunByKey(db: Queryable, jobKey: string): Promise<Jo
 
 /** The most recently created run of `kind` for a tenant (what the status routes poll). */
 export async function latestTenantJobRun(db: Queryable, tenantId: string, kind: string): Promise<JobRun | null> {
-  const { rows } = await db.query<JobRun>('select * from job_runs where tenant_id = $1 and kind = $2 order by created_at desc, id desc limit 1', [tenantId, kind]);
+  const { rows } = await db.query<JobRun>('select * from job_runs where tenant_id = $1 and kind = $2 order by created_at desc, id desc limit 1', [
+    tenantId,
+    kind,
+  ]);
   return rows[0] ?? null;
+}
+
+export interface JobRunFilter {
+  status?: JobStatus;
+  kind?: string;
+  workspaceId?: string;
+  limit: number;
+}
+
+/** The newest job runs matching the filter (operators' `svc jobs list`). */
+export async function listJobRuns(db: Queryable, filter: JobRunFilter): Promise<JobRun[]> {
+  const { rows } = await db.query<JobRun>(
+    `select * from job_runs
+      where ($1::text is null or status = $1) and ($2::text is null or kind = $2) and ($3::uuid is null or workspace_id = $3)
+      order by created_at desc, id desc limit $4`,
+    [filter.status ?? null, filter.kind ?? null, filter.workspaceId ?? null, filter.limit],
+  );
+  return rows;
+}
+
+export interface QueuedWorkerJob {
+  id: number;
+  queue_name: string | null;
+  run_at: Date;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  locked_at: Date | null;
+  locked_by: string | null;
+}
+
+/** graphile-worker's row of a job while it is queued or running (gone once it finished). */
+export async function findWorkerJob(db: Queryable, workerJobId: number): Promise<QueuedWorkerJob | null> {
+  const { rows } = await db.query<QueuedWorkerJob>(
+    `select id, queue_name, run_at, attempts, max_attempts, last_error, locked_at, locked_by from graphile_worker.jobs where id = $1`,
+    [workerJobId],
+  );
+  return rows[0] ?? null;
+}
+
+/** GET /v1/jobs. */
+export function jobRunList(workspaceId: string, f: { status?: string; kind?: string }): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId, status: f.status, kind: f.kind }),
+    select: '*',
+    from: 'job_runs',
+    sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } },
+    idExpr: 'id',
+  };
+}
+
+/** Adds a graphile-worker job (on the caller's transaction) and returns its id. */
+export async function addWorkerJob(
+  db: Queryable,
+  job: { task: string; payloadJson: string; runAt?: Date | null; maxAttempts: number; queueName?: string | null },
+): Promise<number> {
+  const { rows } = await db.query<{ id: number }>(`select id from graphile_worker.add_job($1, $2::json, run_at => $3, max_attempts => $4, queue_name => $5)`, [
+    job.task,
+    job.payloadJson,
+    job.runAt ?? null,
+    job.maxAttempts,
+    job.queueName ?? null,
+  ]);
+  return rows[0].id;
+}
+
+/**
+ * Removes a job that no worker holds (graphile-worker's `complete_jobs` skips locked ones). Returns
+ * whether it was removed, and whether it is still in the queue (held by a worker) when it was not.
+ */
+export async function removeQueuedWorkerJob(db: Queryable, workerJobId: number): Promise<{ removed: boolean; stillQueued: boolean }> {
+  const removed = ((await db.query('select id from graphile_worker.complete_jobs(array[$1::bigint])', [workerJobId])).rowCount ?? 0) > 0;
+  const stillQueued = ((await db.query('select 1 from graphile_worker.jobs where id = $1', [workerJobId])).rowCount ?? 0) > 0;
+  return { removed, stillQueued };
 }

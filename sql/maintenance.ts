@@ -1,10 +1,13 @@
 /**
  * Housekeeping of expiring rows: idempotency cache entries, idle rate-limit counters, closed login
- * windows, spent password-reset tokens, and staff and tenant sessions dead for 30 days (a tenant's
- * sessions live in its own schema).
+ * windows, spent password-reset tokens, staff and tenant sessions dead for 30 days (a tenant's
+ * sessions live in its own schema), and expired export files.
+ * sessions live in its own schema), and outbox e-mails: undelivered (`logged`, `failed`) bodies with
+ * their one-time links after 1 day, every row after 30 days.
  */
 import type { Queryable } from '../lib/db.ts';
 import { schemaIdent } from './tenantSchema.ts';
+import { purgeExpiredExports } from './exports.ts';
 
 async function purgeTenantSessions(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ schema_name: string }>(
@@ -27,6 +30,12 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
   const resets = await db.query(`delete from password_reset_tokens where expires_at < now() - interval '1 day'`);
   const sessions = await db.query(`delete from employee_sessions where expires_at < now() - interval '30 days'`);
   const tenantSessions = await purgeTenantSessions(db);
+  const exports = await purgeExpiredExports(db);
+  // Invitation and reset links expire within days: an undelivered body outlives its use after one.
+  const outbox = await db.query(
+    `delete from outbox_emails where created_at < now() - interval '30 days'
+        or (status in ('logged', 'failed') and created_at < now() - interval '1 day')`,
+  );
   return {
     idempotency_keys: keys.rowCount ?? 0,
     rate_limit_counters: counters.rowCount ?? 0,
@@ -34,5 +43,7 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
     password_reset_tokens: resets.rowCount ?? 0,
     employee_sessions: sessions.rowCount ?? 0,
     tenant_sessions: tenantSessions,
+    exports,
+    outbox_emails: outbox.rowCount ?? 0,
   };
 }

@@ -27,9 +27,15 @@ export async function findOutboxEmail(db: Queryable, id: string): Promise<Outbox
   return rows[0] ?? null;
 }
 
+/** What replaces the body of a delivered message: its one-time links are no longer needed here. */
+export const ERASED_BODY = '[erased after delivery]';
+
+/** Records the outcome; a `sent` message's body is erased in the same statement. */
 export async function markOutboxEmail(db: Queryable, id: string, status: 'sent' | 'logged' | 'failed', errorDetail?: string): Promise<void> {
   await db.query(
-    `update outbox_emails set status = $2, error_detail = $3, sent_at = case when $2 in ('sent', 'logged') then now() end where id = $1`,
-    [id, status, errorDetail ?? null],
+    `update outbox_emails set status = $2, error_detail = $3, sent_at = case when $2 in ('sent', 'logged') then now() end,
+            text_body = case when $2 = 'sent' then $4 else text_body end, html_body = case when $2 = 'sent' then null else html_body end
+      where id = $1`,
+    [id, status, errorDetail ?? null, ERASED_BODY],
   );
 }

@@ -13,6 +13,34 @@ export interface SortColumn {
   type: 'timestamptz' | 'integer' | 'bigint' | 'double precision' | 'text' | 'uuid';
 }
 
+/**
+ * What a list endpoint pages over, declared by the sql module that owns the rows: the columns, the
+ * relation, the filters already bound to parameters, the columns it may sort by and the unique id
+ * that breaks ties. The route only chooses the sort, the page size and the cursor.
+ */
+export interface ListSource {
+  select: string;
+  from: string;
+  /** Conditions joined with `and`; placeholders number from $1 into `params`. */
+  where: string[];
+  params: unknown[];
+  /** Sortable field name -> SQL column. */
+  sortColumns: Record<string, SortColumn>;
+  idExpr: string;
+  idType?: 'uuid' | 'bigint' | 'text';
+}
+
+/**
+ * `column = $n` for each filter that has a value (undefined ones are left out); the first entry is
+ * the scope (`workspace_id`) and always present.
+ */
+export function equalityFilters(filters: Record<string, string | number | undefined>): Pick<ListSource, 'where' | 'params'> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const [column, value] of Object.entries(filters)) if (value !== undefined) where.push(`${column} = $${params.push(value)}`);
+  return { where, params };
+}
+
 export interface KeysetQuery {
   select: string;
   from: string;
@@ -64,14 +92,8 @@ export async function keysetPage<T extends Record<string, unknown>>(db: Queryabl
 /** Row count of the filtered set: exact up to 10000, the planner's estimate beyond. */
 export async function filteredTotal(db: Queryable, from: string, where: string[], params: unknown[]): Promise<number> {
   const whereSql = where.length ? `where ${where.join(' and ')}` : '';
-  const { rows } = await db.query<{ n: number }>(
-    `select count(*)::int as n from (select 1 from ${from} ${whereSql} limit ${EXACT_TOTAL_LIMIT + 1}) t`,
-    params,
-  );
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (select 1 from ${from} ${whereSql} limit ${EXACT_TOTAL_LIMIT + 1}) t`, params);
   if (rows[0].n <= EXACT_TOTAL_LIMIT) return rows[0].n;
-  const plan = await db.query<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(
-    `explain (format json) select 1 from ${from} ${whereSql}`,
-    params,
-  );
+  const plan = await db.query<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(`explain (format json) select 1 from ${from} ${whereSql}`, params);
   return Math.max(EXACT_TOTAL_LIMIT + 1, Math.round(plan.rows[0]['QUERY PLAN'][0].Plan['Plan Rows']));
 }

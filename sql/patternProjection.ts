@@ -1,7 +1,7 @@
 /**
  * The pattern projection: `applyPatternEvent` folds pattern.* events (written by the engine's
  * patterns stage, and by status changes) into the row stored in `patterns`.
- * - pattern.created {name, status, risk_score, issue_count, first_seen_at, last_seen_at, domain, root_cause, top_terms, provenance}
+ * - pattern.created {name, status, risk_score, issue_count, first_seen_at, last_seen_at, domain, root_cause, top_terms, provenance, path, template, examples}
  * - pattern.updated {changes: {…same fields…}}
  * - pattern.status_changed {from, to}
  */
@@ -24,6 +24,9 @@ export interface PatternRow {
   root_cause: string | null;
   top_terms: string[];
   provenance: Record<string, unknown>;
+  path: 'templated' | 'prose' | null;
+  template: string | null;
+  examples: Array<{ issue_id: string; title: string }>;
   created_at: Date;
   updated_at: Date;
   version: number;
@@ -32,7 +35,21 @@ export interface PatternRow {
 
 export type PatternEvent = Pick<StoredEvent, 'workspace_id' | 'sequence' | 'aggregate_id' | 'event_type' | 'payload' | 'recorded_at'>;
 
-const fields = ['name', 'status', 'risk_score', 'issue_count', 'first_seen_at', 'last_seen_at', 'domain', 'root_cause', 'top_terms', 'provenance'] as const;
+const fields = [
+  'name',
+  'status',
+  'risk_score',
+  'issue_count',
+  'first_seen_at',
+  'last_seen_at',
+  'domain',
+  'root_cause',
+  'top_terms',
+  'provenance',
+  'path',
+  'template',
+  'examples',
+] as const;
 const dateFields = new Set(['first_seen_at', 'last_seen_at']);
 
 function assign(row: PatternRow, values: Record<string, unknown>) {
@@ -59,6 +76,9 @@ export function applyPatternEvent(state: PatternRow | undefined, event: PatternE
       root_cause: null,
       top_terms: [],
       provenance: {},
+      path: null,
+      template: null,
+      examples: [],
       created_at: event.recorded_at,
       updated_at: event.recorded_at,
       version: 1,
@@ -76,13 +96,32 @@ export function applyPatternEvent(state: PatternRow | undefined, event: PatternE
 }
 
 const columns = [
-  ['id', 'uuid'], ['workspace_id', 'uuid'], ['name', 'text'], ['status', 'text'], ['risk_score', 'integer'], ['issue_count', 'integer'],
-  ['first_seen_at', 'timestamptz'], ['last_seen_at', 'timestamptz'], ['domain', 'text'], ['root_cause', 'text'], ['top_terms', 'text[]'],
-  ['provenance', 'jsonb'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'], ['version', 'integer'], ['last_sequence', 'bigint'],
+  ['id', 'uuid'],
+  ['workspace_id', 'uuid'],
+  ['name', 'text'],
+  ['status', 'text'],
+  ['risk_score', 'integer'],
+  ['issue_count', 'integer'],
+  ['first_seen_at', 'timestamptz'],
+  ['last_seen_at', 'timestamptz'],
+  ['domain', 'text'],
+  ['root_cause', 'text'],
+  ['top_terms', 'text[]'],
+  ['provenance', 'jsonb'],
+  ['path', 'text'],
+  ['template', 'text'],
+  ['examples', 'jsonb'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+  ['version', 'integer'],
+  ['last_sequence', 'bigint'],
 ] as const;
 export const patternColumns = columns.map(([c]) => c).join(', ');
 const recordType = columns.map(([c, t]) => `${c} ${t}`).join(', ');
-const updateSet = columns.filter(([c]) => c !== 'id').map(([c]) => `${c} = excluded.${c}`).join(', ');
+const updateSet = columns
+  .filter(([c]) => c !== 'id')
+  .map(([c]) => `${c} = excluded.${c}`)
+  .join(', ');
 
 export async function upsertPatternRows(db: Queryable, rows: PatternRow[]): Promise<void> {
   if (!rows.length) return;

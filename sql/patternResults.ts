@@ -67,6 +67,9 @@ export async function findHazard(db: Queryable, workspaceId: string, patternId: 
 }
 
 export async function findFinancials(db: Queryable, workspaceId: string, patternId: string): Promise<PatternFinancialsRow | null> {
-  const { rows } = await db.query<PatternFinancialsRow>('select * from pattern_financials where workspace_id = $1 and pattern_id = $2', [workspaceId, patternId]);
+  const { rows } = await db.query<PatternFinancialsRow>('select * from pattern_financials where workspace_id = $1 and pattern_id = $2', [
+    workspaceId,
+    patternId,
+  ]);
   return rows[0] ?? null;
 }

@@ -13,7 +13,11 @@ export async function findPattern(db: Queryable, workspaceId: string, id: string
 }
 
 /** Members of the pattern with their occurrence times (null when unknown) and severities, by id. */
-export async function patternMembers(db: Queryable, workspaceId: string, patternId: string): Promise<Array<{ id: string; occurred_at: Date | null; severity: Severity }>> {
+export async function patternMembers(
+  db: Queryable,
+  workspaceId: string,
+  patternId: string,
+): Promise<Array<{ id: string; occurred_at: Date | null; severity: Severity }>> {
   const { rows } = await db.query<{ id: string; occurred_at: Date | null; severity: Severity }>(
     'select id, occurred_at, severity from issues where workspace_id = $1 and pattern_id = $2 order by id',
     [workspaceId, patternId],

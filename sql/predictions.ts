@@ -5,6 +5,7 @@
 import type { Queryable } from '../lib/db.ts';
 import type { Provenance } from '../engine/stages/context.ts';
 import type { BacktestOutput, Prediction } from '../engine/stages/09_predict.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 export interface PredictionRow extends Record<string, unknown> {
   id: string;
@@ -53,7 +54,13 @@ export async function replacePredictions(db: Queryable, workspaceId: string, run
 }
 
 /** A retried run (its first attempt failed after its results committed) writes the same backtest again. */
-export async function saveBacktest(db: Queryable, workspaceId: string, runId: string, asOf: string, { provenance, ...backtest }: BacktestOutput): Promise<void> {
+export async function saveBacktest(
+  db: Queryable,
+  workspaceId: string,
+  runId: string,
+  asOf: string,
+  { provenance, ...backtest }: BacktestOutput,
+): Promise<void> {
   await db.query(
     `insert into prediction_backtests (run_id, workspace_id, as_of, backtest, provenance) values ($1, $2, $3, $4, $5)
      on conflict (run_id) do update set backtest = excluded.backtest, provenance = excluded.provenance`,
@@ -67,4 +74,15 @@ export async function findPrediction(db: Queryable, workspaceId: string, id: str
   if (!UUID.test(id)) return null;
   const { rows } = await db.query<PredictionRow>('select * from predictions where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rows[0] ?? null;
+}
+
+/** GET /v1/predictions/backtests. */
+export function backtestList(workspaceId: string, f: { run_id?: string }): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId, run_id: f.run_id }),
+    select: '*',
+    from: 'prediction_backtests',
+    sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } },
+    idExpr: 'run_id',
+  };
 }

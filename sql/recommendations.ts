@@ -18,6 +18,7 @@ import type { VerifyFixResult } from '../engine/hazard/verifyFix.ts';
 import type { Recommendation } from '../engine/stages/10_recommend.ts';
 import type { Actor, EventBatch } from './events.ts';
 import { recordOutboundEvent } from './outboundEvents.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 export const recommendationStatuses = ['proposed', 'abstained', 'implemented'] as const;
 export type RecommendationStatus = (typeof recommendationStatuses)[number];
@@ -61,9 +62,17 @@ export interface VerificationRow {
 }
 
 /** Writes one run's recommendations (see the header); returns how many were written and kept. */
-export async function applyRecommendations(db: Queryable, workspaceId: string, runId: string, recommendations: Recommendation[]): Promise<{ written: number; implemented_kept: number }> {
+export async function applyRecommendations(
+  db: Queryable,
+  workspaceId: string,
+  runId: string,
+  recommendations: Recommendation[],
+): Promise<{ written: number; implemented_kept: number }> {
   const existing = new Map(
-    (await db.query<RecommendationRow>('select * from recommendations where workspace_id = $1 order by id for update', [workspaceId])).rows.map((r) => [r.pattern_id, r]),
+    (await db.query<RecommendationRow>('select * from recommendations where workspace_id = $1 order by id for update', [workspaceId])).rows.map((r) => [
+      r.pattern_id,
+      r,
+    ]),
   );
   const produced = new Set(recommendations.map((r) => r.pattern_id));
   const stale = [...existing.values()].filter((r) => r.status !== 'implemented' && !produced.has(r.pattern_id)).map((r) => r.id);
@@ -95,7 +104,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function findRecommendation(db: Queryable, workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<RecommendationRow | null> {
   if (!UUID.test(id)) return null;
-  const { rows } = await db.query<RecommendationRow>(`select * from recommendations where workspace_id = $1 and id = $2${options.lock ? ' for update' : ''}`, [workspaceId, id]);
+  const { rows } = await db.query<RecommendationRow>(`select * from recommendations where workspace_id = $1 and id = $2${options.lock ? ' for update' : ''}`, [
+    workspaceId,
+    id,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -119,7 +131,9 @@ export async function implementedRecommendationIds(db: Queryable, workspaceId: s
 
 /** Every implemented recommendation of every workspace (the daily sweep). */
 export async function allImplementedRecommendations(db: Queryable): Promise<Array<{ id: string; workspace_id: string }>> {
-  const { rows } = await db.query<{ id: string; workspace_id: string }>(`select id, workspace_id from recommendations where status = 'implemented' order by workspace_id, id`);
+  const { rows } = await db.query<{ id: string; workspace_id: string }>(
+    `select id, workspace_id from recommendations where status = 'implemented' order by workspace_id, id`,
+  );
   return rows;
 }
 
@@ -128,7 +142,10 @@ export async function markImplemented(db: Queryable, events: EventBatch, actor: 
   const current = await findRecommendation(db, events.workspaceId, id, { lock: true });
   if (!current) throw new AppError('not_found', 'Recommendation not found');
   if (current.status !== 'proposed') {
-    const why = current.status === 'abstained' ? 'the engine abstained: there is no fix to implement' : `it was already recorded as implemented at ${current.implemented_at!.toISOString()}`;
+    const why =
+      current.status === 'abstained'
+        ? 'the engine abstained: there is no fix to implement'
+        : `it was already recorded as implemented at ${current.implemented_at!.toISOString()}`;
     throw new AppError('conflict', `The recommendation is ${current.status}; ${why}`, { status: current.status });
   }
   const { rows } = await db.query<RecommendationRow>(
@@ -136,13 +153,21 @@ export async function markImplemented(db: Queryable, events: EventBatch, actor: 
     [id, implementedAt, JSON.stringify(actor), events.recordedAt],
   );
   events.add(actor, [
-    { aggregateType: 'recommendation', aggregateId: id, eventType: 'recommendation.implemented', payload: { pattern_id: current.pattern_id, implemented_at: implementedAt.toISOString() } },
+    {
+      aggregateType: 'recommendation',
+      aggregateId: id,
+      eventType: 'recommendation.implemented',
+      payload: { pattern_id: current.pattern_id, implemented_at: implementedAt.toISOString() },
+    },
   ]);
   return rows[0];
 }
 
 export async function findVerification(db: Queryable, workspaceId: string, recommendationId: string): Promise<VerificationRow | null> {
-  const { rows } = await db.query<VerificationRow>('select * from recommendation_verifications where workspace_id = $1 and recommendation_id = $2', [workspaceId, recommendationId]);
+  const { rows } = await db.query<VerificationRow>('select * from recommendation_verifications where workspace_id = $1 and recommendation_id = $2', [
+    workspaceId,
+    recommendationId,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -167,13 +192,42 @@ export async function saveVerification(
        provenance = excluded.provenance, as_of = excluded.as_of, computed_at = excluded.computed_at,
        regressed_at = case when excluded.verdict = 'regressed' then coalesce(recommendation_verifications.regressed_at, excluded.regressed_at) end
      returning *`,
-    [recommendation.id, events.workspaceId, recommendation.pattern_id, recommendation.run_id, result.verdict, JSON.stringify(result.verification), JSON.stringify(result.provenance), result.asOf, events.recordedAt],
+    [
+      recommendation.id,
+      events.workspaceId,
+      recommendation.pattern_id,
+      recommendation.run_id,
+      result.verdict,
+      JSON.stringify(result.verification),
+      JSON.stringify(result.provenance),
+      result.asOf,
+      events.recordedAt,
+    ],
   );
   if (regressedNow) {
     const cusum = result.verification.cusum;
-    const payload = { pattern_id: recommendation.pattern_id, implemented_at: recommendation.implemented_at!.toISOString(), signal_at: cusum?.signal_at ?? null, periods_observed: cusum?.periods_observed ?? null };
+    const payload = {
+      pattern_id: recommendation.pattern_id,
+      implemented_at: recommendation.implemented_at!.toISOString(),
+      signal_at: cusum?.signal_at ?? null,
+      periods_observed: cusum?.periods_observed ?? null,
+    };
     events.add(actor, [{ aggregateType: 'recommendation', aggregateId: recommendation.id, eventType: 'recommendation.regressed', payload }]);
     await recordOutboundEvent(db, events.workspaceId, 'recommendation.regressed', { recommendation_id: recommendation.id, ...payload });
   }
   return { row: rows[0], regressedNow };
+}
+
+/** GET /v1/recommendations. */
+export function recommendationList(workspaceId: string, f: { status?: string; pattern_id?: string }): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId, status: f.status, pattern_id: f.pattern_id }),
+    select: '*',
+    from: 'recommendations',
+    sortColumns: {
+      roi: { expr: "coalesce(roi, '-infinity'::double precision)", type: 'double precision' },
+      created_at: { expr: 'created_at', type: 'timestamptz' },
+    },
+    idExpr: 'id',
+  };
 }

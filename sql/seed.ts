@@ -14,7 +14,8 @@ export const DEV_IDENTITY = { issuer: 'svc:dev', subject: 'demo-owner' };
 export async function seedDevelopmentData(pool: Pool, logger: Logger): Promise<{ workspaceId: string; userId: string }> {
   return withTransaction(pool, async (client) => {
     await client.query('select pg_advisory_xact_lock(7305118002)');
-    const org = (await findOrganizationBySlug(client, DEMO.slug)) ?? (await insertOrganization(client, { slug: DEMO.slug, name: DEMO.organization, plan: 'free' }))!;
+    const org =
+      (await findOrganizationBySlug(client, DEMO.slug)) ?? (await insertOrganization(client, { slug: DEMO.slug, name: DEMO.organization, plan: 'free' }))!;
     const workspace = (await firstWorkspaceOfOrganization(client, org.id)) ?? (await insertWorkspace(client, org.id, DEMO.workspace));
     const { user, created } = await upsertUserByEmail(client, DEMO.email, DEMO.name);
     await ensureMembership(client, workspace.id, user.id, 'owner');

@@ -1,5 +1,6 @@
 /** Service accounts (machine identities) and their tokens; tokens are stored only as SHA-256 hashes. */
 import type { Queryable } from '../lib/db.ts';
+import { equalityFilters, type ListSource } from './pagination.ts';
 
 export interface ServiceAccountRow extends Record<string, unknown> {
   id: string;
@@ -23,7 +24,13 @@ export interface ServiceAccountTokenRow extends Record<string, unknown> {
 }
 
 /** Null when the name is taken in this workspace. */
-export async function insertServiceAccount(db: Queryable, workspaceId: string, name: string, scopes: string[], createdBy: string): Promise<ServiceAccountRow | null> {
+export async function insertServiceAccount(
+  db: Queryable,
+  workspaceId: string,
+  name: string,
+  scopes: string[],
+  createdBy: string,
+): Promise<ServiceAccountRow | null> {
   const { rows } = await db.query<ServiceAccountRow>(
     `insert into service_accounts (workspace_id, name, scopes, created_by) values ($1, $2, $3, $4)
      on conflict (workspace_id, name) do nothing returning *`,
@@ -33,10 +40,7 @@ export async function insertServiceAccount(db: Queryable, workspaceId: string, n
 }
 
 export async function findServiceAccount(db: Queryable, workspaceId: string, id: string): Promise<ServiceAccountRow | null> {
-  const { rows } = await db.query<ServiceAccountRow>(
-    'select * from service_accounts where workspace_id = $1 and id::text = $2',
-    [workspaceId, id],
-  );
+  const { rows } = await db.query<ServiceAccountRow>('select * from service_accounts where workspace_id = $1 and id::text = $2', [workspaceId, id]);
   return rows[0] ?? null;
 }
 
@@ -61,7 +65,12 @@ export async function insertServiceAccountToken(
   return rows[0];
 }
 
-export async function revokeServiceAccountToken(db: Queryable, workspaceId: string, accountId: string, tokenId: string): Promise<ServiceAccountTokenRow | null> {
+export async function revokeServiceAccountToken(
+  db: Queryable,
+  workspaceId: string,
+  accountId: string,
+  tokenId: string,
+): Promise<ServiceAccountTokenRow | null> {
   const { rows } = await db.query<ServiceAccountTokenRow>(
     `update service_account_tokens set revoked_at = coalesce(revoked_at, now())
       where workspace_id = $1 and service_account_id::text = $2 and id::text = $3
@@ -84,4 +93,26 @@ export async function findLiveServiceAccountToken(db: Queryable, tokenHash: stri
 
 export async function touchServiceAccountToken(db: Queryable, id: string): Promise<void> {
   await db.query('update service_account_tokens set last_used_at = now() where id = $1', [id]);
+}
+
+/** GET /v1/service-accounts. */
+export function serviceAccountList(workspaceId: string): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId }),
+    select: '*',
+    from: 'service_accounts',
+    sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' }, name: { expr: 'name', type: 'text' } },
+    idExpr: 'id',
+  };
+}
+
+/** GET /v1/service-accounts/{id}/tokens: metadata only, never a hash. */
+export function serviceAccountTokenList(workspaceId: string, serviceAccountId: string): ListSource {
+  return {
+    ...equalityFilters({ workspace_id: workspaceId, service_account_id: serviceAccountId }),
+    select: 'id, service_account_id, workspace_id, name, expires_at, created_at, revoked_at, last_used_at',
+    from: 'service_account_tokens',
+    sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } },
+    idExpr: 'id',
+  };
 }

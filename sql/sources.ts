@@ -3,6 +3,7 @@
  * narrative coverage, first and last seen (when svc received them) and daily volume.
  */
 import type { Queryable } from '../lib/db.ts';
+import type { ListSource } from './pagination.ts';
 
 export interface SourceStats {
   source: string;
@@ -37,7 +38,13 @@ export function sourceStatsSql(groupBySource: boolean): string {
  * Issues received per UTC day over the last `days` days up to `now`, zero-filled, for each of
  * `sources`, or for all sources together (key `*`) when `sources` is null.
  */
-export async function dailyVolume(db: Queryable, workspaceId: string, sources: string[] | null, days: number, now: Date): Promise<Map<string, Array<{ date: string; count: number }>>> {
+export async function dailyVolume(
+  db: Queryable,
+  workspaceId: string,
+  sources: string[] | null,
+  days: number,
+  now: Date,
+): Promise<Map<string, Array<{ date: string; count: number }>>> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const dates = Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
   const { rows } = await db.query<{ source: string; day: string; count: number }>(
@@ -49,4 +56,27 @@ export async function dailyVolume(db: Queryable, workspaceId: string, sources: s
   );
   const counts = new Map(rows.map((r) => [`${r.source}\u0000${r.day}`, r.count]));
   return new Map((sources ?? ['*']).map((source) => [source, dates.map((date) => ({ date, count: counts.get(`${source}\u0000${date}`) ?? 0 }))]));
+}
+
+/** The statistics over every source of a workspace together, and how many distinct sources there are. */
+export async function workspaceSourceTotals(db: Queryable, workspaceId: string): Promise<{ stats: SourceStats; sources: number }> {
+  const { rows } = await db.query<SourceStats & { sources: number }>(
+    `select t.*, (select count(distinct source)::int from issues where workspace_id = $1) as sources from (${sourceStatsSql(false)}) t`,
+    [workspaceId],
+  );
+  const { sources, ...stats } = rows[0];
+  return { stats: stats as SourceStats, sources };
+}
+
+/** GET /v1/sources: the statistics of each source. */
+export function sourceList(workspaceId: string): ListSource {
+  return {
+    select: '*',
+    from: `(${sourceStatsSql(true)}) s`,
+    where: [],
+    params: [workspaceId],
+    sortColumns: { issue_count: { expr: 'issue_count', type: 'integer' }, source: { expr: 'source', type: 'text' } },
+    idExpr: 'source',
+    idType: 'text',
+  };
 }

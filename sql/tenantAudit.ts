@@ -1,4 +1,8 @@
-/** The tenant's own append-only audit log (`audit_log` in its schema; run inside `withTenant`). */
+/**
+ * The tenant's own append-only audit log (`audit_log` in its schema; run inside `withTenant`). Every
+ * change to CAPs, reviews, sources, uploads and memberships writes its row in the transaction of the
+ * change itself, so a change is never without its entry nor an entry without its change.
+ */
 import type { Queryable } from '../lib/db.ts';
 import { currentTraceId } from '../lib/logger.ts';
 
@@ -10,6 +14,12 @@ export interface TenantAuditEntry {
   resourceId?: string;
   clientIp?: string | null;
   metadata?: Record<string, unknown>;
+}
+
+/** Who made a change, as the audit row names them. */
+export interface TenantActor {
+  type: TenantAuditEntry['actorType'];
+  id: string | null;
 }
 
 export async function recordTenantAudit(db: Queryable, entry: TenantAuditEntry): Promise<void> {
@@ -27,4 +37,26 @@ export async function recordTenantAudit(db: Queryable, entry: TenantAuditEntry):
       JSON.stringify(entry.metadata ?? {}),
     ],
   );
+}
+
+export interface TenantAuditRow {
+  id: string;
+  seq: number;
+  action: string;
+  actor_type: TenantAuditEntry['actorType'];
+  actor_id: string | null;
+  resource_type: string | null;
+  resource_id: string | null;
+  client_ip: string | null;
+  trace_id: string | null;
+  metadata: Record<string, unknown>;
+  occurred_at: Date;
+}
+
+export const tenantAuditColumns = 'id, seq, action, actor_type, actor_id, resource_type, resource_id, client_ip, trace_id, metadata, occurred_at';
+
+/** The `limit` most recent entries, most recent first (rows of one transaction in reverse order of writing). */
+export async function recentTenantAudit(db: Queryable, limit: number): Promise<TenantAuditRow[]> {
+  const { rows } = await db.query<TenantAuditRow>(`select ${tenantAuditColumns} from audit_log order by occurred_at desc, seq desc limit $1`, [limit]);
+  return rows;
 }

@@ -3,6 +3,7 @@
  * hash; an invitation is `pending` until accepted, and usable until `expires_at`.
  */
 import type { Queryable } from '../lib/db.ts';
+import { recordTenantAudit } from './tenantAudit.ts';
 
 export interface TenantInvitationRow {
   id: string;
@@ -28,6 +29,14 @@ export async function insertTenantInvitation(
      values (lower($1), $2, $3, $4, $5, $6) returning ${columns}`,
     [inv.email, inv.fullName, inv.roleProfile, inv.tokenHash, inv.invitedBy, inv.expiresAt],
   );
+  await recordTenantAudit(db, {
+    action: 'invitation_created',
+    actorType: 'employee',
+    actorId: inv.invitedBy,
+    resourceType: 'invitation',
+    resourceId: rows[0].id,
+    metadata: { email: rows[0].email, role_profile: inv.roleProfile },
+  });
   return rows[0];
 }
 

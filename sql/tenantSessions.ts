@@ -4,20 +4,33 @@ import type { TenantUserRow } from './tenantUsers.ts';
 
 export async function insertTenantSession(
   db: Queryable,
-  s: { userId: string; tokenHash: string; ip: string | null; userAgent: string | null; expiresAt: Date; impersonatedBy?: string | null },
+  s: {
+    userId: string;
+    tokenHash: string;
+    ip: string | null;
+    userAgent: string | null;
+    expiresAt: Date;
+    impersonator?: { employeeId: string; sessionId: string } | null;
+  },
 ): Promise<{ id: string }> {
   const { rows } = await db.query<{ id: string }>(
-    `insert into sessions (user_id, token_hash, ip, user_agent, expires_at, impersonated_by) values ($1, $2, $3, $4, $5, $6) returning id`,
-    [s.userId, s.tokenHash, s.ip, s.userAgent, s.expiresAt, s.impersonatedBy ?? null],
+    `insert into sessions (user_id, token_hash, ip, user_agent, expires_at, impersonated_by, impersonator_session_id) values ($1, $2, $3, $4, $5, $6, $7) returning id`,
+    [s.userId, s.tokenHash, s.ip, s.userAgent, s.expiresAt, s.impersonator?.employeeId ?? null, s.impersonator?.sessionId ?? null],
   );
   return rows[0];
 }
 
-/** The live session with this token hash, of an active user. */
+/**
+ * The live session with this token hash, of an active user. An impersonation session is live only
+ * while the staff session that minted it is, and its employee is active.
+ */
 export async function findLiveTenantSession(db: Queryable, tokenHash: string, now: Date): Promise<(TenantUserRow & { session_id: string }) | null> {
   const { rows } = await db.query<TenantUserRow & { session_id: string }>(
     `select u.*, s.id as session_id from sessions s join users u on u.id = s.user_id
-      where s.token_hash = $1 and s.revoked_at is null and s.expires_at > $2 and u.active`,
+      where s.token_hash = $1 and s.revoked_at is null and s.expires_at > $2 and u.active
+        and (s.impersonated_by is null or exists (
+              select 1 from public.employee_sessions es join public.employees e on e.id = es.employee_id
+               where es.id = s.impersonator_session_id and es.revoked_at is null and es.expires_at > $2 and e.active))`,
     [tokenHash, now],
   );
   return rows[0] ?? null;

@@ -4,6 +4,7 @@
  */
 import type { Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
+import { recordTenantAudit, type TenantActor } from './tenantAudit.ts';
 
 export const sourceKinds = ['file_upload', 'api', 'webhook', 'email'] as const;
 export type SourceKind = (typeof sourceKinds)[number];
@@ -22,7 +23,7 @@ export interface NewSource {
   name: string;
   kind: SourceKind;
   config?: Record<string, unknown>;
-  createdBy: { type: 'employee' | 'user' | 'system'; id: string | null };
+  createdBy: TenantActor;
 }
 
 const select = `select s.id, s.name, s.kind, s.config, s.created_at,
@@ -48,16 +49,29 @@ export async function insertSource(db: Queryable, source: NewSource): Promise<So
     [source.name, source.kind, source.config ?? {}, source.createdBy.type, source.createdBy.id],
   );
   if (!rows[0]) throw new AppError('conflict', `A source named '${source.name}' already exists.`);
+  await auditSourceCreated(db, rows[0].id, source);
   return (await findSource(db, rows[0].id))!;
 }
 
 /** Adds the sources whose names are not taken yet; returns every source of the tenant. */
 export async function seedSources(db: Queryable, sources: NewSource[]): Promise<SourceRow[]> {
   for (const s of sources) {
-    await db.query(
-      `insert into sources (name, kind, config, created_by_type, created_by) values ($1, $2, $3, $4, $5) on conflict (name) do nothing`,
+    const { rows } = await db.query<{ id: string }>(
+      `insert into sources (name, kind, config, created_by_type, created_by) values ($1, $2, $3, $4, $5) on conflict (name) do nothing returning id`,
       [s.name, s.kind, s.config ?? {}, s.createdBy.type, s.createdBy.id],
     );
+    if (rows[0]) await auditSourceCreated(db, rows[0].id, s);
   }
   return listSources(db);
+}
+
+function auditSourceCreated(db: Queryable, id: string, source: NewSource): Promise<void> {
+  return recordTenantAudit(db, {
+    action: 'source_created',
+    actorType: source.createdBy.type,
+    actorId: source.createdBy.id,
+    resourceType: 'source',
+    resourceId: id,
+    metadata: { name: source.name, kind: source.kind },
+  });
 }

@@ -3,6 +3,7 @@
  * keeps its records until a commit turns them into a dataset version.
  */
 import type { Queryable } from '../lib/db.ts';
+import { recordTenantAudit } from './tenantAudit.ts';
 
 export type UploadStatus = 'uploaded' | 'failed' | 'committed';
 
@@ -59,6 +60,14 @@ export async function insertUpload(db: Queryable, upload: NewUpload): Promise<Up
       upload.uploadedBy.id,
     ],
   );
+  await recordTenantAudit(db, {
+    action: o.ok ? 'upload_received' : 'upload_failed',
+    actorType: upload.uploadedBy.type,
+    actorId: upload.uploadedBy.id,
+    resourceType: 'upload',
+    resourceId: rows[0].id,
+    metadata: { filename: upload.filename, source_id: upload.sourceId ?? null, rows: o.ok ? o.rows : 0 },
+  });
   return (await findUpload(db, rows[0].id))!;
 }
 

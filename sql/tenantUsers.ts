@@ -35,6 +35,11 @@ export async function setTenantUserPassword(db: Queryable, id: string, passwordH
   await db.query('update users set password_hash = $2, updated_at = now() where id = $1', [id, passwordHash]);
 }
 
+/** Replaces the hash only while it is still `expected` (a rehash at login never undoes a password change). */
+export async function upgradeTenantUserPasswordHash(db: Queryable, id: string, expected: string, passwordHash: string): Promise<void> {
+  await db.query('update users set password_hash = $3 where id = $1 and password_hash = $2', [id, expected, passwordHash]);
+}
+
 /** Grants a role profile by name; false when no such profile exists. Granting twice is a no-op. */
 export async function grantRoleProfile(db: Queryable, userId: string, profile: string): Promise<boolean> {
   const { rows } = await db.query<{ id: string }>('select id from role_profiles where name = $1', [profile]);

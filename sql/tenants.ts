@@ -17,10 +17,11 @@ export interface TenantRow {
 
 /** Inserts a draft tenant; null when the slug is taken. */
 export async function insertTenant(db: Queryable, t: { slug: string; company: string; industry: string | null }): Promise<TenantRow | null> {
-  const { rows } = await db.query<TenantRow>(
-    `insert into tenants (slug, company, industry) values ($1, $2, $3) on conflict (slug) do nothing returning *`,
-    [t.slug, t.company, t.industry],
-  );
+  const { rows } = await db.query<TenantRow>(`insert into tenants (slug, company, industry) values ($1, $2, $3) on conflict (slug) do nothing returning *`, [
+    t.slug,
+    t.company,
+    t.industry,
+  ]);
   return rows[0] ?? null;
 }
 

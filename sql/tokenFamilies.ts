@@ -22,25 +22,29 @@ export interface RefreshTokenRow {
   rotated_at: Date | null;
 }
 
-export async function insertFamily(db: Queryable, userId: string, workspaceId: string, scopes: string[]): Promise<FamilyRow> {
+/** `createdAt` (the application clock) starts the family's absolute lifetime; default the database's now(). */
+export async function insertFamily(db: Queryable, userId: string, workspaceId: string, scopes: string[], createdAt?: Date): Promise<FamilyRow> {
   const { rows } = await db.query<FamilyRow>(
-    'insert into token_families (user_id, workspace_id, scopes) values ($1, $2, $3) returning *',
-    [userId, workspaceId, scopes],
+    'insert into token_families (user_id, workspace_id, scopes, created_at) values ($1, $2, $3, coalesce($4, now())) returning *',
+    [userId, workspaceId, scopes, createdAt ?? null],
   );
   return rows[0];
 }
 
 export async function insertRefreshToken(db: Queryable, familyId: string, tokenHash: string, expiresAt: Date): Promise<RefreshTokenRow> {
-  const { rows } = await db.query<RefreshTokenRow>(
-    'insert into refresh_tokens (family_id, token_hash, expires_at) values ($1, $2, $3) returning *',
-    [familyId, tokenHash, expiresAt],
-  );
+  const { rows } = await db.query<RefreshTokenRow>('insert into refresh_tokens (family_id, token_hash, expires_at) values ($1, $2, $3) returning *', [
+    familyId,
+    tokenHash,
+    expiresAt,
+  ]);
   return rows[0];
 }
 
 /** The refresh token and its family, row-locked for rotation. */
 export async function lockRefreshToken(db: Queryable, tokenHash: string): Promise<{ token: RefreshTokenRow; family: FamilyRow } | null> {
-  const { rows } = await db.query<RefreshTokenRow & { f_user_id: string; f_workspace_id: string; f_scopes: string[]; f_created_at: Date; f_revoked_at: Date | null }>(
+  const { rows } = await db.query<
+    RefreshTokenRow & { f_user_id: string; f_workspace_id: string; f_scopes: string[]; f_created_at: Date; f_revoked_at: Date | null }
+  >(
     `select r.*, f.user_id as f_user_id, f.workspace_id as f_workspace_id, f.scopes as f_scopes,
             f.created_at as f_created_at, f.revoked_at as f_revoked_at
        from refresh_tokens r join token_families f on f.id = r.family_id
@@ -52,7 +56,14 @@ export async function lockRefreshToken(db: Queryable, tokenHash: string): Promis
   if (!r) return null;
   return {
     token: { id: r.id, family_id: r.family_id, token_hash: r.token_hash, created_at: r.created_at, expires_at: r.expires_at, rotated_at: r.rotated_at },
-    family: { id: r.family_id, user_id: r.f_user_id, workspace_id: r.f_workspace_id, scopes: r.f_scopes, created_at: r.f_created_at, revoked_at: r.f_revoked_at },
+    family: {
+      id: r.family_id,
+      user_id: r.f_user_id,
+      workspace_id: r.f_workspace_id,
+      scopes: r.f_scopes,
+      created_at: r.f_created_at,
+      revoked_at: r.f_revoked_at,
+    },
   };
 }
 
@@ -61,7 +72,10 @@ export async function markRotated(db: Queryable, id: string): Promise<void> {
 }
 
 export async function revokeFamily(db: Queryable, familyId: string, reason: string): Promise<void> {
-  await db.query('update token_families set revoked_at = coalesce(revoked_at, now()), revoked_reason = coalesce(revoked_reason, $2) where id = $1', [familyId, reason]);
+  await db.query('update token_families set revoked_at = coalesce(revoked_at, now()), revoked_reason = coalesce(revoked_reason, $2) where id = $1', [
+    familyId,
+    reason,
+  ]);
 }
 
 /** The caller's current role when the family is live and the membership still exists. */
@@ -73,4 +87,13 @@ export async function liveFamilyRole(db: Queryable, familyId: string, userId: st
     [familyId, userId, workspaceId],
   );
   return rows[0]?.role ?? null;
+}
+
+/** Revokes every live token family of a user in a workspace (their tokens stop working at once). */
+export async function revokeUserFamilies(db: Queryable, workspaceId: string, userId: string, reason: string): Promise<void> {
+  await db.query(`update token_families set revoked_at = now(), revoked_reason = $3 where workspace_id = $1 and user_id = $2 and revoked_at is null`, [
+    workspaceId,
+    userId,
+    reason,
+  ]);
 }

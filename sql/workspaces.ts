@@ -18,6 +18,8 @@ export interface WorkspaceRow {
   jit_enabled: boolean;
   jit_domains: string[];
   jit_role: 'admin' | 'member' | 'viewer';
+  mfa_required: boolean;
+  sso_required: boolean;
   created_at: Date;
 }
 
@@ -57,22 +59,55 @@ export async function firstWorkspaceOfOrganization(db: Queryable, organizationId
 export async function updateWorkspaceSettings(
   db: Queryable,
   id: string,
-  patch: { name?: string; jit_enabled?: boolean; jit_domains?: string[]; jit_role?: string },
+  patch: { name?: string; jit_enabled?: boolean; jit_domains?: string[]; jit_role?: string; mfa_required?: boolean; sso_required?: boolean },
 ): Promise<WorkspaceRow> {
   const { rows } = await db.query<WorkspaceRow>(
     `update workspaces set name = coalesce($2, name), jit_enabled = coalesce($3, jit_enabled),
-       jit_domains = coalesce($4, jit_domains), jit_role = coalesce($5, jit_role)
+       jit_domains = coalesce($4, jit_domains), jit_role = coalesce($5, jit_role),
+       mfa_required = coalesce($6, mfa_required), sso_required = coalesce($7, sso_required)
      where id = $1 returning *`,
-    [id, patch.name ?? null, patch.jit_enabled ?? null, patch.jit_domains ?? null, patch.jit_role ?? null],
+    [
+      id,
+      patch.name ?? null,
+      patch.jit_enabled ?? null,
+      patch.jit_domains ?? null,
+      patch.jit_role ?? null,
+      patch.mfa_required ?? null,
+      patch.sso_required ?? null,
+    ],
   );
   return rows[0];
 }
 
-/** Workspaces whose just-in-time provisioning admits e-mail addresses of `domain`. */
+/** Workspaces whose just-in-time provisioning admits e-mail addresses of `domain`: listed in its settings and verified by it (DNS). */
 export async function jitWorkspacesForDomain(db: Queryable, domain: string): Promise<WorkspaceRow[]> {
   const { rows } = await db.query<WorkspaceRow>(
-    `select * from workspaces where jit_enabled and $1 = any(jit_domains) order by created_at, id`,
+    `select w.* from workspaces w
+      where w.jit_enabled and $1 = any(w.jit_domains)
+        and exists (select 1 from workspace_domains d where d.workspace_id = w.id and d.domain = $1 and d.verified_at is not null)
+      order by w.created_at, w.id`,
     [domain.toLowerCase()],
   );
+  return rows;
+}
+
+/** The workspaces of the organization with this slug (the CLI accepts a slug where it takes a workspace). */
+export async function workspacesOfOrganizationSlug(db: Queryable, slug: string): Promise<WorkspaceRow[]> {
+  const { rows } = await db.query<WorkspaceRow>(
+    'select w.* from workspaces w join organizations o on o.id = w.organization_id where o.slug = $1 order by w.created_at, w.id',
+    [slug],
+  );
+  return rows;
+}
+
+/** Whether the workspace enforces SSO, locking its row (a change of its connections must see a stable flag). */
+export async function lockSsoRequired(db: Queryable, workspaceId: string): Promise<boolean> {
+  const { rows } = await db.query<{ sso_required: boolean }>('select sso_required from workspaces where id = $1 for update', [workspaceId]);
+  return rows[0]?.sso_required ?? false;
+}
+
+/** Every workspace (the weekly digest visits each). */
+export async function allWorkspaces(db: Queryable): Promise<Array<{ id: string; name: string }>> {
+  const { rows } = await db.query<{ id: string; name: string }>('select id, name from workspaces order by id');
   return rows;
 }

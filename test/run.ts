@@ -9,7 +9,7 @@ import { readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureTemplate, startDatabaseServer } from './helpers/database.ts';
+import { ensureTemplate, startDatabaseServer } from '../fixtures/database.ts';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const filter = process.argv.slice(2);

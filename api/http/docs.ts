@@ -18,21 +18,23 @@ export function docsRouter(options: { title: string; redoc: boolean }): Router {
   const router = express.Router();
   router.use('/docs/assets', express.static(swaggerDir, { index: false, maxAge: '1h' }));
   router.get('/docs', (_req, res) => {
-    res.type('html').send(
-      page(
-        `${options.title}: API explorer`,
-        `<link rel="stylesheet" href="/docs/assets/swagger-ui.css">`,
-        `<div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script>` +
-          `<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });</script>`,
-      ),
-    );
+    res
+      .type('html')
+      .send(
+        page(
+          `${options.title}: API explorer`,
+          `<link rel="stylesheet" href="/docs/assets/swagger-ui.css">`,
+          `<div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script>` +
+            `<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });</script>`,
+        ),
+      );
   });
   if (options.redoc) {
     router.get('/redoc/redoc.standalone.js', (_req, res) => res.sendFile(redocBundle, { maxAge: '1h' }));
     router.get('/redoc', (_req, res) => {
-      res.type('html').send(
-        page(`${options.title}: API reference`, '', `<redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script>`),
-      );
+      res
+        .type('html')
+        .send(page(`${options.title}: API reference`, '', `<redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script>`));
     });
   }
   return router;

@@ -1,9 +1,9 @@
 /** The unauthenticated Prometheus scrape endpoint of every process (METRICS_HOST:METRICS_PORT/metrics). */
-import { registry } from '../../lib/metrics.ts';
+import { registry, scrapeMetrics } from '../../lib/metrics.ts';
 import { listen, type RunningServer } from './server.ts';
 
 export async function metricsHandler(): Promise<{ contentType: string; body: string }> {
-  return { contentType: registry.contentType, body: await registry.metrics() };
+  return { contentType: registry.contentType, body: await scrapeMetrics() };
 }
 
 export function startMetricsServer(port: number, host: string): Promise<RunningServer> {

@@ -51,8 +51,13 @@ export function operationFor(route: BaseRoute): Json {
         },
       },
     };
+  } else if (route.rawBody) {
+    operation.requestBody = { required: true, content: { 'application/json': { schema: { description: 'Read as raw bytes; see the description' } } } };
   } else if (route.body) {
-    operation.requestBody = { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
+    operation.requestBody = {
+      required: !route.body.safeParse(undefined).success,
+      content: { [route.bodyContentType ?? 'application/json']: { schema: jsonSchema(route.body, 'input') } },
+    };
   }
   const responses: Json = {};
   for (const [status, spec] of Object.entries(route.responses)) {

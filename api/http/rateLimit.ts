@@ -8,6 +8,7 @@
  */
 import type { RequestHandler, Response } from 'express';
 import type { Pool } from '../../lib/db.ts';
+import { takeRateLimit } from '../../sql/rateLimits.ts';
 import type { Logger } from '../../lib/logger.ts';
 
 export interface TakeResult {
@@ -48,13 +49,32 @@ export function slidingWindowTake(state: WindowState | undefined, limit: number,
   return { state: { windowStart, current, previous }, result: { allowed: false, remaining: 0, retryAfterMs: Math.max(1, Math.ceil(wait)) } };
 }
 
+/** Clients the memory store tracks at most (about 100 bytes each). */
+export const MEMORY_STORE_MAX_CLIENTS = 100_000;
+
+/**
+ * Per-process counters, bounded: a flood of rotating client addresses cannot grow the map beyond
+ * `maxClients`. When full, the least recently seen client is forgotten (it starts a fresh window):
+ * under such a flood the limit fails open for the quietest clients rather than taking the process
+ * down. The `postgres` store has no such bound and is the choice behind a proxy farm.
+ */
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly windows = new Map<string, WindowState>();
   private lastSweep = 0;
 
+  constructor(private readonly maxClients = MEMORY_STORE_MAX_CLIENTS) {}
+
+  get size(): number {
+    return this.windows.size;
+  }
+
   async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<TakeResult> {
     this.sweep(windowMs, nowMs);
-    const { state, result } = slidingWindowTake(this.windows.get(key), limit, windowMs, nowMs);
+    const previous = this.windows.get(key);
+    const { state, result } = slidingWindowTake(previous, limit, windowMs, nowMs);
+    // Re-inserted so that the map's order is least recently seen first.
+    if (previous) this.windows.delete(key);
+    else if (this.windows.size >= this.maxClients) this.windows.delete(this.windows.keys().next().value!);
     this.windows.set(key, state);
     return result;
   }
@@ -70,12 +90,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
 export class PostgresRateLimitStore implements RateLimitStore {
   constructor(private readonly pool: Pool) {}
 
-  async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<TakeResult> {
-    const { rows } = await this.pool.query<{ allowed: boolean; remaining: number; retry_after_ms: number }>(
-      'select * from rate_limit_take($1, $2, $3, $4)',
-      [key, limit, windowMs, nowMs],
-    );
-    return { allowed: rows[0].allowed, remaining: rows[0].remaining, retryAfterMs: rows[0].retry_after_ms };
+  take(key: string, limit: number, windowMs: number, nowMs: number): Promise<TakeResult> {
+    return takeRateLimit(this.pool, key, limit, windowMs, nowMs);
   }
 }
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { withTrace } from '../../lib/logger.ts';
 
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

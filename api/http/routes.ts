@@ -50,7 +50,9 @@ export interface BaseRoute {
   query?: AnyZodObject;
   body?: z.ZodType;
   /** Request media type when not JSON (multipart uploads parse their own body). */
-  bodyContentType?: 'application/json' | 'multipart/form-data';
+  bodyContentType?: 'application/json' | 'multipart/form-data' | 'application/x-www-form-urlencoded';
+  /** The handler gets the body's raw bytes (a Buffer, never parsed): inbound webhooks verify a signature over them. */
+  rawBody?: boolean;
   responses: Record<number, ResponseSpec>;
 }
 
@@ -82,8 +84,69 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
   return value;
 }
 
-/** Validates params, query and body; on failure every issue comes back with where it was found. */
+/**
+ * The one id rule of both surfaces, applied by the route plumbing to every path parameter of every
+ * route before the route's own schema: 1-200 characters from the URL-unreserved set plus `:@+`. An
+ * id that passes and names nothing is the route's 404; anything else (NUL and other control
+ * characters, spaces, quotes, slashes, overlong values) never reaches a handler or the database.
+ */
+export const PATH_ID_PATTERN = /^[A-Za-z0-9._~:@+-]{1,200}$/;
+const PATH_ID_MESSAGE = 'must be an id of 1-200 letters, digits or . _ ~ : @ + -';
+
+function pathIdIssues(params: Record<string, unknown> | undefined): LocatedIssue[] {
+  return Object.entries(params ?? {})
+    .filter(([, value]) => typeof value !== 'string' || !PATH_ID_PATTERN.test(value))
+    .map(([key, value]) => ({
+      location: 'path' as const,
+      input: value,
+      issue: { code: 'custom' as const, path: [key], message: PATH_ID_MESSAGE, input: value },
+    }));
+}
+
+/** How deep a JSON body or query may nest; deeper input is refused before any recursive code sees it. */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * Why a parsed body or query is unfit for every handler, or null: a NUL character (PostgreSQL text
+ * cannot hold one) or nesting deeper than MAX_INPUT_DEPTH. Iterative, so hostile depth cannot
+ * overflow the stack here.
+ */
+export function unsafeInput(value: unknown): 'nul' | 'too_deep' | null {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return 'nul';
+    } else if (item !== null && typeof item === 'object') {
+      if (depth >= MAX_INPUT_DEPTH) return 'too_deep';
+      for (const [key, child] of Object.entries(item)) {
+        if (key.includes('\u0000')) return 'nul';
+        stack.push([child, depth + 1]);
+      }
+    }
+  }
+  return null;
+}
+
+/** The message for an `unsafeInput` finding, shared by both surfaces' error shapes. */
+export const unsafeInputMessage = {
+  nul: 'must not contain NUL (\\u0000) characters',
+  too_deep: `must not nest deeper than ${MAX_INPUT_DEPTH} levels`,
+} as const;
+
+/**
+ * Validates path ids (the shared rule above), refuses unsafe query and body input, then parses
+ * params, query and body against the route's schemas; on failure every issue comes back with where it was found.
+ */
 export function parseRequest(route: BaseRoute, req: Request): { ok: true; value: ParsedRequest } | { ok: false; issues: LocatedIssue[] } {
+  const badIds = pathIdIssues(req.params);
+  if (badIds.length) return { ok: false, issues: badIds };
+  // A raw body is bytes for the handler to verify, not a structure to walk.
+  const unsafe = (route.rawBody ? (['query'] as const) : (['query', 'body'] as const)).flatMap((location) => {
+    const finding = unsafeInput(location === 'query' ? req.query : req.body);
+    return finding ? [{ location, input: null, issue: { code: 'custom' as const, path: [], message: unsafeInputMessage[finding], input: null } }] : [];
+  });
+  if (unsafe.length) return { ok: false, issues: unsafe };
   const issues: LocatedIssue[] = [];
   const parsePart = (location: RequestLocation, schema: z.ZodType | undefined, input: unknown) => {
     if (!schema) return undefined;
@@ -98,27 +161,28 @@ export function parseRequest(route: BaseRoute, req: Request): { ok: true; value:
   return issues.length ? { ok: false, issues } : { ok: true, value: { params, query, body } };
 }
 
-/** PostgreSQL text cannot hold NUL characters: bodies carrying one are refused before any handler. */
-export function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
-  return false;
-}
-
 /**
  * An integer query parameter: digits only (an empty `?n=` is an error, never 0), then checked by
  * `bounds` (e.g. `z.number().min(0)`).
  */
 export const queryInteger = (message: string, bounds: z.ZodNumber = z.number()) =>
-  z.string().trim().regex(/^[+-]?\d+$/, message).transform(Number).pipe(bounds);
+  z
+    .string()
+    .trim()
+    .regex(/^[+-]?\d+$/, message)
+    .transform(Number)
+    .pipe(bounds);
 
 /** A non-negative decimal query parameter (`0.5`, `2`), then checked by `bounds` (e.g. `z.number().max(1)`). */
-export const queryDecimal = (bounds: z.ZodNumber) => z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a decimal number').transform(Number).pipe(bounds);
+export const queryDecimal = (bounds: z.ZodNumber) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, 'must be a decimal number')
+    .transform(Number)
+    .pipe(bounds);
 
 /** A boolean query parameter: `true`/`false` (also `1`/`0`), anything else is a validation error. */
-export const queryBoolean = z
-  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1');
+export const queryBoolean = z.enum(['true', 'false', '1', '0'], { error: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
 
 export type { Request, Response };

@@ -1,7 +1,7 @@
 /**
  * The /v1 bearer surface. Concerns are installed in this order: request id and log scope, access
- * log and metrics, rate limit (headers on every response), JSON body, mandatory Idempotency-Key,
- * the declared routes (authenticate, authorize, idempotency cache, validate, handle), docs, 404,
+ * log and metrics, rate limit (headers on every response), mandatory Idempotency-Key, the declared
+ * routes (authenticate and authorize, then JSON body, validate, idempotency cache, handle), docs, 404,
  * and the error envelope.
  */
 import express, { type Express, type Request, type Response } from 'express';
@@ -13,13 +13,15 @@ import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi, jsonSchema } from '../http/openapi.ts';
 import { rateLimit, type RateLimitStore } from '../http/rateLimit.ts';
 import { requestContext } from '../http/requestContext.ts';
-import { containsNul, expressPath, parseRequest, type Reply } from '../http/routes.ts';
+import { CLIENT_ERROR_BODY, type ClientErrorBody } from '../http/server.ts';
+import { expressPath, parseRequest, type Reply } from '../http/routes.ts';
 import * as idempotencyStore from '../../sql/idempotency.ts';
 import { platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotencyIdentity, idempotencyKeyRequired, requireIdempotencyKey } from './idempotency.ts';
 import { bearerToken, type PlatformAuthenticator, type Principal } from './principal.ts';
 import type { PlatformRoute } from './route.ts';
 import { allScopes, scopeTable } from './scopes.ts';
+import { createScimRouter } from './scim/app.ts';
 
 export const RATE_LIMIT = { limit: 600, windowMs: 60_000 };
 const JSON_BODY_LIMIT = '5mb';
@@ -47,6 +49,7 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false);
+  server.set(CLIENT_ERROR_BODY, ((_status, message, traceId) => ({ error: { code: 'bad_request', message, trace_id: traceId } })) satisfies ClientErrorBody);
   // Paths are matched as documented: `/V1/INGEST/…` must not reach the ingest handlers while
   // slipping past the (case-sensitive) mandatory Idempotency-Key rule and the cache's path key.
   server.set('case sensitive routing', true);
@@ -60,17 +63,30 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
       store: options.rateLimitStore,
       now: () => app.clock.now().getTime(),
       logger: app.logger,
-      onLimited: (res) => res.status(429).json({ error: { code: 'rate_limited', message: 'Rate limit exceeded; retry after the number of seconds in Retry-After' } }),
+      onLimited: (res) =>
+        res.status(429).json({ error: { code: 'rate_limited', message: 'Rate limit exceeded; retry after the number of seconds in Retry-After' } }),
     }),
   );
   server.use(requireIdempotencyKey());
+  server.use('/scim/v2', createScimRouter(app));
   // Bodies are parsed per declared route: JSON sent to an unknown path is still a plain 404.
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  const rawBody = express.raw({ limit: JSON_BODY_LIMIT, type: () => true });
+  // Browsers POST SAML responses to the assertion consumer service as a form.
+  const formBody = express.urlencoded({ limit: JSON_BODY_LIMIT, extended: false });
+  const bodyParserOf = (route: PlatformRoute) =>
+    route.rawBody ? rawBody : route.bodyContentType === 'application/x-www-form-urlencoded' ? formBody : jsonBody;
 
   for (const route of options.routes) {
-    server[route.method](expressPath(route.path), jsonBody, async (req: Request, res: Response) => {
+    // The caller is authenticated before its body is read: an anonymous client cannot make the
+    // server parse megabytes of JSON.
+    const authenticateFirst = async (req: Request, res: Response, next: () => void) => {
       req.routeTemplate = route.path;
-      await handle(app, options, route, req, res);
+      res.locals.principal = await authenticate(options, route, req);
+      next();
+    };
+    server[route.method](expressPath(route.path), authenticateFirst, bodyParserOf(route), async (req: Request, res: Response) => {
+      await handle(app, options, route, res.locals.principal as Principal | null, req, res);
     });
   }
 
@@ -116,8 +132,10 @@ function send(res: Response, out: { status: number; headers: Record<string, stri
   else res.send(out.body);
 }
 
-async function handle(app: AppContext, options: PlatformAppOptions, route: PlatformRoute, req: Request, res: Response) {
-  const principal = await authenticate(options, route, req);
+async function handle(app: AppContext, options: PlatformAppOptions, route: PlatformRoute, principal: Principal | null, req: Request, res: Response) {
+  // Validated before the idempotency cache is consulted: nothing malformed reaches the database.
+  const parsed = parseRequest(route, req);
+  if (!parsed.ok) return sendPlatformError(req, res, validationError(parsed.issues), route.validationStatus);
   const idempotency = idempotencyIdentity(req);
   if (idempotency) {
     const claim = await idempotencyStore.claimIdempotencyKey(app.pool, idempotency.id, idempotency.requestHash, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS);
@@ -125,21 +143,10 @@ async function handle(app: AppContext, options: PlatformAppOptions, route: Platf
     if (claim.outcome === 'in_flight') throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed');
     if (claim.outcome === 'replay') {
       res.setHeader('Idempotency-Replayed', 'true');
-      return send(res, { ...claim.response, body: claim.response.body ?? null });
+      return send(res, { ...claim.response, body: claim.response.body ? openCachedBody(app, idempotency.id, claim.response.body) : null });
     }
   }
   try {
-    if (containsNul(req.body)) throw new AppError('validation_error', 'Request validation failed', { body: 'must not contain NUL (\\u0000) characters' });
-    const parsed = parseRequest(route, req);
-    if (!parsed.ok) {
-      const err = validationError(parsed.issues);
-      if (route.validationStatus === 422) {
-        // Not a 2xx, so not cached: drop the claim so that a retry executes again.
-        if (idempotency) await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id);
-        return sendPlatformError(req, res, err, 422);
-      }
-      throw err;
-    }
     const result = await route.handler({ ...parsed.value, principal, app, req, res } as Parameters<PlatformRoute['handler']>[0]);
     if (!result) {
       // The handler streamed its own response: nothing to cache.
@@ -150,7 +157,8 @@ async function handle(app: AppContext, options: PlatformAppOptions, route: Platf
     const out = serialize(result);
     if (idempotency) {
       if (out.status >= 200 && out.status < 300) {
-        await idempotencyStore.storeIdempotentResponse(app.pool, idempotency.id, { status: out.status, headers: out.headers, body: out.body ?? '' });
+        const body = out.body === null ? '' : app.secrets.secretBox.encrypt(out.body, cacheContext(idempotency.id));
+        await idempotencyStore.storeIdempotentResponse(app.pool, idempotency.id, { status: out.status, headers: out.headers, body });
       } else {
         await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id);
       }
@@ -159,6 +167,22 @@ async function handle(app: AppContext, options: PlatformAppOptions, route: Platf
   } catch (err) {
     if (idempotency) await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id).catch(() => {});
     throw err;
+  }
+}
+
+/**
+ * Cached bodies may hold one-time secrets (a service-account token, provisioning's API key and
+ * invite URL) that a replay must return byte for byte: they are kept encrypted (lib/secretBox.ts),
+ * bound to their cache entry.
+ */
+const cacheContext = (id: idempotencyStore.IdempotencyId) => `idempotency:${id.authHash}:${id.path}:${id.key}`;
+
+function openCachedBody(app: AppContext, id: idempotencyStore.IdempotencyId, sealed: string): string {
+  try {
+    return app.secrets.secretBox.decrypt(sealed, cacheContext(id));
+  } catch {
+    // Sealed under another SECRETS_KEY (rotated since): the original cannot be replayed.
+    throw new AppError('conflict', 'The response cached for this Idempotency-Key can no longer be replayed; retry with a new key');
   }
 }
 

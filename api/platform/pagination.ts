@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { canonicalJson, constantTimeEqual, hmacSha256, sha256Hex } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Queryable } from '../../lib/db.ts';
-import { filteredTotal, keysetPage, type SortColumn } from '../../sql/pagination.ts';
+import { filteredTotal, keysetPage, type ListSource } from '../../sql/pagination.ts';
 
 export const pageSchema = z.object({
   next_cursor: z.string().nullable(),
@@ -61,15 +61,7 @@ export function verifyCursor(key: Buffer, token: string): CursorBody {
   }
 }
 
-export interface ListSpec {
-  select: string;
-  from: string;
-  where: string[];
-  params: unknown[];
-  /** Sortable field name -> SQL column. */
-  sortColumns: Record<string, SortColumn>;
-  idExpr: string;
-  idType?: 'uuid' | 'bigint' | 'text';
+export interface ListRequest {
   /** The validated query (limit, cursor, sort and filters). */
   query: { limit: number; cursor?: string; sort: string } & Record<string, unknown>;
   cursorKey: Buffer;
@@ -78,9 +70,11 @@ export interface ListSpec {
 /** Runs a keyset-paginated list query and shapes `{data, page}` with `toItem` for each row. */
 export async function paginate<Row extends Record<string, unknown>, Item>(
   db: Queryable,
-  spec: ListSpec,
+  source: ListSource,
+  request: ListRequest,
   toItem: (row: Row) => Item,
 ): Promise<{ data: Item[]; page: Page }> {
+  const spec = { ...source, ...request };
   const { limit, cursor, sort, ...filters } = spec.query;
   const descending = sort.startsWith('-');
   const field = descending ? sort.slice(1) : sort;

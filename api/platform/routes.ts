@@ -14,11 +14,24 @@ import { recommendationRoutes } from './recommendations/routes.ts';
 import { reviewQueueRoutes } from './reviewQueue/routes.ts';
 import { sourceRoutes } from './sources/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { signOutRoutes } from './auth/signOut.ts';
+import { apiKeyRoutes } from './apiKeys/routes.ts';
+import { domainRoutes } from './domains/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { invitationRoutes, memberRoutes } from './members/routes.ts';
 import { provisioningRoutes } from './provisioning/routes.ts';
 import { serviceAccountRoutes } from './serviceAccounts/routes.ts';
 import { workspaceRoutes } from './workspaces/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
+import { exportRoutes } from './exports/routes.ts';
+import { shellRoutes } from './shell/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { inboundWebhookRoutes } from './webhooks/inbound.ts';
+import { connectorRoutes } from './connectors/routes.ts';
+import { notificationRoutes } from './notifications/routes.ts';
+import { mfaRoutes } from './mfa/routes.ts';
+import { scimTokenRoutes } from './scim/tokenRoutes.ts';
+import { ssoConnectionRoutes, ssoSignInRoutes } from './sso/routes.ts';
 
 export const platformRoutes: PlatformRoute[] = [
   ...authRoutes,
@@ -41,4 +54,18 @@ export const platformRoutes: PlatformRoute[] = [
   ...feedRoutes,
   ...sourceRoutes,
   ...engineRoutes,
+  ...reportRoutes,
+  ...exportRoutes,
+  ...shellRoutes,
+  ...inboundWebhookRoutes,
+  ...webhookRoutes,
+  ...connectorRoutes,
+  ...notificationRoutes,
+  ...mfaRoutes,
+  ...scimTokenRoutes,
+  ...ssoConnectionRoutes,
+  ...ssoSignInRoutes,
+  ...signOutRoutes,
+  ...apiKeyRoutes,
+  ...domainRoutes,
 ];

@@ -35,6 +35,8 @@ export const scopeTable = {
   'notifications:write': "Change the caller's notification preferences",
   'audit:read': 'Read security audit events',
   'workspace:admin': 'Administer the workspace: service accounts, SSO, SCIM',
+  'shell:read': "Read the console's navigation model",
+  'mfa:manage': "Enrol, verify and remove the caller's own second factors and recovery codes",
 } as const;
 
 export type Scope = keyof typeof scopeTable;

@@ -49,7 +49,13 @@ export const allowlist: readonly AllowedOperation[] = [
   { method: 'get', path: '/health', group: 'health' },
   { method: 'get', path: '/health/live', group: 'health' },
   { method: 'get', path: '/health/ready', group: 'health' },
+  { method: 'get', path: '/remediation/caps', group: 'remediation' },
+  { method: 'post', path: '/remediation/caps', group: 'remediation' },
+  { method: 'patch', path: '/remediation/caps/{cap_id}', group: 'remediation' },
+  { method: 'get', path: '/remediation/reviews', group: 'remediation' },
+  { method: 'patch', path: '/remediation/reviews/{review_id}', group: 'remediation' },
+  { method: 'get', path: '/remediation/audit-log', group: 'remediation' },
+  { method: 'get', path: '/remediation/export.xlsx', group: 'remediation' },
 ];
 
-export const isAllowed = (list: readonly AllowedOperation[], method: string, path: string) =>
-  list.some((op) => op.method === method && op.path === path);
+export const isAllowed = (list: readonly AllowedOperation[], method: string, path: string) => list.some((op) => op.method === method && op.path === path);

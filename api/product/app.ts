@@ -9,7 +9,8 @@ import { accessLog } from '../http/accessLog.ts';
 import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { requestContext } from '../http/requestContext.ts';
-import { containsNul, expressPath, parseRequest } from '../http/routes.ts';
+import { CLIENT_ERROR_BODY, type ClientErrorBody } from '../http/server.ts';
+import { expressPath, parseRequest } from '../http/routes.ts';
 import { allowlist, isAllowed, type AllowedOperation } from './allowlist.ts';
 import { issuesToValidationDetail, productErrorHandler, sendProductError } from './errors.ts';
 import { createSessionGuard, staffRolesOf } from './guard.ts';
@@ -36,6 +37,7 @@ export function createProductApp(app: AppContext, options: ProductAppOptions): E
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false);
+  server.set(CLIENT_ERROR_BODY, ((_status, message) => ({ detail: message })) satisfies ClientErrorBody);
   // `/HEALTH` and `/health/` are not published operations: they answer the plain 404 too.
   server.set('case sensitive routing', true);
   server.set('strict routing', true);
@@ -48,7 +50,6 @@ export function createProductApp(app: AppContext, options: ProductAppOptions): E
     server[route.method](expressPath(route.path), jsonBody, async (req: Request, res: Response) => {
       req.routeTemplate = route.path;
       const principals = await guard.authorize(route, req);
-      if (containsNul(req.body)) return sendProductError(res, 422, [{ loc: ['body'], msg: 'Input must not contain NUL characters', type: 'string_type', input: null }]);
       const parsed = parseRequest(route, req);
       if (!parsed.ok) return sendProductError(res, 422, issuesToValidationDetail(parsed.issues));
       const result = await route.handler({ ...parsed.value, ...principals, app, req, res } as Parameters<ProductRoute['handler']>[0]);
@@ -99,5 +100,6 @@ export function productOpenApi(routes: ProductRoute[]) {
         tenantSession: { type: 'apiKey', in: 'cookie', name: 'svc_tenant_session' },
       },
     },
+    extensions: { servers: [{ url: '/' }] },
   });
 }

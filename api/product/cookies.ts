@@ -3,10 +3,15 @@
  * `svc_tenant_session` (24 h, `<slug>:<token>`) are httpOnly; `svc_csrf` is readable by the console.
  * All are SameSite=Lax, path `/`; Secure is forced in production and otherwise follows the request
  * scheme (https, or `X-Forwarded-Proto: https` when TRUST_PROXY is set).
+ *
+ * The CSRF value is `<nonce>.<mac>[.<mac>]`, one HMAC of the nonce per session cookie the browser
+ * holds when it is issued (the staff console may hold a tenant session too, after impersonation).
+ * A value planted by a sibling subdomain carries no MAC for the victim's session, so it fails even
+ * when header and cookie agree.
  */
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../lib/context.ts';
-import { randomToken } from '../../lib/crypto.ts';
+import { constantTimeEqual, hmacSha256, randomToken, sha256Hex } from '../../lib/crypto.ts';
 
 export const STAFF_COOKIE = 'svc_admin_session';
 export const TENANT_COOKIE = 'svc_tenant_session';
@@ -47,11 +52,26 @@ function setCookie(app: AppContext, req: Request, res: Response, name: string, v
   res.cookie(name, value, { httpOnly, sameSite: 'lax', path: '/', secure: secure(app, req), maxAge: maxAgeMs, encode: String });
 }
 
-/** Sets a session cookie and a fresh CSRF cookie with the same lifetime. */
+const csrfMac = (app: AppContext, nonce: string, session: string) => hmacSha256(app.secrets.csrfKey, `${nonce}|${sha256Hex(session)}`).toString('base64url');
+
+/** True when `token` was issued by this server together with the session cookie `session`. */
+export function csrfTokenMatchesSession(app: AppContext, token: string, session: string): boolean {
+  const [nonce, ...macs] = token.split('.');
+  if (!nonce || !macs.length || macs.length > 2) return false;
+  const expected = csrfMac(app, nonce, session);
+  let match = false;
+  for (const mac of macs) match = constantTimeEqual(mac, expected) || match;
+  return match;
+}
+
+/** Sets a session cookie and a fresh CSRF cookie (bound to it and to the other session held, if any) with the same lifetime. */
 export function setSessionCookies(app: AppContext, req: Request, res: Response, name: typeof STAFF_COOKIE | typeof TENANT_COOKIE, value: string): void {
   const ttl = name === STAFF_COOKIE ? STAFF_SESSION_TTL_MS : TENANT_SESSION_TTL_MS;
   setCookie(app, req, res, name, value, ttl, true);
-  setCookie(app, req, res, CSRF_COOKIE, randomToken(32), ttl, false);
+  const other = readCookies(req).get(name === STAFF_COOKIE ? TENANT_COOKIE : STAFF_COOKIE);
+  const nonce = randomToken(16);
+  const macs = [value, ...(other ? [other] : [])].map((session) => csrfMac(app, nonce, session));
+  setCookie(app, req, res, CSRF_COOKIE, [nonce, ...macs].join('.'), ttl, false);
 }
 
 /** Expires a session cookie (the CSRF cookie stays: the other session may still use it). */

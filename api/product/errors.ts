@@ -66,11 +66,17 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { type: string; msg:
     case 'too_small':
       if (issue.origin === 'string') return { type: 'string_too_short', msg: `String should have at least ${issue.minimum} characters` };
       if (issue.origin === 'array') return { type: 'too_short', msg: `List should have at least ${issue.minimum} items` };
-      return { type: issue.inclusive ? 'greater_than_equal' : 'greater_than', msg: `Input should be greater than${issue.inclusive ? ' or equal to' : ''} ${issue.minimum}` };
+      return {
+        type: issue.inclusive ? 'greater_than_equal' : 'greater_than',
+        msg: `Input should be greater than${issue.inclusive ? ' or equal to' : ''} ${issue.minimum}`,
+      };
     case 'too_big':
       if (issue.origin === 'string') return { type: 'string_too_long', msg: `String should have at most ${issue.maximum} characters` };
       if (issue.origin === 'array') return { type: 'too_long', msg: `List should have at most ${issue.maximum} items` };
-      return { type: issue.inclusive ? 'less_than_equal' : 'less_than', msg: `Input should be less than${issue.inclusive ? ' or equal to' : ''} ${issue.maximum}` };
+      return {
+        type: issue.inclusive ? 'less_than_equal' : 'less_than',
+        msg: `Input should be less than${issue.inclusive ? ' or equal to' : ''} ${issue.maximum}`,
+      };
     case 'invalid_value':
       return { type: 'enum', msg: `Input should be ${alternatives(issue.values.map((v) => `'${String(v)}'`))}` };
     case 'invalid_format':
@@ -85,7 +91,12 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { type: string; msg:
 }
 
 /** One entry, its keys in the spec's order `{loc, msg, type, input}`. */
-const item = (loc: ValidationDetail['loc'], { type, msg }: { type: string; msg: string }, input: unknown): ValidationDetail => ({ loc, msg, type, input: input ?? null });
+const item = (loc: ValidationDetail['loc'], { type, msg }: { type: string; msg: string }, input: unknown): ValidationDetail => ({
+  loc,
+  msg,
+  type,
+  input: input ?? null,
+});
 
 export function issuesToValidationDetail(issues: LocatedIssue[]): ValidationDetail[] {
   return issues.flatMap(({ location, issue, input }) => {
@@ -116,6 +127,10 @@ export function productErrorHandler(logger: Logger): ErrorRequestHandler {
       return sendProductError(res, 422, [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {} }]);
     }
     if (type === 'entity.too.large') return sendProductError(res, 413, 'Request body is too large.');
+    // A body declared in another charset (`charset=latin1`) or content encoding is not UTF-8 JSON.
+    if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+      return sendProductError(res, 422, [{ loc: ['body'], msg: 'JSON body must be UTF-8 encoded', type: 'json_invalid', input: {} }]);
+    }
     // express could not percent-decode a path parameter (`/admin/tenants/%ZZ`): the path fails validation.
     if (err instanceof URIError && (err as { status?: number }).status === 400) {
       return sendProductError(res, 422, [{ loc: ['path'], msg: 'Invalid percent-encoding in the path', type: 'value_error', input: req.path }]);

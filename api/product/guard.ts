@@ -13,7 +13,7 @@ import { findTenantBySlug } from '../../sql/tenants.ts';
 import { withTenant } from '../../sql/tenantSchema.ts';
 import { findLiveTenantSession } from '../../sql/tenantSessions.ts';
 import { userPermissions } from '../../sql/tenantUsers.ts';
-import { CSRF_COOKIE, readCookies, STAFF_COOKIE, TENANT_COOKIE } from './cookies.ts';
+import { CSRF_COOKIE, csrfTokenMatchesSession, readCookies, STAFF_COOKIE, TENANT_COOKIE } from './cookies.ts';
 import type { Principals, StaffPrincipal, TenantPrincipal } from './principal.ts';
 import type { ProductRoute } from './route.ts';
 
@@ -25,12 +25,17 @@ export interface ProductGuard {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
-/** Double-submit: X-CSRF-Token must equal the svc_csrf cookie (constant-time); nothing is stored. */
-function checkCsrf(req: Request, cookies: Map<string, string>): void {
+/**
+ * Double-submit: X-CSRF-Token must equal the svc_csrf cookie (constant-time), and that value must
+ * carry this server's HMAC for the route's session cookie; nothing is stored.
+ */
+function checkCsrf(app: AppContext, req: Request, cookies: Map<string, string>, session: string): void {
   const header = req.headers['x-csrf-token'];
   const sent = Array.isArray(header) ? header[0] : header;
   const expected = cookies.get(CSRF_COOKIE);
-  if (!sent || !expected || !constantTimeEqual(sent, expected)) throw new AppError('forbidden', 'CSRF token missing or mismatched.');
+  if (!sent || !expected || !constantTimeEqual(sent, expected) || !csrfTokenMatchesSession(app, sent, session)) {
+    throw new AppError('forbidden', 'CSRF token missing or mismatched.');
+  }
 }
 
 /** Python's tuple spelling, as in the spec's message: `('onboarding_admin',)`. */
@@ -87,7 +92,7 @@ export function createSessionGuard(app: AppContext): ProductGuard {
       if (route.auth === 'public') return {};
       const cookies = readCookies(req);
       const principals: Principals = route.auth === 'staff' ? { staff: await staff(cookies) } : { tenant: await tenant(cookies) };
-      if (!SAFE_METHODS.has(req.method) && !route.csrfExempt) checkCsrf(req, cookies);
+      if (!SAFE_METHODS.has(req.method) && !route.csrfExempt) checkCsrf(app, req, cookies, cookies.get(route.auth === 'staff' ? STAFF_COOKIE : TENANT_COOKIE)!);
       if (principals.staff) {
         const allowed = staffRolesOf(route);
         if (!allowed.includes(principals.staff.role)) {

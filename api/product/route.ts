@@ -15,11 +15,7 @@ export type ProductAuthKind = 'public' | 'staff' | 'tenant';
 type Out<S, Fallback> = S extends z.ZodType ? z.output<S> : Fallback;
 
 /** The principal a handler receives: `staff` on staff routes, `tenant` on tenant routes. */
-type PrincipalOf<A extends ProductAuthKind> = A extends 'staff'
-  ? { staff: StaffPrincipal }
-  : A extends 'tenant'
-    ? { tenant: TenantPrincipal }
-    : unknown;
+type PrincipalOf<A extends ProductAuthKind> = A extends 'staff' ? { staff: StaffPrincipal } : A extends 'tenant' ? { tenant: TenantPrincipal } : unknown;
 
 export type ProductInput<P, Q, B, A extends ProductAuthKind = ProductAuthKind> = {
   params: Out<P, Record<string, string>>;

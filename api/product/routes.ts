@@ -13,6 +13,7 @@ import { passwordResetRoutes } from './session/passwordReset.ts';
 import { staffSessionRoutes } from './session/staffRoutes.ts';
 import { tenantSessionRoutes } from './session/tenantRoutes.ts';
 import { sourceRoutes } from './sources/routes.ts';
+import { remediationRoutes } from './remediation/routes.ts';
 import { impersonateRoute } from './tenants/impersonate.ts';
 import { tenantRoutes } from './tenants/routes.ts';
 
@@ -32,4 +33,5 @@ export const productRoutes: ProductRoute[] = [
   ...memberRoutes,
   ...sourceRoutes,
   ...operationsRoutes,
+  ...remediationRoutes,
 ];

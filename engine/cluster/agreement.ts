@@ -35,3 +35,29 @@ export function adjustedRandIndex(truth: ArrayLike<number | string>, predicted: 
   const max = (sumRows + sumCols) / 2;
   return max === expected ? 1 : (index - expected) / (max - expected);
 }
+
+/**
+ * Grouping accuracy (Zhu et al. 2019, logparser's `evaluator.get_accuracy`): the share of items whose
+ * predicted group holds exactly the items of their true group; -1 labels are singletons.
+ */
+export function groupingAccuracy(truth: ArrayLike<number | string>, predicted: ArrayLike<number>): number {
+  const n = truth.length;
+  if (n === 0) return 1;
+  const key = (i: number) => (predicted[i] < 0 ? `u${i}` : String(predicted[i]));
+  const truthSize = new Map<string, number>();
+  const groups = new Map<string, number[]>();
+  for (let i = 0; i < n; i++) {
+    const t = String(truth[i]);
+    truthSize.set(t, (truthSize.get(t) ?? 0) + 1);
+    const k = key(i);
+    const g = groups.get(k);
+    if (g) g.push(i);
+    else groups.set(k, [i]);
+  }
+  let correct = 0;
+  for (const members of groups.values()) {
+    const t = String(truth[members[0]]);
+    if (truthSize.get(t) === members.length && members.every((i) => String(truth[i]) === t)) correct += members.length;
+  }
+  return correct / n;
+}

@@ -48,7 +48,15 @@ export function selectK(
   const distances = cosineDistances(rowsOf(sample, subsample));
   const score = (k: number, restarts: number) => {
     const assignment = bestKmeans(sample, k, options.seed, restarts, options.maxIterations);
-    return { score: silhouetteOfDistances(distances, subsample.length, subsample.map((i) => assignment.labels[i]), k), assignment };
+    return {
+      score: silhouetteOfDistances(
+        distances,
+        subsample.length,
+        subsample.map((i) => assignment.labels[i]),
+        k,
+      ),
+      assignment,
+    };
   };
   const coarseScores = new Map<number, number>();
   const grid = geometricGrid(options.kMin, options.kMax);

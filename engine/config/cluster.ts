@@ -6,8 +6,16 @@
 import { z } from 'zod';
 
 export const clusterSchema = z.strictObject({
-  seed: z.number().int().min(0).max(2 ** 31 - 1),
-  hash_dimensions: z.number().int().min(256).max(1 << 20),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1),
+  hash_dimensions: z
+    .number()
+    .int()
+    .min(256)
+    .max(1 << 20),
   reduced_dimensions: z.number().int().min(8).max(512),
   k_min: z.number().int().min(2).max(1000),
   k_max: z.number().int().min(2).max(2000),

@@ -37,7 +37,10 @@ export const configDefinitions: { [K in ConfigKind]: KindDefinition<ConfigDocume
 export const isConfigKind = (value: string): value is ConfigKind => (configKinds as readonly string[]).includes(value);
 
 /** Validates a document of `kind`: the schema first, then the semantic checks; problems keyed by dot-path. */
-export function validateConfig<K extends ConfigKind>(kind: K, document: unknown): { ok: true; value: ConfigDocuments[K] } | { ok: false; details: Record<string, string> } {
+export function validateConfig<K extends ConfigKind>(
+  kind: K,
+  document: unknown,
+): { ok: true; value: ConfigDocuments[K] } | { ok: false; details: Record<string, string> } {
   const definition = configDefinitions[kind] as KindDefinition<ConfigDocuments[K]>;
   const parsed = definition.schema.safeParse(document);
   const details: Record<string, string> = {};

@@ -12,9 +12,7 @@ export const rubricSchema = z.strictObject({
     medium: z.number().min(0).max(1),
     low: z.number().min(0).max(1),
   }),
-  signals: z
-    .array(z.strictObject({ term: z.string().trim().min(1).max(100), weight: z.number().min(-1).max(1) }))
-    .max(500),
+  signals: z.array(z.strictObject({ term: z.string().trim().min(1).max(100), weight: z.number().min(-1).max(1) })).max(500),
   levels: z
     .array(z.strictObject({ name: z.string().trim().min(1).max(50), min_score: z.number().min(0).max(1) }))
     .min(2)

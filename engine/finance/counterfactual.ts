@@ -101,7 +101,11 @@ export function counterfactual(input: CounterfactualInput): CounterfactualResult
     currency: input.rateCard.currency,
     occurrences_in_window: n,
     cost_in_window: sum,
-    occurrences_avoided: { estimate: reduction * n, lower: binomialQuantile(n, reduction, (1 - level) / 2), upper: binomialQuantile(n, reduction, (1 + level) / 2) },
+    occurrences_avoided: {
+      estimate: reduction * n,
+      lower: binomialQuantile(n, reduction, (1 - level) / 2),
+      upper: binomialQuantile(n, reduction, (1 + level) / 2),
+    },
     cost_avoided: { estimate: reduction * sum, lower: Math.max(0, reduction * sum - costSpread), upper: Math.min(sum, reduction * sum + costSpread) },
   };
 }

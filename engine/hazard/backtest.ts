@@ -84,7 +84,13 @@ export function rollingBacktest(series: readonly BacktestSeries[], options: Back
         const fit = selectModel(gaps).chosen;
         if (!fit.fitted) continue;
         const probability = recurrenceProbability(fit, gaps.sinceLast, horizon).estimate;
-        const count = forecastOccurrences(fit, { sinceLast: gaps.sinceLast, horizons: [horizon], seed: deriveSeed(seed, `backtest:${s.id}:${origin}`), paths: forecastPaths(fit, horizon, paths), level }).horizons[0];
+        const count = forecastOccurrences(fit, {
+          sinceLast: gaps.sinceLast,
+          horizons: [horizon],
+          seed: deriveSeed(seed, `backtest:${s.id}:${origin}`),
+          paths: forecastPaths(fit, horizon, paths),
+          level,
+        }).horizons[0];
         const actual = lowerBound(s.times, origin + horizon) - before;
         forecasts.push({ id: s.id, gaps: observed, probability, lower: count.lower, upper: count.upper, actual });
       }

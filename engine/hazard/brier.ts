@@ -10,6 +10,8 @@
  * - interval coverage: the share of actual values with lower ≤ actual ≤ upper.
  */
 
+import { mean } from 'simple-statistics';
+
 export type Outcome = boolean | 0 | 1;
 
 function checkForecasts(p: readonly number[], o: readonly Outcome[], where: string): void {
@@ -25,11 +27,10 @@ function checkForecasts(p: readonly number[], o: readonly Outcome[], where: stri
 
 const value = (o: Outcome) => (o === true || o === 1 ? 1 : 0);
 
+/** Means are simple-statistics' `mean`, whose compensated (Kahan-Babuska) sum is exact to the last bits where a plain loop drifts. */
 export function brierScore(p: readonly number[], o: readonly Outcome[]): number {
   checkForecasts(p, o, 'brierScore');
-  let sum = 0;
-  for (let i = 0; i < p.length; i++) sum += (p[i] - value(o[i])) ** 2;
-  return sum / p.length;
+  return mean(p.map((x, i) => (x - value(o[i])) ** 2));
 }
 
 export interface BrierSkill {
@@ -43,17 +44,9 @@ export interface BrierSkill {
 /** `baseRate` defaults to the observed frequency of the outcomes (in-sample climatology). */
 export function brierSkillScore(p: readonly number[], o: readonly Outcome[], baseRate?: number): BrierSkill {
   const brier = brierScore(p, o);
-  let b = baseRate;
-  if (b === undefined) {
-    b = 0;
-    for (const x of o) b += value(x);
-    b /= o.length;
-  } else if (!(b >= 0 && b <= 1)) {
-    throw new RangeError(`brierSkillScore: baseRate must be in [0, 1], got ${b}`);
-  }
-  let reference = 0;
-  for (const x of o) reference += (b - value(x)) ** 2;
-  reference /= o.length;
+  if (baseRate !== undefined && !(baseRate >= 0 && baseRate <= 1)) throw new RangeError(`brierSkillScore: baseRate must be in [0, 1], got ${baseRate}`);
+  const b = baseRate ?? mean(o.map(value));
+  const reference = mean(o.map((x) => (b - value(x)) ** 2));
   return { brier, baseRate: b, reference, skill: reference === 0 ? null : 1 - brier / reference };
 }
 
@@ -101,7 +94,8 @@ export function intervalCoverage(lower: readonly number[], upper: readonly numbe
   if (actual.length === 0) throw new RangeError('intervalCoverage: no intervals');
   let covered = 0;
   for (let i = 0; i < actual.length; i++) {
-    if ([lower[i], upper[i], actual[i]].some((x) => typeof x !== 'number' || Number.isNaN(x))) throw new RangeError(`intervalCoverage: entry ${i} is not a number`);
+    if ([lower[i], upper[i], actual[i]].some((x) => typeof x !== 'number' || Number.isNaN(x)))
+      throw new RangeError(`intervalCoverage: entry ${i} is not a number`);
     if (lower[i] > upper[i]) throw new RangeError(`intervalCoverage: entry ${i} has lower ${lower[i]} > upper ${upper[i]}`);
     if (lower[i] <= actual[i] && actual[i] <= upper[i]) covered++;
   }

@@ -73,7 +73,8 @@ export function cusumDesign(inControlRate: number, outOfControlRate: number, tar
   const l0 = inControlRate;
   const l1 = outOfControlRate;
   if (!(l0 > 0) || !Number.isFinite(l0)) throw new RangeError(`cusumDesign: inControlRate must be a finite number > 0, got ${l0}`);
-  if (!(l1 > l0) || !Number.isFinite(l1)) throw new RangeError(`cusumDesign: outOfControlRate must be finite and greater than inControlRate (${l0}), got ${l1}`);
+  if (!(l1 > l0) || !Number.isFinite(l1))
+    throw new RangeError(`cusumDesign: outOfControlRate must be finite and greater than inControlRate (${l0}), got ${l1}`);
   if (!(targetArl0 > 1) || !Number.isFinite(targetArl0)) throw new RangeError(`cusumDesign: targetArl0 must be a finite number > 1, got ${targetArl0}`);
   if (!Number.isInteger(maxStates) || maxStates < 10) throw new RangeError(`cusumDesign: maxStates must be an integer >= 10, got ${maxStates}`);
   const k = (l1 - l0) / (Math.log(l1) - Math.log(l0));

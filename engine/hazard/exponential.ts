@@ -32,8 +32,5 @@ export function fitExponential(data: SurvivalData, options: ExponentialOptions =
   let exposure = 0;
   for (const t of data.time) exposure += t;
   const mu = Math.log(exposure / events);
-  return describeFit(
-    { model: 'exponential', mu, logSigma: 0, covariance: [1 / events, 0, 0], logLik: -events * mu - events, n, events, iterations: 0 },
-    level,
-  );
+  return describeFit({ model: 'exponential', mu, logSigma: 0, covariance: [1 / events, 0, 0], logLik: -events * mu - events, n, events, iterations: 0 }, level);
 }

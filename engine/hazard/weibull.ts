@@ -170,7 +170,7 @@ export function fitWeibull(data: SurvivalData, options: WeibullOptions = {}): Ha
     iterations++;
     // Newton direction on -H; shifted towards steepest ascent (Levenberg) where -H is not positive definite.
     let a = -current.hMuMu;
-    let b = -current.hMuTau;
+    const b = -current.hMuTau;
     let c = -current.hTauTau;
     const minEigen = (a + c) / 2 - Math.sqrt(((a - c) / 2) ** 2 + b * b);
     if (!(minEigen > 0)) {

@@ -22,8 +22,10 @@ const snapshotIssueSchema = z.object({
   created_at: z.string(),
 });
 
+// A decision on one issue (issue_id) or on a pattern's question (pattern_id): the latter settles every member.
 const decisionSchema = z.object({
-  issue_id: z.uuid(),
+  issue_id: z.uuid().nullable(),
+  pattern_id: z.uuid().nullable().default(null),
   kind: z.enum(['extraction', 'root_cause', 'criticality']),
   decision: z.record(z.string(), z.unknown()),
   decided_at: z.string(),
@@ -53,16 +55,22 @@ export interface SnapshotOutput {
   event_sequence: number;
   previous_run_id: string | null;
   issues: SnapshotIssue[];
-  /** The latest decision per (issue, kind). */
+  /** The latest decision per (issue or pattern, kind). */
   decisions: Decision[];
   previous_patterns: PreviousPattern[];
   input_digest: string;
 }
 
+/** `issue:<id>:<kind>` or `pattern:<id>:<kind>`. */
+export const decisionKey = (d: Pick<Decision, 'issue_id' | 'pattern_id' | 'kind'>) =>
+  d.issue_id ? `issue:${d.issue_id}:${d.kind}` : `pattern:${d.pattern_id}:${d.kind}`;
+
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const contentDigest = (i: SnapshotIssue) =>
-  createHash('sha256').update(JSON.stringify([i.title, i.narrative, i.severity, i.source, i.occurred_at])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([i.title, i.narrative, i.severity, i.source, i.occurred_at]))
+    .digest('hex');
 
 export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput {
   const input = snapshotInputSchema.parse(raw);
@@ -71,10 +79,17 @@ export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput
   const issues = keyed.map((k) => k.issue);
   const latest = new Map<string, Decision>();
   for (const d of [...input.decisions].sort((a, b) => (a.decided_at < b.decided_at ? -1 : a.decided_at > b.decided_at ? 1 : 0))) {
-    latest.set(`${d.issue_id}:${d.kind}`, d);
+    latest.set(decisionKey(d), d);
   }
-  const decisions = [...latest.values()].sort((a, b) => (a.issue_id + a.kind < b.issue_id + b.kind ? -1 : 1));
+  const decisions = [...latest.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, d]) => d);
   const previous_patterns = input.previous_patterns.map((p) => ({ ...p, member_ids: [...p.member_ids].sort() })).sort(byId);
-  const frozen = { workspace_id: input.workspace_id, event_sequence: input.event_sequence, previous_run_id: input.previous_run_id, issues, decisions, previous_patterns };
+  const frozen = {
+    workspace_id: input.workspace_id,
+    event_sequence: input.event_sequence,
+    previous_run_id: input.previous_run_id,
+    issues,
+    decisions,
+    previous_patterns,
+  };
   return { ...frozen, input_digest: digestOutput(frozen) };
 }

@@ -1,9 +1,13 @@
 /**
  * Stage 2, normalize: every issue's title and narrative masked (volatile tokens), lowercased,
  * tokenised, stop words removed and stemmed (engine/text/normalize.ts). Tokens are interned in one
- * vocabulary so that 100 000 issues stay small in memory and in storage.
+ * vocabulary so that 100 000 issues stay small in memory and in storage. Beside them, the narrative's
+ * template tokens (engine/text/templateTokens.ts: white-space split, case kept, digits and paths
+ * masked) for the template miner of stage 5, in a vocabulary of their own; a narrative of more than
+ * TEMPLATE_TOKEN_LIMIT tokens keeps only its length (such a text is prose, not a printed template).
  */
 import { normalizeText } from '../text/normalize.ts';
+import { templateTokens } from '../text/templateTokens.ts';
 import type { TokenIdColumn } from '../text/tfidf.ts';
 import type { StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
@@ -17,7 +21,15 @@ export interface NormalizeOutput {
   /** Masked, lowercased text (stop words kept) for phrase matching in extraction. */
   title_text: string[];
   body_text: string[];
+  template_vocabulary: string[];
+  /** The narrative's template tokens, ids into `template_vocabulary` (none when longer than the limit). */
+  template: TokenIdColumn;
+  /** The narrative's number of template tokens (also when longer than the limit). */
+  template_length: Uint32Array;
 }
+
+/** Log lines, alerts and monitor messages are short; a narrative longer than this is not mined. */
+export const TEMPLATE_TOKEN_LIMIT = 64;
 
 export function tokensOf(column: TokenIdColumn, vocabulary: string[], doc: number): string[] {
   const out: string[] = [];
@@ -27,6 +39,39 @@ export function tokensOf(column: TokenIdColumn, vocabulary: string[], doc: numbe
 
 export function normalize(input: { snapshot: SnapshotOutput }, _ctx: StageContext): NormalizeOutput {
   const { issues } = input.snapshot;
+  const { vocabulary, intern } = interner();
+  const templateVocabulary = interner();
+  const title = columnBuilder(issues.length);
+  const body = columnBuilder(issues.length);
+  const title_text: string[] = [];
+  const body_text: string[] = [];
+  const template = columnBuilder(issues.length);
+  const template_length = new Uint32Array(issues.length);
+  issues.forEach((issue, i) => {
+    const t = normalizeText(issue.title);
+    title_text.push(t.text);
+    title.add(i, t.tokens, intern);
+    const b = normalizeText(issue.narrative);
+    body_text.push(b.text);
+    body.add(i, b.tokens, intern);
+    const m = templateTokens(issue.narrative, TEMPLATE_TOKEN_LIMIT);
+    template.add(i, m.tokens, templateVocabulary.intern);
+    template_length[i] = m.length;
+  });
+  return {
+    issue_ids: issues.map((i) => i.id),
+    vocabulary,
+    title: title.done(),
+    body: body.done(),
+    title_text,
+    body_text,
+    template_vocabulary: templateVocabulary.vocabulary,
+    template: template.done(),
+    template_length,
+  };
+}
+
+function interner() {
   const vocabulary: string[] = [];
   const index = new Map<string, number>();
   const intern = (token: string) => {
@@ -38,19 +83,7 @@ export function normalize(input: { snapshot: SnapshotOutput }, _ctx: StageContex
     }
     return id;
   };
-  const title = columnBuilder(issues.length);
-  const body = columnBuilder(issues.length);
-  const title_text: string[] = [];
-  const body_text: string[] = [];
-  issues.forEach((issue, i) => {
-    const t = normalizeText(issue.title);
-    title_text.push(t.text);
-    title.add(i, t.tokens, intern);
-    const b = normalizeText(issue.narrative);
-    body_text.push(b.text);
-    body.add(i, b.tokens, intern);
-  });
-  return { issue_ids: issues.map((i) => i.id), vocabulary, title: title.done(), body: body.done(), title_text, body_text };
+  return { vocabulary, intern };
 }
 
 /** A token column filled document by document into a growing typed array (100,000 issues hold millions of tokens). */

@@ -125,7 +125,7 @@ export function extract(input: { snapshot: SnapshotOutput; normalize: NormalizeO
   const entries = keywordScanner([...taxonomy.domains, ...taxonomy.root_causes].map((e) => e.keywords));
   const signals = keywordScanner(rubric.signals.map((s) => [s.term]));
   const split = taxonomy.domains.length;
-  const decisions = new Map(input.snapshot.decisions.map((d) => [`${d.issue_id}:${d.kind}`, d]));
+  const decisions = new Map(input.snapshot.decisions.filter((d) => d.issue_id).map((d) => [`${d.issue_id}:${d.kind}`, d]));
 
   const results: ExtractionResult[] = [];
   const abstentions: Abstention[] = [];
@@ -145,11 +145,20 @@ export function extract(input: { snapshot: SnapshotOutput; normalize: NormalizeO
     const humanCause = human(cause, 'root_cause') ?? human(extraction, 'root_cause');
     if (humanDomain !== undefined) Object.assign(domain, { value: humanDomain, confidence: 1, source: 'human', abstained: false });
     if (humanCause !== undefined) Object.assign(rootCause, { value: humanCause, confidence: 1, source: 'human', abstained: false });
-    if (level && typeof level.decision.criticality === 'string') Object.assign(crit, { level: level.decision.criticality, confidence: 1, source: 'human', abstained: false });
+    if (level && typeof level.decision.criticality === 'string')
+      Object.assign(crit, { level: level.decision.criticality, confidence: 1, source: 'human', abstained: false });
 
-    if (domain.abstained) abstentions.push({ issue_id: issue.id, kind: 'extraction', reason: `Domain unclear (confidence ${domain.confidence})`, candidates: domain.candidates });
-    if (rootCause.abstained) abstentions.push({ issue_id: issue.id, kind: 'root_cause', reason: `Root cause unclear (confidence ${rootCause.confidence})`, candidates: rootCause.candidates });
-    if (crit.abstained) abstentions.push({ issue_id: issue.id, kind: 'criticality', reason: `Criticality at a level boundary (score ${crit.score})`, candidates: [] });
+    if (domain.abstained)
+      abstentions.push({ issue_id: issue.id, kind: 'extraction', reason: `Domain unclear (confidence ${domain.confidence})`, candidates: domain.candidates });
+    if (rootCause.abstained)
+      abstentions.push({
+        issue_id: issue.id,
+        kind: 'root_cause',
+        reason: `Root cause unclear (confidence ${rootCause.confidence})`,
+        candidates: rootCause.candidates,
+      });
+    if (crit.abstained)
+      abstentions.push({ issue_id: issue.id, kind: 'criticality', reason: `Criticality at a level boundary (score ${crit.score})`, candidates: [] });
     results.push({ issue_id: issue.id, domain, root_cause: rootCause, criticality: crit });
   });
   return { results, abstentions };

@@ -26,8 +26,10 @@ export function stability(input: { vectorize: VectorizeOutput; cluster: ClusterO
   const cfg = ctx.configs.cluster.document;
   const { labels, k } = input.cluster;
   const sizes = new Array<number>(k).fill(0);
-  for (const l of labels) if (l >= 0) sizes[l]++;
-  const status = (j: number | null): StabilityStatus => (j === null ? 'unassessed' : j < cfg.unstable_below ? 'unstable' : j >= cfg.stable_at ? 'stable' : 'doubtful');
+  // Mined templates (labels from k on) are not k-means clusters: no bootstrap for them.
+  for (const l of labels) if (l >= 0 && l < k) sizes[l]++;
+  const status = (j: number | null): StabilityStatus =>
+    j === null ? 'unassessed' : j < cfg.unstable_below ? 'unstable' : j >= cfg.stable_at ? 'stable' : 'doubtful';
   const summarize = (clusters: StabilityOutput['clusters']) => {
     const summary: Record<StabilityStatus, number> = { stable: 0, doubtful: 0, unstable: 0, unassessed: 0 };
     for (const c of clusters) if (c.size > 0) summary[c.status]++;
@@ -43,7 +45,7 @@ export function stability(input: { vectorize: VectorizeOutput; cluster: ClusterO
   // Stratified population: up to sample_size / k members of every cluster, so small clusters are assessed too.
   const perCluster = Math.max(cfg.min_cluster_size, Math.ceil(cfg.sample_size / k));
   const members: number[][] = Array.from({ length: k }, () => []);
-  labels.forEach((l, i) => l >= 0 && members[l].push(i));
+  labels.forEach((l, i) => l >= 0 && l < k && members[l].push(i));
   const population: number[] = [];
   for (const list of members) {
     const take = [...list];

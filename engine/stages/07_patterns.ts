@@ -2,7 +2,11 @@
  * Stage 7, patterns: promotes trusted clusters to patterns. Each pattern
  * - keeps the id of the previous run's pattern it matches (score = ½ Jaccard of members + ½ cosine of
  *   term centroids, greedy one-to-one above `match_threshold`), else gets a new id derived from the run;
- * - is named after its most distinctive terms (centroid weight minus corpus mean weight);
+ * - is named so that a person recognises it: a templated pattern by its template (`<*>` at the
+ *   variables), a prose pattern by the title of its most central member (highest cosine to the
+ *   centroid) followed by the distinctive terms of the pattern (centroid weight minus corpus mean
+ *   weight) that the title does not already say, both shortened; names stay unique within the run;
+ * - carries up to three representative example issues (the most central members, distinct titles);
  * - carries the fingerprint {domain, root_cause}: the majority judgement of its members when at least
  *   half of the decided members agree, else null (abstained), with the root-cause rollup behind it;
  * - gets a risk score (part 1 formula):
@@ -10,14 +14,17 @@
  *     severity = mean member weight (critical 1, high 0.7, medium 0.4, low 0.15),
  *     recency  = exp(-days from the last occurrence to as-of / 30),
  *     volume   = min(1, ln(1 + issues) / ln(101)).
- * Unclustered issues and members of unstable clusters get no pattern.
+ * Unclustered issues and members of unstable clusters get no pattern. Provenance is bounded: the
+ * member count, a digest of the sorted member ids and the link that lists them.
  */
 import { createHash } from 'node:crypto';
 import { jaccard } from '../cluster/agreement.ts';
 import { round } from '../round.ts';
 import { DAY_MS } from '../time.ts';
 import type { StageContext, Provenance } from './context.ts';
-import { provenance } from './context.ts';
+import { membersLink, provenance } from './context.ts';
+import { normalizeText } from '../text/normalize.ts';
+import { reviewQuestions, SEVERITY_WEIGHT, type QuestionKind, type ReviewQuestion } from '../review/questions.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
 import type { ExtractOutput, Judgement } from './03_extract.ts';
 import type { VectorizeOutput } from './04_vectorize.ts';
@@ -39,6 +46,12 @@ export interface PatternOutput {
   match_score: number | null;
   label: number;
   name: string;
+  /** How the pattern was found: a mined template (stage 5's templated path) or prose clustering. */
+  path: 'templated' | 'prose';
+  /** The template with `<*>` at its variable slots (templated patterns), else null. */
+  template: string | null;
+  /** Up to three representative member issues. */
+  examples: Array<{ issue_id: string; title: string }>;
   top_terms: string[];
   /** Top centroid terms with unit-normalised weights: what the next run matches against. */
   terms: Array<[string, number]>;
@@ -52,6 +65,8 @@ export interface PatternOutput {
   stability: { jaccard: number | null; status: StabilityStatus };
   risk_score: number;
   risk_components: { severity: number; recency: number; volume: number };
+  /** Reviewers' answers to this pattern's questions (from earlier runs), applied to it and its members. */
+  human: { domain?: string | null; root_cause?: string | null; criticality?: string } | null;
   provenance: Provenance;
 }
 
@@ -61,10 +76,14 @@ export interface PatternsOutput {
   pattern_ids: Array<string | null>;
   /** Previous patterns no cluster matched this run. */
   retired: string[];
+  /** The run's review questions, grouped per pattern and question, riskiest first (engine/review/questions.ts). */
+  review: ReviewQuestion[];
 }
 
 const TERMS_KEPT = 30;
-const SEVERITY_WEIGHT = { critical: 1, high: 0.7, medium: 0.4, low: 0.15 } as const;
+const NAME_TITLE_CHARS = 60;
+const NAME_TEMPLATE_CHARS = 90;
+const EXAMPLES = 3;
 
 /** A UUID (v8 layout) derived from a string, so that replaying a run reproduces its ids. */
 export function derivedUuid(text: string): string {
@@ -76,6 +95,15 @@ function cosine(a: Map<string, number>, b: Array<[string, number]>): number {
   let dot = 0;
   for (const [t, w] of b) dot += (a.get(t) ?? 0) * w;
   return dot;
+}
+
+/** At most `max` characters, cut at a word boundary when one is near, with an ellipsis. */
+export function shorten(text: string, max: number): string {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  if (clean.length <= max) return clean;
+  const cut = clean.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.([-]+$/, '')}…`;
 }
 
 function majority(judgements: Judgement[]): { value: string | null; share: number; decided: number; counts: Array<{ id: string; count: number }> } {
@@ -110,6 +138,14 @@ export function patterns(
   for (let p = 0; p < v.tfidf.values.length; p++) corpusMean.set(v.tfidf.col_idx[p], (corpusMean.get(v.tfidf.col_idx[p]) ?? 0) + v.tfidf.values[p] / n);
 
   const stabilityOf = new Map(input.stability.clusters.map((c) => [c.label, c]));
+  const templateOf = new Map(input.cluster.templates.map((t) => [t.label, t.text]));
+  const nameOf = (template: string | null, title: string, topTerms: string[]) => {
+    if (template !== null) return shorten(template, NAME_TEMPLATE_CHARS);
+    const head = shorten(title, NAME_TITLE_CHARS);
+    const said = new Set(normalizeText(title).tokens);
+    const extra = topTerms.filter((t) => !t.split(' ').every((w) => said.has(w))).slice(0, 2);
+    return extra.length ? `${head} (${extra.join(', ')})` : head;
+  };
   const members = new Map<number, number[]>();
   labels.forEach((l, i) => {
     if (l < 0) return;
@@ -120,10 +156,12 @@ export function patterns(
   });
 
   const candidates = [...members.entries()]
-    .filter(([, list]) => list.length >= cfg.min_cluster_size)
+    .filter(([label, list]) => list.length >= (label >= input.cluster.k ? 2 : cfg.min_cluster_size))
     .map(([label, list]) => {
       const centroid = new Map<number, number>();
-      for (const i of list) for (let p = v.tfidf.row_ptr[i]; p < v.tfidf.row_ptr[i + 1]; p++) centroid.set(v.tfidf.col_idx[p], (centroid.get(v.tfidf.col_idx[p]) ?? 0) + v.tfidf.values[p] / list.length);
+      for (const i of list)
+        for (let p = v.tfidf.row_ptr[i]; p < v.tfidf.row_ptr[i + 1]; p++)
+          centroid.set(v.tfidf.col_idx[p], (centroid.get(v.tfidf.col_idx[p]) ?? 0) + v.tfidf.values[p] / list.length);
       const ranked = [...centroid.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, TERMS_KEPT);
       const norm = Math.sqrt(ranked.reduce((s, [, w]) => s + w * w, 0)) || 1;
       const terms: Array<[string, number]> = ranked.map(([f, w]) => [tokenOf.get(f) ?? `#${f}`, round(w / norm)]);
@@ -139,7 +177,18 @@ export function patterns(
         topTerms.push(term);
       }
       const ids = list.map((i) => issues[i].id).sort();
-      return { label, list, terms, topTerms, ids, idSet: new Set(ids) };
+      // The most central members first (ties: snapshot order), one per distinct title.
+      const central = [...list].sort((a, b) => input.cluster.similarity[b] - input.cluster.similarity[a] || a - b);
+      const examples: Array<{ issue_id: string; title: string }> = [];
+      const titles = new Set<string>();
+      for (const i of central) {
+        if (examples.length === EXAMPLES) break;
+        if (titles.has(issues[i].title)) continue;
+        titles.add(issues[i].title);
+        examples.push({ issue_id: issues[i].id, title: shorten(issues[i].title, 200) });
+      }
+      const template = templateOf.get(label) ?? null;
+      return { label, list, terms, topTerms, ids, idSet: new Set(ids), examples, template, name: nameOf(template, issues[central[0]].title, topTerms) };
     })
     .sort((a, b) => (a.ids[0] < b.ids[0] ? -1 : 1));
 
@@ -162,7 +211,19 @@ export function patterns(
     usedPrev.add(p.prev);
   }
 
+  // Unique names: a repeated name gets its pattern's first member's position in the run.
+  const nameCount = new Map<string, number>();
+  for (const cand of candidates) nameCount.set(cand.name, (nameCount.get(cand.name) ?? 0) + 1);
+  const names = candidates.map((cand, c) => (nameCount.get(cand.name)! > 1 ? `${cand.name} #${c + 1}` : cand.name));
+
   const extraction = input.extract.results;
+  const patternDecisions = new Map<string, Partial<Record<QuestionKind, (typeof input.snapshot.decisions)[number]>>>();
+  for (const d of input.snapshot.decisions) {
+    if (!d.pattern_id) continue;
+    const byKind = patternDecisions.get(d.pattern_id) ?? {};
+    byKind[d.kind] = d;
+    patternDecisions.set(d.pattern_id, byKind);
+  }
   const out: PatternOutput[] = candidates.map((cand, c) => {
     const match = matchOf.get(c);
     const id = match?.prev ?? derivedUuid(`${ctx.runId}:pattern:${cand.ids[0]}`);
@@ -174,13 +235,27 @@ export function patterns(
     const risk = Math.max(0, Math.min(100, Math.round(100 * (0.45 * severity + 0.3 * recency + 0.25 * volume))));
     const domain = majority(cand.list.map((i) => extraction[i].domain));
     const cause = majority(cand.list.map((i) => extraction[i].root_cause));
+    // A reviewer's answer to this pattern's question (kept through the match to the previous run) wins.
+    const answers = patternDecisions.get(id);
+    const human: PatternOutput['human'] = answers ? {} : null;
+    if (answers?.extraction) {
+      const d = answers.extraction.decision;
+      if (typeof d.domain === 'string' || d.domain === null) domain.value = human!.domain = d.domain as string | null;
+      if (typeof d.root_cause === 'string') cause.value = human!.root_cause = d.root_cause;
+    }
+    if (answers?.root_cause && typeof answers.root_cause.decision.root_cause === 'string')
+      cause.value = human!.root_cause = answers.root_cause.decision.root_cause;
+    if (answers?.criticality && typeof answers.criticality.decision.criticality === 'string') human!.criticality = answers.criticality.decision.criticality;
     const stab = stabilityOf.get(cand.label);
     return {
       id,
       previous_id: match?.prev ?? null,
       match_score: match?.score ?? null,
       label: cand.label,
-      name: cand.topTerms.slice(0, 3).join(' / ') || `pattern ${c + 1}`,
+      name: names[c],
+      path: cand.template === null ? 'prose' : 'templated',
+      template: cand.template,
+      examples: cand.examples,
       top_terms: cand.topTerms,
       terms: cand.terms,
       member_ids: cand.ids,
@@ -198,14 +273,21 @@ export function patterns(
         causes: cause.counts,
       },
       stability: { jaccard: stab?.jaccard ?? null, status: stab?.status ?? 'unassessed' },
+      human,
       risk_score: risk,
       risk_components: { severity: round(severity), recency: round(recency), volume: round(volume) },
-      provenance: provenance(ctx, 'patterns', cand.ids),
+      provenance: provenance(ctx, 'patterns', cand.ids, membersLink(id)),
     };
   });
 
   const byLabel = new Map(out.map((p) => [p.label, p.id]));
-  const pattern_ids = issues.map((_, i) => (labels[i] >= 0 ? byLabel.get(labels[i]) ?? null : null));
+  const pattern_ids = issues.map((_, i) => (labels[i] >= 0 ? (byLabel.get(labels[i]) ?? null) : null));
   const retired = input.snapshot.previous_patterns.map((p) => p.id).filter((id) => !usedPrev.has(id));
-  return { patterns: out, pattern_ids, retired };
+  const review = reviewQuestions(
+    input.snapshot,
+    input.extract,
+    out.map((p, c) => ({ ...p, members: candidates[c].list, decided: new Set(Object.keys(patternDecisions.get(p.id) ?? {}) as QuestionKind[]) })),
+    pattern_ids.map((p) => p !== null),
+  );
+  return { patterns: out, pattern_ids, retired, review };
 }

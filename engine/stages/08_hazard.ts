@@ -31,7 +31,7 @@ import { forecastOccurrences } from '../hazard/forecast.ts';
 import { forecastPaths } from '../hazard/forecastPaths.ts';
 import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
 import { selectModel } from '../hazard/selectModel.ts';
-import { provenance, type Provenance, type StageContext } from './context.ts';
+import { membersLink, provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
 import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
 
@@ -224,7 +224,16 @@ function parametersOf(fit: HazardFit): HazardParameters {
 export function fitOf(h: PatternHazardFitted, level: number): HazardFit {
   const p = h.parameters;
   return describeFit(
-    { model: h.model, mu: p.mu, logSigma: p.log_sigma, covariance: p.covariance, logLik: h.selection.log_likelihood, n: h.n_gaps + h.n_censored, events: h.n_gaps, iterations: 0 },
+    {
+      model: h.model,
+      mu: p.mu,
+      logSigma: p.log_sigma,
+      covariance: p.covariance,
+      logLik: h.selection.log_likelihood,
+      n: h.n_gaps + h.n_censored,
+      events: h.n_gaps,
+      iterations: 0,
+    },
     level,
   );
 }
@@ -238,7 +247,7 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
   const indexOf = new Map(input.snapshot.issues.map((issue, i) => [issue.id, i]));
 
   const patterns: PatternHazard[] = input.patterns.patterns.map((pattern) => {
-    const prov = provenance(ctx, 'hazard', pattern.member_ids);
+    const prov = provenance(ctx, 'hazard', pattern.member_ids, membersLink(pattern.id));
     const times = occurrenceTimes(input.snapshot, pattern.member_ids, asOfMs, indexOf);
     const notFitted = (reason: PatternHazardNotFitted['reason'], detail: string, nGaps: number): PatternHazardNotFitted => ({
       pattern_id: pattern.id,
@@ -251,7 +260,10 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
       provenance: prov,
     });
     if (times.length === 0) return notFitted('no_timestamps', 'no member has occurred_at', 0);
-    const gaps = censoredGaps(times.map((t) => t / DAY_MS), asOfDays);
+    const gaps = censoredGaps(
+      times.map((t) => t / DAY_MS),
+      asOfDays,
+    );
     const nGaps = gaps.event.filter(Boolean).length;
     if (nGaps < cfg.min_gaps) return notFitted('insufficient_events', `${nGaps} gaps between occurrences, fewer than min_gaps ${cfg.min_gaps}`, nGaps);
     const selection = selectModel(gaps, { level });
@@ -261,7 +273,13 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
     const since = gaps.sinceLast;
     const gridEnd = gaps.time.reduce((a, b) => Math.max(a, b), horizons.at(-1)!);
     const curves = hazardCurves(fit, evenGrid(gridEnd, cfg.curve_points), level);
-    const forecast = forecastOccurrences(fit, { sinceLast: since, horizons, seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`), paths: forecastPaths(fit, horizons.at(-1)!, FORECAST_PATHS), level });
+    const forecast = forecastOccurrences(fit, {
+      sinceLast: since,
+      horizons,
+      seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`),
+      paths: forecastPaths(fit, horizons.at(-1)!, FORECAST_PATHS),
+      level,
+    });
     const alert = recurrenceProbability(fit, since, cfg.alert_horizon_days, level);
     return {
       pattern_id: pattern.id,

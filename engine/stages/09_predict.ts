@@ -133,8 +133,18 @@ export function scoreForecasts(forecasts: readonly BacktestForecast[]): Backtest
     brier: skill.brier,
     brier_reference: skill.reference,
     skill: skill.skill,
-    coverage: intervalCoverage(forecasts.map((f) => f.lower), forecasts.map((f) => f.upper), forecasts.map((f) => f.actual)).coverage,
-    calibration: calibrationBins(p, o, 10).map((b) => ({ lower: b.lower, upper: b.upper, count: b.count, mean_forecast: b.meanForecast, observed_rate: b.observedRate })),
+    coverage: intervalCoverage(
+      forecasts.map((f) => f.lower),
+      forecasts.map((f) => f.upper),
+      forecasts.map((f) => f.actual),
+    ).coverage,
+    calibration: calibrationBins(p, o, 10).map((b) => ({
+      lower: b.lower,
+      upper: b.upper,
+      count: b.count,
+      mean_forecast: b.meanForecast,
+      observed_rate: b.observedRate,
+    })),
   };
 }
 
@@ -169,9 +179,20 @@ export function predict(input: { snapshot: SnapshotOutput; patterns: PatternsOut
   const asOfMs = Date.parse(ctx.asOf);
   const asOfDays = asOfMs / DAY_MS;
   const indexOf = new Map(input.snapshot.issues.map((issue, i) => [issue.id, i]));
-  const series = input.patterns.patterns.map((pattern) => ({ id: pattern.id, times: occurrenceTimes(input.snapshot, pattern.member_ids, asOfMs, indexOf).map((t) => t / DAY_MS) }));
+  const series = input.patterns.patterns.map((pattern) => ({
+    id: pattern.id,
+    times: occurrenceTimes(input.snapshot, pattern.member_ids, asOfMs, indexOf).map((t) => t / DAY_MS),
+  }));
   const origins = Array.from({ length: cfg.backtest_origins }, (_, j) => asOfDays - (j + 1) * horizon);
-  const results = rollingBacktest(series, { origins, horizon, asOf: asOfDays, minGaps: cfg.min_gaps, level, seed: deriveSeed(ctx.seed, 'predict:backtest'), paths: BACKTEST_PATHS });
+  const results = rollingBacktest(series, {
+    origins,
+    horizon,
+    asOf: asOfDays,
+    minGaps: cfg.min_gaps,
+    level,
+    seed: deriveSeed(ctx.seed, 'predict:backtest'),
+    paths: BACKTEST_PATHS,
+  });
   const pooled = results.flatMap((r) => r.forecasts);
   const groups = [...new Set([cfg.min_gaps, Math.max(cfg.min_gaps, LONG_HISTORY_GAPS)])];
   const scoredPatterns = new Set(pooled.map((f) => f.id));
@@ -184,10 +205,14 @@ export function predict(input: { snapshot: SnapshotOutput; patterns: PatternsOut
     backtest: {
       horizon_days: horizon,
       interval_level: level,
-      origins: results.map((r) => ({ origin_at: new Date(r.origin * DAY_MS).toISOString(), fully_observed: r.fullyObserved, scores: scoreForecasts(r.forecasts) })),
+      origins: results.map((r) => ({
+        origin_at: new Date(r.origin * DAY_MS).toISOString(),
+        fully_observed: r.fullyObserved,
+        scores: scoreForecasts(r.forecasts),
+      })),
       overall: scoreForecasts(pooled),
       by_history: groups.map((minGaps) => ({ min_gaps: minGaps, scores: scoreForecasts(pooled.filter((f) => f.gaps >= minGaps)) })),
-      provenance: provenance(ctx, 'predict', scoredIssues.sort()),
+      provenance: provenance(ctx, 'predict', scoredIssues, null),
     },
   };
 }

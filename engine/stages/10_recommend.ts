@@ -30,7 +30,7 @@
 import type { TaxonomyConfig } from '../config/taxonomy.ts';
 import { occurrenceCost } from '../finance/occurrenceCost.ts';
 import { round } from '../round.ts';
-import { provenance, type Provenance, type StageContext } from './context.ts';
+import { membersLink, provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
 import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
 import type { Estimate, HazardOutput, PatternHazardFitted } from './08_hazard.ts';
@@ -136,7 +136,7 @@ export function recommend(
   const recommendations: Recommendation[] = [];
   const risk_scores: RiskScore[] = [];
   for (const pattern of input.patterns.patterns) {
-    const prov = provenance(ctx, 'recommend', pattern.member_ids);
+    const prov = provenance(ctx, 'recommend', pattern.member_ids, membersLink(pattern.id));
     const h = hazardOf.get(pattern.id);
     const fitted: PatternHazardFitted | null = h?.status === 'fitted' ? h : null;
 
@@ -161,7 +161,8 @@ export function recommend(
 
     const rootCause = pattern.rollup.status === 'decided' ? pattern.root_cause : null;
     const playbook = rootCause === null ? null : (playbookOf.get(rootCause) ?? null);
-    const abstainReason: Recommendation['abstain_reason'] = rootCause === null ? 'root_cause_abstained' : playbook === null ? 'no_playbook' : !fitted ? 'not_fitted' : null;
+    const abstainReason: Recommendation['abstain_reason'] =
+      rootCause === null ? 'root_cause_abstained' : playbook === null ? 'no_playbook' : !fitted ? 'not_fitted' : null;
     let businessCase: BusinessCase | null = null;
     if (abstainReason === null && playbook && fitted) {
       const window = horizons.at(-1)!;
@@ -199,9 +200,23 @@ export function recommend(
         cost: expectedCost + criticalCost > 0 ? round(expectedCost / (expectedCost + criticalCost)) : 0,
       };
       const score = WEIGHTS.p_recurrence * components.p_recurrence + WEIGHTS.severity * components.severity + WEIGHTS.cost * components.cost;
-      risk_scores.push({ pattern_id: pattern.id, risk_score: Math.max(0, Math.min(100, Math.round(100 * score))), basis: 'hazard', components, expected_cost: expectedCost, provenance: prov });
+      risk_scores.push({
+        pattern_id: pattern.id,
+        risk_score: Math.max(0, Math.min(100, Math.round(100 * score))),
+        basis: 'hazard',
+        components,
+        expected_cost: expectedCost,
+        provenance: prov,
+      });
     } else {
-      risk_scores.push({ pattern_id: pattern.id, risk_score: pattern.risk_score, basis: 'patterns', components: pattern.risk_components, expected_cost: null, provenance: prov });
+      risk_scores.push({
+        pattern_id: pattern.id,
+        risk_score: pattern.risk_score,
+        basis: 'patterns',
+        components: pattern.risk_components,
+        expected_cost: null,
+        provenance: prov,
+      });
     }
   }
   return { currency, financials, recommendations, risk_scores };

@@ -3,8 +3,7 @@
  * starts of normalised text (a keyword may be a word prefix, e.g. `synchroniz`), longer keywords
  * first. All entries of a config are matched in one pass (`keywordScanner`).
  */
-const normalizeKeywords = (keywords: string[]) =>
-  [...new Set(keywords.map((k) => k.toLowerCase().replace(/\s+/g, ' ').trim()).filter(Boolean))];
+const normalizeKeywords = (keywords: string[]) => [...new Set(keywords.map((k) => k.toLowerCase().replace(/\s+/g, ' ').trim()).filter(Boolean))];
 
 export interface KeywordMatcher {
   /** Distinct keywords found in `text`. */

@@ -8,7 +8,7 @@ export const engineRun = defineTask({
   payload: z.object({ run_id: z.uuid(), workspace_id: z.uuid() }),
   maxAttempts: 3,
   async run({ run_id, workspace_id }, job) {
-    const { summary, run } = await executeEngineRun(job.app, run_id, workspace_id, (p) => job.progress(p.percent, p.stage));
+    const { summary, run } = await executeEngineRun(job.app, run_id, workspace_id, (p) => job.progress(p.percent, p.stage), job.signal);
     return { run_id, output_digest: run.output_digest, ...summary };
   },
 });

@@ -12,7 +12,15 @@ import { z } from 'zod';
 import type { Queryable } from '../../lib/db.ts';
 import { preFixRate, verifyFix } from '../../engine/hazard/verifyFix.ts';
 import { withEventBatch, type Actor } from '../../sql/events.ts';
-import { findRecommendation, implementedRecommendationIds, saveVerification, type RecommendationRow, type StoredVerification, type Verdict } from '../../sql/recommendations.ts';
+import { patternOccurrences } from '../../sql/issues.ts';
+import {
+  findRecommendation,
+  implementedRecommendationIds,
+  saveVerification,
+  type RecommendationRow,
+  type StoredVerification,
+  type Verdict,
+} from '../../sql/recommendations.ts';
 import { defineTask, enqueueJob } from '../runtime.ts';
 
 /** Length of a counting period of the CUSUM. */
@@ -29,11 +37,12 @@ export const recommendationVerify = defineTask({
     return withEventBatch(job.app.pool, workspace_id, async (client, events) => {
       const recommendation = await findRecommendation(client, workspace_id, recommendation_id, { lock: true });
       if (recommendation?.status !== 'implemented') return { recommendation_id, skipped: 'not an implemented recommendation' };
-      const { rows } = await client.query<{ id: string; occurred_at: Date }>(
-        'select id, occurred_at from issues where workspace_id = $1 and pattern_id = $2 and occurred_at is not null order by occurred_at, id',
-        [workspace_id, recommendation.pattern_id],
+      const rows = await patternOccurrences(client, workspace_id, recommendation.pattern_id);
+      const { verdict, verification } = verify(
+        recommendation,
+        rows.map((r) => r.occurred_at.toISOString()),
+        asOf,
       );
-      const { verdict, verification } = verify(recommendation, rows.map((r) => r.occurred_at.toISOString()), asOf);
       const provenance = {
         stage: 'verify',
         run_id: recommendation.run_id,
@@ -51,10 +60,20 @@ function verify(recommendation: RecommendationRow, occurrences: string[], asOf: 
   const fixedAt = recommendation.implemented_at!.toISOString();
   const before = preFixRate(occurrences, fixedAt, VERIFICATION_PERIOD_DAYS);
   if (before === null) {
-    return { verdict: 'insufficient_data', verification: { cusum: null, reason: 'Fewer than two occurrences before the fix: there is no pre-fix rate to compare with.' } };
+    return {
+      verdict: 'insufficient_data',
+      verification: { cusum: null, reason: 'Fewer than two occurrences before the fix: there is no pre-fix rate to compare with.' },
+    };
   }
   const reduction = recommendation.recommendation.playbook!.expected_reduction;
-  const cusum = verifyFix({ occurrences, fixedAt, asOf: asOf.toISOString(), periodDays: VERIFICATION_PERIOD_DAYS, preFixRate: before, targetRate: before * (1 - reduction) });
+  const cusum = verifyFix({
+    occurrences,
+    fixedAt,
+    asOf: asOf.toISOString(),
+    periodDays: VERIFICATION_PERIOD_DAYS,
+    preFixRate: before,
+    targetRate: before * (1 - reduction),
+  });
   return { verdict: cusum.verdict, verification: { cusum, reason: null } };
 }
 
@@ -62,7 +81,12 @@ export const verificationKey = (recommendationId: string) => `recommendation__ve
 
 /** Enqueues a verification of one recommendation on `db` (a queued one for it is reused). */
 export function enqueueVerification(db: Queryable, workspaceId: string, recommendationId: string) {
-  return enqueueJob(db, recommendationVerify, { workspace_id: workspaceId, recommendation_id: recommendationId }, { workspaceId, jobKey: verificationKey(recommendationId), retryTerminal: true });
+  return enqueueJob(
+    db,
+    recommendationVerify,
+    { workspace_id: workspaceId, recommendation_id: recommendationId },
+    { workspaceId, jobKey: verificationKey(recommendationId), retryTerminal: true },
+  );
 }
 
 /** Enqueues verifications of the workspace's implemented fixes (only of the patterns of `issueIds` when given). */

@@ -38,7 +38,8 @@ export const tenantProvision = defineTask({
     const { pool } = job.app;
     const tenant = await findTenant(pool, tenant_id);
     if (!tenant) throw new PermanentJobError(`tenant ${tenant_id} does not exist`);
-    if (!PROVISIONABLE_STATES.includes(tenant.lifecycle_state)) throw new PermanentJobError(`tenant is '${tenant.lifecycle_state}'; provisioning does not apply`);
+    if (!PROVISIONABLE_STATES.includes(tenant.lifecycle_state))
+      throw new PermanentJobError(`tenant is '${tenant.lifecycle_state}'; provisioning does not apply`);
     await transitionTenant(pool, tenant.id, ['draft'], 'provisioning');
     const migrationsApplied = await provisionSchema(pool, tenant.schema_name, (step, index) => job.progress(((index + 1) * 95) / PROVISION_STEPS.length, step));
     await transitionTenant(pool, tenant.id, ['draft', 'provisioning'], 'onboarding');

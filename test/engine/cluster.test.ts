@@ -210,7 +210,10 @@ for (const k of [3, 5, 8]) {
     assert.ok(samePartition(selection.assignment.labels, truth));
     // The reported scores cover the coarse grid and the refined neighbourhood, sorted by k, the best at k.
     const ks = selection.scores.map((s) => s.k);
-    assert.equal(ks, [...ks].sort((a, b) => a - b));
+    assert.equal(
+      ks,
+      [...ks].sort((a, b) => a - b),
+    );
     for (const g of geometricGrid(2, 14)) assert.ok(ks.includes(g), `grid k ${g} scored`);
     const best = selection.scores.reduce((m, s) => (s.silhouette > m.silhouette ? s : m));
     assert.is(best.k, k);
@@ -264,13 +267,19 @@ test('rng: seeded streams, derived seeds and Floyd sampling', () => {
   const a = createRng(1);
   const b = createRng(1);
   const draws = Array.from({ length: 5 }, () => a.next());
-  assert.equal(Array.from({ length: 5 }, () => b.next()), draws);
+  assert.equal(
+    Array.from({ length: 5 }, () => b.next()),
+    draws,
+  );
   assert.ok(draws.every((v) => v >= 0 && v < 1));
   assert.is.not(deriveSeed(1, 'svd'), deriveSeed(1, 'cluster'));
   assert.is(deriveSeed(1, 'svd'), deriveSeed(1, 'svd'));
   const sample = sampleIndices(createRng(4), 100, 10);
   assert.is(new Set(sample).size, 10);
-  assert.equal(sample, [...sample].sort((x, y) => x - y));
+  assert.equal(
+    sample,
+    [...sample].sort((x, y) => x - y),
+  );
   assert.ok(sample.every((i) => i >= 0 && i < 100));
   assert.equal(sampleIndices(createRng(4), 5, 10), [0, 1, 2, 3, 4]);
 });

@@ -31,12 +31,18 @@ test('the same issues under other ids give the same patterns (the snapshot order
   // Clustering saw the issues in the same order: the same k, selection and labels by position.
   const clustering = (c: StageOutputs['cluster']) => ({ k: c.k, selection: c.selection, labels: Array.from(c.labels) });
   assert.equal(clustering(other.outputs.cluster!), clustering(first.outputs.cluster!));
-  assert.equal(memberSets(other.outputs.patterns!, (id) => id), memberSets(first.outputs.patterns!, (id) => renamed.get(id)!));
+  assert.equal(
+    memberSets(other.outputs.patterns!, (id) => id),
+    memberSets(first.outputs.patterns!, (id) => renamed.get(id)!),
+  );
 });
 
 test('two runs over the same seeded input give identical per-stage digests', async () => {
   const second = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: input() });
-  assert.equal(first.records.map((r) => r.stage), stageNames);
+  assert.equal(
+    first.records.map((r) => r.stage),
+    stageNames,
+  );
   assert.equal(digests(second.records), digests(first.records));
   for (const r of first.records) assert.match(r.digest, /^[0-9a-f]{64}$/);
   // The engine reads no clock: without an injected timer every duration is 0.
@@ -59,7 +65,9 @@ test('another seed changes the seeded stages and nothing before them', async () 
 test('another run id changes the patterns and the stages after them (ids and provenance derive from it), nothing before', async () => {
   const other = await runPipeline({ ctx: testContext({ seed: 42, runId: testUuid('another run') }), snapshotInput: input() });
   const from = stageNames.indexOf('patterns');
-  first.records.forEach((r, i) => (i >= from ? assert.is.not(other.records[i].digest, r.digest, r.stage) : assert.is(other.records[i].digest, r.digest, r.stage)));
+  first.records.forEach((r, i) =>
+    i >= from ? assert.is.not(other.records[i].digest, r.digest, r.stage) : assert.is(other.records[i].digest, r.digest, r.stage),
+  );
 });
 
 test('the hazard, predict and recommend outputs of this input are not trivial', () => {
@@ -100,7 +108,7 @@ test('a slice of the stages over decoded stored outputs reproduces the stored di
   const needs: Array<[StageName, StageName[]]> = [
     ['normalize', ['snapshot']],
     ['vectorize', ['extract', 'normalize', 'snapshot']],
-    ['cluster', ['extract', 'snapshot', 'vectorize']],
+    ['cluster', ['extract', 'normalize', 'snapshot', 'vectorize']],
     ['patterns', ['cluster', 'extract', 'snapshot', 'stability', 'vectorize']],
     ['hazard', ['patterns', 'snapshot']],
     ['predict', ['hazard', 'patterns', 'snapshot']],

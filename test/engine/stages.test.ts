@@ -2,6 +2,7 @@
  * Engine stages 1-7, each on small hand-made inputs with exact expectations, and the clustering
  * stages on generated issues with known themes (bench/data/synthetic.ts, seeded).
  */
+import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { snapshot, type SnapshotInput, type SnapshotOutput } from '../../engine/stages/01_snapshot.ts';
@@ -10,11 +11,11 @@ import { extract, type ExtractOutput, type Judgement } from '../../engine/stages
 import type { VectorizeOutput } from '../../engine/stages/04_vectorize.ts';
 import type { ClusterOutput } from '../../engine/stages/05_cluster.ts';
 import { stability, type StabilityOutput } from '../../engine/stages/06_stability.ts';
-import { derivedUuid, patterns } from '../../engine/stages/07_patterns.ts';
+import { derivedUuid, patterns, shorten } from '../../engine/stages/07_patterns.ts';
 import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
 import { adjustedRandIndex } from '../../engine/cluster/agreement.ts';
 import type { TaxonomyConfig } from '../../engine/config/taxonomy.ts';
-import { defaultRubric } from '../../engine/config/rubric.ts';
+import type { defaultRubric } from '../../engine/config/rubric.ts';
 import { syntheticInput, testConfigs, testContext, testUuid, TEST_AS_OF } from '../helpers/engineInput.ts';
 
 const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -50,7 +51,14 @@ function snapshotInput(): SnapshotInput {
       { issue_id: id(1), kind: 'criticality', decision: { criticality: 'high' }, decided_at: '2024-10-01T00:00:00.000Z' },
     ],
     previous_patterns: [
-      { id: id(52), member_ids: [id(3), id(1)], terms: [['disk', 0.8], ['full', 0.6]] },
+      {
+        id: id(52),
+        member_ids: [id(3), id(1)],
+        terms: [
+          ['disk', 0.8],
+          ['full', 0.6],
+        ],
+      },
       { id: id(51), member_ids: [id(2)], terms: [['socket', 1]] },
     ],
   };
@@ -58,7 +66,10 @@ function snapshotInput(): SnapshotInput {
 
 test('snapshot sorts issues, decisions and previous patterns canonically and keeps the latest decision per (issue, kind)', () => {
   const out = snapshot(snapshotInput(), ctx);
-  assert.equal(out.issues.map((i) => i.id), [id(1), id(2), id(3)]);
+  assert.equal(
+    out.issues.map((i) => i.id),
+    [id(1), id(2), id(3)],
+  );
   assert.equal(
     out.decisions.map((d) => [d.issue_id, d.kind, d.decision]),
     [
@@ -100,7 +111,10 @@ test('snapshot digest: the same for any input order, different for any changed i
     ['an added issue', (i) => i.issues.push(issue(4))],
     ['a removed issue', (i) => i.issues.pop()],
     ['a decision', (i) => (i.decisions[1].decision = { domain: 'storage', root_cause: null })],
-    ['a newer decision', (i) => i.decisions.push({ issue_id: id(1), kind: 'root_cause', decision: { root_cause: 'other' }, decided_at: '2024-10-06T00:00:00.000Z' })],
+    [
+      'a newer decision',
+      (i) => i.decisions.push({ issue_id: id(1), kind: 'root_cause', decision: { root_cause: 'other' }, decided_at: '2024-10-06T00:00:00.000Z' }),
+    ],
     ['a previous pattern term', (i) => (i.previous_patterns[0].terms[0][1] = 0.7)],
     ['a previous pattern member', (i) => i.previous_patterns[1].member_ids.push(id(3))],
     ['the event sequence', (i) => (i.event_sequence = 42)],
@@ -134,7 +148,10 @@ function frozen(issues: Array<ReturnType<typeof issue>>, decisions: SnapshotInpu
 }
 
 test('normalize interns tokens into one vocabulary with per-document offsets', () => {
-  const snap = frozen([issue(1, { title: 'Disk full', narrative: 'Disk full on node 7' }), issue(2, { title: 'Node down', narrative: 'disk failing at 10.0.0.1' })]);
+  const snap = frozen([
+    issue(1, { title: 'Disk full', narrative: 'Disk full on node 7' }),
+    issue(2, { title: 'Node down', narrative: 'disk failing at 10.0.0.1' }),
+  ]);
   const out = normalize({ snapshot: snap }, ctx);
   assert.equal(out.issue_ids, [id(1), id(2)]);
   // First seen first: issue 1's title, its body, then issue 2's title and body.
@@ -176,7 +193,10 @@ const taxonomy: TaxonomyConfig = {
   ],
 };
 
-function extracted(issues: Array<ReturnType<typeof issue>>, options: { decisions?: SnapshotInput['decisions']; rubric?: Partial<typeof defaultRubric> } = {}): ExtractOutput & { snap: SnapshotOutput } {
+function extracted(
+  issues: Array<ReturnType<typeof issue>>,
+  options: { decisions?: SnapshotInput['decisions']; rubric?: Partial<typeof defaultRubric> } = {},
+): ExtractOutput & { snap: SnapshotOutput } {
   const c = testContext({ configs: testConfigs({ taxonomy, ...(options.rubric ? { rubric: options.rubric } : {}) }) });
   const snap = frozen(issues, options.decisions);
   const out = extract({ snapshot: snap, normalize: normalize({ snapshot: snap }, c) }, c);
@@ -190,9 +210,23 @@ test('extract: two root-cause keywords of one entry decide it with confidence (1
   const r = out.results[0];
   assert.is(r.issue_id, id(1));
   // Narrative keywords count 1 each: "disk full" + "quota" = 2; confidence = 1 − e^−2 = 0.864665 (6 places).
-  assert.equal(r.root_cause, { value: 'exhaustion', confidence: 0.864665, source: 'engine', abstained: false, candidates: [{ id: 'exhaustion', score: 2 }], evidence: ['disk full', 'quota'] });
+  assert.equal(r.root_cause, {
+    value: 'exhaustion',
+    confidence: 0.864665,
+    source: 'engine',
+    abstained: false,
+    candidates: [{ id: 'exhaustion', score: 2 }],
+    evidence: ['disk full', 'quota'],
+  });
   // "disk" (inside "disk full") is storage evidence: score 1, confidence 1 − e^−1 = 0.632121.
-  assert.equal(r.domain, { value: 'storage', confidence: 0.632121, source: 'engine', abstained: false, candidates: [{ id: 'storage', score: 1 }], evidence: ['disk'] });
+  assert.equal(r.domain, {
+    value: 'storage',
+    confidence: 0.632121,
+    source: 'engine',
+    abstained: false,
+    candidates: [{ id: 'storage', score: 1 }],
+    evidence: ['disk'],
+  });
   assert.equal(out.abstentions, []);
 });
 
@@ -210,7 +244,10 @@ test('extract: a runner-up lowers the confidence by top / (top + second)', () =>
   const out = extracted([issue(1, { title: 'Quota exceeded', narrative: 'then a timeout' })]);
   // exhaustion 2 (title), timeout 1: (1 − e^−2) · 2/3 = 0.576443.
   const r = out.results[0].root_cause;
-  assert.equal(r.candidates, [{ id: 'exhaustion', score: 2 }, { id: 'timeout', score: 1 }]);
+  assert.equal(r.candidates, [
+    { id: 'exhaustion', score: 2 },
+    { id: 'timeout', score: 1 },
+  ]);
   assert.is(r.confidence, Math.round((1 - Math.exp(-2)) * (2 / 3) * 1e6) / 1e6);
   assert.is(r.confidence, 0.576443);
   assert.is(r.value, 'exhaustion');
@@ -220,12 +257,30 @@ test('extract: a tie abstains (kind root_cause) and names the candidates', () =>
   const out = extracted([issue(1, { title: 'Service stuck', narrative: 'a deadlock, then a timeout' })]);
   const r = out.results[0];
   // race 1, timeout 1: (1 − e^−1) · 1/2 = 0.31606 < 0.35.
-  assert.equal(r.root_cause, { value: null, confidence: 0.31606, source: 'engine', abstained: true, candidates: [{ id: 'race', score: 1 }, { id: 'timeout', score: 1 }], evidence: ['deadlock'] });
+  assert.equal(r.root_cause, {
+    value: null,
+    confidence: 0.31606,
+    source: 'engine',
+    abstained: true,
+    candidates: [
+      { id: 'race', score: 1 },
+      { id: 'timeout', score: 1 },
+    ],
+    evidence: ['deadlock'],
+  });
   // No domain keyword at all: confidence 0, abstains too (kind extraction).
   assert.equal(r.domain, { value: null, confidence: 0, source: 'engine', abstained: true, candidates: [], evidence: [] });
   assert.equal(out.abstentions, [
     { issue_id: id(1), kind: 'extraction', reason: 'Domain unclear (confidence 0)', candidates: [] },
-    { issue_id: id(1), kind: 'root_cause', reason: 'Root cause unclear (confidence 0.31606)', candidates: [{ id: 'race', score: 1 }, { id: 'timeout', score: 1 }] },
+    {
+      issue_id: id(1),
+      kind: 'root_cause',
+      reason: 'Root cause unclear (confidence 0.31606)',
+      candidates: [
+        { id: 'race', score: 1 },
+        { id: 'timeout', score: 1 },
+      ],
+    },
   ]);
 });
 
@@ -252,7 +307,10 @@ test('extract: criticality score = severity weight + matched signal weights, cla
   ]);
   // The shipped rubric abstains below 0.5: none of these.
   assert.ok(out.results.every((r) => !r.criticality.abstained && r.criticality.source === 'engine'));
-  assert.equal(out.abstentions.filter((a) => a.kind === 'criticality'), []);
+  assert.equal(
+    out.abstentions.filter((a) => a.kind === 'criticality'),
+    [],
+  );
 });
 
 test('extract: criticality abstains near a level boundary when the rubric asks for more confidence', () => {
@@ -272,7 +330,10 @@ test('extract: criticality abstains near a level boundary when the rubric asks f
       [null, 0.3, 0.5, true],
     ],
   );
-  assert.equal(out.abstentions.filter((a) => a.kind === 'criticality'), [{ issue_id: id(2), kind: 'criticality', reason: 'Criticality at a level boundary (score 0.3)', candidates: [] }]);
+  assert.equal(
+    out.abstentions.filter((a) => a.kind === 'criticality'),
+    [{ issue_id: id(2), kind: 'criticality', reason: 'Criticality at a level boundary (score 0.3)', candidates: [] }],
+  );
 });
 
 test("extract: a reviewer's decision overrides the engine with confidence 1 and source 'human'", () => {
@@ -286,7 +347,17 @@ test("extract: a reviewer's decision overrides the engine with confidence 1 and 
   });
   const [one, two, three] = out.results;
   // The reviewer's value replaces the engine's; the engine's candidates and evidence stay for context.
-  assert.equal(one.root_cause, { value: 'timeout', confidence: 1, source: 'human', abstained: false, candidates: [{ id: 'race', score: 1 }, { id: 'timeout', score: 1 }], evidence: ['deadlock'] });
+  assert.equal(one.root_cause, {
+    value: 'timeout',
+    confidence: 1,
+    source: 'human',
+    abstained: false,
+    candidates: [
+      { id: 'race', score: 1 },
+      { id: 'timeout', score: 1 },
+    ],
+    evidence: ['deadlock'],
+  });
   assert.equal([two.domain.value, two.domain.source, two.domain.confidence], ['network', 'human', 1]);
   assert.equal([two.root_cause.value, two.root_cause.source, two.root_cause.confidence], ['race', 'human', 1]);
   assert.equal([two.criticality.level, two.criticality.source, two.criticality.confidence, two.criticality.abstained], ['critical', 'human', 1, false]);
@@ -306,7 +377,10 @@ test('extract with the shipped taxonomy: an issue whose text matches no keyword 
   const c = testContext();
   const snap = frozen([issue(1, { title: 'Something odd', narrative: 'Nothing here resembles any known vocabulary at all' })]);
   const out = extract({ snapshot: snap, normalize: normalize({ snapshot: snap }, c) }, c);
-  assert.equal(out.abstentions.map((a) => a.kind), ['extraction', 'root_cause']);
+  assert.equal(
+    out.abstentions.map((a) => a.kind),
+    ['extraction', 'root_cause'],
+  );
   assert.equal([out.results[0].root_cause.confidence, out.results[0].domain.confidence], [0, 0]);
 });
 
@@ -330,7 +404,10 @@ test('vectorize: unit rows of the configured reduced dimension, float32, with re
     assert.ok(Math.abs(norm - 1) < 1e-5, `row ${i}: ${norm}`);
   }
   assert.is(v.singular_values.length, 20);
-  assert.equal(v.singular_values, [...v.singular_values].sort((a, b) => b - a));
+  assert.equal(
+    v.singular_values,
+    [...v.singular_values].sort((a, b) => b - a),
+  );
   assert.is(v.features.length, v.tokens.length);
   assert.ok(v.tokens.includes('disk') && v.tokens.includes('heap'));
 });
@@ -402,7 +479,14 @@ test('stability without bootstraps (or without clusters) marks clusters unassess
 // 7. patterns on a hand-made case
 // ---------------------------------------------------------------------------------------------
 
-const judgement = (value: string | null): Judgement => ({ value, confidence: value ? 0.9 : 0.1, source: 'engine', abstained: value === null, candidates: [], evidence: [] });
+const judgement = (value: string | null): Judgement => ({
+  value,
+  confidence: value ? 0.9 : 0.1,
+  source: 'engine',
+  abstained: value === null,
+  candidates: [],
+  evidence: [],
+});
 
 /**
  * Six issues in two clusters (labels 0, 0, 0, 1, 1, 1) over five hand-written TF-IDF rows.
@@ -464,7 +548,19 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
     singular_values: [],
   };
   const labels = options.labels ?? [0, 0, 0, 1, 1, 1];
-  const clusterOut: ClusterOutput = { k: 2, labels: Int32Array.from(labels), similarity: new Float32Array(6).fill(0.9), centroids: new Float32Array(0), sample: new Uint32Array(0), selection: [], outlier_similarity: 0, unclustered: labels.filter((l) => l < 0).length };
+  const clusterOut: ClusterOutput = {
+    k: 2,
+    labels: Int32Array.from(labels),
+    similarity: new Float32Array(6).fill(0.9),
+    centroids: new Float32Array(0),
+    sample: new Uint32Array(0),
+    selection: [],
+    outlier_similarity: 0,
+    unclustered: labels.filter((l) => l < 0).length,
+    templated: new Uint8Array(6),
+    paths: [],
+    templates: [],
+  };
   const statuses = options.stabilityStatus ?? ['stable', 'stable'];
   const stabilityOut: StabilityOutput = {
     bootstraps: 10,
@@ -483,12 +579,21 @@ test('patterns: names from distinctive terms (centroid weight minus corpus mean)
   // Cluster 0: disk 2.2/3 − 2.2/6 = 0.367, full 1.0/3 − 1.0/6 = 0.167, "disk full" 0.5/3 − 0.5/6 = 0.083,
   // node 1.3/3 − 2.3/6 = 0.05. "disk full" adds no new word and is skipped.
   assert.equal(storage.top_terms, ['disk', 'full', 'node']);
-  assert.is(storage.name, 'disk / full / node');
+  // Name (issue 17): the most central member's title, then the distinctive terms the title does not say.
+  assert.is(storage.name, 'Title 1 (disk, full)');
+  assert.equal(
+    storage.examples.map((e) => e.issue_id),
+    [id(1), id(2), id(3)],
+  );
+  assert.equal([storage.path, storage.template], ['prose', null]);
   // Cluster 1: timeout 1.7/3 − 1.7/6 = 0.283, socket 1.4/3 − 1.4/6 = 0.233, node 1.0/3 − 2.3/6 = −0.05.
   assert.equal(network.top_terms, ['timeout', 'socket', 'node']);
-  assert.is(network.name, 'timeout / socket / node');
+  assert.is(network.name, 'Title 4 (timeout, socket)');
   // terms: the centroid's features by weight, unit-normalised (what the next run matches against).
-  assert.equal(storage.terms.map(([t]) => t), ['disk', 'node', 'full', 'disk full']);
+  assert.equal(
+    storage.terms.map(([t]) => t),
+    ['disk', 'node', 'full', 'disk full'],
+  );
   assert.ok(Math.abs(Math.hypot(...storage.terms.map(([, w]) => w)) - 1) < 1e-5);
   const [d, n, f, df] = [2.2 / 3, 1.3 / 3, 1.0 / 3, 0.5 / 3];
   assert.ok(Math.abs(storage.terms[0][1] - d / Math.hypot(d, n, f, df)) < 1e-6);
@@ -544,8 +649,19 @@ test('patterns: provenance, member ids, and the pattern of every issue', () => {
   assert.equal(storage.provenance, {
     run_id: tinyCtx.runId,
     stage: 'patterns',
-    config_versions: { rubric: 'rubric-default', cluster: 'cluster-test', hazard: 'hazard-default', 'rate-card': 'rate-card-default', taxonomy: 'taxonomy-default' },
-    issue_ids: [id(1), id(2), id(3)],
+    config_versions: {
+      rubric: 'rubric-default',
+      cluster: 'cluster-test',
+      hazard: 'hazard-default',
+      'rate-card': 'rate-card-default',
+      taxonomy: 'taxonomy-default',
+    },
+    // Bounded (issue 17): a count, a digest of the sorted member ids and the link that lists them.
+    issue_count: 3,
+    issue_digest: createHash('sha256')
+      .update([id(1), id(2), id(3)].join('\n'))
+      .digest('hex'),
+    issues_url: `/v1/issues?pattern_id=${storage.id}`,
   });
   assert.equal(p.pattern_ids, [storage.id, storage.id, storage.id, network.id, network.id, null]);
   assert.equal(storage.stability, { jaccard: 0.9, status: 'stable' });
@@ -559,12 +675,15 @@ test('patterns: new ids are derived from the run id and the smallest member id',
   assert.match(storage.id, UUID_V8);
   assert.equal([storage.previous_id, storage.match_score], [null, null]);
   // Same run, same ids (a replay reproduces them); another run, other ids.
-  assert.equal(patterns(tinyPatternInput(), tinyCtx).patterns.map((x) => x.id), [storage.id, network.id]);
+  assert.equal(
+    patterns(tinyPatternInput(), tinyCtx).patterns.map((x) => x.id),
+    [storage.id, network.id],
+  );
   const other = patterns(tinyPatternInput(), { ...tinyCtx, runId: id(500) }).patterns.map((x) => x.id);
   assert.ok(!other.includes(storage.id) && !other.includes(network.id));
 });
 
-test("patterns: a cluster matching a previous pattern keeps its id; unmatched previous patterns are retired", () => {
+test('patterns: a cluster matching a previous pattern keeps its id; unmatched previous patterns are retired', () => {
   const firstRun = patterns(tinyPatternInput(), tinyCtx).patterns;
   const previous = [
     { id: id(700), member_ids: firstRun[0].member_ids, terms: firstRun[0].terms },
@@ -577,13 +696,19 @@ test("patterns: a cluster matching a previous pattern keeps its id; unmatched pr
   assert.equal([network.id, network.previous_id], [derivedUuid(`${id(501)}:pattern:${id(4)}`), null]);
   assert.equal(p.retired, [id(701)]);
   // Two of its three members and the same terms: ½ · Jaccard 2/4 + ½ · 1 = 0.75, still a match.
-  const partial = patterns(tinyPatternInput({ previous: [{ id: id(702), member_ids: [id(1), id(2), id(60)], terms: firstRun[0].terms }] }), { ...tinyCtx, runId: id(502) });
+  const partial = patterns(tinyPatternInput({ previous: [{ id: id(702), member_ids: [id(1), id(2), id(60)], terms: firstRun[0].terms }] }), {
+    ...tinyCtx,
+    runId: id(502),
+  });
   assert.equal([partial.patterns[0].id, partial.patterns[0].match_score, partial.retired], [id(702), 0.75, []]);
 });
 
 test('patterns: members of unstable clusters and clusters below min_cluster_size get no pattern', () => {
   const unstable = patterns(tinyPatternInput({ stabilityStatus: ['stable', 'unstable'] }), tinyCtx);
-  assert.equal(unstable.patterns.map((p) => p.member_ids), [[id(1), id(2), id(3)]]);
+  assert.equal(
+    unstable.patterns.map((p) => p.member_ids),
+    [[id(1), id(2), id(3)]],
+  );
   assert.equal(unstable.pattern_ids.slice(3), [null, null, null]);
   const small = patterns(tinyPatternInput(), testContext({ configs: testConfigs({ cluster: { min_cluster_size: 4 } }) }));
   assert.equal(small.patterns, []);
@@ -599,7 +724,9 @@ test('patterns on themed data: one pattern per theme, named by its words, finger
   assert.is(p.patterns.length, THEMES);
   for (const pattern of p.patterns) {
     assert.is(pattern.id, derivedUuid(`${ctx.runId}:pattern:${pattern.member_ids[0]}`));
-    assert.is(pattern.name, pattern.top_terms.slice(0, 3).join(' / '));
+    // Named by its most central member's title (shortened), then what distinguishes it.
+    assert.ok(pattern.name.startsWith(shorten(pattern.examples[0].title, 60).replace(/…$/, '')), pattern.name);
+    assert.ok(pattern.examples.length >= 1 && pattern.examples.length <= 3);
     const themes = new Set(pattern.member_ids.map((m) => data.themeOf.get(m)));
     assert.ok(themes.size <= 2, `${pattern.name}: ${[...themes]}`);
   }
@@ -617,7 +744,10 @@ test('patterns keep their ids when the data grows by 10%', async () => {
   const previous = out.patterns.patterns.map((p) => ({ id: p.id, member_ids: p.member_ids, terms: p.terms }));
   const grown = syntheticInput(440, 2, THEMES, { runId: ctx.runId, patterns: previous });
   // The first 400 issues are the same issues.
-  assert.equal(grown.input.issues.slice(0, 400).map((i) => i.id), data.input.issues.map((i) => i.id));
+  assert.equal(
+    grown.input.issues.slice(0, 400).map((i) => i.id),
+    data.input.issues.map((i) => i.id),
+  );
   const secondRun = testUuid('run-2');
   const second = (await runPipeline({ ctx: testContext({ runId: secondRun }), snapshotInput: grown.input })).outputs as StageOutputs;
   const ids = second.patterns.patterns.map((p) => p.id);

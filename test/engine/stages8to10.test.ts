@@ -14,6 +14,7 @@ import { recurrenceProbability } from '../../engine/hazard/recurrenceProbability
 import { selectModel } from '../../engine/hazard/selectModel.ts';
 import { snapshot, type SnapshotInput, type SnapshotOutput } from '../../engine/stages/01_snapshot.ts';
 import type { PatternOutput, PatternsOutput } from '../../engine/stages/07_patterns.ts';
+import { issueDigest } from '../../engine/stages/context.ts';
 import { hazard, type HazardOutput, type PatternHazardFitted, type PatternHazardNotFitted } from '../../engine/stages/08_hazard.ts';
 import { predict, scoreForecasts } from '../../engine/stages/09_predict.ts';
 import { recommend, type RecommendOutput } from '../../engine/stages/10_recommend.ts';
@@ -53,6 +54,9 @@ function pattern(n: number, memberIds: string[], rootCause: string | null, risk 
     match_score: null,
     label: n,
     name: `pattern ${n}`,
+    path: 'prose',
+    template: null,
+    examples: [],
     top_terms: [],
     terms: [],
     member_ids: [...memberIds].sort(),
@@ -63,9 +67,10 @@ function pattern(n: number, memberIds: string[], rootCause: string | null, risk 
     root_cause: rootCause,
     rollup: { status: rootCause ? 'decided' : 'abstained', root_cause: rootCause, share: rootCause ? 0.75 : 0.4, decided: 4, abstained: 0, causes: [] },
     stability: { jaccard: 0.9, status: 'stable' },
+    human: null,
     risk_score: risk,
     risk_components: { severity: 0.55, recency: 0.5, volume: 0.3 },
-    provenance: { run_id: 'r', stage: 'patterns', config_versions: {}, issue_ids: [] },
+    provenance: { run_id: 'r', stage: 'patterns', config_versions: {}, issue_count: 0, issue_digest: issueDigest([]), issues_url: null },
   };
 }
 
@@ -83,13 +88,23 @@ function fixture(): { snapshot: SnapshotOutput; patterns: PatternsOutput } {
   const c = issuesOf(200, [{ day: 5 }, { day: 15 }, { day: 25 }]);
   const d = issuesOf(300, [{ day: 0 }, { day: 10 }, { day: 20 }, { day: 30 }]);
   const e = issuesOf(400, [{ day: -365 }, { day: -265 }, { day: -165 }, { day: -65 }]);
-  const snap = snapshot({ workspace_id: id(1000), event_sequence: 20, previous_run_id: null, issues: [...a, ...b, ...c, ...d, ...e], decisions: [], previous_patterns: [] }, testContext());
+  const snap = snapshot(
+    { workspace_id: id(1000), event_sequence: 20, previous_run_id: null, issues: [...a, ...b, ...c, ...d, ...e], decisions: [], previous_patterns: [] },
+    testContext(),
+  );
   const ids = (list: SnapshotInput['issues']) => list.map((i) => i.id);
-  const patterns = [pattern(1, ids(a), 'timeout'), pattern(2, ids(b), 'timeout'), pattern(3, ids(c), 'timeout'), pattern(4, ids(d), null), pattern(5, ids(e), 'made_up_cause')];
-  return { snapshot: snap, patterns: { patterns, pattern_ids: [], retired: [] } };
+  const patterns = [
+    pattern(1, ids(a), 'timeout'),
+    pattern(2, ids(b), 'timeout'),
+    pattern(3, ids(c), 'timeout'),
+    pattern(4, ids(d), null),
+    pattern(5, ids(e), 'made_up_cause'),
+  ];
+  return { snapshot: snap, patterns: { patterns, pattern_ids: [], retired: [], review: [] } };
 }
 
-const ctxWith = (overrides: ConfigOverrides = {}, seed = 42) => testContext({ asOf: AS_OF, seed, configs: testConfigs({ hazard: { min_gaps: 3 }, ...overrides }) });
+const ctxWith = (overrides: ConfigOverrides = {}, seed = 42) =>
+  testContext({ asOf: AS_OF, seed, configs: testConfigs({ hazard: { min_gaps: 3 }, ...overrides }) });
 const ctx = ctxWith();
 const input = fixture();
 const out: HazardOutput = hazard(input, ctx);
@@ -121,7 +136,10 @@ test('hazard: equal gaps give the exponential with λ = Σt/d, and its standard 
 
 test('hazard: the forecast of a Poisson process (expected h·d/Σt) over each horizon, with integer intervals', () => {
   const a = fitted(1);
-  assert.equal(a.forecast.map((f) => f.horizon_days), [7, 30, 90]); // prediction horizon 30 is one of them
+  assert.equal(
+    a.forecast.map((f) => f.horizon_days),
+    [7, 30, 90],
+  ); // prediction horizon 30 is one of them
   for (const f of a.forecast) {
     close(f.expected, (f.horizon_days * 3) / 35, 4 * f.monte_carlo_error + 1e-9, `expected over ${f.horizon_days} d`);
     assert.ok(Number.isInteger(f.lower) && Number.isInteger(f.upper) && f.lower <= f.expected && f.expected <= f.upper);
@@ -137,7 +155,10 @@ test('hazard: p_alert = 1 - exp(-30·d/Σt) with the interval of log ΔH; an ale
   const e = fitted(5);
   close(e.p_alert.estimate, 1 - Math.exp((-30 * 3) / (300 + 100)), 1e-12, 'p_alert of E'); // Σt = 3 gaps of 100 + the open gap 100
   // A (0.924) and D (same data) alert; E (0.218) does not.
-  assert.equal(out.alerts.map((x) => x.pattern_id), [id(9001), id(9004)]);
+  assert.equal(
+    out.alerts.map((x) => x.pattern_id),
+    [id(9001), id(9004)],
+  );
   const alert = out.alerts[0];
   assert.is(alert.threshold, 0.8);
   assert.is(alert.horizon_days, 30);
@@ -151,9 +172,23 @@ test('hazard: p_alert = 1 - exp(-30·d/Σt) with the interval of log ΔH; an ale
 
 test('hazard: irregular gaps in days are fitted as selectModel fits them (here the Weibull, shape < 1)', () => {
   const days = [0, 0.1, 0.3, 10, 10.2, 10.25, 20, 20.1, 30, 30.4, 30.5, 33]; // bursts: AIC 41.9 (Weibull, shape 0.53) vs 49.5
-  const members = issuesOf(500, days.map((day) => ({ day })));
+  const members = issuesOf(
+    500,
+    days.map((day) => ({ day })),
+  );
   const snap = snapshot({ workspace_id: id(1000), event_sequence: 12, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] }, ctx);
-  const only = { patterns: [pattern(6, members.map((m) => m.id), 'timeout')], pattern_ids: [], retired: [] };
+  const only = {
+    patterns: [
+      pattern(
+        6,
+        members.map((m) => m.id),
+        'timeout',
+      ),
+    ],
+    pattern_ids: [],
+    retired: [],
+    review: [],
+  };
   const f = hazard({ snapshot: snap, patterns: only }, ctx).patterns[0] as PatternHazardFitted;
   const expected = selectModel(censoredGaps(days, 35), { level: 0.9 });
   assert.is(f.model, 'weibull');
@@ -187,7 +222,10 @@ test('hazard: occurrences after as-of are left out; provenance names the members
   const a = later.patterns.find((p) => p.pattern_id === id(9001)) as PatternHazardFitted;
   assert.is(a.n_occurrences, 3); // days 0, 10, 20
   assert.is(a.last_occurrence_at, at(20));
-  assert.equal(fitted(1).provenance.issue_ids, input.patterns.patterns[0].member_ids);
+  // Bounded provenance: count, digest of the members and the link that lists them.
+  assert.is(fitted(1).provenance.issue_count, input.patterns.patterns[0].member_ids.length);
+  assert.is(fitted(1).provenance.issue_digest, issueDigest(input.patterns.patterns[0].member_ids));
+  assert.is(fitted(1).provenance.issues_url, `/v1/issues?pattern_id=${input.patterns.patterns[0].id}`);
   assert.is(fitted(1).provenance.stage, 'hazard');
   assert.is(fitted(1).provenance.run_id, ctx.runId);
 });
@@ -204,7 +242,10 @@ test('hazard: the same input gives bit-identical output; another seed changes on
 const predicted = predict({ ...input, hazard: out }, ctx);
 
 test('predict: p_recurrence within 30 days and the mean time to the next occurrence, memoryless', () => {
-  assert.equal(predicted.predictions.map((p) => p.pattern_id), [id(9001), id(9004), id(9005)]);
+  assert.equal(
+    predicted.predictions.map((p) => p.pattern_id),
+    [id(9001), id(9004), id(9005)],
+  );
   const a = predicted.predictions[0];
   assert.is(a.horizon_days, 30);
   assert.is(a.as_of, AS_OF);
@@ -231,17 +272,27 @@ test('predict: the backtest origins step back one horizon each from as-of; each 
   // (A, C and D have at most one occurrence before day 5): gaps 100, 100, 100 and the open gap 10, 40,
   // 70 days, none recurring within 30 days.
   const p = [310, 340, 370].map((exposure) => 1 - Math.exp((-30 * 3) / exposure));
-  assert.equal(bt.origins.map((o) => o.scores?.n_scored ?? 0), [0, 0, 0, 1, 1, 1]);
+  assert.equal(
+    bt.origins.map((o) => o.scores?.n_scored ?? 0),
+    [0, 0, 0, 1, 1, 1],
+  );
   const overall = bt.overall!;
   assert.equal([overall.n_scored, overall.n_patterns, overall.base_rate, overall.brier_reference, overall.skill], [3, 1, 0, 0, null]);
   close(overall.brier, (p[0] ** 2 + p[1] ** 2 + p[2] ** 2) / 3, 1e-12, 'Brier');
   assert.is(overall.coverage, 1); // the count intervals include 0
-  assert.equal(overall.calibration.map((b) => b.count), [0, 0, 3, 0, 0, 0, 0, 0, 0, 0]);
-  assert.equal(bt.by_history.map((g) => [g.min_gaps, g.scores?.n_scored ?? 0]), [
-    [3, 3],
-    [10, 0],
-  ]);
-  assert.equal(bt.provenance.issue_ids, input.patterns.patterns[4].member_ids);
+  assert.equal(
+    overall.calibration.map((b) => b.count),
+    [0, 0, 3, 0, 0, 0, 0, 0, 0, 0],
+  );
+  assert.equal(
+    bt.by_history.map((g) => [g.min_gaps, g.scores?.n_scored ?? 0]),
+    [
+      [3, 3],
+      [10, 0],
+    ],
+  );
+  assert.is(bt.provenance.issue_count, input.patterns.patterns[4].member_ids.length);
+  assert.is(bt.provenance.issue_digest, issueDigest(input.patterns.patterns[4].member_ids));
 });
 
 test('predict: scoreForecasts pools Brier, skill against the base rate, calibration and inclusive interval coverage', () => {
@@ -256,7 +307,10 @@ test('predict: scoreForecasts pools Brier, skill against the base rate, calibrat
   close(scores.brier, (0.2 ** 2 + 0.8 ** 2 + 0.4 ** 2 + 0.1 ** 2) / 4, 1e-12, 'Brier');
   close(scores.brier_reference, 0.1875, 1e-12, 'Brier of the base rate');
   close(scores.skill!, 1 - scores.brier / 0.1875, 1e-12, 'skill');
-  assert.equal(scores.calibration.map((b) => b.count), [0, 1, 1, 0, 0, 0, 1, 0, 1, 0]);
+  assert.equal(
+    scores.calibration.map((b) => b.count),
+    [0, 1, 1, 0, 0, 0, 1, 0, 1, 0],
+  );
 });
 
 const recommended: RecommendOutput = recommend({ ...input, hazard: out, predict: predicted }, ctx);
@@ -270,7 +324,10 @@ test('recommend: financials from the rate card and the forecast', () => {
   assert.is(fa.cost_to_date, 35_750);
   assert.is(fa.occurrences_to_date, 5);
   close(fa.cost_per_occurrence, 35_750 / 5, 1e-9, 'cost per occurrence');
-  assert.is(costs.reduce((a, b) => a + b), fa.cost_to_date);
+  assert.is(
+    costs.reduce((a, b) => a + b),
+    fa.cost_to_date,
+  );
   assert.is(fa.basis, 'hazard');
   fitted(1).forecast.forEach((f, i) => {
     const h = fa.horizons[i];

@@ -214,7 +214,16 @@ test('tfidf: the title weight is what makes a title token outweigh the same toke
   assert.ok(Math.abs(weighted.get(f('alpha'))! - expected) < 1e-6);
   assert.ok(Math.abs(flat.get(f('alpha'))! - Math.SQRT1_2) < 1e-6);
   // A repeated token makes no bigram with itself.
-  assert.is(tfidf([{ title: [], body: ['x', 'x'] }, { title: [], body: ['x', 'x'] }], { dimensions: DIMENSIONS, maxDfShare: 1 }).vocabulary.size, 1);
+  assert.is(
+    tfidf(
+      [
+        { title: [], body: ['x', 'x'] },
+        { title: [], body: ['x', 'x'] },
+      ],
+      { dimensions: DIMENSIONS, maxDfShare: 1 },
+    ).vocabulary.size,
+    1,
+  );
 });
 
 test('tfidf: a document with no kept feature is an empty row, not NaN', () => {

@@ -15,7 +15,7 @@ import type { TaskDefinition } from '../../jobs/runtime.ts';
 import type { PlatformRoute } from '../../api/platform/route.ts';
 import type { ProductRoute } from '../../api/product/route.ts';
 import type { AllowedOperation } from '../../api/product/allowlist.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/database.ts';
 import { client, type Client } from './http.ts';
 
 export interface TestAppOptions {
@@ -52,6 +52,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
     LOG_LEVEL: (process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'silent',
+    // Production hashes passwords at OWASP's N=2^17 (128 MB each); the suite's many logins use 2^14.
+    PASSWORD_SCRYPT_LOG_N: '14',
     ...options.env,
   });
   const logger = createLogger(config.LOG_LEVEL, { test: true });
@@ -71,7 +73,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     });
     platformServer = await listen(apps.platform, 0, '127.0.0.1');
     productServer = await listen(apps.product, 0, '127.0.0.1');
-    closers.push(() => platformServer!.close(1000), () => productServer!.close(1000));
+    closers.push(
+      () => platformServer!.close(1000),
+      () => productServer!.close(1000),
+    );
   }
   let worker: WorkerHandle | undefined;
   if (options.worker) {

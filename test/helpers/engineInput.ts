@@ -5,7 +5,7 @@
  * environment or a file, so the same call gives the same input in any process.
  */
 import { createHash } from 'node:crypto';
-import { generateIssues, type SyntheticIssue } from '../../bench/data/synthetic.ts';
+import { generateIssues, type SyntheticIssue } from '../../fixtures/synthetic.ts';
 import { configDefinitions, configKinds, type ConfigDocuments, type ConfigKind } from '../../engine/config/index.ts';
 import type { ResolvedConfigs, StageContext } from '../../engine/stages/context.ts';
 import type { PreviousPattern, SnapshotInput } from '../../engine/stages/01_snapshot.ts';
@@ -51,7 +51,12 @@ export interface SyntheticInput {
  * draws issue after issue from one seeded stream, so a larger `count` with the same seed extends the
  * same issues (the first `count` stay identical): "the data grew".
  */
-export function syntheticInput(count: number, seed: number, themeCount: number, previous: { runId: string; patterns: PreviousPattern[] } | null = null): SyntheticInput {
+export function syntheticInput(
+  count: number,
+  seed: number,
+  themeCount: number,
+  previous: { runId: string; patterns: PreviousPattern[] } | null = null,
+): SyntheticInput {
   const generated = generateIssues(count, seed, themeCount);
   const issues = generated.map((g) => ({
     id: testUuid(g.external_id),

@@ -15,7 +15,13 @@ export function assertError(res: HttpResponse, status: number, code: string, det
   assert.type(error.message, 'string');
   assert.ok(error.message.length > 0);
   assert.is(error.trace_id, res.headers.get('x-request-id'));
-  assert.equal(Object.keys(error).filter((k) => k !== 'details').sort(), ['code', 'message', 'trace_id'], res.text);
+  assert.equal(
+    Object.keys(error)
+      .filter((k) => k !== 'details')
+      .sort(),
+    ['code', 'message', 'trace_id'],
+    res.text,
+  );
   if (details !== undefined) assert.equal(error.details, details, res.text);
 }
 

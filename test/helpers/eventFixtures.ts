@@ -48,7 +48,8 @@ export async function changePattern(
 ): Promise<PatternRow> {
   return withTransaction(pool, async (client) => {
     const events = await EventBatch.start(client, workspaceId);
-    const current = (await client.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 and id = $2 for update`, [workspaceId, id])).rows[0];
+    const current = (await client.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 and id = $2 for update`, [workspaceId, id]))
+      .rows[0];
     if (!current) throw new Error(`no pattern ${id}`);
     events.add(engine, [
       'changes' in change
@@ -67,8 +68,19 @@ export async function assignPattern(pool: Pool, workspaceId: string, issueId: st
   return withEventBatch(pool, workspaceId, async (client, events) => {
     const [current] = await lockIssuesById(client, workspaceId, [issueId]);
     if (!current) throw new Error(`no issue ${issueId}`);
-    const event = { aggregateType: 'issue' as const, aggregateId: issueId, eventType: 'issue.pattern_assigned', payload: { pattern_id: patternId, run_id: null } };
-    const row = applyIssueEvent(current, { workspace_id: workspaceId, aggregate_id: issueId, event_type: event.eventType, payload: event.payload, recorded_at: events.recordedAt });
+    const event = {
+      aggregateType: 'issue' as const,
+      aggregateId: issueId,
+      eventType: 'issue.pattern_assigned',
+      payload: { pattern_id: patternId, run_id: null },
+    };
+    const row = applyIssueEvent(current, {
+      workspace_id: workspaceId,
+      aggregate_id: issueId,
+      event_type: event.eventType,
+      payload: event.payload,
+      recorded_at: events.recordedAt,
+    });
     await upsertIssueRows(client, [row]);
     events.add(engine, [event]);
     return row;

@@ -7,7 +7,7 @@
  * - auth occurred at two instants only (one gap): not fitted, `insufficient_events`.
  * Deterministic for `now` and the seed (jitter from engine/rng.ts).
  */
-import { generateIssues, type SyntheticIssue } from '../../bench/data/synthetic.ts';
+import { generateIssues, type SyntheticIssue } from '../../fixtures/synthetic.ts';
 import { createRng } from '../../engine/rng.ts';
 
 export const DAY = 86_400_000;
@@ -37,7 +37,14 @@ function timed(issues: SyntheticIssue[], times: (theme: FixtureTheme, count: num
   for (const [theme, members] of byTheme) times(theme, members.length).forEach((t, i) => timeOf.set(members[i].external_id, t));
   return issues.map((g) => {
     const t = timeOf.get(g.external_id)!;
-    return { external_id: g.external_id, title: g.title, narrative: g.narrative, source: 'synthetic', severity: g.severity, ...(t === null ? {} : { occurred_at: new Date(t).toISOString() }) };
+    return {
+      external_id: g.external_id,
+      title: g.title,
+      narrative: g.narrative,
+      source: 'synthetic',
+      severity: g.severity,
+      ...(t === null ? {} : { occurred_at: new Date(t).toISOString() }),
+    };
   });
 }
 
@@ -56,7 +63,10 @@ export function forecastRecords(now: number, count = 300, seed = 11): { records:
 
 /** `count` more issues of one theme (the same generator stream, after the first `after`), occurring over [from, to]. */
 export function moreOfTheme(theme: FixtureTheme, count: number, from: number, to: number, after = 300, seed = 11): FixtureRecord[] {
-  const more = generateIssues(after + count * 8, seed, FIXTURE_THEMES.length).slice(after).filter((g) => g.theme === theme).slice(0, count);
+  const more = generateIssues(after + count * 8, seed, FIXTURE_THEMES.length)
+    .slice(after)
+    .filter((g) => g.theme === theme)
+    .slice(0, count);
   if (more.length < count) throw new Error(`only ${more.length} more issues of ${theme}`);
   const times = spreadTimes(count, from, to, 3);
   return timed(more, () => times);

@@ -125,7 +125,10 @@ export async function assertWorkspaceIsolation(options: {
         if (res.status === 403 && intruder.scopes) {
           const required = res.body?.error?.details?.required_scope;
           assert.is(res.body?.error?.code, 'forbidden', `${what}: ${describe(res)}`);
-          assert.ok(typeof required === 'string' && !intruder.scopes.includes(required), `${what} answered 403 although the credential holds the scope: ${describe(res)}`);
+          assert.ok(
+            typeof required === 'string' && !intruder.scopes.includes(required),
+            `${what} answered 403 although the credential holds the scope: ${describe(res)}`,
+          );
           counts.scopeDenied++;
           continue;
         }
@@ -137,11 +140,17 @@ export async function assertWorkspaceIsolation(options: {
         const key = probe.listKey ?? 'id';
         const list = await intruder.api.get(`${probe.listPath}${probe.listPath.includes('?') ? '&' : '?'}limit=1`);
         if (list.status === 403 && intruder.scopes) {
-          assert.ok(!intruder.scopes.includes(list.body.error.details?.required_scope), `${probe.group}: ${intruder.label} list 403 with the scope held: ${describe(list)}`);
+          assert.ok(
+            !intruder.scopes.includes(list.body.error.details?.required_scope),
+            `${probe.group}: ${intruder.label} list 403 with the scope held: ${describe(list)}`,
+          );
           counts.scopeDenied++;
         } else {
           const items = await listAll(intruder.api, probe.listPath);
-          assert.not.ok(items.some((item) => item[key] === id), `${probe.group}: ${intruder.label}'s ${probe.listPath} lists the other workspace's ${id}`);
+          assert.not.ok(
+            items.some((item) => item[key] === id),
+            `${probe.group}: ${intruder.label}'s ${probe.listPath} lists the other workspace's ${id}`,
+          );
           counts.lists++;
         }
       }
@@ -154,7 +163,10 @@ export async function assertWorkspaceIsolation(options: {
     }
     if (probe.listPath) {
       const items = await listAll(options.owner.api, probe.listPath);
-      assert.ok(items.some((item) => item[probe.listKey ?? 'id'] === id), `${probe.group}: ${options.owner.label}'s ${probe.listPath} does not list its own ${id}`);
+      assert.ok(
+        items.some((item) => item[probe.listKey ?? 'id'] === id),
+        `${probe.group}: ${options.owner.label}'s ${probe.listPath} does not list its own ${id}`,
+      );
     }
     await probe.intact?.(options.owner.api, id);
   }
@@ -192,7 +204,10 @@ export async function provisionWorkspace(
   assert.is(res.status, 201, `provisioning ${options.slug}: ${describe(res)}`);
   const invitationToken = new URL(res.body.owner_invite.url).searchParams.get('token');
   assert.ok(invitationToken, 'owner invite url carries a token');
-  const accepted = await platform.post('/v1/invitations/accept', { invitation_token: invitationToken, subject_token: options.subjectToken ?? `owner-of-${options.slug}` });
+  const accepted = await platform.post('/v1/invitations/accept', {
+    invitation_token: invitationToken,
+    subject_token: options.subjectToken ?? `owner-of-${options.slug}`,
+  });
   assert.is(accepted.status, 200, `accepting the owner invite of ${options.slug}: ${describe(accepted)}`);
   assert.is(accepted.body.workspace_id, res.body.workspace.id);
   return {
@@ -318,7 +333,11 @@ registerIsolationProbe({
 // Issue 4: issues, the review queue, config versions, the event feed and sources.
 
 async function ingestOne(api: Client, ctx: ProbeContext, record: Record<string, unknown>): Promise<string> {
-  const res = await api.post('/v1/ingest/events', { external_id: `iso-${ctx.unique}`, title: 'Isolation probe', source: 'iso', ...record }, { headers: { 'idempotency-key': `iso-${ctx.unique}` } });
+  const res = await api.post(
+    '/v1/ingest/events',
+    { external_id: `iso-${ctx.unique}`, title: 'Isolation probe', source: 'iso', ...record },
+    { headers: { 'idempotency-key': `iso-${ctx.unique}` } },
+  );
   assert.is(res.status, 202, `ingesting: ${describe(res)}`);
   return res.body.issue_id;
 }
@@ -444,7 +463,12 @@ function engineResultsOf(api: Client) {
 registerIsolationProbe({
   group: 'pattern-results',
   create: async (api) => (await engineResultsOf(api)).patternId,
-  paths: (id) => [`GET /v1/patterns/${id}/hazard`, `GET /v1/patterns/${id}/financials`, `GET /v1/patterns/${id}/counterfactuals?reduction=0.5`, `GET /v1/patterns/${id}/root-causes`],
+  paths: (id) => [
+    `GET /v1/patterns/${id}/hazard`,
+    `GET /v1/patterns/${id}/financials`,
+    `GET /v1/patterns/${id}/counterfactuals?reduction=0.5`,
+    `GET /v1/patterns/${id}/root-causes`,
+  ],
   listPath: '/v1/patterns',
 });
 
@@ -476,7 +500,9 @@ registerIsolationProbe({
     const { recommendationId } = await engineResultsOf(api);
     const current = await api.get(`/v1/recommendations/${recommendationId}`);
     if (current.body.status !== 'implemented') {
-      const res = await api.post(`/v1/recommendations/${recommendationId}/implemented`, { implemented_at: new Date(Date.now() - 100 * 86_400_000).toISOString() });
+      const res = await api.post(`/v1/recommendations/${recommendationId}/implemented`, {
+        implemented_at: new Date(Date.now() - 100 * 86_400_000).toISOString(),
+      });
       assert.is(res.status, 200, `recording the fix: ${describe(res)}`);
     }
     return recommendationId;
@@ -490,5 +516,66 @@ registerIsolationProbe({
   async intact(api, id) {
     const res = await api.get(`/v1/recommendations/${id}`);
     assert.ok(Date.parse(res.body.implemented_at) < Date.now() - 99 * 86_400_000, 'the fix date is the owner’s');
+  },
+});
+
+registerIsolationProbe({
+  group: 'reports',
+  async create(api) {
+    const { patternId } = await engineResultsOf(api);
+    const res = await api.post('/v1/reports/jobs', { kind: 'pattern_brief', pattern_id: patternId });
+    assert.is(res.status, 202, `requesting a report: ${describe(res)}`);
+    return res.body.id;
+  },
+  paths: (id) => [`GET /v1/reports/jobs/${id}`],
+});
+
+registerIsolationProbe({
+  group: 'report-runs',
+  create: async (api) => (await engineResultsOf(api)).runId,
+  // Another workspace's run (and so its patterns) cannot be reported on.
+  paths: (id) => [{ method: 'POST', path: '/v1/reports/jobs', body: { kind: 'workspace_risk', run_id: id } }],
+});
+
+registerIsolationProbe({
+  group: 'exports',
+  async create(api) {
+    const res = await api.post('/v1/exports', { resource: 'issues', format: 'csv' });
+    assert.is(res.status, 202, `requesting an export: ${describe(res)}`);
+    return res.body.id;
+  },
+  paths: (id) => [`GET /v1/exports/${id}`],
+});
+
+registerIsolationProbe({
+  group: 'api-keys',
+  async create(api, ctx) {
+    return (await created(await api.post('/v1/api-keys', { note: `iso-key-${ctx.unique}` }), 'an API key')).id;
+  },
+  paths: (id) => [
+    `GET /v1/api-keys/${id}`,
+    { method: 'PATCH', path: `/v1/api-keys/${id}`, body: { expires_at: new Date(Date.now() - 1000).toISOString() } },
+    `DELETE /v1/api-keys/${id}`,
+  ],
+  listPath: '/v1/api-keys',
+  async intact(api, id) {
+    const res = await api.get(`/v1/api-keys/${id}`);
+    assert.equal([res.body.status, res.body.expires_at], ['active', null], 'the key is still active and without expiry');
+  },
+});
+
+registerIsolationProbe({
+  group: 'domains',
+  async create(api, ctx) {
+    return (await created(await api.post('/v1/domains', { domain: `iso-${ctx.unique}.example` }), 'a domain claim')).id;
+  },
+  paths: (id) => [{ method: 'POST', path: `/v1/domains/${id}/verify` }, `DELETE /v1/domains/${id}`],
+  listPath: '/v1/domains',
+  async intact(api, id) {
+    const list = await listAll(api, '/v1/domains');
+    assert.ok(
+      list.some((d) => d.id === id),
+      'the claim is still there',
+    );
   },
 });

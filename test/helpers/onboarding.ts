@@ -4,7 +4,7 @@
  * over real HTTP, and the steps from a provisioned tenant to an active checkpoint.
  */
 import ExcelJS from 'exceljs';
-import { generateIssues } from '../../bench/data/synthetic.ts';
+import { generateIssues } from '../../fixtures/synthetic.ts';
 import { latestTenantJobRun, type JobRun } from '../../sql/jobRuns.ts';
 import { eventually, type TestApp } from './app.ts';
 import type { HttpResponse } from './http.ts';
@@ -47,19 +47,31 @@ export async function recordsXlsx(records: RecordInput[]): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('records');
   sheet.addRow([...RECORD_COLUMNS]);
-  for (const r of records) sheet.addRow([r.external_id, r.title, r.narrative ?? null, r.occurred_at ? new Date(r.occurred_at) : null, r.severity ?? null, r.source]);
+  for (const r of records)
+    sheet.addRow([r.external_id, r.title, r.narrative ?? null, r.occurred_at ? new Date(r.occurred_at) : null, r.severity ?? null, r.source]);
   workbook.addWorksheet('notes').addRow(['this sheet is ignored']);
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
 
 /** POSTs one multipart `file` part (or the given form) through the cookie jar. */
-export function uploadFile(client: ProductClient, path: string, filename: string, content: string | Buffer, options: ProductOptions & { field?: string } = {}): Promise<HttpResponse> {
+export function uploadFile(
+  client: ProductClient,
+  path: string,
+  filename: string,
+  content: string | Buffer,
+  options: ProductOptions & { field?: string } = {},
+): Promise<HttpResponse> {
   const form = new FormData();
   form.append(options.field ?? 'file', new Blob([content]), filename);
   return client.request('POST', path, { ...options, raw: form });
 }
 
-export async function waitForTrainJob(t: TestApp, tenantId: string, until: (job: JobRun) => boolean = (j) => j.status === 'succeeded' || j.status === 'failed', timeoutMs = 60_000): Promise<JobRun> {
+export async function waitForTrainJob(
+  t: TestApp,
+  tenantId: string,
+  until: (job: JobRun) => boolean = (j) => j.status === 'succeeded' || j.status === 'failed',
+  timeoutMs = 60_000,
+): Promise<JobRun> {
   return eventually(
     async () => {
       const job = await latestTenantJobRun(t.app.pool, tenantId, 'tenant__train');

@@ -60,7 +60,8 @@ export class ProductClient {
     if (!['GET', 'HEAD', 'OPTIONS'].includes(method) && csrf && !options.noCsrf) headers['x-csrf-token'] = csrf;
     const res = await request<T>(this.base, method, path, { ...options, headers: { ...headers, ...options.headers } });
     for (const cookie of setCookies(res)) {
-      const expired = cookie.attributes['max-age'] === '0' || (typeof cookie.attributes.expires === 'string' && Date.parse(cookie.attributes.expires) <= Date.now());
+      const expired =
+        cookie.attributes['max-age'] === '0' || (typeof cookie.attributes.expires === 'string' && Date.parse(cookie.attributes.expires) <= Date.now());
       if (expired) this.cookies.delete(cookie.name);
       else this.cookies.set(cookie.name, cookie.value);
     }

@@ -137,7 +137,10 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
   const contentType = headers['content-type'] ?? 'text/plain';
   const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
   if (/^multipart\//i.test(contentType) && boundary) {
-    const parts = body.split(`--${boundary}`).slice(1).filter((p) => !p.startsWith('--'));
+    const parts = body
+      .split(`--${boundary}`)
+      .slice(1)
+      .filter((p) => !p.startsWith('--'));
     for (const part of parts) {
       const inner = parseMessage(part.replace(/^\r?\n/, ''));
       if (inner.text) return { headers, text: inner.text };

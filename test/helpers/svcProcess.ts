@@ -10,7 +10,8 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 
 /** The minimal environment of a child svc process plus `extra`. */
 export function svcEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...extra };
+  // PASSWORD_SCRYPT_LOG_N: the suite's cost (test/helpers/app.ts), not production's 128 MB hashes.
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', PASSWORD_SCRYPT_LOG_N: '14', ...extra };
 }
 
 export function spawnSvc(args: string[], env: Record<string, string>): ChildProcess {

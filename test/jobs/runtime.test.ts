@@ -112,7 +112,17 @@ const coalescingTask = defineTask({
 /** The same task as an older deploy declared it: a looser payload reaches the worker's strict parser. */
 const legacyStrictTask: TaskDefinition = { ...strictTask, payload: z.object({ count: z.unknown() }) } as TaskDefinition;
 
-const testTasks = [silentTask, stepsTask, flakyTask, alwaysFailsTask, permanentTask, gatedFailureTask, countedTask, strictTask, coalescingTask] as TaskDefinition[];
+const testTasks = [
+  silentTask,
+  stepsTask,
+  flakyTask,
+  alwaysFailsTask,
+  permanentTask,
+  gatedFailureTask,
+  countedTask,
+  strictTask,
+  coalescingTask,
+] as TaskDefinition[];
 
 let t: TestApp;
 test.before(async () => {
@@ -138,10 +148,14 @@ async function workerJobsOf(task: string): Promise<number> {
 }
 
 function untilStatus(id: string, status: JobRun['status'], timeoutMs = 15_000): Promise<JobRun> {
-  return eventually(async () => {
-    const run = await jobRun(id);
-    return run?.status === status ? run : undefined;
-  }, timeoutMs, `job ${id} to be ${status}`);
+  return eventually(
+    async () => {
+      const run = await jobRun(id);
+      return run?.status === status ? run : undefined;
+    },
+    timeoutMs,
+    `job ${id} to be ${status}`,
+  );
 }
 
 async function jobsCounter(task: string, outcome: string): Promise<number> {
@@ -185,7 +199,13 @@ test('an enqueue without a job key writes the run and its worker job with run_at
          from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.id = $1`,
       [job.worker_job_id],
     );
-    assert.equal(rows[0], { task_identifier: countedTask.name, payload: { job_run_id: job.id, data: { key }, workspace_id: t.demo.workspaceId, tenant_id: null }, run_at: runAt, max_attempts: 7, queue_name: `q-${key}` });
+    assert.equal(rows[0], {
+      task_identifier: countedTask.name,
+      payload: { job_run_id: job.id, data: { key }, workspace_id: t.demo.workspaceId, tenant_id: null },
+      run_at: runAt,
+      max_attempts: 7,
+      queue_name: `q-${key}`,
+    });
   } finally {
     await cancelJob(t.app, job.id, { workspaceId: t.demo.workspaceId });
   }
@@ -285,13 +305,17 @@ test('a transient failure is retried with graphile-worker backoff and then succe
 
   // Between attempts: graphile-worker holds the job unlocked with an exponential delay, and the
   // run is back in `queued` with the error visible to pollers.
-  const waiting = await eventually(async () => {
-    const { rows } = await t.app.pool.query<{ attempts: number; last_error: string; locked_at: Date | null; run_at: Date; updated_at: Date }>(
-      'select attempts, last_error, locked_at, run_at, updated_at from graphile_worker.jobs where id = $1',
-      [job.worker_job_id],
-    );
-    return rows[0]?.attempts === 1 && rows[0].locked_at === null ? rows[0] : undefined;
-  }, 10_000, 'first attempt to fail');
+  const waiting = await eventually(
+    async () => {
+      const { rows } = await t.app.pool.query<{ attempts: number; last_error: string; locked_at: Date | null; run_at: Date; updated_at: Date }>(
+        'select attempts, last_error, locked_at, run_at, updated_at from graphile_worker.jobs where id = $1',
+        [job.worker_job_id],
+      );
+      return rows[0]?.attempts === 1 && rows[0].locked_at === null ? rows[0] : undefined;
+    },
+    10_000,
+    'first attempt to fail',
+  );
   assert.match(waiting.last_error, 'transient hiccup');
   assert.ok(waiting.run_at.getTime() - waiting.updated_at.getTime() >= 1000, 'retry is delayed by the backoff');
   const between = (await jobRun(job.id))!;
@@ -318,7 +342,10 @@ test('a job that fails every attempt ends failed with the error once attempts ar
   assert.is(failed.error_detail, 'upstream unavailable');
   assert.ok(failed.finished_at);
   assert.is(invocations.get(key), 2);
-  assert.is(await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : false), 5_000, 'nothing left for graphile-worker to retry'), false);
+  assert.is(
+    await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : false), 5_000, 'nothing left for graphile-worker to retry'),
+    false,
+  );
   assert.is(await jobsCounter(alwaysFailsTask.name, 'failed'), failedBefore + 1);
 });
 
@@ -449,10 +476,14 @@ test('cancelling a queued job removes its worker job and the task never runs', a
 test('a job waiting out its retry backoff can be cancelled and is not retried', async () => {
   const key = randomUUID();
   const { job } = await enqueueJob(t.app.pool, flakyTask, { key }, { workspaceId: t.demo.workspaceId });
-  await eventually(async () => {
-    const { rows } = await t.app.pool.query('select attempts, locked_at from graphile_worker.jobs where id = $1', [job.worker_job_id]);
-    return rows[0]?.attempts === 1 && rows[0].locked_at === null ? true : undefined;
-  }, 10_000, 'first attempt to fail');
+  await eventually(
+    async () => {
+      const { rows } = await t.app.pool.query('select attempts, locked_at from graphile_worker.jobs where id = $1', [job.worker_job_id]);
+      return rows[0]?.attempts === 1 && rows[0].locked_at === null ? true : undefined;
+    },
+    10_000,
+    'first attempt to fail',
+  );
   const cancelled = await cancelJob(t.app, job.id, { workspaceId: t.demo.workspaceId });
   assert.is(cancelled.status, 'cancelled');
   assert.is(cancelled.error_detail, 'transient hiccup');

@@ -4,10 +4,10 @@ import pg from 'pg';
 import { createPool } from '../../lib/db.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { migrate, migrationFiles } from '../../sql/migrate.ts';
-import { createEmptyDatabase } from '../helpers/database.ts';
+import { createEmptyDatabase } from '../../fixtures/database.ts';
 import { logLines, runSvc, svcEnv } from '../helpers/svcProcess.ts';
 
-const commands = ['serve', 'api', 'worker', 'migrate', 'projections', 'staff', 'engine'];
+const commands = ['serve', 'api', 'worker', 'migrate', 'projections', 'staff', 'engine', 'ingest', 'jobs'];
 // Settings that would let a command get as far as the database: it never answers, so a command that
 // wrongly passed validation fails instead of starting an embedded server or touching real data.
 const unreachable = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' };
@@ -115,7 +115,10 @@ test('svc migrate applies every migration to an empty database, and a second run
     const second = await runSvc(['migrate'], env);
     assert.is(second.code, 0, second.stderr);
     const lines = logLines(second.stdout);
-    assert.ok(lines.some((l) => l.msg === 'database is up to date' && Array.isArray(l.applied) && l.applied.length === 0), second.stdout);
+    assert.ok(
+      lines.some((l) => l.msg === 'database is up to date' && Array.isArray(l.applied) && l.applied.length === 0),
+      second.stdout,
+    );
     assert.not.ok(lines.some((l) => l.msg === 'migration applied'));
     assert.equal(await recordedMigrations(db.url), expectedMigrations());
   } finally {
@@ -129,7 +132,11 @@ test('five concurrent migrations of one empty database all succeed and apply eac
   try {
     const results = await Promise.all(pools.map((pool) => migrate(pool, createLogger('silent'))));
     const applied = results.flatMap((r) => r.applied).sort();
-    assert.equal(applied, migrationFiles().map((f) => f.name), 'every migration applied by exactly one caller');
+    assert.equal(
+      applied,
+      migrationFiles().map((f) => f.name),
+      'every migration applied by exactly one caller',
+    );
     assert.equal(await recordedMigrations(db.url), expectedMigrations());
     const { rows } = await pools[0].query<{ n: number }>("select count(*)::int as n from information_schema.tables where table_schema = 'graphile_worker'");
     assert.ok(rows[0].n > 0, 'graphile-worker schema installed');

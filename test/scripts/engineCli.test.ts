@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stageNames } from '../../engine/pipeline.ts';
-import { generateIssues } from '../../bench/data/synthetic.ts';
+import { generateIssues } from '../../fixtures/synthetic.ts';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
 import type { Client } from '../helpers/http.ts';
@@ -19,14 +19,22 @@ test.before(async () => {
   t = await startTestApp();
   api = t.platform.as(await demoToken(t));
   W = t.demo.workspaceId;
-  const records = generateIssues(200, 9, 3).map((g) => ({ external_id: g.external_id, title: g.title, narrative: g.narrative, source: 'synthetic', severity: g.severity, occurred_at: g.occurred_at }));
+  const records = generateIssues(200, 9, 3).map((g) => ({
+    external_id: g.external_id,
+    title: g.title,
+    narrative: g.narrative,
+    source: 'synthetic',
+    severity: g.severity,
+    occurred_at: g.occurred_at,
+  }));
   const res = await api.post('/v1/ingest/batch', { records }, fresh());
   assert.is(res.status, 202, res.text);
 });
 test.after(async () => t.close());
 
 const svc = (...args: string[]) => runSvc(['engine', ...args], svcEnv({ DATABASE_URL: t.db.url, LOG_LEVEL: 'warn', NODE_ENV: 'test' }));
-const USAGE = 'Usage: svc engine run --workspace <id> [--stages FROM..TO]  |  svc engine stage <name> --workspace <id> --run <run-id>';
+const USAGE =
+  'Usage: svc engine run --workspace <workspace> [--stages FROM..TO] [--json]  |  svc engine stage <name> --workspace <workspace> --run <run-id> [--json]';
 
 /** Exit 2 with `svc engine: <message>` and the usage on stderr, nothing on stdout. */
 function assertUsageError(res: SvcResult, message: string) {
@@ -80,8 +88,10 @@ test('svc engine run runs every stage in the foreground, prints the run id and a
   assert.is(out.header, `engine run ${out.runId} (workspace ${W}, stages snapshot..recommend)`);
   // Progress: the stage about to run with its number, the percentage done, the elapsed time; then done.
   assert.is(out.progress.length, n + 1);
-  out.progress.slice(0, n).forEach((line, i) => assert.match(line, new RegExp(`^\\[${i + 1}/${n}\\] ${stageNames[i]} …\\s+${Math.round((i / n) * 100)}%\\s+\\d+\\.\\ds$`)));
-  assert.match(out.progress[n], /^done  100%  \d+\.\ds$/);
+  out.progress
+    .slice(0, n)
+    .forEach((line, i) => assert.match(line, new RegExp(`^\\[${i + 1}/${n}\\] ${stageNames[i]} …\\s+${Math.round((i / n) * 100)}%\\s+\\d+\\.\\ds$`)));
+  assert.match(out.progress[n], /^done {2}100% {2}\d+\.\ds$/);
 
   const run = (await t.app.pool.query('select * from engine_runs where id = $1', [out.runId])).rows[0];
   assert.ok(run, 'the run is recorded');
@@ -89,8 +99,14 @@ test('svc engine run runs every stage in the foreground, prints the run id and a
   assert.is(run.trigger, 'cli');
   assert.ok(run.finished_at);
   assert.is(run.output_digest, out.outputDigest);
-  assert.equal(out.table.map((r) => r.stage), stageNames);
-  assert.equal(out.table.map((r) => r.digestPrefix), run.stages.map((s: { digest: string }) => s.digest.slice(0, 16)));
+  assert.equal(
+    out.table.map((r) => r.stage),
+    stageNames,
+  );
+  assert.equal(
+    out.table.map((r) => r.digestPrefix),
+    run.stages.map((s: { digest: string }) => s.digest.slice(0, 16)),
+  );
   assert.is(out.summary.issues, 200);
   assert.is(out.summary.k, 3);
   assert.is(out.summary.patterns, 3);
@@ -112,7 +128,10 @@ test('svc engine run --stages 1..3 runs a slice, and a later slice reads the ear
   assert.is(head.code, 0, head.stderr);
   const out = parseRunOutput(head.stdout);
   assert.is(out.header, `engine run ${out.runId} (workspace ${W}, stages snapshot..extract)`);
-  assert.equal(out.table.map((r) => r.stage), ['snapshot', 'normalize', 'extract']);
+  assert.equal(
+    out.table.map((r) => r.stage),
+    ['snapshot', 'normalize', 'extract'],
+  );
   assert.is(out.progress.at(-1)!.startsWith('done  100%'), true);
   assert.is(out.summary.patterns, null);
   const run = (await t.app.pool.query('select stage_from, stage_to, stages, base_run_id from engine_runs where id = $1', [out.runId])).rows[0];
@@ -122,7 +141,10 @@ test('svc engine run --stages 1..3 runs a slice, and a later slice reads the ear
   const tail = await svc('run', '--workspace', W, '--stages', 'cluster..');
   assert.is(tail.code, 0, tail.stderr);
   const tailOut = parseRunOutput(tail.stdout);
-  assert.equal(tailOut.table.map((r) => r.stage), stageNames.slice(stageNames.indexOf('cluster')));
+  assert.equal(
+    tailOut.table.map((r) => r.stage),
+    stageNames.slice(stageNames.indexOf('cluster')),
+  );
   const tailRun = (await t.app.pool.query('select base_run_id from engine_runs where id = $1', [tailOut.runId])).rows[0];
   assert.is(tailRun.base_run_id, fullRun);
   // Same stored inputs, same seed and configs: the same cluster output as the full run.
@@ -137,11 +159,11 @@ test('svc engine stage re-runs one stage from the stored outputs and compares it
   const lines = res.stdout.trim().split('\n');
   assert.match(lines[0], new RegExp(`^stage cluster of run ${fullRun}: \\d+ ms$`));
   assert.equal(lines.slice(1), [`digest   ${stored}`, `stored   ${stored}`, 'identical to the stored output']);
-
 });
 
 test('svc engine stage reports a stored output that differs, and exits 1', async () => {
-  const setDigest = (digest: string) => t.app.pool.query(`update engine_stage_outputs set digest = $2 where run_id = $1 and stage = 'extract'`, [fullRun, digest]);
+  const setDigest = (digest: string) =>
+    t.app.pool.query(`update engine_stage_outputs set digest = $2 where run_id = $1 and stage = 'extract'`, [fullRun, digest]);
   const real = (await t.app.pool.query(`select digest from engine_stage_outputs where run_id = $1 and stage = 'extract'`, [fullRun])).rows[0].digest as string;
   await setDigest('f'.repeat(64));
   try {
@@ -156,14 +178,14 @@ test('svc engine stage reports a stored output that differs, and exits 1', async
 
 test('svc engine: bad arguments exit 2 with a clear message and the usage', async () => {
   // Two at a time: each is a whole process start, and the machine has two cores.
-  const [missing, badUuid] = await Promise.all([svc('run'), svc('run', '--workspace', 'not-a-uuid')]);
+  const [missing, badUuid] = await Promise.all([svc('run'), svc('run', '--workspace', 'Not A UUID')]);
   assertUsageError(missing, '--workspace is required');
-  assertUsageError(badUuid, '--workspace must be an id (UUID)');
+  assertUsageError(badUuid, '--workspace must be a workspace id (UUID) or an organization slug');
   const [unknownStage, unknownAction] = await Promise.all([svc('run', '--workspace', W, '--stages', 'bogus..cluster'), svc('frobnicate', '--workspace', W)]);
   assertUsageError(unknownStage, `unknown stage 'bogus'; stages are ${stageNames.join(', ')}`);
   assertUsageError(unknownAction, "unknown action 'frobnicate' (run or stage)");
   const [noStage, badRun] = await Promise.all([svc('stage', '--workspace', W, '--run', fullRun), svc('stage', 'cluster', '--workspace', W, '--run', 'r1')]);
-  assertUsageError(noStage, 'a stage name is required: svc engine stage <name> --workspace <id> --run <run-id>');
+  assertUsageError(noStage, 'a stage name is required: svc engine stage <name> --workspace <workspace> --run <run-id>');
   assertUsageError(badRun, '--run must be an id (UUID)');
 });
 
@@ -175,7 +197,10 @@ test('svc engine: an unknown workspace or run, or a stage the run cannot re-run,
   assertUsageError(noRun, `run ${ghost} does not exist in workspace ${W}`);
   // The 1..3 run stored no vectorize output, which cluster needs; the snapshot stage has no stored inputs.
   const head = (await t.app.pool.query(`select id from engine_runs where stage_to = 'extract' and workspace_id = $1`, [W])).rows[0].id;
-  const [notStored, snapshotStage] = await Promise.all([svc('stage', 'cluster', '--workspace', W, '--run', head), svc('stage', 'snapshot', '--workspace', W, '--run', fullRun)]);
+  const [notStored, snapshotStage] = await Promise.all([
+    svc('stage', 'cluster', '--workspace', W, '--run', head),
+    svc('stage', 'snapshot', '--workspace', W, '--run', fullRun),
+  ]);
   assertUsageError(notStored, `run ${head} has no stored output of vectorize, which cluster needs`);
   assertUsageError(snapshotStage, 'the snapshot stage has no stored inputs to re-run from; use `svc engine run --stages 1..1`');
   assert.is((await t.app.pool.query('select count(*)::int as n from engine_runs')).rows[0].n, before);

@@ -10,7 +10,7 @@ import { createPool } from '../../lib/db.ts';
 import type { JobRun } from '../../sql/jobRuns.ts';
 import { eventually, startTestApp } from '../helpers/app.ts';
 import { deferred } from '../helpers/async.ts';
-import { createTestDatabase } from '../helpers/database.ts';
+import { createTestDatabase } from '../../fixtures/database.ts';
 import { request } from '../helpers/http.ts';
 import { logLines, spawnSvc, svcEnv } from '../helpers/svcProcess.ts';
 
@@ -79,10 +79,14 @@ test('stopping a worker lets the running job finish', async () => {
     const { job } = await enqueueJob(t.app.pool, slowTask, {});
     assert.is(await started.promise, job.id);
     // A busy job is marked running shortly after it starts (jobs/runtime.ts, CLAIM_AFTER_MS).
-    await eventually(async () => {
-      const { rows } = await t.app.pool.query<JobRun>('select status from job_runs where id = $1', [job.id]);
-      return rows[0].status === 'running' ? true : undefined;
-    }, 900, 'the job to be marked running');
+    await eventually(
+      async () => {
+        const { rows } = await t.app.pool.query<JobRun>('select status from job_runs where id = $1', [job.id]);
+        return rows[0].status === 'running' ? true : undefined;
+      },
+      900,
+      'the job to be marked running',
+    );
 
     await handle.stop();
     // Read right after stop() resolved: the job was drained, not abandoned or aborted.
@@ -114,10 +118,14 @@ test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async ()
   void exited.then(() => (exitedEarly = true));
   const lines = () => logLines(stdout);
   try {
-    const listening = await eventually(async () => {
-      if (exitedEarly) throw new Error(`svc serve exited before listening:\n${stderr}\n${stdout}`);
-      return stdout.includes('"listening"') ? lines().find((l) => l.msg === 'listening') : undefined;
-    }, 40_000, "the 'listening' log line");
+    const listening = await eventually(
+      async () => {
+        if (exitedEarly) throw new Error(`svc serve exited before listening:\n${stderr}\n${stdout}`);
+        return stdout.includes('"listening"') ? lines().find((l) => l.msg === 'listening') : undefined;
+      },
+      40_000,
+      "the 'listening' log line",
+    );
     assert.type(listening.product, 'string');
     assert.type(listening.platform, 'string');
     assert.type(listening.metrics, 'string');
@@ -130,11 +138,7 @@ test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async ()
     assert.is(scrape.status, 200);
     assert.match(scrape.text, 'svc_http_request_duration_seconds');
 
-    const requestLine = await eventually(
-      async () => lines().find((l) => l.msg === 'request' && l.path === '/health/ready'),
-      5_000,
-      'the access log line',
-    );
+    const requestLine = await eventually(async () => lines().find((l) => l.msg === 'request' && l.path === '/health/ready'), 5_000, 'the access log line');
     assert.is(requestLine.trace_id, requestId);
     assert.is(requestLine.status, 200);
     assert.is(requestLine.surface, 'product');
@@ -155,7 +159,10 @@ test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async ()
     const shuttingDown = all.find((l) => l.msg === 'shutting down');
     assert.is(shuttingDown?.signal, 'SIGTERM');
     assert.is(all[all.length - 1].msg, 'stopped');
-    assert.not.ok(all.some((l) => l.level === 'error'), 'no errors logged');
+    assert.not.ok(
+      all.some((l) => l.level === 'error'),
+      'no errors logged',
+    );
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await db.drop();

@@ -59,22 +59,40 @@ test('every stored result carries its workspace, run and provenance', async () =
 
 test('a run whose results are written again (a retry after they committed) changes nothing and raises nothing twice', async () => {
   const stored = {} as Record<string, unknown>;
-  for (const stage of ['snapshot', 'extract', 'patterns', 'hazard', 'predict', 'recommend']) stored[stage] = decodeOutput((await loadStageOutput(t.app.pool, first.run.id, stage))!.encoded);
+  for (const stage of ['snapshot', 'extract', 'patterns', 'hazard', 'predict', 'recommend'])
+    stored[stage] = decodeOutput((await loadStageOutput(t.app.pool, first.run.id, stage))!.encoded);
   const o = stored as unknown as StageOutputs;
   const snapshot = async () => Promise.all(tables.map((table) => rows(`select * from ${table} where workspace_id = $1 order by 1`)));
   const before = await snapshot();
   const events = await eventCount();
   const ctx = await contextOf(t.app, (await findEngineRun(t.app.pool, ws, first.run.id))!);
   const again = await withTransaction(t.app.pool, (client) =>
-    applyRunResults(client, ws, ctx, { patterns: { snapshot: o.snapshot, extract: o.extract, patterns: o.patterns }, forecasts: { hazard: o.hazard, predict: o.predict, recommend: o.recommend } }),
+    applyRunResults(client, ws, ctx, {
+      patterns: { snapshot: o.snapshot, extract: o.extract, patterns: o.patterns },
+      forecasts: { hazard: o.hazard, predict: o.predict, recommend: o.recommend },
+    }),
   );
-  assert.equal(again.patterns, { patterns_created: 0, patterns_updated: 0, issues_assigned: 0, review_items_opened: 0 });
+  // The open questions are asked again: refreshed in place (issue 17), none opened or superseded.
+  const openQuestions = (await rows(`select count(*)::int as n from review_items where workspace_id = $1 and status = 'open' and question_key is not null`))[0]
+    .n;
+  assert.equal(again.patterns, {
+    patterns_created: 0,
+    patterns_updated: 0,
+    issues_assigned: 0,
+    review_items_opened: 0,
+    review_items_refreshed: openQuestions,
+    review_items_superseded: 0,
+  });
   assert.equal([again.forecasts!.alerts_raised, again.forecasts!.alerts_resolved], [0, 0]);
   assert.is(await eventCount(), events, 'no event');
   const after = await snapshot();
   tables.forEach((table, i) => {
     const key = table === 'prediction_backtests' ? 'run_id' : table === 'pattern_hazards' || table === 'pattern_financials' ? 'pattern_id' : 'id';
-    assert.equal(after[i].map((r) => r[key]), before[i].map((r) => r[key]), `${table}: the same rows`);
+    assert.equal(
+      after[i].map((r) => r[key]),
+      before[i].map((r) => r[key]),
+      `${table}: the same rows`,
+    );
   });
 });
 
@@ -90,14 +108,23 @@ test('a later run keeps an implemented recommendation as it was and the othersâ€
   const kept = (await rows(`select * from recommendations where workspace_id = $1 and id = $2`, proposed.id))[0];
   assert.equal(kept, implementedRow);
   const rewritten = await rows(`select id, pattern_id, run_id from recommendations where workspace_id = $1 and id <> $2 order by id`, proposed.id);
-  assert.equal(rewritten.map((r) => [r.id, r.pattern_id]), others.map((r) => [r.id, r.pattern_id]));
+  assert.equal(
+    rewritten.map((r) => [r.id, r.pattern_id]),
+    others.map((r) => [r.id, r.pattern_id]),
+  );
   assert.ok(rewritten.every((r) => r.run_id === second.run.id));
 
   const verifications = async () => rows(`select id, status from job_runs where workspace_id = $1 and job_key = $2`, verificationKey(proposed.id));
   const queued = await verifications();
-  assert.equal(queued.map((j) => j.status), ['queued']);
+  assert.equal(
+    queued.map((j) => j.status),
+    ['queued'],
+  );
   // Re-ingesting a member of its pattern while that job waits: the same job.
-  const [member] = await rows(`select source, external_id, title, narrative from issues where workspace_id = $1 and pattern_id = $2 order by id limit 1`, proposed.pattern_id);
+  const [member] = await rows(
+    `select source, external_id, title, narrative from issues where workspace_id = $1 and pattern_id = $2 order by id limit 1`,
+    proposed.pattern_id,
+  );
   const res = await api.post('/v1/ingest/events', { ...member, title: `${member.title} again` }, fresh());
   assert.is(res.status, 202, res.text);
   assert.equal(await verifications(), queued);
@@ -106,8 +133,19 @@ test('a later run keeps an implemented recommendation as it was and the othersâ€
 
 test('a fix recorded before the patternâ€™s first occurrence has no pre-fix rate: insufficient_data with the reason', async () => {
   const [proposed] = await rows(`select * from recommendations where workspace_id = $1 and status = 'proposed' order by id limit 1`);
-  await withEventBatch(t.app.pool, ws, (client, events) => markImplemented(client, events, { type: 'system', id: null }, proposed.id, new Date(now - 500 * DAY)));
-  const job = { app: t.app, runId: randomUUID(), attempt: 1, maxAttempts: 1, workspaceId: ws, tenantId: null, progress: async () => {}, signal: new AbortController().signal };
+  await withEventBatch(t.app.pool, ws, (client, events) =>
+    markImplemented(client, events, { type: 'system', id: null }, proposed.id, new Date(now - 500 * DAY)),
+  );
+  const job = {
+    app: t.app,
+    runId: randomUUID(),
+    attempt: 1,
+    maxAttempts: 1,
+    workspaceId: ws,
+    tenantId: null,
+    progress: async () => {},
+    signal: new AbortController().signal,
+  };
   const result = await recommendationVerify.run({ workspace_id: ws, recommendation_id: proposed.id }, job);
   assert.equal(result, { recommendation_id: proposed.id, verdict: 'insufficient_data', periods_observed: 0, regressed_now: false });
   const res = await api.get(`/v1/recommendations/${proposed.id}/verification`);

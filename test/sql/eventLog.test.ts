@@ -9,7 +9,7 @@ import { EventBatch } from '../../sql/events.ts';
 import { ingestIssues } from '../../sql/issues.ts';
 import { rebuildProjections } from '../../sql/projections.ts';
 import { createEngineRun, executeEngineRun } from '../../jobs/engineRun.ts';
-import { generateIssues } from '../../bench/data/synthetic.ts';
+import { generateIssues } from '../../fixtures/synthetic.ts';
 import { insertOrganization, insertWorkspace } from '../../sql/workspaces.ts';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
@@ -116,7 +116,13 @@ test('sequences are gap-free and unique per workspace under concurrent writers',
     Array.from({ length: 50 }, (_, i) => {
       // Five keys are shared by every batch: concurrent re-ingests of the same issues.
       const key = i < 5 ? `shared-${i}` : `b${b}-${i}`;
-      return { external_id: key, title: `Batch ${b} record ${i}`, source: 'load', ...(i % 7 === 0 ? {} : { narrative: `Narrative ${b}/${i}` }), severity: ['p1', 'p2', 'p3', 'p4'][i % 4] };
+      return {
+        external_id: key,
+        title: `Batch ${b} record ${i}`,
+        source: 'load',
+        ...(i % 7 === 0 ? {} : { narrative: `Narrative ${b}/${i}` }),
+        severity: ['p1', 'p2', 'p3', 'p4'][i % 4],
+      };
     });
   const requests: Array<Promise<HttpResponse>> = [];
   for (let b = 0; b < 10; b++) {
@@ -130,7 +136,11 @@ test('sequences are gap-free and unique per workspace under concurrent writers',
   for (const res of responses) assert.ok([200, 202].includes(res.status), `${res.status} ${res.text}`);
 
   const all = await sequences(t.demo.workspaceId);
-  assert.equal(all, all.map((_, i) => i + 1), 'exactly 1..N');
+  assert.equal(
+    all,
+    all.map((_, i) => i + 1),
+    'exactly 1..N',
+  );
   const { rows } = await t.app.pool.query<{ n: number; ids: number; last: number }>(
     `select count(*)::int as n, count(distinct id)::int as ids,
             (select last_sequence from workspace_event_counters where workspace_id = $1)::int as last
@@ -144,7 +154,10 @@ test('sequences are gap-free and unique per workspace under concurrent writers',
 
   const shared = await t.app.pool.query(`select external_id, version from issues where source = 'load' and external_id like 'shared-%' order by external_id`);
   assert.is(shared.rowCount, 5, 'concurrent re-ingests never duplicate an issue');
-  assert.ok(shared.rows.every((r) => r.version === 10), 'each shared issue: created once, re-ingested nine times');
+  assert.ok(
+    shared.rows.every((r) => r.version === 10),
+    'each shared issue: created once, re-ingested nine times',
+  );
 });
 
 test('concurrent ingests creating the same new keys: one issue per key, gap-free sequences, projection = rebuild', async () => {
@@ -164,9 +177,24 @@ test('concurrent ingests creating the same new keys: one issue per key, gap-free
     // Every batch holds all the shared new keys, each in another order, plus keys of its own; odd
     // batches bring narratives, even ones do not (so review items open and close under the race).
     const order = Array.from({ length: SHARED }, (_, k) => (k * [1, 3, 7, 9, 11, 13, 17, 19][b] + 5 * b) % SHARED); // a permutation: each factor is prime to 40
-    const shared = order.map((k) => ({ external_id: sharedKey(k), source: 'race', title: `Shared ${k} from batch ${b}`, ...(b % 2 ? { narrative: `Told by batch ${b}` } : {}) }));
-    const own = Array.from({ length: 20 }, (_, i) => ({ external_id: `race-own-${b}-${i}`, source: 'race', title: `Own ${i} of batch ${b}`, narrative: 'own' }));
-    return [...shared.slice(0, SHARED / 2), ...own, ...shared.slice(SHARED / 2), { external_id: 'race-blocked', source: 'race', title: `Blocked, batch ${b}`, ...(b % 2 ? { narrative: 'now told' } : {}) }];
+    const shared = order.map((k) => ({
+      external_id: sharedKey(k),
+      source: 'race',
+      title: `Shared ${k} from batch ${b}`,
+      ...(b % 2 ? { narrative: `Told by batch ${b}` } : {}),
+    }));
+    const own = Array.from({ length: 20 }, (_, i) => ({
+      external_id: `race-own-${b}-${i}`,
+      source: 'race',
+      title: `Own ${i} of batch ${b}`,
+      narrative: 'own',
+    }));
+    return [
+      ...shared.slice(0, SHARED / 2),
+      ...own,
+      ...shared.slice(SHARED / 2),
+      { external_id: 'race-blocked', source: 'race', title: `Blocked, batch ${b}`, ...(b % 2 ? { narrative: 'now told' } : {}) },
+    ];
   };
   for (let b = 0; b < BATCHES; b++) assert.is(new Set(batch(b).map((r) => r.external_id)).size, SHARED + 21, `batch ${b} holds every shared key once`);
   const before = await sequences(ws);
@@ -191,7 +219,11 @@ test('concurrent ingests creating the same new keys: one issue per key, gap-free
        from issues i where i.workspace_id = $1 and i.source = 'race' and i.external_id like 'race-__' order by i.external_id`,
     [ws],
   );
-  assert.equal(raced.map((r) => r.external_id), Array.from({ length: SHARED }, (_, k) => sharedKey(k)), 'exactly one issue per shared key');
+  assert.equal(
+    raced.map((r) => r.external_id),
+    Array.from({ length: SHARED }, (_, k) => sharedKey(k)),
+    'exactly one issue per shared key',
+  );
   const idOf = new Map(raced.map((r) => [r.external_id, r.id]));
   for (let b = 0; b < BATCHES; b++) {
     const ids = responses[3 * b].body.issue_ids as string[];
@@ -207,12 +239,18 @@ test('concurrent ingests creating the same new keys: one issue per key, gap-free
     assert.is(r.touched, BATCHES + posts, `${r.external_id}: one event per writer`);
     assert.is(r.version, r.touched, `${r.external_id}: the row folds every event`);
   }
-  const own = await t.app.pool.query(`select count(*)::int as n from issues where workspace_id = $1 and source = 'race' and external_id like 'race-own-%'`, [ws]);
+  const own = await t.app.pool.query(`select count(*)::int as n from issues where workspace_id = $1 and source = 'race' and external_id like 'race-own-%'`, [
+    ws,
+  ]);
   assert.is(own.rows[0].n, BATCHES * 20);
 
   // Gap-free, unique, the counter at the end; every write landed.
   const all = await sequences(ws);
-  assert.equal(all, all.map((_, i) => i + 1), 'exactly 1..N');
+  assert.equal(
+    all,
+    all.map((_, i) => i + 1),
+    'exactly 1..N',
+  );
   const counter = await t.app.pool.query('select last_sequence::int as last from workspace_event_counters where workspace_id = $1', [ws]);
   assert.is(counter.rows[0].last, all.length);
   assert.ok(all.length - before.length >= BATCHES * (SHARED + 21) + 2 * BATCHES, `${all.length - before.length} events written`);
@@ -236,16 +274,31 @@ test('concurrent ingests creating the same new keys: one issue per key, gap-free
   assert.equal(await projections(ws), live);
 });
 
-test('an ingest that loses the race for a new key is retried and re-ingests the winner\'s issue', async () => {
+test("an ingest that loses the race for a new key is retried and re-ingests the winner's issue", async () => {
   const ws = t.demo.workspaceId;
   // The winner: a transaction that has written the new key but not yet committed.
   const winner = await t.app.pool.connect();
   try {
     await winner.query('begin');
     const events = await EventBatch.start(winner, ws);
-    const won = await ingestIssues(winner, events, { type: 'system', id: null }, [{ source: 'race', external_id: 'held', title: 'First', narrative: 'first', severity: 'low', occurred_at: null }], 'ingest');
+    const won = await ingestIssues(
+      winner,
+      events,
+      { type: 'system', id: null },
+      [{ source: 'race', external_id: 'held', title: 'First', narrative: 'first', severity: 'low', occurred_at: null }],
+      'ingest',
+    );
     // The loser: its insert of the same key waits for the winner at the unique index.
-    const loser = api.post('/v1/ingest/batch', { records: [{ external_id: 'held', source: 'race', title: 'Second', narrative: 'second' }, { external_id: 'held-other', source: 'race', title: 'Other' }] }, fresh());
+    const loser = api.post(
+      '/v1/ingest/batch',
+      {
+        records: [
+          { external_id: 'held', source: 'race', title: 'Second', narrative: 'second' },
+          { external_id: 'held-other', source: 'race', title: 'Other' },
+        ],
+      },
+      fresh(),
+    );
     for (let waited = 0; ; waited += 20) {
       const { rows } = await t.app.pool.query(
         `select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and l.locktype = 'transactionid' and a.datname = current_database()`,
@@ -259,11 +312,27 @@ test('an ingest that loses the race for a new key is retried and re-ingests the 
 
     const res = await loser;
     assert.is(res.status, 202, res.text);
-    assert.is(res.body.issue_ids[0], won.results[0].issue_id, 'the retry found the winner\'s issue');
-    const { rows } = await t.app.pool.query(`select title, version from issues where workspace_id = $1 and source = 'race' and external_id in ('held', 'held-other') order by external_id`, [ws]);
-    assert.equal(rows, [{ title: 'Second', version: 2 }, { title: 'Other', version: 1 }], 'created by the winner, re-ingested by the loser; no duplicate');
-    const history = await t.app.pool.query(`select event_type from events where workspace_id = $1 and aggregate_id = $2 order by sequence`, [ws, won.results[0].issue_id]);
-    assert.equal(history.rows.map((r) => r.event_type), ['issue.created', 'issue.reingested']);
+    assert.is(res.body.issue_ids[0], won.results[0].issue_id, "the retry found the winner's issue");
+    const { rows } = await t.app.pool.query(
+      `select title, version from issues where workspace_id = $1 and source = 'race' and external_id in ('held', 'held-other') order by external_id`,
+      [ws],
+    );
+    assert.equal(
+      rows,
+      [
+        { title: 'Second', version: 2 },
+        { title: 'Other', version: 1 },
+      ],
+      'created by the winner, re-ingested by the loser; no duplicate',
+    );
+    const history = await t.app.pool.query(`select event_type from events where workspace_id = $1 and aggregate_id = $2 order by sequence`, [
+      ws,
+      won.results[0].issue_id,
+    ]);
+    assert.equal(
+      history.rows.map((r) => r.event_type),
+      ['issue.created', 'issue.reingested'],
+    );
   } finally {
     await winner.query('rollback').catch(() => {});
     winner.release();
@@ -286,7 +355,11 @@ test('svc projections rebuild leaves issues and patterns equal to the live proje
     fresh(),
   );
   const [h1, h2, h3, h4] = batch.body.issue_ids as string[];
-  await api.post('/v1/ingest/events', { external_id: 'h1', source: 'jira', title: 'Disk full (again)', narrative: 'It filled again', severity: 'critical', occurred_at: '2025-09-03T10:00:00Z' }, fresh());
+  await api.post(
+    '/v1/ingest/events',
+    { external_id: 'h1', source: 'jira', title: 'Disk full (again)', narrative: 'It filled again', severity: 'critical', occurred_at: '2025-09-03T10:00:00Z' },
+    fresh(),
+  );
   await api.post('/v1/ingest/events', { external_id: 'h2', source: 'jira', title: 'Heap exhausted', narrative: 'The namenode heap filled' }, fresh());
   await api.patch(`/v1/issues/${h1}`, { title: 'Disk full on dn7', severity: 'high' });
   await api.patch(`/v1/issues/${h1}`, { status: 'in_progress' });
@@ -301,7 +374,17 @@ test('svc projections rebuild leaves issues and patterns equal to the live proje
   const manual = (await api.post('/v1/issues', { title: 'Typed in', severity: 'medium' })).body.id;
   const [item] = (await api.get(`/v1/review-queue?issue_id=${manual}`)).body.data;
   await api.post(`/v1/review-queue/${item.id}/resolve`, { decision: { narrative: 'Supplied by a reviewer' } });
-  const disk = await createPattern(t.app.pool, ws, { name: 'Disk full', risk_score: 80, issue_count: 2, first_seen_at: '2025-09-01T10:00:00Z', last_seen_at: '2025-09-03T10:00:00Z', domain: 'storage', root_cause: 'resource_exhaustion', top_terms: ['disk', 'full'], provenance: { run_id: 'r1' } });
+  const disk = await createPattern(t.app.pool, ws, {
+    name: 'Disk full',
+    risk_score: 80,
+    issue_count: 2,
+    first_seen_at: '2025-09-01T10:00:00Z',
+    last_seen_at: '2025-09-03T10:00:00Z',
+    domain: 'storage',
+    root_cause: 'resource_exhaustion',
+    top_terms: ['disk', 'full'],
+    provenance: { run_id: 'r1' },
+  });
   const flaky = await createPattern(t.app.pool, ws, { name: 'Flaky tests', risk_score: 10, issue_count: 1, domain: 'build' });
   await changePattern(t.app.pool, ws, disk.id, { changes: { risk_score: 85, issue_count: 3, top_terms: ['disk', 'full', 'volume'] } });
   await changePattern(t.app.pool, ws, flaky.id, { to: 'resolved' });
@@ -364,7 +447,10 @@ test('a rebuild restores corrupted projection rows', async () => {
   assert.equal(rebuilt.issues, live.issues);
   assert.equal(rebuilt.patterns, live.patterns);
   const otherNow = await projections(other);
-  assert.ok(otherNow.issues.every((r) => r.title === 'corrupted too'), 'only the named workspace is rebuilt');
+  assert.ok(
+    otherNow.issues.every((r) => r.title === 'corrupted too'),
+    'only the named workspace is rebuilt',
+  );
   assert.is(otherNow.issues.length, otherBefore.issues.length);
 
   // The API serves the restored rows.
@@ -376,13 +462,13 @@ test('a rebuild restores corrupted projection rows', async () => {
 test('svc projections: clear errors and a non-zero exit on bad input', async () => {
   // One at a time: each is a whole process start, and the machine has two cores.
   const missing = await svc('projections', 'rebuild');
-  const badUuid = await svc('projections', 'rebuild', '--workspace', 'not-a-uuid');
+  const badUuid = await svc('projections', 'rebuild', '--workspace', 'Not A UUID');
   const almostUuid = await svc('projections', 'rebuild', '--workspace', 'a'.repeat(36));
   const unknown = await svc('projections', 'rebuild', '--workspace', '00000000-0000-4000-8000-000000000000');
   const action = await svc('projections', 'replay', '--workspace', t.demo.workspaceId);
   const noAction = await svc('projections', '--workspace', t.demo.workspaceId);
   const help = await svc('projections', '--help');
-  const usage = 'Usage: svc projections rebuild --workspace <workspace-id>';
+  const usage = 'Usage: svc projections rebuild --workspace <workspace> [--json]';
   const check = (r: { code: number; stdout: string; stderr: string }, message: string) => {
     assert.is(r.code, 2, `${message}: ${r.stderr}`);
     assert.ok(r.stderr.startsWith(`svc projections: ${message}\n`), r.stderr);
@@ -390,8 +476,9 @@ test('svc projections: clear errors and a non-zero exit on bad input', async () 
     assert.is(r.stdout, '');
   };
   check(missing, '--workspace is required');
-  check(badUuid, '--workspace must be a workspace id (UUID)');
-  check(almostUuid, '--workspace must be a workspace id (UUID)');
+  check(badUuid, '--workspace must be a workspace id (UUID) or an organization slug');
+  // Not a UUID, so read as an organization slug.
+  check(almostUuid, `no organization '${'a'.repeat(36)}'`);
   check(unknown, 'workspace 00000000-0000-4000-8000-000000000000 does not exist');
   check(action, "unknown action 'replay'");
   check(noAction, 'an action is required (rebuild)');
@@ -443,10 +530,17 @@ test('an engine run writes its results while its issues are re-ingested and edit
     [ws],
   );
   assert.equal(lost, []);
-  const assigned = await t.app.pool.query(`select count(*)::int as n from issues where workspace_id = $1 and source = 'engine-race' and pattern_id is not null`, [ws]);
+  const assigned = await t.app.pool.query(
+    `select count(*)::int as n from issues where workspace_id = $1 and source = 'engine-race' and pattern_id is not null`,
+    [ws],
+  );
   assert.ok(assigned.rows[0].n > 0, 'the run assigned patterns');
   const all = await sequences(ws);
-  assert.equal(all, all.map((_, i) => i + 1), 'exactly 1..N');
+  assert.equal(
+    all,
+    all.map((_, i) => i + 1),
+    'exactly 1..N',
+  );
   const live = await projections(ws);
   await withTransaction(t.app.pool, (client) => rebuildProjections(client, ws));
   assert.equal(await projections(ws), live, 'issues and patterns equal their rebuild');

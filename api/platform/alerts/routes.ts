@@ -10,6 +10,7 @@ import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { provenanceSchema } from '../patterns/hazard/schemas.ts';
 import { platformRoute } from '../route.ts';
+import { alertList } from '../../../sql/alerts.ts';
 
 const alertSchema = z.object({
   id: z.string(),
@@ -69,12 +70,9 @@ export const alertRoutes = [
     ),
     responses: { 200: { description: 'A page of alerts', schema: listResponse(alertSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.status) where.push(`status = $${params.push(query.status)}`);
-      if (query.pattern_id) where.push(`pattern_id = $${params.push(query.pattern_id)}`);
-      const sortColumns = { raised_at: { expr: 'raised_at', type: 'timestamptz' }, probability: { expr: 'probability', type: 'double precision' } } as const;
-      const page = await paginate(app.pool, { select: '*', from: 'pattern_alerts', where, params, sortColumns, idExpr: 'id', query, cursorKey: app.secrets.cursorKey }, (r) => toAlert(r as AlertRow));
+      const page = await paginate(app.pool, alertList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (r) =>
+        toAlert(r as AlertRow),
+      );
       return reply.ok(page);
     },
   }),

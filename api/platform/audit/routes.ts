@@ -4,6 +4,7 @@ import type { AuditEventRow } from '../../../sql/audit.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
+import { auditEventList } from '../../../sql/audit.ts';
 
 const auditEventSchema = z.object({
   id: z.string(),
@@ -29,18 +30,22 @@ export const auditRoutes = [
     query: listQuery({ action: z.string().max(100).optional() }, ['occurred_at'], '-occurred_at'),
     responses: { 200: { description: 'A page of audit events', schema: listResponse(auditEventSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.action) where.push(`action = $${params.push(query.action)}`);
       return reply.ok(
-        await paginate(
-          app.pool,
-          { select: '*', from: 'audit_events', where, params, sortColumns: { occurred_at: { expr: 'occurred_at', type: 'timestamptz' } }, idExpr: 'id', query, cursorKey: app.secrets.cursorKey },
-          (row) => {
-            const r = row as AuditEventRow;
-            return { id: r.id, action: r.action, actor_type: r.actor_type, actor_id: r.actor_id, target_type: r.target_type, target_id: r.target_id, client_ip: r.client_ip, trace_id: r.trace_id, metadata: r.metadata, occurred_at: r.occurred_at.toISOString() };
-          },
-        ),
+        await paginate(app.pool, auditEventList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (row) => {
+          const r = row as AuditEventRow;
+          return {
+            id: r.id,
+            action: r.action,
+            actor_type: r.actor_type,
+            actor_id: r.actor_id,
+            target_type: r.target_type,
+            target_id: r.target_id,
+            client_ip: r.client_ip,
+            trace_id: r.trace_id,
+            metadata: r.metadata,
+            occurred_at: r.occurred_at.toISOString(),
+          };
+        }),
       );
     },
   }),

@@ -14,6 +14,7 @@ import { liveFamilyRole } from '../../../sql/tokenFamilies.ts';
 import type { PlatformAuthenticator, Principal, ProvisioningKeyCheck } from '../principal.ts';
 import { isScope, type Scope } from '../scopes.ts';
 import { createVerifiedTokenCache } from './accessTokens.ts';
+import { assertMfaEnrolment } from './mfaEnforcement.ts';
 import { roleScopes, type Role } from './roles.ts';
 
 export const SERVICE_ACCOUNT_TOKEN_PREFIX = 'svc_sat_';
@@ -34,7 +35,7 @@ export function createPlatformAuthenticator(app: AppContext): PlatformAuthentica
   };
 
   return {
-    async bearer(token): Promise<Principal | null> {
+    async bearer(token, req): Promise<Principal | null> {
       if (token.startsWith(SERVICE_ACCOUNT_TOKEN_PREFIX)) {
         const found = await findLiveServiceAccountToken(app.pool, sha256Hex(token), app.clock.now());
         if (!found) return null;
@@ -51,6 +52,7 @@ export function createPlatformAuthenticator(app: AppContext): PlatformAuthentica
       if (!claims) return null;
       const role = (await liveFamilyRole(app.pool, claims.familyId, claims.userId, claims.workspaceId)) as Role | null;
       if (!role) return null;
+      await assertMfaEnrolment(app, claims.workspaceId, claims.userId, req);
       const allowed = new Set<string>(roleScopes[role]);
       return {
         kind: 'user',

@@ -13,12 +13,35 @@ import * as users from '../../../sql/users.ts';
 import { findWorkspace, jitWorkspacesForDomain } from '../../../sql/workspaces.ts';
 import { verifySubjectToken, type VerifiedIdentity } from './identityProvider.ts';
 import type { Role } from './roles.ts';
+import { signInBlocked, type SignInPolicyInput } from './signInPolicy.ts';
 import { issueTokenPair, type TokenPair } from './tokenPairs.ts';
 
-export async function exchangeSubjectToken(app: AppContext, subjectToken: string, workspaceId: string | undefined, clientIp: string): Promise<TokenPair> {
+export async function exchangeSubjectToken(
+  app: AppContext,
+  subjectToken: string,
+  workspaceId: string | undefined,
+  clientIp: string,
+  mfaCode?: string,
+): Promise<TokenPair> {
   const identity = await verifySubjectToken(app, subjectToken);
+  return signInIdentity(app, identity, workspaceId, clientIp, { method: 'exchange', mfaCode });
+}
+
+/** Exchange rule 1 for a verified identity (from a subject token or an SSO connection), then the sign-in policy. */
+export async function signInIdentity(
+  app: AppContext,
+  identity: VerifiedIdentity,
+  workspaceId: string | undefined,
+  clientIp: string,
+  policy: SignInPolicyInput,
+): Promise<TokenPair> {
   const outcome = await withTransaction(app.pool, async (client) => {
-    let user = await users.findUserByIdentity(client, identity.issuer, identity.subject);
+    const grant = async (userId: string, grantedWorkspaceId: string, role: Role) => {
+      const blocked = await signInBlocked(app, client, (await findWorkspace(client, grantedWorkspaceId))!, userId, policy, clientIp);
+      if (blocked) return { kind: 'blocked' as const, error: blocked };
+      return { kind: 'granted' as const, pair: await issueTokenPair(app, client, userId, grantedWorkspaceId, role, clientIp) };
+    };
+    let user = await users.findUserentity(client, identity.issuer, identity.subject);
     if (!user && identity.email && identity.emailVerified) {
       const byEmail = await users.findUserByEmail(client, identity.email);
       if (byEmail && (await users.membershipsOfUser(client, byEmail.id)).length) {
@@ -29,10 +52,12 @@ export async function exchangeSubjectToken(app: AppContext, subjectToken: string
     if (user) {
       const memberships = await users.membershipsOfUser(client, user.id);
       const membership = workspaceId ? memberships.find((m) => m.workspace_id === workspaceId) : memberships[0];
-      if (membership) return { kind: 'granted' as const, pair: await issueTokenPair(app, client, user.id, membership.workspace_id, membership.role, clientIp) };
+      if (membership) return grant(user.id, membership.workspace_id, membership.role);
     }
     const jit = await justInTime(client, identity, workspaceId);
     if (jit) {
+      const blocked = await signInBlocked(app, client, jit, null, policy, clientIp);
+      if (blocked) return { kind: 'blocked' as const, error: blocked };
       const { user: created } = await users.upsertUserByEmail(client, identity.email!, identity.name ?? identity.email!.split('@')[0]);
       await users.linkIdentity(client, created.id, identity.issuer, identity.subject);
       const { membership } = await users.ensureMembership(client, jit.id, created.id, jit.jit_role);
@@ -46,11 +71,12 @@ export async function exchangeSubjectToken(app: AppContext, subjectToken: string
         clientIp,
         metadata: { email: identity.email, role: membership.role },
       });
-      return { kind: 'granted' as const, pair: await issueTokenPair(app, client, created.id, jit.id, membership.role as Role, clientIp) };
+      return grant(created.id, jit.id, membership.role as Role);
     }
     return { kind: 'denied' as const };
   });
   if (outcome.kind === 'granted') return outcome.pair;
+  if (outcome.kind === 'blocked') throw outcome.error;
   // Attributed to the workspace the caller asked for when it exists, so that its admins see it.
   const requested = workspaceId ? await findWorkspace(app.pool, workspaceId).catch(() => null) : null;
   await recordAudit(app.pool, {

@@ -17,7 +17,6 @@ export interface VerifiedIdentity {
   name: string | null;
 }
 
-
 const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
 
 async function discoverJwksUrl(issuer: string): Promise<string> {

@@ -9,13 +9,37 @@ export const roles = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof roles)[number];
 
 const readScopes: Scope[] = [
-  'issues:read', 'patterns:read', 'predictions:read', 'recommendations:read', 'review:read', 'configs:read',
-  'engine:read', 'reports:read', 'exports:read', 'connectors:read', 'sources:read', 'webhooks:read',
-  'events:read', 'jobs:read', 'members:read', 'notifications:read', 'notifications:write',
+  'issues:read',
+  'patterns:read',
+  'predictions:read',
+  'recommendations:read',
+  'review:read',
+  'configs:read',
+  'engine:read',
+  'reports:read',
+  'exports:read',
+  'connectors:read',
+  'sources:read',
+  'webhooks:read',
+  'events:read',
+  'jobs:read',
+  'members:read',
+  'notifications:read',
+  'notifications:write',
+  'shell:read',
+  'mfa:manage',
 ];
 const writeScopes: Scope[] = [
-  'issues:write', 'ingest:write', 'patterns:write', 'recommendations:write', 'review:write', 'configs:write',
-  'engine:run', 'reports:write', 'connectors:write', 'jobs:write',
+  'issues:write',
+  'ingest:write',
+  'patterns:write',
+  'recommendations:write',
+  'review:write',
+  'configs:write',
+  'engine:run',
+  'reports:write',
+  'connectors:write',
+  'jobs:write',
 ];
 
 export const roleScopes: Record<Role, readonly Scope[]> = {
@@ -25,8 +49,8 @@ export const roleScopes: Record<Role, readonly Scope[]> = {
   viewer: readScopes,
 };
 
-/** Scopes of a workspace API key issued by client provisioning: everything a member can do. */
-export const provisionedApiKeyScopes: readonly Scope[] = roleScopes.member;
+/** Scopes of a workspace API key issued by client provisioning: everything a member can do (but MFA, which is for people). */
+export const provisionedApiKeyScopes: readonly Scope[] = roleScopes.member.filter((scope) => scope !== 'mfa:manage');
 
 /** Roles an actor may grant: admins manage members and viewers and admins, only owners grant owner. */
 export function canGrant(actor: Role, target: Role): boolean {

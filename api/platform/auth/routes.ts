@@ -25,21 +25,34 @@ export const authRoutes = [
       'With several memberships, `workspace_id` picks one (default: the earliest).',
     tags: ['auth'],
     auth: 'public',
-    body: z.object({ subject_token: z.string().min(1, 'must not be empty'), workspace_id: z.uuid().optional() }),
+    body: z.object({
+      subject_token: z.string().min(1, 'must not be empty'),
+      workspace_id: z.uuid().optional(),
+      mfa_code: z
+        .string()
+        .trim()
+        .min(1, 'must not be empty')
+        .max(64)
+        .optional()
+        .describe('TOTP or SMS code, or a recovery code; required once the user has a verified factor'),
+    }),
     responses: {
       200: { description: 'Token pair', schema: tokenPairSchema },
       401: { description: 'The subject token cannot be verified (`invalid_grant`)' },
-      403: { description: 'The identity resolves to no membership (`forbidden`)' },
+      403: {
+        description:
+          'The identity resolves to no membership (`forbidden`); a second factor is needed (`mfa_required`); the workspace requires SSO (`sso_required`)',
+      },
+      429: { description: 'Too many wrong MFA codes (`rate_limited`)' },
     },
-    handler: async ({ body, app, req }) => reply.ok(await exchangeSubjectToken(app, body.subject_token, body.workspace_id, req.clientIp)),
+    handler: async ({ body, app, req }) => reply.ok(await exchangeSubjectToken(app, body.subject_token, body.workspace_id, req.clientIp, body.mfa_code)),
   }),
   platformRoute({
     method: 'post',
     path: '/v1/auth/refresh',
     operationId: 'refreshToken',
     summary: 'Rotate a refresh token into a new token pair',
-    description:
-      'Refresh tokens live 30 days and are single-use. Presenting one that was already used revokes every token of that sign-in (reuse detection).',
+    description: 'Refresh tokens live 30 days and are single-use. Presenting one that was already used revokes every token of that sign-in (reuse detection).',
     tags: ['auth'],
     auth: 'public',
     body: z.object({ refresh_token: z.string().min(1, 'must not be empty') }),

@@ -13,6 +13,8 @@ import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from './accessTokens.ts';
 import { roleScopes, type Role } from './roles.ts';
 
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** A sign-in's absolute lifetime: however often it is refreshed, after this the user exchanges again. */
+export const TOKEN_FAMILY_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 const REFRESH_PREFIX = 'svc_rt_';
 
 export interface TokenPair {
@@ -28,13 +30,20 @@ async function pairFor(app: AppContext, db: Queryable, familyId: string, userId:
   const refresh = randomToken(32, REFRESH_PREFIX);
   await families.insertRefreshToken(db, familyId, sha256Hex(refresh), new Date(app.clock.now().getTime() + REFRESH_TOKEN_TTL_MS));
   const access = await signAccessToken(app, { userId, workspaceId, familyId, scopes: [...scopes] });
-  return { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' '), workspace_id: workspaceId };
+  return {
+    access_token: access,
+    refresh_token: refresh,
+    token_type: 'bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    scope: scopes.join(' '),
+    workspace_id: workspaceId,
+  };
 }
 
 /** Starts a new sign-in (token family) for a member and returns its first token pair. */
 export async function issueTokenPair(app: AppContext, db: Queryable, userId: string, workspaceId: string, role: Role, clientIp: string): Promise<TokenPair> {
   const scopes = roleScopes[role];
-  const family = await families.insertFamily(db, userId, workspaceId, [...scopes]);
+  const family = await families.insertFamily(db, userId, workspaceId, [...scopes], app.clock.now());
   await recordAudit(db, {
     workspaceId,
     action: 'auth.token.issued',
@@ -69,6 +78,10 @@ export async function rotateRefreshToken(app: AppContext, refreshToken: string, 
       return { kind: 'invalid' as const };
     }
     if (token.expires_at.getTime() <= app.clock.now().getTime()) return { kind: 'invalid' as const };
+    if (family.created_at.getTime() + TOKEN_FAMILY_MAX_AGE_MS <= app.clock.now().getTime()) {
+      await families.revokeFamily(client, family.id, 'absolute_lifetime');
+      return { kind: 'invalid' as const };
+    }
     const role = (await families.liveFamilyRole(client, family.id, family.user_id, family.workspace_id)) as Role | null;
     if (!role) {
       await families.revokeFamily(client, family.id, 'membership_removed');

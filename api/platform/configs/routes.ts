@@ -6,7 +6,15 @@
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
 import { configKinds, isConfigKind, validateConfig, type ConfigKind } from '../../../engine/config/index.ts';
-import { activateConfigVersion, activeConfig, configHistory, createConfigVersion, findConfigVersion, type ActiveConfig, type ConfigVersionRow } from '../../../sql/configs.ts';
+import {
+  activateConfigVersion,
+  activeConfig,
+  configHistory,
+  createConfigVersion,
+  findConfigVersion,
+  type ActiveConfig,
+  type ConfigVersionRow,
+} from '../../../sql/configs.ts';
 import { withEventBatch } from '../../../sql/events.ts';
 import { reply } from '../../http/routes.ts';
 import { actorOf } from '../principal.ts';
@@ -45,9 +53,13 @@ export const configRoutes = [
     summary: 'The active version of every config kind',
     tags: ['configs'],
     scope: 'configs:read',
-    responses: { 200: { description: 'Active configs by kind', schema: z.object({ data: z.array(z.object({ kind: z.enum(configKinds), active: activeSchema })) }) } },
+    responses: {
+      200: { description: 'Active configs by kind', schema: z.object({ data: z.array(z.object({ kind: z.enum(configKinds), active: activeSchema })) }) },
+    },
     handler: async ({ principal, app }) =>
-      reply.ok({ data: await Promise.all(configKinds.map(async (kind) => ({ kind, active: toActive(await activeConfig(app.pool, principal.workspaceId, kind)) }))) }),
+      reply.ok({
+        data: await Promise.all(configKinds.map(async (kind) => ({ kind, active: toActive(await activeConfig(app.pool, principal.workspaceId, kind)) }))),
+      }),
   }),
   platformRoute({
     method: 'get',
@@ -69,7 +81,8 @@ export const configRoutes = [
     path: '/v1/configs/{kind}/versions',
     operationId: 'createConfigVersion',
     summary: 'Create an immutable version (the body is the document); an identical document returns the existing version',
-    description: 'The version id is the SHA-256 of the canonical JSON (sorted keys). 201 when created, 200 when it already existed; 422 config_invalid with dot-path details.',
+    description:
+      'The version id is the SHA-256 of the canonical JSON (sorted keys). 201 when created, 200 when it already existed; 422 config_invalid with dot-path details.',
     tags: ['configs'],
     scope: 'configs:write',
     params: kindParams,

@@ -9,7 +9,7 @@ import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { configKinds } from '../../../engine/config/index.ts';
 import { stageIndex, stageNames, type StageName } from '../../../engine/pipeline.ts';
-import { createEngineRun } from '../../../jobs/engineRun.ts';
+import { createEngineRun, type ReplayResult } from '../../../jobs/engineRun.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
 import { engineQueue, engineRun } from '../../../jobs/tasks/engine__run.ts';
 import { engineReplay } from '../../../jobs/tasks/engine__replay.ts';
@@ -22,6 +22,7 @@ import { latestReviewItemOfIssue } from '../../../sql/reviewItems.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
+import { engineRunList } from '../../../sql/engineRuns.ts';
 
 const stageEnum = z.enum(stageNames as [StageName, ...StageName[]], { error: `must be one of ${stageNames.join(', ')}` });
 
@@ -89,16 +90,22 @@ async function runWithJob(app: AppContext, run: EngineRunRow) {
   return toRun(run, job);
 }
 
-/** Waits for a job to finish (the replay runs on a worker so that the API's event loop stays free). */
-async function waitForJob(app: AppContext, jobId: string, workspaceId: string, timeoutMs: number): Promise<JobRun> {
+/** Waits for a job to finish (the replay runs on a worker so that the API's event loop stays free); null when it did not in time. */
+async function waitForJob(app: AppContext, jobId: string, workspaceId: string, timeoutMs: number): Promise<JobRun | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = (await findJobRun(app.pool, jobId, { workspaceId }))!;
     if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') return job;
-    if (Date.now() > deadline) throw new AppError('service_unavailable', `The replay is still running (job ${jobId}); poll GET /v1/jobs/${jobId}`);
+    if (Date.now() > deadline) return null;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** The replay outcome when no replay could compare the stages: identical false, and why. */
+const notReplayed = (run: EngineRunRow, reason: string) => ({
+  identical: false,
+  diff_summary: { input_digest: { expected: run.input_digest, actual: null, identical: false }, stages: [], first_divergent_stage: null, reason },
+});
 
 const replaySchema = z.object({
   identical: z.boolean(),
@@ -106,11 +113,19 @@ const replaySchema = z.object({
     input_digest: z.object({ expected: z.string().nullable(), actual: z.string().nullable(), identical: z.boolean() }),
     stages: z.array(z.object({ stage: z.string(), expected: z.string().nullable(), actual: z.string(), identical: z.boolean() })),
     first_divergent_stage: z.string().nullable(),
+    reason: z.string().nullable().describe('Why nothing was compared (the run has not finished, the replay failed or is still running), else null'),
   }),
-  replay_job_id: z.string(),
+  replay_job_id: z.string().nullable(),
 });
 
-const judgementSchema = z.object({ value: z.string().nullable(), confidence: z.number(), source: z.string(), abstained: z.boolean(), candidates: z.array(z.object({ id: z.string(), score: z.number() })), evidence: z.array(z.string()) });
+const judgementSchema = z.object({
+  value: z.string().nullable(),
+  confidence: z.number(),
+  source: z.string(),
+  abstained: z.boolean(),
+  candidates: z.array(z.object({ id: z.string(), score: z.number() })),
+  evidence: z.array(z.string()),
+});
 const rootCauseSchema = z.object({
   issue_id: z.string(),
   status: z.enum(['decided', 'abstained']),
@@ -147,7 +162,8 @@ export const engineRoutes = [
       .optional(),
     responses: { 202: { description: 'Queued', schema: z.object({ run_id: z.string(), job_id: z.string(), status: z.literal('queued') }) } },
     handler: async ({ body, principal, app }) => {
-      if (body?.as_of && new Date(body.as_of) > app.clock.now()) throw new AppError('validation_error', 'Request validation failed', { as_of: 'must not be in the future' });
+      if (body?.as_of && new Date(body.as_of) > app.clock.now())
+        throw new AppError('validation_error', 'Request validation failed', { as_of: 'must not be in the future' });
       return withTransaction(app.pool, async (client) => {
         const run = await createEngineRun(client, app, {
           workspaceId: principal.workspaceId,
@@ -157,7 +173,12 @@ export const engineRoutes = [
           from: body?.stages?.from,
           to: body?.stages?.to,
         });
-        const { job } = await enqueueJob(client, engineRun, { run_id: run.id, workspace_id: principal.workspaceId }, { workspaceId: principal.workspaceId, queueName: engineQueue(principal.workspaceId) });
+        const { job } = await enqueueJob(
+          client,
+          engineRun,
+          { run_id: run.id, workspace_id: principal.workspaceId },
+          { workspaceId: principal.workspaceId, queueName: engineQueue(principal.workspaceId) },
+        );
         await setEngineRunJob(client, run.id, job.id);
         return reply.accepted({ run_id: run.id, job_id: job.id, status: 'queued' as const });
       });
@@ -175,16 +196,8 @@ export const engineRoutes = [
     handler: async ({ query, principal, app }) => {
       const page = await paginate(
         app.pool,
-        {
-          select: 'r.*, to_jsonb(j) as job',
-          from: 'engine_runs r left join job_runs j on j.id = r.job_run_id',
-          where: ['r.workspace_id = $1'],
-          params: [principal.workspaceId],
-          sortColumns: { created_at: { expr: 'r.created_at', type: 'timestamptz' } },
-          idExpr: 'r.id',
-          query,
-          cursorKey: app.secrets.cursorKey,
-        },
+        engineRunList(principal.workspaceId),
+        { query, cursorKey: app.secrets.cursorKey },
         // `job` is the joined job_runs row as JSON; toRun reads only its status fields.
         (row) => toRun(row as unknown as EngineRunRow, row.job as JobRun | null),
       );
@@ -211,19 +224,29 @@ export const engineRoutes = [
     path: '/v1/engine/runs/{id}/replay',
     operationId: 'replayEngineRun',
     summary: 'Re-execute a run from its frozen inputs and compare every stage digest',
-    description: 'Always 200 with {identical, diff_summary} once the replay finished; identical: false is a result, not an error.',
+    description:
+      'Always 200 with {identical, diff_summary} for a run of the workspace; identical: false is a result, not an error (diff_summary.reason says why when ' +
+      "nothing could be compared: the run has not finished, the replay failed or is still running). Concurrent replays of one run share one job on the workspace's engine queue.",
     tags: ['engine'],
     scope: 'engine:run',
     params: z.object({ id: z.string() }),
-    responses: { 200: { description: 'Replay outcome', schema: replaySchema }, 404: { description: 'Not found' }, 409: { description: 'The run has not finished' } },
+    responses: { 200: { description: 'Replay outcome', schema: replaySchema }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app }) => {
       const run = await findEngineRun(app.pool, principal.workspaceId, params.id);
       if (!run) throw new AppError('not_found', 'Engine run not found');
-      if (!run.finished_at) throw new AppError('conflict', 'The run has not finished; replay it once it succeeded');
-      const { job } = await enqueueJob(app.pool, engineReplay, { run_id: run.id, workspace_id: principal.workspaceId }, { workspaceId: principal.workspaceId });
+      if (!run.finished_at) return reply.ok({ ...notReplayed(run, 'The run has not finished; replay it once it succeeded'), replay_job_id: null });
+      // One job per run while it waits (the key is released when it starts), behind the workspace's engine runs.
+      const { job } = await enqueueJob(
+        app.pool,
+        engineReplay,
+        { run_id: run.id, workspace_id: principal.workspaceId },
+        { workspaceId: principal.workspaceId, queueName: engineQueue(principal.workspaceId), jobKey: `engine_replay:${run.id}` },
+      );
       const done = await waitForJob(app, job.id, principal.workspaceId, 10 * 60_000);
-      if (done.status !== 'succeeded') throw new Error(`replay job ${job.id} ${done.status}: ${done.error_detail ?? ''}`);
-      return reply.ok({ ...(done.result as object), replay_job_id: job.id });
+      if (!done) return reply.ok({ ...notReplayed(run, `The replay is still running; poll GET /v1/jobs/${job.id}`), replay_job_id: job.id });
+      if (done.status !== 'succeeded')
+        return reply.ok({ ...notReplayed(run, `The replay ${done.status}: ${done.error_detail ?? 'no detail'}`), replay_job_id: job.id });
+      return reply.ok({ ...(done.result as ReplayResult), replay_job_id: job.id });
     },
   }),
   platformRoute({
@@ -234,23 +257,61 @@ export const engineRoutes = [
     tags: ['issues'],
     scope: 'issues:read',
     params: z.object({ id: z.string() }),
-    responses: { 200: { description: 'Root cause or abstention', schema: rootCauseSchema }, 404: { description: 'No such issue, or the engine has not looked at it yet' } },
+    responses: {
+      200: { description: 'Root cause or abstention', schema: rootCauseSchema },
+      404: { description: 'No such issue, or the engine has not looked at it yet' },
+    },
     handler: async ({ params, principal, app }) => {
       const issue = await findIssue(app.pool, principal.workspaceId, params.id);
       if (!issue) throw new AppError('not_found', 'Issue not found');
-      const base = { issue_id: issue.id, evidence: [] as string[], candidates: [] as Array<{ id: string; score: number }>, domain: null, criticality: null, provenance: null, confidence: null, source: null, root_cause: null };
+      const base = {
+        issue_id: issue.id,
+        evidence: [] as string[],
+        candidates: [] as Array<{ id: string; score: number }>,
+        domain: null,
+        criticality: null,
+        provenance: null,
+        confidence: null,
+        source: null,
+        root_cause: null,
+      };
       if (issue.engine_status !== 'eligible') {
-        return reply.ok({ ...base, status: 'abstained' as const, review_item_id: await latestReviewItemOfIssue(app.pool, principal.workspaceId, issue.id, ['missing_narrative']), reason: issue.engine_status === 'blocked_no_narrative' ? 'The issue has no narrative.' : `The issue is not eligible: ${issue.ineligible_reason}` });
+        return reply.ok({
+          ...base,
+          status: 'abstained' as const,
+          review_item_id: await latestReviewItemOfIssue(app.pool, principal.workspaceId, issue.id, ['missing_narrative']),
+          reason: issue.engine_status === 'blocked_no_narrative' ? 'The issue has no narrative.' : `The issue is not eligible: ${issue.ineligible_reason}`,
+        });
       }
       const extraction = await findIssueExtraction(app.pool, principal.workspaceId, issue.id);
       if (!extraction) throw new AppError('not_found', 'The engine has not analysed this issue yet; trigger an engine run');
       const rc = extraction.root_cause;
-      const common = { ...base, confidence: rc.confidence, source: rc.source, evidence: rc.evidence, candidates: rc.candidates, domain: extraction.domain, criticality: extraction.criticality, provenance: extraction.provenance };
+      const common = {
+        ...base,
+        confidence: rc.confidence,
+        source: rc.source,
+        evidence: rc.evidence,
+        candidates: rc.candidates,
+        domain: extraction.domain,
+        criticality: extraction.criticality,
+        provenance: extraction.provenance,
+      };
       if (rc.abstained || !rc.value) {
-        return reply.ok({ ...common, status: 'abstained' as const, review_item_id: await latestReviewItemOfIssue(app.pool, principal.workspaceId, issue.id, ['root_cause']), reason: 'The evidence does not single out a root cause; a reviewer decides.' });
+        return reply.ok({
+          ...common,
+          status: 'abstained' as const,
+          review_item_id: await latestReviewItemOfIssue(app.pool, principal.workspaceId, issue.id, ['root_cause']),
+          reason: 'The evidence does not single out a root cause; a reviewer decides.',
+        });
       }
       const names = (await activeConfig(app.pool, principal.workspaceId, 'taxonomy')).document.root_causes;
-      return reply.ok({ ...common, status: 'decided' as const, root_cause: { id: rc.value, name: names.find((r) => r.id === rc.value)?.name ?? rc.value }, review_item_id: null, reason: null });
+      return reply.ok({
+        ...common,
+        status: 'decided' as const,
+        root_cause: { id: rc.value, name: names.find((r) => r.id === rc.value)?.name ?? rc.value },
+        review_item_id: null,
+        reason: null,
+      });
     },
   }),
 ];

@@ -9,6 +9,7 @@ import { queryInteger, reply } from '../../http/routes.ts';
 import { eventSchema, toEvent } from './schema.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
+import { eventFeedList } from '../../../sql/events.ts';
 
 export const feedRoutes = [
   platformRoute({
@@ -31,15 +32,9 @@ export const feedRoutes = [
     ),
     responses: { 200: { description: 'A page of events', schema: listResponse(eventSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.after_sequence !== undefined) where.push(`sequence > $${params.push(query.after_sequence)}`);
-      if (query.aggregate_type) where.push(`aggregate_type = $${params.push(query.aggregate_type)}`);
       return reply.ok(
-        await paginate(
-          app.pool,
-          { select: '*', from: 'events', where, params, sortColumns: { sequence: { expr: 'sequence', type: 'bigint' } }, idExpr: 'id', query, cursorKey: app.secrets.cursorKey },
-          (e) => toEvent(e as unknown as StoredEvent),
+        await paginate(app.pool, eventFeedList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (e) =>
+          toEvent(e as unknown as StoredEvent),
         ),
       );
     },

@@ -6,6 +6,9 @@ import { z } from 'zod';
 import type { IssueInput } from '../../../sql/issues.ts';
 import { DEFAULT_SEVERITY, narrativeInput, severityInput, timestampInput } from '../issues/schemas.ts';
 
+/** Records in one batch (POST /v1/ingest/batch, and the batches of `svc ingest`). */
+export const MAX_BATCH = 500;
+
 export const ingestRecordSchema = z.object({
   external_id: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
   title: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters'),
@@ -27,4 +30,16 @@ export function toIssueInput(record: IngestRecord): IssueInput {
     severity: record.severity ?? DEFAULT_SEVERITY,
     occurred_at: record.occurred_at ?? null,
   };
+}
+
+export interface RecordError {
+  field: string;
+  message: string;
+}
+
+/** One record judged as the batch endpoint judges it: the issue input, or its errors by field. */
+export function validateIngestRecord(value: unknown): { ok: true; input: IssueInput } | { ok: false; errors: RecordError[] } {
+  const parsed = ingestRecordSchema.safeParse(value);
+  if (parsed.success) return { ok: true, input: toIssueInput(parsed.data) };
+  return { ok: false, errors: parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'record', message: i.message })) };
 }

@@ -49,16 +49,14 @@ export function toIssue(r: IssueRow): Issue {
 }
 
 /** Severity on input: critical/high/medium/low or the aliases p1..p4 and sev1..sev4 (stored normalised). */
-export const severityInput = z
-  .string()
-  .transform((v, ctx) => {
-    const normalized = normalizeSeverity(v);
-    if (!normalized) {
-      ctx.addIssue({ code: 'custom', message: `must be one of ${severityInputs.join(', ')}` });
-      return z.NEVER;
-    }
-    return normalized;
-  });
+export const severityInput = z.string().transform((v, ctx) => {
+  const normalized = normalizeSeverity(v);
+  if (!normalized) {
+    ctx.addIssue({ code: 'custom', message: `must be one of ${severityInputs.join(', ')}` });
+    return z.NEVER;
+  }
+  return normalized;
+});
 
 export const timestampInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }).transform((v) => new Date(v));
 

@@ -6,6 +6,7 @@ import { findJobRun, jobStatuses, type JobRun } from '../../../sql/jobRuns.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
+import { jobRunList } from '../../../sql/jobRuns.ts';
 
 export const jobSchema = z.object({
   id: z.string(),
@@ -63,23 +64,8 @@ export const jobRoutes = [
     query: jobsQuery,
     responses: { 200: { description: 'A page of jobs', schema: listResponse(jobSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.status) where.push(`status = $${params.push(query.status)}`);
-      if (query.kind) where.push(`kind = $${params.push(query.kind)}`);
-      const page = await paginate(
-        app.pool,
-        {
-          select: '*',
-          from: 'job_runs',
-          where,
-          params,
-          sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } },
-          idExpr: 'id',
-          query,
-          cursorKey: app.secrets.cursorKey,
-        },
-        (row) => toJob(row as unknown as JobRun),
+      const page = await paginate(app.pool, jobRunList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (row) =>
+        toJob(row as unknown as JobRun),
       );
       return reply.ok(page);
     },

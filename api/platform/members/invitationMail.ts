@@ -3,6 +3,7 @@ import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import type { Queryable } from '../../../lib/db.ts';
 import { queueMail } from '../../../jobs/tasks/mail__send.ts';
+import { enqueueNotifications } from '../../../jobs/tasks/notification__route.ts';
 import { insertInvitation, type InvitationRow } from '../../../sql/invitations.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -31,5 +32,6 @@ export async function createInvitation(
     text: `You have been invited to join the workspace "${invite.workspaceName}" as ${invite.role}.\n\nAccept the invitation: ${url}\n\nThe link expires in 7 days.`,
     workspaceId: invite.workspaceId,
   });
+  await enqueueNotifications(db, { source: 'invitation', workspace_id: invite.workspaceId, invitation_id: invitation.id });
   return { invitation, url };
 }

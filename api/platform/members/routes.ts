@@ -10,11 +10,13 @@ import { AppError } from '../../../lib/errors.ts';
 import { recordAudit } from '../../../sql/audit.ts';
 import * as invitations from '../../../sql/invitations.ts';
 import * as users from '../../../sql/users.ts';
+import { revokeUserFamilies } from '../../../sql/tokenFamilies.ts';
 import { findWorkspace } from '../../../sql/workspaces.ts';
 import { reply } from '../../http/routes.ts';
 import { verifySubjectToken } from '../auth/identityProvider.ts';
 import { canGrant, roles, type Role } from '../auth/roles.ts';
 import { tokenPairSchema } from '../auth/routes.ts';
+import { signInBlocked } from '../auth/signInPolicy.ts';
 import { issueTokenPair } from '../auth/tokenPairs.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
@@ -42,7 +44,14 @@ const invitationSchema = z.object({
 });
 
 type MemberRow = { user_id: string; membership_id: string; email: string; name: string; role: Role; created_at: Date };
-const toMember = (r: MemberRow) => ({ user_id: r.user_id, membership_id: r.membership_id, email: r.email, name: r.name, role: r.role, joined_at: r.created_at.toISOString() });
+const toMember = (r: MemberRow) => ({
+  user_id: r.user_id,
+  membership_id: r.membership_id,
+  email: r.email,
+  name: r.name,
+  role: r.role,
+  joined_at: r.created_at.toISOString(),
+});
 const toInvitation = (r: invitations.InvitationRow, now: Date) => ({
   id: r.id,
   email: r.email,
@@ -76,23 +85,9 @@ export const memberRoutes = [
     query: listQuery({ role: roleSchema.optional() }, ['joined_at', 'email'], 'joined_at'),
     responses: { 200: { description: 'A page of members', schema: listResponse(memberSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['m.workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.role) where.push(`m.role = $${params.push(query.role)}`);
       return reply.ok(
-        await paginate(
-          app.pool,
-          {
-            select: 'm.user_id, m.id as membership_id, u.email, u.name, m.role, m.created_at',
-            from: 'memberships m join users u on u.id = m.user_id',
-            where,
-            params,
-            sortColumns: { joined_at: { expr: 'm.created_at', type: 'timestamptz' }, email: { expr: 'lower(u.email)', type: 'text' } },
-            idExpr: 'm.id',
-            query,
-            cursorKey: app.secrets.cursorKey,
-          },
-          (row) => toMember(row as unknown as MemberRow),
+        await paginate(app.pool, users.memberList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (row) =>
+          toMember(row as unknown as MemberRow),
         ),
       );
     },
@@ -120,12 +115,31 @@ export const memberRoutes = [
         const current = await users.findMembership(client, principal.workspaceId, params.user_id);
         if (!current) throw memberNotFound();
         const role = await actingRole(client, principal);
-        if (!canGrant(role, body.role) || !canGrant(role, current.role)) throw new AppError('forbidden', `A ${role} cannot change a ${current.role} into a ${body.role}`);
-        if (current.role === 'owner' && body.role !== 'owner' && owners.length <= 1) throw new AppError('conflict', 'The workspace must keep at least one owner');
+        if (!canGrant(role, body.role) || !canGrant(role, current.role))
+          throw new AppError('forbidden', `A ${role} cannot change a ${current.role} into a ${body.role}`);
+        if (current.role === 'owner' && body.role !== 'owner' && owners.length <= 1)
+          throw new AppError('conflict', 'The workspace must keep at least one owner');
         const updated = (await users.updateMembershipRole(client, principal.workspaceId, params.user_id, body.role))!;
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'member.role_changed', ...actor(principal), targetType: 'user', targetId: params.user_id, clientIp: req.clientIp, metadata: { from: current.role, to: body.role } });
-        const user = (await client.query<{ email: string; name: string }>('select email, name from users where id = $1', [params.user_id])).rows[0];
-        return reply.ok(toMember({ user_id: updated.user_id, membership_id: updated.id, email: user.email, name: user.name, role: updated.role, created_at: updated.created_at }));
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'member.role_changed',
+          ...actor(principal),
+          targetType: 'user',
+          targetId: params.user_id,
+          clientIp: req.clientIp,
+          metadata: { from: current.role, to: body.role },
+        });
+        const user = (await users.findUser(client, params.user_id))!;
+        return reply.ok(
+          toMember({
+            user_id: updated.user_id,
+            membership_id: updated.id,
+            email: user.email,
+            name: user.name,
+            role: updated.role,
+            created_at: updated.created_at,
+          }),
+        );
       }),
   }),
   platformRoute({
@@ -136,7 +150,12 @@ export const memberRoutes = [
     tags: ['members'],
     scope: 'members:write',
     params: memberParams,
-    responses: { 204: { description: 'Removed' }, 403: { description: 'The caller may not remove this member' }, 404: { description: 'Not a member' }, 409: { description: 'Would remove the last owner' } },
+    responses: {
+      204: { description: 'Removed' },
+      403: { description: 'The caller may not remove this member' },
+      404: { description: 'Not a member' },
+      409: { description: 'Would remove the last owner' },
+    },
     handler: async ({ params, principal, app, req }) =>
       withTransaction(app.pool, async (client) => {
         if (!isUuid(params.user_id)) throw memberNotFound();
@@ -147,11 +166,16 @@ export const memberRoutes = [
         if (!canGrant(role, current.role)) throw new AppError('forbidden', `A ${role} cannot remove a ${current.role}`);
         if (current.role === 'owner' && owners.length <= 1) throw new AppError('conflict', 'The workspace must keep at least one owner');
         await users.deleteMembership(client, principal.workspaceId, params.user_id);
-        await client.query(
-          `update token_families set revoked_at = now(), revoked_reason = 'membership_removed' where workspace_id = $1 and user_id = $2 and revoked_at is null`,
-          [principal.workspaceId, params.user_id],
-        );
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'member.removed', ...actor(principal), targetType: 'user', targetId: params.user_id, clientIp: req.clientIp, metadata: { role: current.role } });
+        await revokeUserFamilies(client, principal.workspaceId, params.user_id, 'membership_removed');
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'member.removed',
+          ...actor(principal),
+          targetType: 'user',
+          targetId: params.user_id,
+          clientIp: req.clientIp,
+          metadata: { role: current.role },
+        });
         return reply.noContent();
       }),
   }),
@@ -177,11 +201,26 @@ export const invitationRoutes = [
         const role = await actingRole(client, principal);
         if (!canGrant(role, body.role)) throw new AppError('forbidden', `A ${role} cannot invite a ${body.role}`);
         const existing = await users.findUserByEmail(client, body.email);
-        if (existing && (await users.findMembership(client, principal.workspaceId, existing.id))) throw new AppError('conflict', `${body.email} is already a member`);
-        await client.query(`update invitations set status = 'revoked' where workspace_id = $1 and lower(email) = $2 and status = 'pending'`, [principal.workspaceId, body.email]);
+        if (existing && (await users.findMembership(client, principal.workspaceId, existing.id)))
+          throw new AppError('conflict', `${body.email} is already a member`);
+        await invitations.revokePendingInvitations(client, principal.workspaceId, body.email);
         const workspace = (await findWorkspace(client, principal.workspaceId))!;
-        const { invitation, url } = await createInvitation(app, client, { workspaceId: workspace.id, workspaceName: workspace.name, email: body.email, role: body.role, invitedBy: principal.userId });
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'invitation.created', ...actor(principal), targetType: 'invitation', targetId: invitation.id, clientIp: req.clientIp, metadata: { email: body.email, role: body.role } });
+        const { invitation, url } = await createInvitation(app, client, {
+          workspaceId: workspace.id,
+          workspaceName: workspace.name,
+          email: body.email,
+          role: body.role,
+          invitedBy: principal.userId,
+        });
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'invitation.created',
+          ...actor(principal),
+          targetType: 'invitation',
+          targetId: invitation.id,
+          clientIp: req.clientIp,
+          metadata: { email: body.email, role: body.role },
+        });
         return reply.created({ ...toInvitation(invitation, app.clock.now()), url });
       }),
   }),
@@ -192,18 +231,17 @@ export const invitationRoutes = [
     summary: 'List invitations of the workspace',
     tags: ['members'],
     scope: 'members:read',
-    query: listQuery({ status: z.enum(['pending', 'accepted', 'revoked'], { error: 'must be one of pending, accepted, revoked' }).optional() }, ['created_at'], '-created_at'),
+    query: listQuery(
+      { status: z.enum(['pending', 'accepted', 'revoked'], { error: 'must be one of pending, accepted, revoked' }).optional() },
+      ['created_at'],
+      '-created_at',
+    ),
     responses: { 200: { description: 'A page of invitations', schema: listResponse(invitationSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.status) where.push(`status = $${params.push(query.status)}`);
       const now = app.clock.now();
       return reply.ok(
-        await paginate(
-          app.pool,
-          { select: invitations.invitationColumns, from: 'invitations', where, params, sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } }, idExpr: 'id', query, cursorKey: app.secrets.cursorKey },
-          (row) => toInvitation(row as invitations.InvitationRow, now),
+        await paginate(app.pool, invitations.invitationList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (row) =>
+          toInvitation(row as invitations.InvitationRow, now),
         ),
       );
     },
@@ -216,14 +254,25 @@ export const invitationRoutes = [
     tags: ['members'],
     scope: 'members:write',
     params: z.object({ id: z.string() }),
-    responses: { 200: { description: 'The revoked invitation', schema: invitationSchema }, 404: { description: 'Not found' }, 409: { description: 'Not pending' } },
+    responses: {
+      200: { description: 'The revoked invitation', schema: invitationSchema },
+      404: { description: 'Not found' },
+      409: { description: 'Not pending' },
+    },
     handler: async ({ params, principal, app, req }) =>
       withTransaction(app.pool, async (client) => {
         const found = await invitations.findInvitation(client, principal.workspaceId, params.id);
         if (!found) throw new AppError('not_found', 'Invitation not found');
         const revoked = await invitations.revokeInvitation(client, principal.workspaceId, params.id);
         if (!revoked) throw new AppError('conflict', `Invitation is ${found.status}; only pending invitations can be revoked`);
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'invitation.revoked', ...actor(principal), targetType: 'invitation', targetId: revoked.id, clientIp: req.clientIp });
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'invitation.revoked',
+          ...actor(principal),
+          targetType: 'invitation',
+          targetId: revoked.id,
+          clientIp: req.clientIp,
+        });
         return reply.ok(toInvitation(revoked, app.clock.now()));
       }),
   }),
@@ -240,13 +289,16 @@ export const invitationRoutes = [
     responses: {
       200: { description: 'Token pair for the new member', schema: tokenPairSchema },
       401: { description: 'The subject token cannot be verified (`invalid_grant`)' },
-      403: { description: 'The identity is not the invited address' },
+      403: {
+        description:
+          'The identity is not the invited address (`forbidden`); the membership was created but the workspace requires SSO (`sso_required`) or the user a second factor (`mfa_required`)',
+      },
       404: { description: 'Unknown invitation token' },
       409: { description: 'The invitation is not pending or has expired' },
     },
     handler: async ({ body, app, req }) => {
       const identity = await verifySubjectToken(app, body.subject_token);
-      return withTransaction(app.pool, async (client) => {
+      const outcome = await withTransaction(app.pool, async (client) => {
         const invitation = await invitations.lockInvitationByTokenHash(client, sha256Hex(body.invitation_token));
         if (!invitation) throw new AppError('not_found', 'Invitation not found');
         if (invitation.status !== 'pending') throw new AppError('conflict', `Invitation is ${invitation.status}`);
@@ -259,9 +311,30 @@ export const invitationRoutes = [
         if (oidc) await users.linkIdentity(client, user.id, identity.issuer, identity.subject);
         const { membership } = await users.ensureMembership(client, invitation.workspace_id, user.id, invitation.role);
         await invitations.markInvitationAccepted(client, invitation.id, user.id);
-        await recordAudit(client, { workspaceId: invitation.workspace_id, action: 'invitation.accepted', actorType: 'user', actorId: user.id, targetType: 'invitation', targetId: invitation.id, clientIp: req.clientIp, metadata: { role: membership.role } });
-        return reply.ok(await issueTokenPair(app, client, user.id, invitation.workspace_id, membership.role as Role, req.clientIp));
+        await recordAudit(client, {
+          workspaceId: invitation.workspace_id,
+          action: 'invitation.accepted',
+          actorType: 'user',
+          actorId: user.id,
+          targetType: 'invitation',
+          targetId: invitation.id,
+          clientIp: req.clientIp,
+          metadata: { role: membership.role },
+        });
+        // The membership stands; the sign-in itself follows the workspace's policy (SSO, MFA).
+        const blocked = await signInBlocked(
+          app,
+          client,
+          (await findWorkspace(client, invitation.workspace_id))!,
+          user.id,
+          { method: 'exchange' },
+          req.clientIp,
+        );
+        if (blocked) return { blocked };
+        return { pair: await issueTokenPair(app, client, user.id, invitation.workspace_id, membership.role as Role, req.clientIp) };
       });
+      if ('blocked' in outcome) throw outcome.blocked;
+      return reply.ok(outcome.pair);
     },
   }),
 ];

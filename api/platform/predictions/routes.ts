@@ -7,10 +7,13 @@ import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
 import type { BacktestScores } from '../../../engine/stages/09_predict.ts';
 import { findPrediction, type BacktestRow, type PredictionRow } from '../../../sql/predictions.ts';
-import { queryDecimal, reply } from '../../http/routes.ts';
+import { reply } from '../../http/routes.ts';
+import { predictionList } from '../../../sql/listFilters.ts';
+import { predictionFilters } from '../listFilters.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { estimateSchema, provenanceSchema } from '../patterns/hazard/schemas.ts';
 import { platformRoute } from '../route.ts';
+import { backtestList } from '../../../sql/predictions.ts';
 
 const predictionSchema = z.object({
   id: z.string(),
@@ -56,7 +59,9 @@ const scoresSchema = z
     brier_reference: z.number().describe('Brier score of always forecasting base_rate'),
     skill: z.number().nullable().describe('1 - brier / brier_reference: above 0 beats the base rate'),
     coverage: z.number().nullable().describe('Share of actual counts inside their predictive interval'),
-    calibration: z.array(z.object({ lower: z.number(), upper: z.number(), count: z.number().int(), mean_forecast: z.number().nullable(), observed_rate: z.number().nullable() })),
+    calibration: z.array(
+      z.object({ lower: z.number(), upper: z.number(), count: z.number().int(), mean_forecast: z.number().nullable(), observed_rate: z.number().nullable() }),
+    ),
   })
   .nullable();
 
@@ -65,7 +70,9 @@ const backtestSchema = z.object({
   as_of: z.string(),
   horizon_days: z.number().int(),
   interval_level: z.number(),
-  origins: z.array(z.object({ origin_at: z.string(), fully_observed: z.boolean().describe('Only origins whose whole horizon is observed are scored'), scores: scoresSchema })),
+  origins: z.array(
+    z.object({ origin_at: z.string(), fully_observed: z.boolean().describe('Only origins whose whole horizon is observed are scored'), scores: scoresSchema }),
+  ),
   overall: scoresSchema,
   by_history: z.array(z.object({ min_gaps: z.number().int(), scores: scoresSchema })),
   provenance: provenanceSchema,
@@ -104,28 +111,12 @@ export const predictionRoutes = [
     summary: 'Predictions of the latest engine run, most likely recurrence first',
     tags: ['predictions'],
     scope: 'predictions:read',
-    query: listQuery(
-      {
-        pattern_id: z.uuid({ error: 'must be a pattern id' }).optional(),
-        min_p: queryDecimal(z.number().max(1, 'must be at most 1'))
-          .optional()
-          .describe('Only predictions whose p_recurrence estimate is at least this (0-1)'),
-      },
-      ['p_recurrence', 'expected_time_to_next_days', 'created_at'],
-      '-p_recurrence',
-    ),
+    query: listQuery(predictionFilters, ['p_recurrence', 'expected_time_to_next_days', 'created_at'], '-p_recurrence'),
     responses: { 200: { description: 'A page of predictions', schema: listResponse(predictionSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.pattern_id) where.push(`pattern_id = $${params.push(query.pattern_id)}`);
-      if (query.min_p !== undefined) where.push(`p_recurrence >= $${params.push(query.min_p)}`);
-      const sortColumns = {
-        p_recurrence: { expr: 'p_recurrence', type: 'double precision' },
-        expected_time_to_next_days: { expr: 'expected_time_to_next_days', type: 'double precision' },
-        created_at: { expr: 'created_at', type: 'timestamptz' },
-      } as const;
-      const page = await paginate(app.pool, { select: '*', from: 'predictions', where, params, sortColumns, idExpr: 'id', query, cursorKey: app.secrets.cursorKey }, (r) => toPrediction(r as PredictionRow));
+      const page = await paginate(app.pool, predictionList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (r) =>
+        toPrediction(r as PredictionRow),
+      );
       return reply.ok(page);
     },
   }),
@@ -140,11 +131,9 @@ export const predictionRoutes = [
     query: listQuery({ run_id: z.uuid({ error: 'must be an engine run id' }).optional() }, ['created_at'], '-created_at'),
     responses: { 200: { description: 'A page of backtests', schema: listResponse(backtestSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.run_id) where.push(`run_id = $${params.push(query.run_id)}`);
-      const sortColumns = { created_at: { expr: 'created_at', type: 'timestamptz' } } as const;
-      const page = await paginate(app.pool, { select: '*', from: 'prediction_backtests', where, params, sortColumns, idExpr: 'run_id', query, cursorKey: app.secrets.cursorKey }, (r) => toBacktest(r as BacktestRow));
+      const page = await paginate(app.pool, backtestList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (r) =>
+        toBacktest(r as BacktestRow),
+      );
       return reply.ok(page);
     },
   }),

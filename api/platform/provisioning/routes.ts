@@ -12,6 +12,7 @@ import { withTransaction, type PoolClient } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { insertApiKey } from '../../../sql/apiKeys.ts';
 import { recordAudit } from '../../../sql/audit.ts';
+import { latestPendingInvitation } from '../../../sql/invitations.ts';
 import * as users from '../../../sql/users.ts';
 import * as workspaces from '../../../sql/workspaces.ts';
 import { reply } from '../../http/routes.ts';
@@ -58,9 +59,7 @@ const provisionedClientSchema = z.object({
   organization: z.object({ id: z.string(), slug: z.string(), name: z.string(), plan: z.enum(plans) }),
   workspace: z.object({ id: z.string(), name: z.string() }),
   owner: z.object({ user_id: z.string(), membership_id: z.string(), email: z.string(), role: z.literal('owner') }),
-  api_key: z
-    .object({ id: z.string(), secret: z.string().describe('One-time; a /v1 bearer token'), scopes: z.array(z.string()), note: z.string() })
-    .nullable(),
+  api_key: z.object({ id: z.string(), secret: z.string().describe('One-time; a /v1 bearer token'), scopes: z.array(z.string()), note: z.string() }).nullable(),
   owner_invite: z
     .object({ id: z.string(), url: z.string().nullable().describe('null when the link was issued by an earlier call'), expires_at: z.string() })
     .nullable(),
@@ -69,22 +68,9 @@ type ProvisionedClient = z.output<typeof provisionedClientSchema>;
 
 async function existingClient(client: PoolClient, org: workspaces.OrganizationRow, ownerEmail: string): Promise<ProvisionedClient> {
   const workspace = await workspaces.firstWorkspaceOfOrganization(client, org.id);
-  const owner = workspace
-    ? (
-        await client.query<{ user_id: string; membership_id: string; email: string }>(
-          `select m.user_id, m.id as membership_id, u.email from memberships m join users u on u.id = m.user_id
-            where m.workspace_id = $1 and m.role = 'owner' and lower(u.email) = $2`,
-          [workspace.id, ownerEmail],
-        )
-      ).rows[0]
-    : undefined;
+  const owner = workspace ? await users.findOwnerByEmail(client, workspace.id, ownerEmail) : null;
   if (!workspace || !owner) throw new AppError('conflict', `Organization slug '${org.slug}' is already provisioned for a different owner`);
-  const invite = (
-    await client.query<{ id: string; expires_at: Date }>(
-      `select id, expires_at from invitations where workspace_id = $1 and lower(email) = $2 and status = 'pending' order by created_at desc limit 1`,
-      [workspace.id, ownerEmail],
-    )
-  ).rows[0];
+  const invite = await latestPendingInvitation(client, workspace.id, ownerEmail);
   return {
     created: false,
     organization: { id: org.id, slug: org.slug, name: org.name, plan: org.plan },
@@ -115,7 +101,13 @@ async function provisionClient(app: AppContext, body: ProvisionBody, clientIp: s
     }
     let ownerInvite: ProvisionedClient['owner_invite'] = null;
     if (body.send_owner_invite) {
-      const { invitation, url } = await createInvitation(app, client, { workspaceId: workspace.id, workspaceName: workspace.name, email: user.email, role: 'owner', invitedBy: null });
+      const { invitation, url } = await createInvitation(app, client, {
+        workspaceId: workspace.id,
+        workspaceName: workspace.name,
+        email: user.email,
+        role: 'owner',
+        invitedBy: null,
+      });
       ownerInvite = { id: invitation.id, url, expires_at: invitation.expires_at.toISOString() };
     }
     await recordAudit(client, {

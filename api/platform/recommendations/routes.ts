@@ -7,15 +7,23 @@ import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
 import { enqueueVerification, VERIFICATION_PERIOD_DAYS } from '../../../jobs/tasks/recommendation__verify.ts';
 import { withEventBatch } from '../../../sql/events.ts';
-import { findRecommendation, findVerification, markImplemented, recommendationStatuses, verdicts, type RecommendationRow } from '../../../sql/recommendations.ts';
+import {
+  findRecommendation,
+  findVerification,
+  markImplemented,
+  recommendationStatuses,
+  verdicts,
+  type RecommendationRow,
+} from '../../../sql/recommendations.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { estimateSchema, provenanceSchema } from '../patterns/hazard/schemas.ts';
 import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
+import { recommendationList } from '../../../sql/recommendations.ts';
 
 const recommendationSchema = z.object({
-  id: z.string().describe("Stable for the pattern across engine runs"),
+  id: z.string().describe('Stable for the pattern across engine runs'),
   pattern_id: z.string(),
   run_id: z.string().describe('The latest run that wrote it (for an implemented one: the run before it was implemented)'),
   status: z.enum(recommendationStatuses),
@@ -108,15 +116,7 @@ export const recommendationRoutes = [
     ),
     responses: { 200: { description: 'A page of recommendations', schema: listResponse(recommendationSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.status) where.push(`status = $${params.push(query.status)}`);
-      if (query.pattern_id) where.push(`pattern_id = $${params.push(query.pattern_id)}`);
-      const sortColumns = {
-        roi: { expr: "coalesce(roi, '-infinity'::double precision)", type: 'double precision' },
-        created_at: { expr: 'created_at', type: 'timestamptz' },
-      } as const;
-      const page = await paginate(app.pool, { select: '*', from: 'recommendations', where, params, sortColumns, idExpr: 'id', query, cursorKey: app.secrets.cursorKey }, (r) =>
+      const page = await paginate(app.pool, recommendationList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (r) =>
         toRecommendation(r as RecommendationRow),
       );
       return reply.ok(page);
@@ -149,7 +149,11 @@ export const recommendationRoutes = [
     scope: 'recommendations:write',
     params: idParams,
     body: z.object({
-      implemented_at: z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an ISO 8601 timestamp or date') }).describe('When the fix went into production'),
+      implemented_at: z
+        .union([z.iso.datetime({ offset: true }), z.iso.date()], {
+          error: (issue) => (issue.input === undefined ? 'is required' : 'must be an ISO 8601 timestamp or date'),
+        })
+        .describe('When the fix went into production'),
     }),
     responses: {
       200: { description: 'The implemented recommendation', schema: recommendationSchema.extend({ verification_job_id: z.string() }) },
@@ -177,17 +181,40 @@ export const recommendationRoutes = [
     tags: ['recommendations'],
     scope: 'recommendations:read',
     params: idParams,
-    responses: { 200: { description: 'The verification', schema: verificationSchema }, 404: { description: 'Not found' }, 409: { description: 'No fix recorded' } },
+    responses: {
+      200: { description: 'The verification', schema: verificationSchema },
+      404: { description: 'Not found' },
+      409: { description: 'No fix recorded' },
+    },
     handler: async ({ params, principal, app }) => {
       const rec = await findRecommendation(app.pool, principal.workspaceId, params.id);
       if (!rec) throw new AppError('not_found', 'Recommendation not found');
       if (rec.status !== 'implemented') {
-        throw new AppError('conflict', `The recommendation is ${rec.status}: no fix has been recorded to verify; POST /v1/recommendations/${rec.id}/implemented first`, { status: rec.status });
+        throw new AppError(
+          'conflict',
+          `The recommendation is ${rec.status}: no fix has been recorded to verify; POST /v1/recommendations/${rec.id}/implemented first`,
+          { status: rec.status },
+        );
       }
-      const base = { recommendation_id: rec.id, pattern_id: rec.pattern_id, implemented_at: rec.implemented_at!.toISOString(), period_days: VERIFICATION_PERIOD_DAYS };
+      const base = {
+        recommendation_id: rec.id,
+        pattern_id: rec.pattern_id,
+        implemented_at: rec.implemented_at!.toISOString(),
+        period_days: VERIFICATION_PERIOD_DAYS,
+      };
       const v = await findVerification(app.pool, principal.workspaceId, rec.id);
       if (!v) {
-        return reply.ok({ ...base, status: 'pending' as const, reason: 'The first verification job has not run yet', periods_observed: 0, cusum: null, as_of: null, computed_at: null, regressed_at: null, provenance: null });
+        return reply.ok({
+          ...base,
+          status: 'pending' as const,
+          reason: 'The first verification job has not run yet',
+          periods_observed: 0,
+          cusum: null,
+          as_of: null,
+          computed_at: null,
+          regressed_at: null,
+          provenance: null,
+        });
       }
       const c = v.verification.cusum;
       return reply.ok({

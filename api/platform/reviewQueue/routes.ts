@@ -1,6 +1,7 @@
 /**
- * The review queue: list (filter by kind, status, issue), get, and a reviewer's decision: resolve
- * with the decision its kind needs, or dismiss. Decisions are events and feed the next engine run.
+ * The review queue: list (filter by kind, status, issue, pattern; riskiest first by default), get,
+ * and a reviewer's decision: resolve with the decision its kind needs, or dismiss. Decisions are
+ * events and feed the next engine run; a decision on a pattern's question settles every member at once.
  */
 import { z } from 'zod';
 import type { AppContext } from '../../../lib/context.ts';
@@ -9,11 +10,21 @@ import { AppError } from '../../../lib/errors.ts';
 import { activeConfig } from '../../../sql/configs.ts';
 import { withEventBatch } from '../../../sql/events.ts';
 import { lockIssuesById, updateIssue } from '../../../sql/issues.ts';
-import { decideReviewItem, findReviewItem, lockReviewItem, reviewKinds, reviewStatuses, type ReviewItemRow } from '../../../sql/reviewItems.ts';
+import {
+  decideReviewItem,
+  findReviewItem,
+  lockReviewItem,
+  patternOfQuestion,
+  reviewKinds,
+  reviewStatuses,
+  settlePatternMembers,
+  type ReviewItemRow,
+} from '../../../sql/reviewItems.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { actorOf, type Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
+import { reviewItemList } from '../../../sql/reviewItems.ts';
 
 const reviewItemSchema = z.object({
   id: z.string(),
@@ -21,6 +32,10 @@ const reviewItemSchema = z.object({
   status: z.enum(reviewStatuses),
   issue_id: z.string().nullable(),
   pattern_id: z.string().nullable(),
+  question_key: z.string().nullable().describe('pattern:<id>:<kind> (one decision settles every member) or issue:<id>:<kind>'),
+  issue_count: z.number().int().describe('How many issues the decision settles'),
+  risk_blocked: z.number().describe("The pattern's risk / 100 × the issues covered (one issue: its severity weight)"),
+  issues_url: z.string().nullable().describe('Where to list the issues the item covers'),
   reason: z.string(),
   candidates: z.array(z.unknown()),
   provenance: z.record(z.string(), z.unknown()),
@@ -36,7 +51,11 @@ const toReviewItem = (r: ReviewItemRow): z.infer<typeof reviewItemSchema> => ({
   kind: r.kind,
   status: r.status,
   issue_id: r.issue_id,
-  pattern_id: r.pattern_id,
+  pattern_id: r.pattern_id ?? patternOfQuestion(r.question_key),
+  question_key: r.question_key,
+  issue_count: r.issue_count,
+  risk_blocked: r.risk_blocked,
+  issues_url: r.issue_id ? `/v1/issues/${r.issue_id}` : patternOfQuestion(r.question_key) ? `/v1/issues?pattern_id=${patternOfQuestion(r.question_key)}` : null,
   reason: r.reason,
   candidates: r.candidates,
   provenance: r.provenance,
@@ -68,8 +87,10 @@ async function checkedDecision(client: PoolClient, workspaceId: string, item: Re
   const value = parsed.data as Record<string, string | null>;
   if ('domain' in value || 'root_cause' in value) {
     const taxonomy = (await activeConfig(client, workspaceId, 'taxonomy')).document;
-    if (value.domain && !taxonomy.domains.some((d) => d.id === value.domain)) throw invalidDecision({ 'decision.domain': 'is not a domain of the active taxonomy' });
-    if (value.root_cause && !taxonomy.root_causes.some((r) => r.id === value.root_cause)) throw invalidDecision({ 'decision.root_cause': 'is not a root cause of the active taxonomy' });
+    if (value.domain && !taxonomy.domains.some((d) => d.id === value.domain))
+      throw invalidDecision({ 'decision.domain': 'is not a domain of the active taxonomy' });
+    if (value.root_cause && !taxonomy.root_causes.some((r) => r.id === value.root_cause))
+      throw invalidDecision({ 'decision.root_cause': 'is not a root cause of the active taxonomy' });
   }
   if ('criticality' in value) {
     const rubric = (await activeConfig(client, workspaceId, 'rubric')).document;
@@ -93,6 +114,8 @@ async function decide(app: AppContext, principal: Principal, id: string, outcome
     const decided = await decideReviewItem(client, events, actor, id, 'resolved', { ...value, note: note ?? null });
     // The narrative a reviewer supplies goes to the issue too (which makes it eligible for clustering).
     if (item.kind === 'missing_narrative' && item.issue_id) await updateIssue(client, events, actor, item.issue_id, { narrative: value.narrative as string });
+    const patternId = item.issue_id ? null : patternOfQuestion(item.question_key);
+    if (patternId) await settlePatternMembers(client, principal.workspaceId, patternId, item.kind, value);
     return decided;
   });
 }
@@ -109,7 +132,7 @@ export const reviewQueueRoutes = [
     method: 'get',
     path: '/v1/review-queue',
     operationId: 'listReviewItems',
-    summary: 'List review-queue items, newest first',
+    summary: 'List review-queue items, riskiest first',
     tags: ['review-queue'],
     scope: 'review:read',
     query: listQuery(
@@ -117,22 +140,16 @@ export const reviewQueueRoutes = [
         kind: z.enum(reviewKinds, { error: `must be one of ${reviewKinds.join(', ')}` }).optional(),
         status: z.enum(reviewStatuses, { error: `must be one of ${reviewStatuses.join(', ')}` }).optional(),
         issue_id: z.uuid({ error: 'must be an issue id' }).optional(),
+        pattern_id: z.uuid({ error: 'must be a pattern id' }).optional(),
       },
-      ['created_at'],
-      '-created_at',
+      ['risk_blocked', 'created_at'],
+      '-risk_blocked',
     ),
     responses: { 200: { description: 'A page of review items', schema: listResponse(reviewItemSchema) } },
     handler: async ({ query, principal, app }) => {
-      const where = ['workspace_id = $1'];
-      const params: unknown[] = [principal.workspaceId];
-      if (query.kind) where.push(`kind = $${params.push(query.kind)}`);
-      if (query.status) where.push(`status = $${params.push(query.status)}`);
-      if (query.issue_id) where.push(`issue_id = $${params.push(query.issue_id)}`);
       return reply.ok(
-        await paginate(
-          app.pool,
-          { select: '*', from: 'review_items', where, params, sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } }, idExpr: 'id', query, cursorKey: app.secrets.cursorKey },
-          (row) => toReviewItem(row as ReviewItemRow),
+        await paginate(app.pool, reviewItemList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (row) =>
+          toReviewItem(row as ReviewItemRow),
         ),
       );
     },

@@ -29,7 +29,12 @@ const tokenMetadataSchema = z.object({
   last_used_at: z.string().nullable(),
   status: z.enum(['active', 'revoked', 'expired']),
 });
-const createdTokenSchema = z.object({ id: z.string(), token: z.string().describe('Shown once; only a SHA-256 hash is kept'), name: z.string(), expires_at: z.string() });
+const createdTokenSchema = z.object({
+  id: z.string(),
+  token: z.string().describe('Shown once; only a SHA-256 hash is kept'),
+  name: z.string(),
+  expires_at: z.string(),
+});
 
 const toAccount = (row: accounts.ServiceAccountRow) => ({
   id: row.id,
@@ -71,7 +76,15 @@ export const serviceAccountRoutes = [
       withTransaction(app.pool, async (client) => {
         const row = await accounts.insertServiceAccount(client, principal.workspaceId, body.name, [...new Set(body.scopes)], principal.subjectId);
         if (!row) throw new AppError('conflict', `A service account named '${body.name}' already exists`);
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'service_account.created', ...actorOf(principal), targetType: 'service_account', targetId: row.id, clientIp: req.clientIp, metadata: { name: row.name, scopes: row.scopes } });
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'service_account.created',
+          ...actorOf(principal),
+          targetType: 'service_account',
+          targetId: row.id,
+          clientIp: req.clientIp,
+          metadata: { name: row.name, scopes: row.scopes },
+        });
         return reply.created(toAccount(row));
       }),
   }),
@@ -86,19 +99,8 @@ export const serviceAccountRoutes = [
     responses: { 200: { description: 'A page of service accounts', schema: listResponse(serviceAccountSchema) } },
     handler: async ({ query, principal, app }) =>
       reply.ok(
-        await paginate(
-          app.pool,
-          {
-            select: '*',
-            from: 'service_accounts',
-            where: ['workspace_id = $1'],
-            params: [principal.workspaceId],
-            sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' }, name: { expr: 'name', type: 'text' } },
-            idExpr: 'id',
-            query,
-            cursorKey: app.secrets.cursorKey,
-          },
-          (row) => toAccount(row as accounts.ServiceAccountRow),
+        await paginate(app.pool, accounts.serviceAccountList(principal.workspaceId), { query, cursorKey: app.secrets.cursorKey }, (row) =>
+          toAccount(row as accounts.ServiceAccountRow),
         ),
       ),
   }),
@@ -129,7 +131,14 @@ export const serviceAccountRoutes = [
     handler: async ({ params, principal, app, req }) =>
       withTransaction(app.pool, async (client) => {
         if (!(await accounts.deleteServiceAccount(client, principal.workspaceId, params.id))) throw notFound();
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'service_account.deleted', ...actorOf(principal), targetType: 'service_account', targetId: params.id, clientIp: req.clientIp });
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'service_account.deleted',
+          ...actorOf(principal),
+          targetType: 'service_account',
+          targetId: params.id,
+          clientIp: req.clientIp,
+        });
         return reply.noContent();
       }),
   }),
@@ -154,7 +163,15 @@ export const serviceAccountRoutes = [
         if (!account) throw notFound();
         const secret = randomToken(32, SERVICE_ACCOUNT_TOKEN_PREFIX);
         const token = await accounts.insertServiceAccountToken(client, account, body.name, sha256Hex(secret), expiresAt);
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'service_account.token.created', ...actorOf(principal), targetType: 'service_account_token', targetId: token.id, clientIp: req.clientIp, metadata: { service_account_id: account.id, expires_at: token.expires_at } });
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'service_account.token.created',
+          ...actorOf(principal),
+          targetType: 'service_account_token',
+          targetId: token.id,
+          clientIp: req.clientIp,
+          metadata: { service_account_id: account.id, expires_at: token.expires_at },
+        });
         return reply.created({ id: token.id, token: secret, name: token.name, expires_at: token.expires_at.toISOString() });
       });
     },
@@ -174,19 +191,8 @@ export const serviceAccountRoutes = [
       if (!account) throw notFound();
       const now = app.clock.now();
       return reply.ok(
-        await paginate(
-          app.pool,
-          {
-            select: 'id, service_account_id, workspace_id, name, expires_at, created_at, revoked_at, last_used_at',
-            from: 'service_account_tokens',
-            where: ['workspace_id = $1', 'service_account_id = $2'],
-            params: [principal.workspaceId, account.id],
-            sortColumns: { created_at: { expr: 'created_at', type: 'timestamptz' } },
-            idExpr: 'id',
-            query,
-            cursorKey: app.secrets.cursorKey,
-          },
-          (row) => toTokenMetadata(row as accounts.ServiceAccountTokenRow, now),
+        await paginate(app.pool, accounts.serviceAccountTokenList(principal.workspaceId, account.id), { query, cursorKey: app.secrets.cursorKey }, (row) =>
+          toTokenMetadata(row as accounts.ServiceAccountTokenRow, now),
         ),
       );
     },
@@ -204,7 +210,14 @@ export const serviceAccountRoutes = [
       withTransaction(app.pool, async (client) => {
         const token = await accounts.revokeServiceAccountToken(client, principal.workspaceId, params.id, params.tok_id);
         if (!token) throw new AppError('not_found', 'Service-account token not found');
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'service_account.token.revoked', ...actorOf(principal), targetType: 'service_account_token', targetId: token.id, clientIp: req.clientIp });
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'service_account.token.revoked',
+          ...actorOf(principal),
+          targetType: 'service_account_token',
+          targetId: token.id,
+          clientIp: req.clientIp,
+        });
         return reply.noContent();
       }),
   }),

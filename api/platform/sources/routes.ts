@@ -1,6 +1,6 @@
 /** GET /v1/sources and /v1/sources/summary: ingest statistics per source, computed from stored issues. */
 import { z } from 'zod';
-import { dailyVolume, sourceStatsSql, type SourceStats } from '../../../sql/sources.ts';
+import { dailyVolume, sourceList, workspaceSourceTotals, type SourceStats } from '../../../sql/sources.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
@@ -18,7 +18,13 @@ const statsShape = {
 const sourceSchema = z.object({ source: z.string(), ...statsShape });
 const summarySchema = z.object({ sources: z.number().int(), ...statsShape });
 
-const daysQuery = z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(366, 'must be at most 366').default(30).describe('Days of daily volume, ending today (UTC)');
+const daysQuery = z.coerce
+  .number({ error: 'must be an integer' })
+  .int('must be an integer')
+  .min(1, 'must be at least 1')
+  .max(366, 'must be at most 366')
+  .default(30)
+  .describe('Days of daily volume, ending today (UTC)');
 
 const toStats = (r: SourceStats) => ({
   issue_count: r.issue_count,
@@ -42,20 +48,17 @@ export const sourceRoutes = [
     handler: async ({ query, principal, app }) => {
       const page = await paginate(
         app.pool,
-        {
-          select: '*',
-          from: `(${sourceStatsSql(true)}) s`,
-          where: [],
-          params: [principal.workspaceId],
-          sortColumns: { issue_count: { expr: 'issue_count', type: 'integer' }, source: { expr: 'source', type: 'text' } },
-          idExpr: 'source',
-          idType: 'text',
-          query,
-          cursorKey: app.secrets.cursorKey,
-        },
+        sourceList(principal.workspaceId),
+        { query, cursorKey: app.secrets.cursorKey },
         (row) => row as unknown as SourceStats & Record<string, unknown>,
       );
-      const volume = await dailyVolume(app.pool, principal.workspaceId, page.data.map((s) => s.source), query.days, app.clock.now());
+      const volume = await dailyVolume(
+        app.pool,
+        principal.workspaceId,
+        page.data.map((s) => s.source),
+        query.days,
+        app.clock.now(),
+      );
       return reply.ok({ data: page.data.map((s) => ({ source: s.source, ...toStats(s), daily_volume: volume.get(s.source)! })), page: page.page });
     },
   }),
@@ -69,10 +72,9 @@ export const sourceRoutes = [
     query: z.object({ days: daysQuery }),
     responses: { 200: { description: 'Totals and daily volume', schema: summarySchema } },
     handler: async ({ query, principal, app }) => {
-      const [totals] = (await app.pool.query<SourceStats>(sourceStatsSql(false), [principal.workspaceId])).rows;
-      const { rows } = await app.pool.query<{ n: number }>('select count(distinct source)::int as n from issues where workspace_id = $1', [principal.workspaceId]);
+      const { stats, sources } = await workspaceSourceTotals(app.pool, principal.workspaceId);
       const volume = await dailyVolume(app.pool, principal.workspaceId, null, query.days, app.clock.now());
-      return reply.ok({ sources: rows[0].n, ...toStats(totals), daily_volume: volume.get('*')! });
+      return reply.ok({ sources, ...toStats(stats), daily_volume: volume.get('*')! });
     },
   }),
 ];

@@ -1,7 +1,9 @@
 /** GET and PATCH /v1/workspaces/current: the caller's workspace and its just-in-time provisioning settings. */
 import { z } from 'zod';
 import { withTransaction } from '../../../lib/db.ts';
+import { AppError } from '../../../lib/errors.ts';
 import { recordAudit } from '../../../sql/audit.ts';
+import { connectionsOfWorkspace } from '../../../sql/sso.ts';
 import { findWorkspace, updateWorkspaceSettings, type WorkspaceRow } from '../../../sql/workspaces.ts';
 import { reply } from '../../http/routes.ts';
 import { platformRoute } from '../route.ts';
@@ -12,6 +14,8 @@ const workspaceSchema = z.object({
   organization_id: z.string(),
   name: z.string(),
   jit_provisioning: z.object({ enabled: z.boolean(), domains: z.array(z.string()), role: z.enum(jitRoles) }),
+  mfa_required: z.boolean(),
+  sso_required: z.boolean(),
   created_at: z.string(),
 });
 
@@ -20,6 +24,8 @@ const toWorkspace = (w: WorkspaceRow) => ({
   organization_id: w.organization_id,
   name: w.name,
   jit_provisioning: { enabled: w.jit_enabled, domains: w.jit_domains, role: w.jit_role },
+  mfa_required: w.mfa_required,
+  sso_required: w.sso_required,
   created_at: w.created_at.toISOString(),
 });
 
@@ -51,19 +57,42 @@ export const workspaceRoutes = [
     body: z.object({
       name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
       jit_provisioning: z
-        .object({ enabled: z.boolean().optional(), domains: z.array(domain).max(50).optional(), role: z.enum(jitRoles, { error: 'must be one of admin, member, viewer' }).optional() })
+        .object({
+          enabled: z.boolean().optional(),
+          domains: z.array(domain).max(50).optional(),
+          role: z.enum(jitRoles, { error: 'must be one of admin, member, viewer' }).optional(),
+        })
         .optional(),
+      mfa_required: z.boolean().optional().describe('Members without a verified factor get 403 mfa_required outside /v1/mfa'),
+      sso_required: z.boolean().optional().describe('Sign-in other than through an SSO connection gets 403 sso_required'),
     }),
-    responses: { 200: { description: 'The updated workspace', schema: workspaceSchema } },
+    responses: {
+      200: { description: 'The updated workspace', schema: workspaceSchema },
+      409: { description: 'sso_required without an SSO connection (`conflict`)' },
+    },
     handler: async ({ body, principal, app, req }) =>
       withTransaction(app.pool, async (client) => {
+        if (body.sso_required && !(await connectionsOfWorkspace(client, principal.workspaceId)).length) {
+          throw new AppError('conflict', 'Create an SSO connection before requiring SSO: nobody could sign in');
+        }
         const updated = await updateWorkspaceSettings(client, principal.workspaceId, {
           name: body.name,
           jit_enabled: body.jit_provisioning?.enabled,
           jit_domains: body.jit_provisioning?.domains ? [...new Set(body.jit_provisioning.domains)] : undefined,
           jit_role: body.jit_provisioning?.role,
+          mfa_required: body.mfa_required,
+          sso_required: body.sso_required,
         });
-        await recordAudit(client, { workspaceId: principal.workspaceId, action: 'workspace.updated', actorType: principal.kind, actorId: principal.subjectId, targetType: 'workspace', targetId: principal.workspaceId, clientIp: req.clientIp, metadata: body });
+        await recordAudit(client, {
+          workspaceId: principal.workspaceId,
+          action: 'workspace.updated',
+          actorType: principal.kind,
+          actorId: principal.subjectId,
+          targetType: 'workspace',
+          targetId: principal.workspaceId,
+          clientIp: req.clientIp,
+          metadata: body,
+        });
         return reply.ok(toWorkspace(updated));
       }),
   }),

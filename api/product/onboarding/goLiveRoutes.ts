@@ -69,7 +69,12 @@ export const goLiveRoutes = [
       const missing = await missingPrerequisites(app, tenant);
       if (missing.length) throw conflict(NOT_READY, { message: NOT_READY, missing });
       const live = await withTransaction(app.pool, async (client) => {
-        const moved = await transitionTenant(client, tenant.id, lifecycleStates.filter((s) => s !== 'live'), 'live');
+        const moved = await transitionTenant(
+          client,
+          tenant.id,
+          lifecycleStates.filter((s) => s !== 'live'),
+          'live',
+        );
         if (!moved) return requireTenant(client, tenant.id);
         await useTenantSchema(client, tenant.schema_name);
         await recordTenantAudit(client, {

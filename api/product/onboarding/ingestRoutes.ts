@@ -88,7 +88,7 @@ export const ingestRoutes = [
       404: { description: 'Tenant not found. / Upload not found.', schema: detailSchema },
       409: { description: 'The upload failed and cannot be committed, or the tenant is not provisioned', schema: detailSchema },
     },
-    handler: async ({ app, params, body }) => {
+    handler: async ({ app, params, body, staff }) => {
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
       const outcome = await withTenant(app.pool, tenant.schema_name, async (db) => {
         const upload = await lockUpload(db, body.upload_id);
@@ -97,7 +97,7 @@ export const ingestRoutes = [
         if (upload.status === 'failed') {
           throw conflict(`This upload failed and cannot be committed: ${upload.error_detail} Upload a corrected file.`);
         }
-        return { dataset: await commitUpload(db, upload, (await dataPolicy(db)).redact_pii), created: true };
+        return { dataset: await commitUpload(db, upload, (await dataPolicy(db)).redact_pii, { type: 'employee', id: staff.employeeId }), created: true };
       });
       const summary = datasetSummary(outcome.dataset);
       return outcome.created ? reply.created(summary) : reply.ok(summary);

@@ -22,6 +22,7 @@ import {
 } from '../../../sql/tenantInvitations.ts';
 import { findTenantBySlug, type TenantRow } from '../../../sql/tenants.ts';
 import { useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
+import { revokeAllTenantSessions } from '../../../sql/tenantSessions.ts';
 import { grantRoleProfile, upsertTenantUser } from '../../../sql/tenantUsers.ts';
 import { reply } from '../../http/routes.ts';
 import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
@@ -95,7 +96,10 @@ export const invitationRoutes = [
     auth: 'staff',
     params: tenantParams,
     body: z.strictObject({
-      email: z.email().max(320).transform((e) => e.toLowerCase()),
+      email: z
+        .email()
+        .max(320)
+        .transform((e) => e.toLowerCase()),
       role_profile: z.enum(roleProfileNames),
       full_name: z.string().trim().min(1).max(200).optional(),
     }),
@@ -176,6 +180,8 @@ export const invitationRoutes = [
         const invitation = await findTenantInvitationByTokenHash(db, tokenHash, true);
         if (!invitation || invitation.status !== 'pending' || invitation.expires_at <= app.clock.now()) throw new AppError('bad_request', INVITATION_INVALID);
         const user = await upsertTenantUser(db, { email: invitation.email, passwordHash, fullName: body.full_name ?? invitation.full_name });
+        // An existing user's password was just replaced: their other sessions end, as after a reset.
+        await revokeAllTenantSessions(db, user.id, app.clock.now());
         await grantRoleProfile(db, user.id, invitation.role_profile);
         await markTenantInvitationAccepted(db, invitation.id, user.id, app.clock.now());
         await recordTenantAudit(db, {

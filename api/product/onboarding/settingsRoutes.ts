@@ -56,7 +56,12 @@ export const settingsRoutes = [
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
       const checked = validateConfig('cluster', { ...configDefinitions.cluster.defaults, ...body });
       if (!checked.ok) {
-        const detail = Object.entries(checked.details).map(([path, msg]) => ({ loc: ['body', ...path.split('.')], msg, type: 'value_error', input: (body as Record<string, unknown>)[path] ?? null }));
+        const detail = Object.entries(checked.details).map(([path, msg]) => ({
+          loc: ['body', ...path.split('.')],
+          msg,
+          type: 'value_error',
+          input: (body as Record<string, unknown>)[path] ?? null,
+        }));
         throw new AppError('unprocessable', 'Invalid training configuration', detail);
       }
       const saved = await withTenant(app.pool, tenant.schema_name, (db) => saveTrainingConfig(db, checked.value, staff.employeeId));
@@ -106,7 +111,10 @@ export const settingsRoutes = [
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
       const wanted = body?.sources ?? DEFAULT_SOURCES;
       const sources = await withTenant(app.pool, tenant.schema_name, (db) =>
-        seedSources(db, wanted.map((s) => ({ ...s, createdBy: { type: 'employee' as const, id: staff.employeeId } }))),
+        seedSources(
+          db,
+          wanted.map((s) => ({ ...s, createdBy: { type: 'employee' as const, id: staff.employeeId } })),
+        ),
       );
       return reply.ok(sources.map(sourceBody));
     },

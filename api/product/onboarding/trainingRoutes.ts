@@ -89,7 +89,10 @@ export const trainingRoutes = [
     handler: async ({ app, params, body }) => {
       // A tenant not provisioned yet has no dataset either: the spec's text, not the generic one.
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id, NO_DATASET);
-      const { dataset, config } = await withTenant(app.pool, tenant.schema_name, async (db) => ({ dataset: await latestDataset(db), config: await trainingConfig(db) }));
+      const { dataset, config } = await withTenant(app.pool, tenant.schema_name, async (db) => ({
+        dataset: await latestDataset(db),
+        config: await trainingConfig(db),
+      }));
       if (!dataset) throw conflict(NO_DATASET);
       const { job } = await withTransaction(app.pool, (client) =>
         enqueueJob(

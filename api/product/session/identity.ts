@@ -62,7 +62,7 @@ export async function mintTenantSession(
   req: Request,
   tenant: TenantRow,
   user: TenantUserRow,
-  impersonatedBy: string | null = null,
+  impersonator: { employeeId: string; sessionId: string } | null = null,
 ): Promise<MintedTenantSession> {
   const token = randomToken(32);
   await insertTenantSession(client, {
@@ -71,12 +71,12 @@ export async function mintTenantSession(
     ip: requestIp(req),
     userAgent: requestUserAgent(req),
     expiresAt: new Date(app.clock.now().getTime() + TENANT_SESSION_TTL_MS),
-    impersonatedBy,
+    impersonator,
   });
   await recordTenantAudit(client, {
-    action: impersonatedBy ? 'employee_impersonation' : 'user_login',
-    actorType: impersonatedBy ? 'employee' : 'user',
-    actorId: impersonatedBy ?? user.id,
+    action: impersonator ? 'employee_impersonation' : 'user_login',
+    actorType: impersonator ? 'employee' : 'user',
+    actorId: impersonator?.employeeId ?? user.id,
     resourceType: 'user',
     resourceId: user.id,
     clientIp: requestIp(req),

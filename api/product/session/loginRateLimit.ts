@@ -2,7 +2,8 @@
  * Login rate limits (product-api.md): per client IP 20 attempts per 5 minutes and per account 5 per
  * 15 minutes, fixed windows kept in Postgres so every process shares them, checked together before
  * any password or user row is read. POST /admin/login, POST /login and POST /accept-invite call it;
- * password-reset requests have the same budgets under their own `reset:` keys.
+ * password-reset requests have the same budgets under their own `reset:` keys, and reset confirms
+ * the per-IP budget under `reset-confirm:`.
  */
 import type { Request } from 'express';
 import type { AppContext } from '../../../lib/context.ts';
@@ -32,3 +33,7 @@ export const enforceLoginRateLimit = (app: AppContext, req: Request, accountKey:
 /** Reset e-mails are budgeted like logins (own keys): no inbox can be flooded from one place. */
 export const enforceResetRateLimit = (app: AppContext, req: Request, accountKey: string | null) =>
   enforceBudgets(app, req, accountKey, 'reset:', 'Too many password reset requests. Try again later.');
+
+/** Confirms guess tokens: one per-IP budget (an account is not known until the token is). */
+export const enforceResetConfirmRateLimit = (app: AppContext, req: Request) =>
+  enforceBudgets(app, req, null, 'reset-confirm:', 'Too many password reset attempts. Try again later.');

@@ -1,8 +1,10 @@
 /**
  * Password reset for staff (/admin/password-reset/…) and tenant users (/password-reset/…). A request
  * always answers the same 202, whether or not the account exists; for an existing active account it
- * mails a one-time link (1 hour) through the outbox job. Confirm sets the new password, uses up the
- * token and revokes every session of the account, in one transaction.
+ * mails a one-time link (1 hour) through the outbox job. Confirm is rate limited per client IP, then
+ * uses up the token before any password hashing (an invalid token costs no scrypt, so anonymous
+ * requests cannot saturate the thread pool logins need), then sets the new password and revokes every
+ * session of the account, all in one transaction.
  */
 import { z } from 'zod';
 import type { AppContext } from '../../../lib/context.ts';
@@ -23,7 +25,7 @@ import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { requestIp, requestUserAgent } from './identity.ts';
-import { enforceResetRateLimit, staffAccountKey, tenantAccountKey } from './loginRateLimit.ts';
+import { enforceResetConfirmRateLimit, enforceResetRateLimit, staffAccountKey, tenantAccountKey } from './loginRateLimit.ts';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 const REQUESTED = 'If the account exists, a password reset link has been sent to its e-mail address.';
@@ -44,6 +46,7 @@ const requestResponses = {
 const confirmResponses = {
   204: { description: 'Password changed; every session of the account is revoked' },
   400: { description: INVALID_TOKEN, schema: detailSchema },
+  429: { description: 'Too many password reset attempts. Try again later.', schema: detailSchema },
 };
 
 export const passwordResetRoutes = [
@@ -82,11 +85,11 @@ export const passwordResetRoutes = [
     body: confirmBody,
     responses: confirmResponses,
     handler: async ({ app, req, body }) => {
-      const passwordHash = await hashPassword(body.password);
+      await enforceResetConfirmRateLimit(app, req);
       await withTransaction(app.pool, async (client) => {
         const reset = await consumePasswordReset(client, sha256Hex(body.token), 'employee', app.clock.now());
         if (!reset) throw new AppError('bad_request', INVALID_TOKEN);
-        await setEmployeePassword(client, reset.employee_id!, passwordHash);
+        await setEmployeePassword(client, reset.employee_id!, await hashPassword(body.password));
         await revokeAllEmployeeSessions(client, reset.employee_id!, app.clock.now());
         await recordControlAudit(client, {
           action: 'employee_password_reset',
@@ -138,15 +141,22 @@ export const passwordResetRoutes = [
     body: confirmBody.extend({ workspace: z.string().max(63).optional().describe('The workspace of the link (informational)') }),
     responses: confirmResponses,
     handler: async ({ app, req, body }) => {
-      const passwordHash = await hashPassword(body.password);
+      await enforceResetConfirmRateLimit(app, req);
       await withTransaction(app.pool, async (client) => {
         const reset = await consumePasswordReset(client, sha256Hex(body.token), 'tenant_user', app.clock.now());
         const tenant = reset && (await findTenant(client, reset.tenant_id!));
         if (!reset || !tenant) throw new AppError('bad_request', INVALID_TOKEN);
         await useTenantSchema(client, tenant.schema_name);
-        await setTenantUserPassword(client, reset.tenant_user_id!, passwordHash);
+        await setTenantUserPassword(client, reset.tenant_user_id!, await hashPassword(body.password));
         await revokeAllTenantSessions(client, reset.tenant_user_id!, app.clock.now());
-        await recordTenantAudit(client, { action: 'password_reset', actorType: 'user', actorId: reset.tenant_user_id, resourceType: 'user', resourceId: reset.tenant_user_id!, clientIp: requestIp(req) });
+        await recordTenantAudit(client, {
+          action: 'password_reset',
+          actorType: 'user',
+          actorId: reset.tenant_user_id,
+          resourceType: 'user',
+          resourceId: reset.tenant_user_id!,
+          clientIp: requestIp(req),
+        });
       });
       return reply.noContent();
     },

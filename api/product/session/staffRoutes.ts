@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { verifyPassword } from '../../../lib/passwords.ts';
+import { upgradedHash, verifyPassword } from '../../../lib/passwords.ts';
 import { recordControlAudit } from '../../../sql/controlAudit.ts';
-import { controlRoles, findEmployeeByEmail, insertEmployeeSession, revokeEmployeeSession } from '../../../sql/employees.ts';
+import { controlRoles, findEmployeeByEmail, insertEmployeeSession, revokeEmployeeSession, upgradeEmployeePasswordHash } from '../../../sql/employees.ts';
 import { reply } from '../../http/routes.ts';
 import { clearSessionCookie, setSessionCookies, STAFF_COOKIE, STAFF_SESSION_TTL_MS } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';
@@ -19,8 +19,7 @@ export const staffSessionRoutes = [
     path: '/admin/login',
     operationId: 'admin_login',
     summary: 'Staff login',
-    description:
-      'Sets the `svc_admin_session` cookie (12 h) and a fresh `svc_csrf` cookie. Rate limited per IP (20 / 5 min) and per account (5 / 15 min).',
+    description: 'Sets the `svc_admin_session` cookie (12 h) and a fresh `svc_csrf` cookie. Rate limited per IP (20 / 5 min) and per account (5 / 15 min).',
     tags: ['authentication'],
     auth: 'public',
     csrfExempt: true,
@@ -37,6 +36,8 @@ export const staffSessionRoutes = [
       // Always one scrypt, so an unknown or inactive employee answers in the time of a wrong password.
       const ok = await verifyPassword(body.password, usable?.password_hash);
       if (!usable || !ok) throw new AppError('unauthorized', 'Invalid email or password.');
+      const upgraded = await upgradedHash(body.password, usable.password_hash);
+      if (upgraded) await upgradeEmployeePasswordHash(app.pool, usable.id, usable.password_hash, upgraded);
       const token = randomToken(32);
       await withTransaction(app.pool, async (client) => {
         await insertEmployeeSession(client, {

@@ -1,11 +1,11 @@
 /** Tenant sessions: POST /login, GET /me, POST /logout, and the live workspace list. */
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
-import { verifyPassword } from '../../../lib/passwords.ts';
+import { upgradedHash, verifyPassword } from '../../../lib/passwords.ts';
 import { listLiveTenants, findTenantBySlug } from '../../../sql/tenants.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
 import { revokeTenantSession } from '../../../sql/tenantSessions.ts';
-import { findTenantUserByEmail } from '../../../sql/tenantUsers.ts';
+import { findTenantUserByEmail, upgradeTenantUserPasswordHash } from '../../../sql/tenantUsers.ts';
 import { reply } from '../../http/routes.ts';
 import { clearSessionCookie, setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';
@@ -52,6 +52,9 @@ export const tenantSessionRoutes = [
       const usable = user?.active ? user : null;
       const ok = await verifyPassword(body.password, usable?.password_hash);
       if (!tenant || !usable || !ok) throw new AppError('unauthorized', INVALID_LOGIN);
+      const upgraded = await upgradedHash(body.password, usable.password_hash!);
+      if (upgraded)
+        await withTenant(app.pool, tenant.schema_name, (client) => upgradeTenantUserPasswordHash(client, usable.id, usable.password_hash!, upgraded));
       const minted = await withTenant(app.pool, tenant.schema_name, (client) => mintTenantSession(app, client, req, tenant, usable));
       setSessionCookies(app, req, res, TENANT_COOKIE, minted.cookie);
       return reply.ok(minted.me);

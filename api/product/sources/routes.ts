@@ -83,7 +83,7 @@ export const sourceRoutes = [
         const stored = await insertUpload(db, { ...received, sourceId: source.id, uploadedBy: { type: 'user', id: tenant.userId } });
         if (stored.status === 'failed') return stored;
         // Inserted by this transaction: no other can see it, so it needs no lock before the commit.
-        await commitUpload(db, stored, (await dataPolicy(db)).redact_pii);
+        await commitUpload(db, stored, (await dataPolicy(db)).redact_pii, { type: 'user', id: tenant.userId });
         return (await findUpload(db, stored.id))!;
       });
       return reply.created(uploadBody(upload));

@@ -1,7 +1,7 @@
 /**
  * POST /admin/tenants/{tenant_id}/impersonate: an `onboarding_admin` gets a real tenant session as the
  * tenant's earliest-created active user. The tenant cookie and a fresh CSRF cookie are set; the staff
- * session is untouched. Audited in the control log (`employee_impersonation`, actor the employee,
+ * session is untouched, and the tenant session ends with it (logout, password reset, deactivation). Audited in the control log (`employee_impersonation`, actor the employee,
  * resource the user) and in the tenant's own log, in the same transaction as the session.
  */
 import { conflict } from '../../../lib/errors.ts';
@@ -45,7 +45,7 @@ export const impersonateRoute = productRoute({
         userAgent: requestUserAgent(req),
         metadata: { workspace: tenant.slug, email: user.email },
       });
-      return mintTenantSession(app, client, req, tenant, user, staff.employeeId);
+      return mintTenantSession(app, client, req, tenant, user, { employeeId: staff.employeeId, sessionId: staff.sessionId });
     });
     setSessionCookies(app, req, res, TENANT_COOKIE, minted.cookie);
     return reply.ok(minted.me);

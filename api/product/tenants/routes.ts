@@ -96,11 +96,16 @@ export const tenantRoutes = [
         if (!PROVISIONABLE_STATES.includes(tenant.lifecycle_state)) {
           throw conflict(`Tenant is '${tenant.lifecycle_state}'; provisioning only applies to draft/onboarding tenants.`);
         }
-        const { job, created } = await enqueueJob(client, tenantProvision, { tenant_id: tenant.id }, {
-          jobKey: provisionJobKey(tenant.id),
-          tenantId: tenant.id,
-          retryTerminal: true,
-        });
+        const { job, created } = await enqueueJob(
+          client,
+          tenantProvision,
+          { tenant_id: tenant.id },
+          {
+            jobKey: provisionJobKey(tenant.id),
+            tenantId: tenant.id,
+            retryTerminal: true,
+          },
+        );
         if (created) await transitionTenant(client, tenant.id, ['draft'], 'provisioning');
         return job;
       });

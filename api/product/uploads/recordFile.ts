@@ -4,10 +4,11 @@
  * (`body` is accepted for narrative, as on /v1), one record per row. Every row is checked with the
  * platform ingest's record schema, so both surfaces accept exactly the same record. A file that
  * cannot be read gives a failure with a readable reason (line or row, and column), never an
- * exception.
+ * exception. Workbooks are parsed in a worker thread under size, row and cell caps (xlsxRows.ts).
  */
-import ExcelJS from 'exceljs';
 import { CsvError, parseCsv } from '../../../lib/csv.ts';
+import { createWorkerPool } from '../../../lib/workerThread.ts';
+import { XLSX_LIMITS } from './xlsxRows.ts';
 import { ingestRecordSchema, toIssueInput } from '../../platform/ingest/record.ts';
 import type { Severity } from '../../../sql/issueRules.ts';
 
@@ -57,7 +58,12 @@ export async function parseRecordFile(filename: string, data: Buffer): Promise<P
     return { ok: false, format, reason: (err as Error).message };
   }
   rows = rows.filter((r) => r.cells.some((c) => c.trim() !== ''));
-  if (!rows.length) return { ok: false, format, reason: 'The file is empty: expected a header row naming the columns external_id, title, source (and optionally narrative, occurred_at, severity).' };
+  if (!rows.length)
+    return {
+      ok: false,
+      format,
+      reason: 'The file is empty: expected a header row naming the columns external_id, title, source (and optionally narrative, occurred_at, severity).',
+    };
   return recordsOf(format, rows[0], rows.slice(1));
 }
 
@@ -76,46 +82,38 @@ function csvRows(data: Buffer): Row[] {
   }
 }
 
-/** The text a user sees in a cell (dates as ISO 8601, formulas by their result). */
-function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value !== 'object') return String(value);
-  if ('richText' in value) return value.richText.map((r) => r.text).join('');
-  if ('text' in value && typeof value.text === 'string') return value.text;
-  if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
-  if ('error' in value) return String(value.error);
-  return '';
-}
+/** Two workbooks are parsed at a time per process, each in its own thread with a capped heap. */
+const workbookThreads = createWorkerPool(2);
+const WORKBOOK_THREAD_LIMITS = { maxHeapMb: 512, timeoutMs: 120_000 };
 
+/** The first worksheet's rows, read under XLSX_LIMITS in a worker thread (xlsxWorker.ts). */
 async function xlsxRows(data: Buffer): Promise<Row[]> {
-  const workbook = new ExcelJS.Workbook();
+  const copy = new Uint8Array(data);
+  let answer: { ok: true; rows: Row[] } | { ok: false; reason: string };
   try {
-    await workbook.xlsx.load(data as unknown as ArrayBuffer);
+    answer = await workbookThreads.run(new URL('./xlsxWorker.ts', import.meta.url), { data: copy, limits: XLSX_LIMITS }, WORKBOOK_THREAD_LIMITS, [copy.buffer]);
   } catch (err) {
-    throw new Error(`The file is not a readable XLSX workbook (${(err as Error).message}).`);
+    throw new Error(`The workbook could not be read within the server's limits (${(err as Error).message}).`);
   }
-  const sheet = workbook.worksheets[0];
-  if (!sheet) throw new Error('The workbook has no worksheet.');
-  const rows: Row[] = [];
-  sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
-    const cells: string[] = [];
-    for (let c = 1; c <= row.cellCount; c++) cells.push(cellText(row.getCell(c).value));
-    rows.push({ where: `row ${rowNumber}`, cells });
-  });
-  return rows;
+  if (!answer.ok) throw new Error(answer.reason);
+  return answer.rows;
 }
 
 function recordsOf(format: RecordFileFormat, header: Row, body: Row[]): ParsedRecordFile {
   const names = header.cells.map((c) => c.trim().toLowerCase());
   const seen = new Set<string>();
   for (const name of names) {
-    if (name && KNOWN_COLUMNS.includes(name) && seen.has(name)) return { ok: false, format, reason: `The header (${header.where}) names column '${name}' twice.` };
+    if (name && KNOWN_COLUMNS.includes(name) && seen.has(name))
+      return { ok: false, format, reason: `The header (${header.where}) names column '${name}' twice.` };
     seen.add(name);
   }
   const missing = REQUIRED_COLUMNS.filter((c) => !seen.has(c));
   if (missing.length) {
-    return { ok: false, format, reason: `The header (${header.where}) lacks the required column${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')}; columns are external_id, title, narrative, occurred_at, severity, source.` };
+    return {
+      ok: false,
+      format,
+      reason: `The header (${header.where}) lacks the required column${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')}; columns are external_id, title, narrative, occurred_at, severity, source.`,
+    };
   }
   if (!body.length) return { ok: false, format, reason: 'The file has a header row but no records below it.' };
   const ignored = [...new Set(names.filter((n) => n && !KNOWN_COLUMNS.includes(n)))];

@@ -67,7 +67,10 @@ async function devMember(email: string, role: string) {
   const owner = await exchange(dev, 'owner');
   const invite = await dev.platform.post('/v1/invitations', { email, role }, { token: owner.body.access_token });
   assert.is(invite.status, 201, invite.text);
-  const accepted = await dev.platform.post('/v1/invitations/accept', { invitation_token: new URL(invite.body.url).searchParams.get('token'), subject_token: 'x' });
+  const accepted = await dev.platform.post('/v1/invitations/accept', {
+    invitation_token: new URL(invite.body.url).searchParams.get('token'),
+    subject_token: 'x',
+  });
   assertTokenPair(accepted, dev.demo.workspaceId, roleScopes[role as keyof typeof roleScopes]);
   const userId = decodeJwt(accepted.body.access_token).sub!;
   return { owner: owner.body.access_token as string, pair: accepted.body, userId };
@@ -155,7 +158,11 @@ test('refresh: rotation returns a new pair; reusing a rotated refresh token revo
   for (const pair of [first, second, third]) {
     assertError(await dev.platform.get('/v1/jobs', { token: pair.body.access_token }), 401, 'unauthorized', UNAUTHORIZED);
   }
-  const audit = (await dev.app.pool.query(`select workspace_id, actor_id, target_type from audit_events where action = 'auth.refresh.reuse_detected' and target_id = $1`, [family])).rows;
+  const audit = (
+    await dev.app.pool.query(`select workspace_id, actor_id, target_type from audit_events where action = 'auth.refresh.reuse_detected' and target_id = $1`, [
+      family,
+    ])
+  ).rows;
   assert.equal(audit, [{ workspace_id: dev.demo.workspaceId, actor_id: dev.demo.userId, target_type: 'token_family' }]);
   const revoked = (await dev.app.pool.query('select revoked_at is not null as revoked, revoked_reason from token_families where id = $1', [family])).rows[0];
   assert.equal(revoked, { revoked: true, revoked_reason: 'refresh_token_reuse' });
@@ -198,7 +205,11 @@ test('expiry (injected clock): access tokens after 72 h, refresh tokens after 30
     assertTokenPair(await refresh(dev, spare.refresh_token), dev.demo.workspaceId, allScopes);
     clock.set(new Date(start.getTime() + 30 * DAY + 1000));
     assertError(await refresh(dev, late.refresh_token), 401, 'invalid_grant');
-    assert.is(await count(dev, `select count(*) as n from token_families where id = $1 and revoked_at is not null`, [decodeJwt(late.access_token).fam]), 0, 'expiry is not reuse');
+    assert.is(
+      await count(dev, `select count(*) as n from token_families where id = $1 and revoked_at is not null`, [decodeJwt(late.access_token).fam]),
+      0,
+      'expiry is not reuse',
+    );
   } finally {
     clock.set(start);
   }
@@ -303,14 +314,20 @@ test('oidc: an unprovisioned identity is 403 forbidden with an auth.login.denied
   const usersBefore = await count(oidc, 'select count(*) as n from users');
   const res = await exchange(oidc, await idp.sign({ sub: 'stranger', email: 'stranger@example.com', email_verified: true }));
   assertError(res, 403, 'forbidden');
-  const rows = (await oidc.app.pool.query(`select workspace_id, actor_type, metadata from audit_events where action = 'auth.login.denied' and actor_id = $1`, [`${idp.issuer}#stranger`])).rows;
+  const rows = (
+    await oidc.app.pool.query(`select workspace_id, actor_type, metadata from audit_events where action = 'auth.login.denied' and actor_id = $1`, [
+      `${idp.issuer}#stranger`,
+    ])
+  ).rows;
   assert.is(rows.length, 1);
   assert.is(rows[0].workspace_id, null);
   assert.is(rows[0].actor_type, 'identity');
   assert.is(rows[0].metadata.email, 'stranger@example.com');
 
   // Naming a workspace attributes the denial to it, where its admins read it.
-  const named = await exchange(oidc, await idp.sign({ sub: 'stranger', email: 'stranger@example.com', email_verified: true }), { workspace_id: oidc.demo.workspaceId });
+  const named = await exchange(oidc, await idp.sign({ sub: 'stranger', email: 'stranger@example.com', email_verified: true }), {
+    workspace_id: oidc.demo.workspaceId,
+  });
   assertError(named, 403, 'forbidden');
   const owner = await exchange(oidc, await idp.sign({ sub: 'owner-subject' }));
   assert.is(owner.status, 200, owner.text);
@@ -352,9 +369,17 @@ test('oidc: just-in-time provisioning only for verified addresses of enabled dom
   assertError(await exchange(oidc, await idp.sign({ sub: 'jit-early', email: 'early@example.org', email_verified: true })), 403, 'forbidden');
   assert.equal(await counts(), before);
 
-  const enabled = await oidc.platform.patch('/v1/workspaces/current', { jit_provisioning: { enabled: true, domains: ['example.org'], role: 'viewer' } }, { token: owner });
+  const enabled = await oidc.platform.patch(
+    '/v1/workspaces/current',
+    { jit_provisioning: { enabled: true, domains: ['example.org'], role: 'viewer' } },
+    { token: owner },
+  );
   assert.is(enabled.status, 200, enabled.text);
   assert.equal(enabled.body.jit_provisioning, { enabled: true, domains: ['example.org'], role: 'viewer' });
+  // JIT also needs the domain verified (DNS TXT, test/api/platform/domains.test.ts): recorded directly here.
+  await oidc.app.pool.query(`insert into workspace_domains (workspace_id, domain, verification_token, verified_at) values ($1, 'example.org', 't', now())`, [
+    oidc.demo.workspaceId,
+  ]);
 
   const alice = await exchange(oidc, await idp.sign({ sub: 'jit-alice', email: 'Alice@Example.org', email_verified: true, name: 'Alice' }));
   assertTokenPair(alice, oidc.demo.workspaceId, roleScopes.viewer);
@@ -364,7 +389,10 @@ test('oidc: just-in-time provisioning only for verified addresses of enabled dom
     [{ role: 'viewer', name: 'Alice' }],
   );
   assertError(await oidc.platform.post('/v1/invitations', { email: 'x@example.com' }, { token: alice.body.access_token }), 403, 'forbidden');
-  assert.is(await count(oidc, `select count(*) as n from audit_events where action = 'auth.jit_provisioned' and workspace_id = $1`, [oidc.demo.workspaceId]), 1);
+  assert.is(
+    await count(oidc, `select count(*) as n from audit_events where action = 'auth.jit_provisioned' and workspace_id = $1`, [oidc.demo.workspaceId]),
+    1,
+  );
 
   const afterAlice = await counts();
   for (const claims of [
@@ -388,7 +416,11 @@ test('oidc: just-in-time provisioning only for verified addresses of enabled dom
   assertTokenPair(await exchange(oidc, await idp.sign({ sub: 'jit-alice' })), oidc.demo.workspaceId, roleScopes.viewer);
 
   // Only admins change the setting.
-  assertError(await oidc.platform.patch('/v1/workspaces/current', { jit_provisioning: { enabled: true } }, { token: alice.body.access_token }), 403, 'forbidden');
+  assertError(
+    await oidc.platform.patch('/v1/workspaces/current', { jit_provisioning: { enabled: true } }, { token: alice.body.access_token }),
+    403,
+    'forbidden',
+  );
   const invalid = await oidc.platform.patch('/v1/workspaces/current', { jit_provisioning: { domains: ['not a domain'], role: 'owner' } }, { token: owner });
   assertError(invalid, 400, 'validation_error');
 });

@@ -20,15 +20,28 @@ type Doc = Record<string, any>;
 /** Canonical JSON as documented: object keys sorted recursively, arrays in order, then JSON.stringify. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Doc)[k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Doc)[k])]),
+    );
   return value;
 }
-const versionId = (doc: unknown) => createHash('sha256').update(JSON.stringify(canonical(doc))).digest('hex');
+const versionId = (doc: unknown) =>
+  createHash('sha256')
+    .update(JSON.stringify(canonical(doc)))
+    .digest('hex');
 
 /** The same document with every object's keys in reverse order. */
 function reversedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversedKeys);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).reverse().map((k) => [k, reversedKeys((value as Doc)[k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .reverse()
+        .map((k) => [k, reversedKeys((value as Doc)[k])]),
+    );
   return value;
 }
 
@@ -63,7 +76,10 @@ test('every kind starts on its shipped default, with no history', async () => {
   }
   const all = await api.get('/v1/configs');
   assert.is(all.status, 200, all.text);
-  assert.equal(all.body.data.map((k: { kind: string; active: { source: string } }) => [k.kind, k.active.source]), configKinds.map((k) => [k, 'default']));
+  assert.equal(
+    all.body.data.map((k: { kind: string; active: { source: string } }) => [k.kind, k.active.source]),
+    configKinds.map((k) => [k, 'default']),
+  );
 });
 
 test('posting a valid document creates a content-addressed version that becomes active', async () => {
@@ -99,20 +115,68 @@ test('posting a valid document creates a content-addressed version that becomes 
 });
 
 test('schema failures are 422 config_invalid with dot-path details', async () => {
-  assertInvalid(await postVersion('taxonomy', variant('taxonomy', (d) => (d.root_causes[2].playbook.effort_hours = 'ten'))), {
-    'root_causes.2.playbook.effort_hours': 'Invalid input: expected number, received string',
-  });
-  assertInvalid(await postVersion('taxonomy', variant('taxonomy', (d) => (d.domains[1].id = 'Not An Id'))), {
-    'domains.1.id': 'must be a lowercase identifier (a-z, 0-9, _)',
-  });
-  assertInvalid(await postVersion('cluster', variant('cluster', (d) => (d.colour = 'blue'))), { colour: 'is not a known field' });
-  assertInvalid(await postVersion('taxonomy', variant('taxonomy', (d) => (d.root_causes[0].playbook.owner = 'sre'))), {
-    'root_causes.0.playbook.owner': 'is not a known field',
-  });
-  assertInvalid(await postVersion('hazard', variant('hazard', (d) => Object.assign(d, { colour: 'blue', shape: 'round' }))), { colour: 'is not a known field', shape: 'is not a known field' });
-  assertInvalid(await postVersion('cluster', variant('cluster', (d) => delete d.seed)), { seed: 'is required' });
-  assertInvalid(await postVersion('hazard', variant('hazard', (d) => (d.alert_threshold = 1))), { alert_threshold: 'Too big: expected number to be <1' });
-  assertInvalid(await postVersion('rate-card', variant('rate-card', (d) => (d.currency = 'usd'))), { currency: 'must be an ISO 4217 code such as USD' });
+  assertInvalid(
+    await postVersion(
+      'taxonomy',
+      variant('taxonomy', (d) => (d.root_causes[2].playbook.effort_hours = 'ten')),
+    ),
+    {
+      'root_causes.2.playbook.effort_hours': 'Invalid input: expected number, received string',
+    },
+  );
+  assertInvalid(
+    await postVersion(
+      'taxonomy',
+      variant('taxonomy', (d) => (d.domains[1].id = 'Not An Id')),
+    ),
+    {
+      'domains.1.id': 'must be a lowercase identifier (a-z, 0-9, _)',
+    },
+  );
+  assertInvalid(
+    await postVersion(
+      'cluster',
+      variant('cluster', (d) => (d.colour = 'blue')),
+    ),
+    { colour: 'is not a known field' },
+  );
+  assertInvalid(
+    await postVersion(
+      'taxonomy',
+      variant('taxonomy', (d) => (d.root_causes[0].playbook.owner = 'sre')),
+    ),
+    {
+      'root_causes.0.playbook.owner': 'is not a known field',
+    },
+  );
+  assertInvalid(
+    await postVersion(
+      'hazard',
+      variant('hazard', (d) => Object.assign(d, { colour: 'blue', shape: 'round' })),
+    ),
+    { colour: 'is not a known field', shape: 'is not a known field' },
+  );
+  assertInvalid(
+    await postVersion(
+      'cluster',
+      variant('cluster', (d) => delete d.seed),
+    ),
+    { seed: 'is required' },
+  );
+  assertInvalid(
+    await postVersion(
+      'hazard',
+      variant('hazard', (d) => (d.alert_threshold = 1)),
+    ),
+    { alert_threshold: 'Too big: expected number to be <1' },
+  );
+  assertInvalid(
+    await postVersion(
+      'rate-card',
+      variant('rate-card', (d) => (d.currency = 'usd')),
+    ),
+    { currency: 'must be an ISO 4217 code such as USD' },
+  );
   const empty = await postVersion('rubric', {});
   assertError(empty, 422, 'config_invalid');
   assert.equal(Object.keys(empty.body.error.details).sort(), ['abstain_below', 'levels', 'severity_weights', 'signals']);
@@ -120,17 +184,70 @@ test('schema failures are 422 config_invalid with dot-path details', async () =>
 });
 
 test('semantic failures are 422 config_invalid with dot-path details', async () => {
-  assertInvalid(await postVersion('cluster', variant('cluster', (d) => Object.assign(d, { k_min: 10, k_max: 5 }))), { k_max: 'must be at least k_min' });
   assertInvalid(
-    await postVersion('rubric', variant('rubric', (d) => (d.levels = [{ name: 'low', min_score: 0 }, { name: 'high', min_score: 0.6 }, { name: 'critical', min_score: 0.6 }]))),
+    await postVersion(
+      'cluster',
+      variant('cluster', (d) => Object.assign(d, { k_min: 10, k_max: 5 })),
+    ),
+    { k_max: 'must be at least k_min' },
+  );
+  assertInvalid(
+    await postVersion(
+      'rubric',
+      variant(
+        'rubric',
+        (d) =>
+          (d.levels = [
+            { name: 'low', min_score: 0 },
+            { name: 'high', min_score: 0.6 },
+            { name: 'critical', min_score: 0.6 },
+          ]),
+      ),
+    ),
     { 'levels.2.min_score': 'must be greater than the previous level' },
   );
-  assertInvalid(await postVersion('rubric', variant('rubric', (d) => (d.levels[1].min_score = 0.9))), { 'levels.2.min_score': 'must be greater than the previous level' });
-  assertInvalid(await postVersion('rate-card', variant('rate-card', (d) => (d.currency = 'XYZ'))), { currency: "'XYZ' is not an ISO 4217 currency code" });
-  assertInvalid(await postVersion('taxonomy', variant('taxonomy', (d) => (d.domains[3].id = 'storage'))), { 'domains.3.id': "duplicate id 'storage'" });
-  assertInvalid(await postVersion('taxonomy', variant('taxonomy', (d) => (d.root_causes[5].id = 'timeout'))), { 'root_causes.5.id': "duplicate id 'timeout'" });
-  assertInvalid(await postVersion('hazard', variant('hazard', (d) => (d.forecast_horizons_days = [30, 7, 90]))), { forecast_horizons_days: 'must be strictly increasing' });
-  assertInvalid(await postVersion('hazard', variant('hazard', (d) => (d.forecast_horizons_days = [7, 7, 30]))), { forecast_horizons_days: 'must be strictly increasing' });
+  assertInvalid(
+    await postVersion(
+      'rubric',
+      variant('rubric', (d) => (d.levels[1].min_score = 0.9)),
+    ),
+    { 'levels.2.min_score': 'must be greater than the previous level' },
+  );
+  assertInvalid(
+    await postVersion(
+      'rate-card',
+      variant('rate-card', (d) => (d.currency = 'XYZ')),
+    ),
+    { currency: "'XYZ' is not an ISO 4217 currency code" },
+  );
+  assertInvalid(
+    await postVersion(
+      'taxonomy',
+      variant('taxonomy', (d) => (d.domains[3].id = 'storage')),
+    ),
+    { 'domains.3.id': "duplicate id 'storage'" },
+  );
+  assertInvalid(
+    await postVersion(
+      'taxonomy',
+      variant('taxonomy', (d) => (d.root_causes[5].id = 'timeout')),
+    ),
+    { 'root_causes.5.id': "duplicate id 'timeout'" },
+  );
+  assertInvalid(
+    await postVersion(
+      'hazard',
+      variant('hazard', (d) => (d.forecast_horizons_days = [30, 7, 90])),
+    ),
+    { forecast_horizons_days: 'must be strictly increasing' },
+  );
+  assertInvalid(
+    await postVersion(
+      'hazard',
+      variant('hazard', (d) => (d.forecast_horizons_days = [7, 7, 30])),
+    ),
+    { forecast_horizons_days: 'must be strictly increasing' },
+  );
   const { rows } = await t.app.pool.query(`select count(*)::int as n from config_versions`);
   assert.is(rows[0].n, configKinds.length + 1);
 });
@@ -143,8 +260,14 @@ test('unknown kind is 404', async () => {
 });
 
 test('explicit activation pins an older version even after a newer one is posted', async () => {
-  const v1 = await postVersion('hazard', variant('hazard', (d) => (d.min_gaps = 4)));
-  const v2 = await postVersion('hazard', variant('hazard', (d) => (d.min_gaps = 5)));
+  const v1 = await postVersion(
+    'hazard',
+    variant('hazard', (d) => (d.min_gaps = 4)),
+  );
+  const v2 = await postVersion(
+    'hazard',
+    variant('hazard', (d) => (d.min_gaps = 5)),
+  );
   assert.is((await getKind('hazard')).active.id, v2.body.id);
 
   const activated = await api.post(`/v1/configs/hazard/versions/${v1.body.id}/activate`, undefined, fresh());
@@ -153,11 +276,18 @@ test('explicit activation pins an older version even after a newer one is posted
   assert.is(activated.body.active.source, 'explicit');
   assert.equal(activated.body.active.document.min_gaps, 4);
 
-  const v3 = await postVersion('hazard', variant('hazard', (d) => (d.min_gaps = 6)));
+  const v3 = await postVersion(
+    'hazard',
+    variant('hazard', (d) => (d.min_gaps = 6)),
+  );
   assert.is(v3.status, 201);
   const body = await getKind('hazard');
   assert.equal(body.active, { id: v1.body.id, source: 'explicit', document: v1.body.document, created_at: v1.body.created_at });
-  assert.equal(body.versions.slice(0, 3).map((v: { id: string }) => v.id), [v3.body.id, v2.body.id, v1.body.id], 'history newest first');
+  assert.equal(
+    body.versions.slice(0, 3).map((v: { id: string }) => v.id),
+    [v3.body.id, v2.body.id, v1.body.id],
+    'history newest first',
+  );
 
   // Activating another version moves the pin.
   const moved = await api.post(`/v1/configs/hazard/versions/${v3.body.id}/activate`, undefined, fresh());
@@ -169,7 +299,9 @@ test('explicit activation pins an older version even after a newer one is posted
   assertError(await api.post(`/v1/configs/hazard/versions/${v1.body.id}/activate`), 400, 'idempotency_key_required');
 
   const feed = await api.get('/v1/workspaces/current/events?aggregate_type=config&limit=100');
-  const hazardEvents = feed.body.data.filter((e: { payload: { kind: string } }) => e.payload.kind === 'hazard').map((e: { type: string; payload: { version_id: string } }) => [e.type, e.payload.version_id]);
+  const hazardEvents = feed.body.data
+    .filter((e: { payload: { kind: string } }) => e.payload.kind === 'hazard')
+    .map((e: { type: string; payload: { version_id: string } }) => [e.type, e.payload.version_id]);
   assert.equal(hazardEvents.slice(-5), [
     ['config.version_created', v1.body.id],
     ['config.version_created', v2.body.id],
@@ -196,7 +328,9 @@ test('configs:write is required to post or activate; Idempotency-Key is mandator
   const doc = variant('cluster', (d) => (d.k_max = 33));
   assertError(await postVersion('cluster', doc, reader), 403, 'forbidden', { required_scope: 'configs:write' });
   const existing = (await getKind('cluster')).versions[0].id;
-  assertError(await reader.post(`/v1/configs/cluster/versions/${existing}/activate`, undefined, fresh()), 403, 'forbidden', { required_scope: 'configs:write' });
+  assertError(await reader.post(`/v1/configs/cluster/versions/${existing}/activate`, undefined, fresh()), 403, 'forbidden', {
+    required_scope: 'configs:write',
+  });
   assertError(await api.post('/v1/configs/cluster/versions', doc), 400, 'idempotency_key_required');
   const none = t.platform.as(await serviceAccountToken(api, ['issues:read']));
   assertError(await none.get('/v1/configs/cluster'), 403, 'forbidden', { required_scope: 'configs:read' });

@@ -47,7 +47,10 @@ test('missing required fields say "is required"', async () => {
 
 test('the event log and the audit log refuse TRUNCATE', async () => {
   for (const table of ['events', 'audit_events']) {
-    const err = await t.app.pool.query(`truncate ${table}`).then(() => null, (e: { code: string }) => e);
+    const err = await t.app.pool.query(`truncate ${table}`).then(
+      () => null,
+      (e: { code: string }) => e,
+    );
     assert.ok(err, `${table} was truncated`);
     assert.is(err!.code, '23001');
   }
@@ -56,7 +59,10 @@ test('the event log and the audit log refuse TRUNCATE', async () => {
 test("resolving a missing narrative keeps the reviewer's note and supplies the narrative", async () => {
   const ingest = await api.post('/v1/ingest/events', { external_id: 'n-1', title: 'No story', source: 'crm' }, { headers: { 'idempotency-key': 'edge-n-1' } });
   const item = (await api.get(`/v1/review-queue?issue_id=${ingest.body.issue_id}`)).body.data[0];
-  const res = await api.post(`/v1/review-queue/${item.id}/resolve`, { decision: { narrative: 'The queue stalled after a failover.' }, note: 'asked the reporter' });
+  const res = await api.post(`/v1/review-queue/${item.id}/resolve`, {
+    decision: { narrative: 'The queue stalled after a failover.' },
+    note: 'asked the reporter',
+  });
   assert.is(res.status, 200, res.text);
   assert.equal(res.body.decision, { narrative: 'The queue stalled after a failover.', note: 'asked the reporter' });
   const issue = await api.get(`/v1/issues/${ingest.body.issue_id}`);

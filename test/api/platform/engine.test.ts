@@ -18,7 +18,8 @@ import { ENGINE_VERSION, outputDigest } from '../../../engine/manifest.ts';
 import { stageNames } from '../../../engine/pipeline.ts';
 import { configKinds } from '../../../engine/config/index.ts';
 import { defaultCluster } from '../../../engine/config/cluster.ts';
-import { generateIssues } from '../../../bench/data/synthetic.ts';
+import { issueDigest } from '../../../engine/stages/context.ts';
+import { generateIssues } from '../../../fixtures/synthetic.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import { client, type Client } from '../../helpers/http.ts';
@@ -42,13 +43,33 @@ test.after(async () => {
 const THEMES = 4;
 const DATA_SEED = 5;
 const generated = generateIssues(330, DATA_SEED, THEMES);
-const toRecord = (g: (typeof generated)[number]) => ({ external_id: g.external_id, title: g.title, narrative: g.narrative, source: 'synthetic', severity: g.severity, occurred_at: g.occurred_at });
+const toRecord = (g: (typeof generated)[number]) => ({
+  external_id: g.external_id,
+  title: g.title,
+  narrative: g.narrative,
+  source: 'synthetic',
+  severity: g.severity,
+  occurred_at: g.occurred_at,
+});
 
 /** Issues with a known outcome, ingested next to the generated ones. */
 const special = {
-  clear: { external_id: 'clear', source: 'special', severity: 'high', title: 'Out of memory in billing', narrative: 'The billing worker hit out of memory: heap space exhausted after the nightly job.' },
-  // No keyword of the shipped taxonomy (domains or root causes) appears in this text.
-  vague: { external_id: 'vague', source: 'special', severity: 'medium', title: 'Quarterly figures look odd', narrative: 'The quarterly figures shown to finance look odd compared with last quarter.' },
+  clear: {
+    external_id: 'clear',
+    source: 'special',
+    severity: 'high',
+    title: 'Out of memory in billing',
+    narrative: 'The billing worker hit out of memory: heap space exhausted after the nightly job.',
+  },
+  // No keyword of the shipped taxonomy (domains or root causes) appears in this text. Severe enough
+  // (high) that, left in no pattern, it asks its own questions (engine/review/questions.ts).
+  vague: {
+    external_id: 'vague',
+    source: 'special',
+    severity: 'high',
+    title: 'Quarterly figures look odd',
+    narrative: 'The quarterly figures shown to finance look odd compared with last quarter.',
+  },
   silent: { external_id: 'silent', source: 'special', severity: 'low', title: 'Something happened overnight' },
 };
 const ids: Record<keyof typeof special, string> = { clear: '', vague: '', silent: '' };
@@ -87,7 +108,16 @@ async function replay(runId: string, caller = api) {
 }
 
 const allPatterns = () => listAll(api, '/v1/patterns');
-const maxSequence = async () => Number((await t.app.pool.query('select max(sequence) as s from events where workspace_id = $1', [t.demo.workspaceId])).rows[0].s);
+const extractProvenance = (issueId: string) => ({
+  run_id: first.id,
+  stage: 'extract',
+  config_versions: first.manifest.config_versions,
+  issue_count: 1,
+  issue_digest: issueDigest([issueId]),
+  issues_url: `/v1/issues/${issueId}`,
+});
+const maxSequence = async () =>
+  Number((await t.app.pool.query('select max(sequence) as s from events where workspace_id = $1', [t.demo.workspaceId])).rows[0].s);
 
 let first: any;
 let activeConfigIds: Record<string, string>;
@@ -126,7 +156,10 @@ test('ingested issues, a run: 202 queued, then succeeded with a full manifest an
   activeConfigIds = Object.fromEntries((await api.get('/v1/configs')).body.data.map((c: any) => [c.kind, c.active.id]));
   assert.equal(Object.keys(m.config_versions).sort(), [...configKinds].sort());
   assert.equal(m.config_versions, activeConfigIds);
-  assert.equal(m.stages.map((s: any) => s.stage), stageNames);
+  assert.equal(
+    m.stages.map((s: any) => s.stage),
+    stageNames,
+  );
   for (const s of m.stages) {
     assert.equal(Object.keys(s).sort(), ['bytes', 'digest', 'duration_ms', 'stage']);
     assert.match(s.digest, /^[0-9a-f]{64}$/);
@@ -149,10 +182,7 @@ test('ingested issues, a run: 202 queued, then succeeded with a full manifest an
 
   // Stored stage outputs carry the manifest's digests; the job recorded every stage.
   const stored = await t.app.pool.query('select stage, digest, bytes from engine_stage_outputs where run_id = $1', [run_id]);
-  assert.equal(
-    stored.rows.map((r) => [r.stage, r.digest, Number(r.bytes)]).sort(),
-    m.stages.map((s: any) => [s.stage, s.digest, s.bytes]).sort(),
-  );
+  assert.equal(stored.rows.map((r) => [r.stage, r.digest, Number(r.bytes)]).sort(), m.stages.map((s: any) => [s.stage, s.digest, s.bytes]).sort());
   const job = await api.get(`/v1/jobs/${job_id}`);
   assert.is(job.body.kind, 'engine__run');
   assert.is(job.body.status, 'succeeded');
@@ -175,18 +205,29 @@ test('patterns are real, with provenance; their issues carry pattern_id; an issu
   let clustered = 0;
   for (const p of patterns as any[]) {
     assert.is(p.status, 'active');
-    assert.ok(p.name.includes(' / '), p.name);
+    // Readable (issue 17): the most central member's title first, representative examples, prose path.
+    assert.ok(p.examples.length >= 1 && p.examples.length <= 3, JSON.stringify(p.examples));
+    assert.ok(p.name.startsWith(p.examples[0].title.slice(0, 20)), `${p.name} | ${p.examples[0].title}`);
+    assert.equal([p.path, p.template], ['prose', null]);
     assert.ok(Number.isInteger(p.risk_score) && p.risk_score >= 0 && p.risk_score <= 100);
-    assert.equal(Object.keys(p.provenance).sort(), ['config_versions', 'issue_ids', 'run_id', 'stage']);
+    // Bounded provenance: a count, a digest of the member ids and the link that lists them.
+    assert.equal(Object.keys(p.provenance).sort(), ['config_versions', 'issue_count', 'issue_digest', 'issues_url', 'run_id', 'stage']);
     assert.is(p.provenance.run_id, first.id);
     assert.is(p.provenance.stage, 'patterns');
     assert.equal(p.provenance.config_versions, first.manifest.config_versions);
-    assert.is(p.provenance.issue_ids.length, p.issue_count);
-    // The pattern's issues are exactly the issues that carry its id, and mostly of one theme.
-    const members = await listAll(api, `/v1/issues?pattern_id=${p.id}`);
-    assert.equal(members.map((i) => i.id).sort(), [...p.provenance.issue_ids].sort());
+    assert.is(p.provenance.issue_count, p.issue_count);
+    assert.is(p.provenance.issues_url, `/v1/issues?pattern_id=${p.id}`);
+    // The pattern's issues are exactly the issues that carry its id (the link lists them), and mostly of one theme.
+    const members = await listAll(api, p.provenance.issues_url);
+    assert.is(issueDigest(members.map((i) => i.id as string)), p.provenance.issue_digest);
+    for (const e of p.examples)
+      assert.ok(
+        members.some((m) => m.id === e.issue_id),
+        e.issue_id,
+      );
     const themes = new Map<string, number>();
-    for (const m of members) themes.set(themeOf.get(m.external_id as string) ?? 'special', (themes.get(themeOf.get(m.external_id as string) ?? 'special') ?? 0) + 1);
+    for (const m of members)
+      themes.set(themeOf.get(m.external_id as string) ?? 'special', (themes.get(themeOf.get(m.external_id as string) ?? 'special') ?? 0) + 1);
     assert.ok(Math.max(...themes.values()) >= 0.9 * members.length, `${p.name}: ${JSON.stringify([...themes])}`);
     const one = await api.get(`/v1/patterns/${p.id}`);
     assert.equal(one.body, p);
@@ -216,7 +257,7 @@ test('GET /v1/issues/{id}/root-cause: decided with evidence for a clear issue', 
   assert.is(b.review_item_id, null);
   assert.is(b.domain.value, 'compute');
   assert.is(b.criticality.level, 'moderate'); // high 0.5, no rubric signal
-  assert.equal(b.provenance, { run_id: first.id, stage: 'extract', config_versions: first.manifest.config_versions, issue_ids: [ids.clear] });
+  assert.equal(b.provenance, extractProvenance(ids.clear));
 });
 
 test('GET /v1/issues/{id}/root-cause: abstained with a review item for an issue without evidence and for one without narrative', async () => {
@@ -232,7 +273,8 @@ test('GET /v1/issues/{id}/root-cause: abstained with a review item for an issue 
   assert.is(item.body.status, 'open');
   assert.is(item.body.issue_id, ids.vague);
   assert.is(item.body.reason, 'Root cause unclear (confidence 0)');
-  assert.equal(item.body.provenance, { run_id: first.id, stage: 'extract', config_versions: first.manifest.config_versions, issue_ids: [ids.vague] });
+  assert.equal(item.body.provenance, extractProvenance(ids.vague));
+  assert.equal([item.body.question_key, item.body.issue_count, item.body.risk_blocked], [`issue:${ids.vague}:root_cause`, 1, 0.7]);
 
   const silent = await api.get(`/v1/issues/${ids.silent}/root-cause`);
   assert.is(silent.status, 200, silent.text);
@@ -245,13 +287,26 @@ test('GET /v1/issues/{id}/root-cause: abstained with a review item for an issue 
   assertError(await api.get(`/v1/issues/${randomUUID()}/root-cause`), 404, 'not_found');
 });
 
-test('every abstention of the run opened a review item with provenance', async () => {
+test('every question of the run opened one review item, riskiest first, with bounded provenance', async () => {
   const items = (await listAll(api, '/v1/review-queue')).filter((i) => i.kind !== 'missing_narrative');
   assert.is(items.length, first.summary.applied.review_items_opened);
   assert.ok(items.length >= 2);
+  // Issue 17: questions, not one item per abstention; far fewer items than issues.
+  assert.ok(items.length < first.summary.abstentions, `${items.length} items for ${first.summary.abstentions} abstentions`);
+  const risks = items.map((i) => i.risk_blocked as number);
+  assert.equal(
+    risks,
+    [...risks].sort((a, b) => b - a),
+    'riskiest first',
+  );
   for (const i of items as any[]) {
     assert.ok(['extraction', 'root_cause', 'criticality'].includes(i.kind), i.kind);
-    assert.equal(i.provenance, { run_id: first.id, stage: 'extract', config_versions: first.manifest.config_versions, issue_ids: [i.issue_id] });
+    if (i.issue_id) assert.equal(i.provenance, extractProvenance(i.issue_id));
+    else {
+      assert.match(i.question_key, new RegExp(`^pattern:${i.pattern_id}:${i.kind}$`));
+      assert.is(i.provenance.issues_url, `/v1/issues?pattern_id=${i.pattern_id}`);
+      assert.is(i.provenance.issue_count, i.issue_count);
+    }
   }
   assert.ok(items.some((i) => i.kind === 'extraction' && i.issue_id === ids.vague));
   assert.ok(items.some((i) => i.kind === 'root_cause' && i.issue_id === ids.vague));
@@ -351,7 +406,10 @@ test('runs of one workspace never overlap: the second starts after the first fin
     [[a.job_id, b.job_id]],
   );
   assert.is(rows.length, 2);
-  assert.ok(rows[1].started_at.getTime() >= rows[0].finished_at.getTime(), `second started ${rows[1].started_at.toISOString()}, first finished ${rows[0].finished_at.toISOString()}`);
+  assert.ok(
+    rows[1].started_at.getTime() >= rows[0].finished_at.getTime(),
+    `second started ${rows[1].started_at.toISOString()}, first finished ${rows[0].finished_at.toISOString()}`,
+  );
 });
 
 test('a slice of the stages reads the earlier outputs from the latest run that stored them, and replays identically', async () => {
@@ -359,7 +417,10 @@ test('a slice of the stages reads the earlier outputs from the latest run that s
   const run = await runAndWait({ stages: { from: 'cluster' } });
   assert.equal([run.stage_from, run.stage_to], ['cluster', 'recommend']);
   assert.equal(run.steps_completed, ['cluster', 'stability', 'patterns', 'hazard', 'predict', 'recommend']);
-  assert.equal(run.manifest.stages.map((s: any) => s.stage), ['cluster', 'stability', 'patterns', 'hazard', 'predict', 'recommend']);
+  assert.equal(
+    run.manifest.stages.map((s: any) => s.stage),
+    ['cluster', 'stability', 'patterns', 'hazard', 'predict', 'recommend'],
+  );
   assert.is(run.manifest.base_run_id, latest.id);
   assert.is(run.manifest.event_sequence, null);
   // Same inputs, seed and configs as the base run: the same outputs.
@@ -449,7 +510,9 @@ test('a run that failed after writing its results succeeds on retry (the task is
     assert.ok((await allPatterns()).every((p) => (p as any).provenance.run_id === run_id || (p as any).issue_count === 0));
     assert.is((await replay(run_id)).identical, true);
   } finally {
-    await t.app.pool.query('drop trigger if exists test_fail_engine_finish on engine_runs; drop function if exists test_fail_engine_finish(); drop sequence if exists test_fail_engine_finish');
+    await t.app.pool.query(
+      'drop trigger if exists test_fail_engine_finish on engine_runs; drop function if exists test_fail_engine_finish(); drop sequence if exists test_fail_engine_finish',
+    );
   }
 });
 
@@ -472,6 +535,21 @@ async function startAppOn(url: string): Promise<{ platform: Client; close(): Pro
   };
 }
 let restarted: { platform: Client; close(): Promise<void> } | undefined;
+
+test('replay: 200 identical false with the reason for a run that has not finished; concurrent replays of one run share one job', async () => {
+  const { run_id } = await startRun();
+  // The new run holds the workspace's engine queue: it has not finished, and replays queue behind it.
+  const early = await replay(run_id);
+  assert.is(early.identical, false);
+  assert.is(early.replay_job_id, null);
+  assert.match(early.diff_summary.reason, /has not finished/);
+  assert.equal(early.diff_summary.stages, []);
+  const [a, b] = await Promise.all([replay(first.id), replay(first.id)]);
+  assert.is(a.replay_job_id, b.replay_job_id, 'one job for both requests');
+  assert.equal([a.identical, b.identical], [true, true]);
+  assert.is(a.diff_summary.reason, null);
+  await waitForRun(run_id);
+});
 
 test('after a restart (new processes on the same database) the replay is still identical', async () => {
   await t.worker!.stop();

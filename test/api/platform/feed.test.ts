@@ -36,7 +36,14 @@ async function makeHistory(tag: string) {
     '/v1/ingest/batch',
     {
       records: [
-        { external_id: `${tag}-1`, title: 'Disk full', narrative: 'The datanode disk filled up', source: 'jira', severity: 'p2', occurred_at: '2025-10-01T08:00:00Z' },
+        {
+          external_id: `${tag}-1`,
+          title: 'Disk full',
+          narrative: 'The datanode disk filled up',
+          source: 'jira',
+          severity: 'p2',
+          occurred_at: '2025-10-01T08:00:00Z',
+        },
         { external_id: `${tag}-2`, title: 'Heap exhausted', source: 'jira' },
         { external_id: `${tag}-3`, title: 'Placeholder', narrative: 'n/a', source: 'pager', severity: 'low' },
         { external_id: `${tag}-1`, title: 'Disk full on dn7', narrative: 'The datanode disk filled up again', source: 'github' },
@@ -46,7 +53,11 @@ async function makeHistory(tag: string) {
   );
   assert.is(batch.status, 202, batch.text);
   const [a, b, c, d] = batch.body.issue_ids as string[];
-  await api.post('/v1/ingest/events', { external_id: `${tag}-1`, title: 'Disk full (re-ingested)', narrative: 'Filled again', source: 'jira', severity: 'critical' }, fresh());
+  await api.post(
+    '/v1/ingest/events',
+    { external_id: `${tag}-1`, title: 'Disk full (re-ingested)', narrative: 'Filled again', source: 'jira', severity: 'critical' },
+    fresh(),
+  );
   await api.patch(`/v1/issues/${a}`, { status: 'in_progress' });
   await api.patch(`/v1/issues/${a}`, { status: 'resolved', severity: 'high' });
   await api.patch(`/v1/issues/${a}`, { status: 'open', title: 'Disk full (reopened)' });
@@ -55,7 +66,11 @@ async function makeHistory(tag: string) {
   await api.post(`/v1/issues/${c}/close`);
   await api.patch(`/v1/issues/${d}`, { narrative: null });
   const created = await api.post('/v1/issues', { title: 'Typed by hand', severity: 'medium', narrative: 'Someone wrote this' });
-  await api.post('/v1/configs/cluster/versions', { ...(await api.get('/v1/configs/cluster')).body.active.document, k_max: 20 + Math.floor(Math.random() * 10) }, fresh());
+  await api.post(
+    '/v1/configs/cluster/versions',
+    { ...(await api.get('/v1/configs/cluster')).body.active.document, k_max: 20 + Math.floor(Math.random() * 10) },
+    fresh(),
+  );
   const pattern = await createPattern(t.app.pool, t.demo.workspaceId, { name: `Disk pattern ${tag}`, risk_score: 60, issue_count: 1 });
   await assignPattern(t.app.pool, t.demo.workspaceId, created.body.id, pattern.id);
 }
@@ -105,7 +120,10 @@ test('records carry the documented fields, in gap-free sequence order', async ()
   await makeHistory('shape');
   const { records } = await readFeed(api);
   assert.ok(records.length >= 20, `${records.length} events`);
-  assert.equal(records.map((r) => r.sequence), records.map((_, i) => i + 1));
+  assert.equal(
+    records.map((r) => r.sequence),
+    records.map((_, i) => i + 1),
+  );
   for (const r of records) {
     assert.equal(Object.keys(r).sort(), ['actor', 'aggregate_id', 'aggregate_type', 'id', 'occurred_at', 'payload', 'recorded_at', 'sequence', 'type']);
     assert.equal(Object.keys(r.actor).sort(), ['id', 'type']);
@@ -118,7 +136,17 @@ test('records carry the documented fields, in gap-free sequence order', async ()
     assert.type(r.payload, 'object');
   }
   const types = new Set(records.map((r) => r.type));
-  for (const type of ['issue.created', 'issue.reingested', 'issue.updated', 'issue.status_changed', 'issue.pattern_assigned', 'review_item.opened', 'review_item.resolved', 'config.version_created', 'pattern.created']) {
+  for (const type of [
+    'issue.created',
+    'issue.reingested',
+    'issue.updated',
+    'issue.status_changed',
+    'issue.pattern_assigned',
+    'review_item.opened',
+    'review_item.resolved',
+    'config.version_created',
+    'pattern.created',
+  ]) {
     assert.ok(types.has(type), type);
   }
   const { rows } = await t.app.pool.query('select count(*)::int as n from events where workspace_id = $1', [t.demo.workspaceId]);
@@ -154,18 +182,26 @@ test('pages in sequence order, resumable by next_cursor and by after_sequence', 
   assert.equal(tail.body, { data: [], page: { next_cursor: null, has_more: false, total: 0 } });
   await api.post('/v1/issues', { title: 'One more', severity: 'low', narrative: 'late' });
   const more = await api.get(`/v1/workspaces/current/events?after_sequence=${last}`);
-  assert.equal(more.body.data.map((r: FeedRecord) => [r.sequence, r.type]), [[last + 1, 'issue.created']]);
+  assert.equal(
+    more.body.data.map((r: FeedRecord) => [r.sequence, r.type]),
+    [[last + 1, 'issue.created']],
+  );
   const middle = await readFeed(api, `&after_sequence=${whole.length}`, 3);
   assert.equal(middle.records, (await readFeed(api)).records.slice(whole.length));
 
   const issuesOnly = (await readFeed(api, '&aggregate_type=issue')).records;
-  assert.equal(issuesOnly, (await readFeed(api)).records.filter((r) => r.aggregate_type === 'issue'));
+  assert.equal(
+    issuesOnly,
+    (await readFeed(api)).records.filter((r) => r.aggregate_type === 'issue'),
+  );
   assertValidation(await api.get('/v1/workspaces/current/events?after_sequence=-1'), { after_sequence: 'must be at least 0' });
   assertValidation(await api.get('/v1/workspaces/current/events?after_sequence=abc'), { after_sequence: 'must be an integer' });
   assertValidation(await api.get('/v1/workspaces/current/events?aggregate_type=user'), { aggregate_type: 'must be an aggregate type' });
   assertValidation(await api.get('/v1/workspaces/current/events?cursor=forged'), { cursor: 'malformed cursor token' });
   const cursorForAll = (await api.get('/v1/workspaces/current/events?limit=2')).body.page.next_cursor;
-  assertValidation(await api.get(`/v1/workspaces/current/events?limit=2&aggregate_type=issue&cursor=${encodeURIComponent(cursorForAll)}`), { cursor: 'does not match this query' });
+  assertValidation(await api.get(`/v1/workspaces/current/events?limit=2&aggregate_type=issue&cursor=${encodeURIComponent(cursorForAll)}`), {
+    cursor: 'does not match this query',
+  });
 });
 
 test('replay: folding the feed into an empty store gives the issues of GET /v1/issues', async () => {
@@ -189,7 +225,11 @@ test('the feed is scoped to the workspace and needs events:read', async () => {
   const theirs = await them.post('/v1/issues', { title: 'Elsewhere', severity: 'high', narrative: 'another workspace' });
   assert.is(theirs.status, 201, theirs.text);
   const theirFeed = (await readFeed(them)).records;
-  assert.equal(theirFeed.map((r) => [r.sequence, r.type, r.aggregate_id]), [[1, 'issue.created', theirs.body.id]], 'sequences are per workspace');
+  assert.equal(
+    theirFeed.map((r) => [r.sequence, r.type, r.aggregate_id]),
+    [[1, 'issue.created', theirs.body.id]],
+    'sequences are per workspace',
+  );
   assert.ok(!(await readFeed(api)).records.some((r) => r.aggregate_id === theirs.body.id));
 
   const reader = t.platform.as(await serviceAccountToken(api, ['issues:read']));

@@ -20,15 +20,41 @@ import type { Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
 import { listAll } from '../../helpers/isolation.ts';
 import { createPattern, assignPattern } from '../../helpers/eventFixtures.ts';
-import { DAY, FIXTURE_THEMES, forecastRecords, moreOfTheme, RECURRING_UNTIL_DAYS, type FixtureRecord, type FixtureTheme } from '../../helpers/forecastFixture.ts';
+import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
+import {
+  DAY,
+  FIXTURE_THEMES,
+  forecastRecords,
+  moreOfTheme,
+  RECURRING_UNTIL_DAYS,
+  type FixtureRecord,
+  type FixtureTheme,
+} from '../../helpers/forecastFixture.ts';
+import { issueDigest } from '../../../engine/stages/context.ts';
 
 let t: TestApp;
 let api: Client;
+let receiver: Receiver; // a webhook subscribed to the engine's two outbound kinds
 test.before(async () => {
   t = await startTestApp({ worker: true });
   api = t.platform.as(await demoToken(t));
+  receiver = await startReceiver();
+  const hook = await api.post('/v1/webhooks', { url: `${receiver.url}/engine`, event_types: ['alert.raised', 'recommendation.regressed'] });
+  assert.is(hook.status, 201, hook.text);
 });
-test.after(async () => t.close());
+test.after(async () => {
+  await receiver.close();
+  await t.close();
+});
+const delivered = (type: string, count: number) =>
+  eventually(
+    async () => {
+      const got = receiver.received.filter((r) => r.body?.type === type).map((r) => r.body.data);
+      return got.length >= count ? got : undefined;
+    },
+    20_000,
+    `${count} ${type} deliveries`,
+  );
 
 const now = Math.floor(Date.now() / 60_000) * 60_000;
 const { records, themeOf } = forecastRecords(now);
@@ -55,7 +81,12 @@ async function runEngine(body: Record<string, unknown> = {}): Promise<any> {
 
 const feed = async (aggregateType: string) => listAll(api, `/v1/workspaces/current/events?aggregate_type=${aggregateType}`);
 const outbound = async (eventType: string) =>
-  (await t.app.pool.query<{ payload: Record<string, unknown> }>('select payload from outbound_events where workspace_id = $1 and event_type = $2 order by created_at', [t.demo.workspaceId, eventType])).rows.map((r) => r.payload);
+  (
+    await t.app.pool.query<{ payload: Record<string, unknown> }>(
+      'select payload from outbound_events where workspace_id = $1 and event_type = $2 order by created_at',
+      [t.demo.workspaceId, eventType],
+    )
+  ).rows.map((r) => r.payload);
 const verification = (id: string) => api.get(`/v1/recommendations/${id}/verification`);
 const costOf = (r: FixtureRecord) => occurrenceCost(defaultRateCard, r.severity);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -74,7 +105,10 @@ test('a run through stage 10 stores hazard fits, predictions, a backtest, financ
   for (const p of await listAll(api, '/v1/patterns')) {
     const members = (await listAll(api, `/v1/issues?pattern_id=${p.id}`)).map((i) => byExternalId.get(i.external_id as string)!);
     const theme = themeOf.get(members[0].external_id)!;
-    assert.ok(members.every((m) => themeOf.get(m.external_id) === theme), `pattern ${p.name} is one theme`);
+    assert.ok(
+      members.every((m) => themeOf.get(m.external_id) === theme),
+      `pattern ${p.name} is one theme`,
+    );
     patternOf[theme] = p;
     membersOf[theme] = members;
   }
@@ -112,12 +146,23 @@ test('GET /v1/patterns/{id}/hazard: model, parameters with uncertainty, curves a
     assert.ok(s >= 0 && s <= 1 && c.survival_lower[i] <= s + 1e-12 && s <= c.survival_upper[i] + 1e-12, `S(${c.times_days[i]})`);
     if (i) assert.ok(s <= c.survival[i - 1] + 1e-12, 'S is non-increasing');
   });
-  assert.equal(h.forecast.map((f: any) => f.horizon_days), [7, 30, 90]);
+  assert.equal(
+    h.forecast.map((f: any) => f.horizon_days),
+    [7, 30, 90],
+  );
   for (const f of h.forecast) assert.ok(f.lower <= f.expected && f.expected <= f.upper + 1e-9 && Number.isInteger(f.lower), JSON.stringify(f));
   assert.ok(h.forecast[0].expected < h.forecast[2].expected);
   assert.ok(h.p_alert.estimate >= 0.8 && h.p_alert.lower <= h.p_alert.estimate && h.p_alert.estimate <= h.p_alert.upper);
-  assert.equal(h.provenance, { run_id: run1.id, stage: 'hazard', config_versions: run1.manifest.config_versions, issue_ids: h.provenance.issue_ids });
-  assert.equal([...h.provenance.issue_ids].sort(), (await listAll(api, `/v1/issues?pattern_id=${p.id}`)).map((i) => i.id).sort());
+  // Bounded provenance (issue 17): the members by count and digest, listed at the link.
+  const listed = await listAll(api, `/v1/issues?pattern_id=${p.id}`);
+  assert.equal(h.provenance, {
+    run_id: run1.id,
+    stage: 'hazard',
+    config_versions: run1.manifest.config_versions,
+    issue_count: listed.length,
+    issue_digest: issueDigest(listed.map((i) => i.id as string)),
+    issues_url: `/v1/issues?pattern_id=${p.id}`,
+  });
 });
 
 test('GET /v1/patterns/{id}/hazard: 404 not_fitted with the reason; before any run from the members; 404 not_found', async () => {
@@ -125,24 +170,43 @@ test('GET /v1/patterns/{id}/hazard: 404 not_fitted with the reason; before any r
   assert.is(noTimes.status, 404, noTimes.text);
   assert.is(noTimes.body.error.code, 'not_fitted');
   assert.is(noTimes.body.error.trace_id, noTimes.headers.get('x-request-id'));
-  assert.equal(noTimes.body.error.details, { ...noTimes.body.error.details, reason: 'no_timestamps', n_gaps: 0, n_occurrences: 0, min_gaps: 3, run_id: run1.id });
+  assert.equal(noTimes.body.error.details, {
+    ...noTimes.body.error.details,
+    reason: 'no_timestamps',
+    n_gaps: 0,
+    n_occurrences: 0,
+    min_gaps: 3,
+    run_id: run1.id,
+  });
 
   const oneGap = await api.get(`/v1/patterns/${patternOf.auth.id}/hazard`);
   assert.is(oneGap.body.error.code, 'not_fitted', oneGap.text);
-  assert.equal(oneGap.body.error.details, { ...oneGap.body.error.details, reason: 'insufficient_events', n_gaps: 1, n_occurrences: membersOf.auth.length, min_gaps: 3, run_id: run1.id });
+  assert.equal(oneGap.body.error.details, {
+    ...oneGap.body.error.details,
+    reason: 'insufficient_events',
+    n_gaps: 1,
+    n_occurrences: membersOf.auth.length,
+    min_gaps: 3,
+    run_id: run1.id,
+  });
 
   // A pattern no run has fitted: the reason its members give, and no run.
   const unfitted = await createPattern(t.app.pool, t.demo.workspaceId, { name: 'not yet fitted', issue_count: 0 });
   assertError(await api.get(`/v1/patterns/${unfitted.id}/hazard`), 404, 'not_fitted', { reason: 'no_timestamps', run_id: null });
   // An issue without narrative never reaches the engine, so the runs below leave this assignment alone.
-  const dated = await api.post('/v1/ingest/events', { external_id: 'dated', title: 'dated', source: 'manual', occurred_at: new Date(now - DAY).toISOString() }, fresh());
+  const dated = await api.post(
+    '/v1/ingest/events',
+    { external_id: 'dated', title: 'dated', source: 'manual', occurred_at: new Date(now - DAY).toISOString() },
+    fresh(),
+  );
   await assignPattern(t.app.pool, t.demo.workspaceId, dated.body.issue_id, unfitted.id);
   assertError(await api.get(`/v1/patterns/${unfitted.id}/hazard`), 404, 'not_fitted', { reason: 'insufficient_events', run_id: null });
   assertError(await api.get(`/v1/patterns/${unfitted.id}/financials`), 404, 'not_found');
   assertError(await api.get(`/v1/patterns/${unfitted.id}/root-causes`), 404, 'not_found');
 
   for (const id of [randomUUID(), 'not-a-uuid']) {
-    for (const path of ['hazard', 'financials', 'counterfactuals?reduction=0.5', 'root-causes']) assertError(await api.get(`/v1/patterns/${id}/${path}`), 404, 'not_found');
+    for (const path of ['hazard', 'financials', 'counterfactuals?reduction=0.5', 'root-causes'])
+      assertError(await api.get(`/v1/patterns/${id}/${path}`), 404, 'not_found');
   }
 });
 
@@ -158,7 +222,10 @@ test('GET /v1/patterns/{id}/financials: rate-card costs to date and expected cos
   assert.ok(close(f.cost_to_date, sum(members.map(costOf))));
   assert.ok(close(f.cost_per_occurrence, f.cost_to_date / members.length));
   const hazard = (await api.get(`/v1/patterns/${patternOf.disk_full.id}/hazard`)).body;
-  assert.equal(f.horizons.map((h: any) => h.horizon_days), [7, 30, 90]);
+  assert.equal(
+    f.horizons.map((h: any) => h.horizon_days),
+    [7, 30, 90],
+  );
   f.horizons.forEach((h: any, i: number) => {
     assert.ok(close(h.expected_occurrences, hazard.forecast[i].expected));
     assert.ok(close(h.expected_cost.estimate, h.expected_occurrences * f.cost_per_occurrence, 1e-6), JSON.stringify(h));
@@ -193,7 +260,8 @@ test('GET /v1/patterns/{id}/counterfactuals: a fix date or a rate reduction, val
   assert.ok(close(half.body.cost_avoided.estimate, cost / 2));
   assert.ok(half.body.cost_avoided.lower < cost / 2 && cost / 2 < half.body.cost_avoided.upper);
   assert.is(half.body.members_without_occurred_at, 0);
-  assert.is(half.body.provenance.issue_ids.length, members.length);
+  assert.is(half.body.provenance.issue_count, members.length);
+  assert.is(half.body.provenance.issue_digest, issueDigest((await listAll(api, `/v1/issues?pattern_id=${patternOf.disk_full.id}`)).map((i) => i.id as string)));
   const activeRateCard = (await api.get('/v1/configs/rate-card')).body.active.id;
   assert.is(half.body.provenance.config_versions['rate-card'], activeRateCard);
 
@@ -239,15 +307,20 @@ test('crest alerts: one open alert per alerting pattern, listed, filtered, and a
   const byProbability = (await api.get('/v1/alerts?sort=-probability')).body.data;
   assert.ok(byProbability[0].probability >= byProbability[1].probability);
   assert.equal((await api.get('/v1/alerts?status=resolved')).body.data, []);
-  assert.equal((await api.get(`/v1/alerts?pattern_id=${patternOf.memory.id}`)).body.data.map((a: any) => a.pattern_id), [patternOf.memory.id]);
+  assert.equal(
+    (await api.get(`/v1/alerts?pattern_id=${patternOf.memory.id}`)).body.data.map((a: any) => a.pattern_id),
+    [patternOf.memory.id],
+  );
   assertValidation(await api.get('/v1/alerts?status=closed'), { status: 'must be one of open, resolved' });
   assertError(await api.get(`/v1/alerts/${randomUUID()}`), 404, 'not_found');
 
   const raised = await feed('alert');
   assert.equal(raised.map((e) => [e.type, e.aggregate_id]).sort(), alerts.map((a) => ['alert.raised', a.id]).sort());
-  for (const e of raised as any[]) assert.equal([e.payload.pattern_id, e.payload.run_id, e.actor.type], [alerts.find((a) => a.id === e.aggregate_id)!.pattern_id, run1.id, 'engine']);
+  for (const e of raised as any[])
+    assert.equal([e.payload.pattern_id, e.payload.run_id, e.actor.type], [alerts.find((a) => a.id === e.aggregate_id)!.pattern_id, run1.id, 'engine']);
   // Also for webhooks.
   assert.equal((await outbound('alert.raised')).map((o) => o.alert_id).sort(), alerts.map((a) => a.id).sort());
+  assert.equal((await delivered('alert.raised', alerts.length)).map((d) => d.alert_id).sort(), alerts.map((a) => a.id).sort());
 });
 
 test('predictions: list by p_recurrence, filters, pagination, one by id', async () => {
@@ -269,8 +342,14 @@ test('predictions: list by p_recurrence, filters, pagination, one by id', async 
   const second = await api.get(`/v1/predictions?limit=1&cursor=${encodeURIComponent(first.body.page.next_cursor)}`);
   assert.equal([second.body.data[0].id, second.body.page.next_cursor], [predictions[1].id, null]);
   const top = predictions[0].p_recurrence.estimate;
-  assert.equal((await api.get(`/v1/predictions?min_p=${top}`)).body.data.map((p: any) => p.id), [predictions[0].id]);
-  assert.equal((await api.get(`/v1/predictions?pattern_id=${predictions[1].pattern_id}`)).body.data.map((p: any) => p.id), [predictions[1].id]);
+  assert.equal(
+    (await api.get(`/v1/predictions?min_p=${top}`)).body.data.map((p: any) => p.id),
+    [predictions[0].id],
+  );
+  assert.equal(
+    (await api.get(`/v1/predictions?pattern_id=${predictions[1].pattern_id}`)).body.data.map((p: any) => p.id),
+    [predictions[1].id],
+  );
   const ascending = (await api.get('/v1/predictions?sort=expected_time_to_next_days')).body.data;
   assert.ok(ascending[0].expected_time_to_next_days.estimate <= ascending[1].expected_time_to_next_days.estimate);
   assertValidation(await api.get('/v1/predictions?min_p=high'), { min_p: 'must be a decimal number' });
@@ -286,7 +365,10 @@ test('GET /v1/predictions/backtests: each run’s rolling-origin backtest', asyn
   assert.equal([res.body.data.length, b.run_id, b.as_of, b.horizon_days, b.interval_level], [1, run1.id, run1.manifest.as_of, 30, 0.9]);
   assert.is(b.origins.length, 6);
   const origins = b.origins.map((o: any) => Date.parse(o.origin_at));
-  assert.equal(origins, [...origins].sort((x: number, y: number) => x - y));
+  assert.equal(
+    origins,
+    [...origins].sort((x: number, y: number) => x - y),
+  );
   for (const o of b.origins) {
     assert.is(o.fully_observed, Date.parse(o.origin_at) + 30 * DAY <= Date.parse(b.as_of));
     if (o.scores) assert.is(o.scores.calibration.length, 10);
@@ -311,23 +393,36 @@ test('recommendations: proposed with a business case for fitted patterns, abstai
     assert.ok(bc.confidence > 0 && bc.confidence <= 1);
     assert.equal((await api.get(`/v1/recommendations/${r.id}`)).body, r);
   }
-  for (const theme of ['network', 'auth'] as const) assert.equal([recOf[theme].status, recOf[theme].abstain_reason, recOf[theme].business_case], ['abstained', 'not_fitted', null]);
+  for (const theme of ['network', 'auth'] as const)
+    assert.equal([recOf[theme].status, recOf[theme].abstain_reason, recOf[theme].business_case], ['abstained', 'not_fitted', null]);
   // Best return first; abstained ones (no roi) last.
   const page = (await api.get('/v1/recommendations')).body.data;
   assert.ok(page[0].business_case.roi >= page[1].business_case.roi);
-  assert.equal(page.slice(2).map((r: any) => r.status), ['abstained', 'abstained']);
+  assert.equal(
+    page.slice(2).map((r: any) => r.status),
+    ['abstained', 'abstained'],
+  );
   assert.equal((await api.get('/v1/recommendations?status=abstained')).body.page.total, 2);
-  assert.equal((await api.get(`/v1/recommendations?pattern_id=${patternOf.memory.id}`)).body.data.map((r: any) => r.id), [recOf.memory.id]);
+  assert.equal(
+    (await api.get(`/v1/recommendations?pattern_id=${patternOf.memory.id}`)).body.data.map((r: any) => r.id),
+    [recOf.memory.id],
+  );
   assertValidation(await api.get('/v1/recommendations?status=done'), { status: 'must be one of proposed, abstained, implemented' });
   assertError(await api.get(`/v1/recommendations/${randomUUID()}`), 404, 'not_found');
 });
 
 test('POST /v1/recommendations/{id}/implemented: the transition, its event and a verification job; 409 from abstained or implemented', async () => {
   const readOnly = t.platform.as(await serviceAccountToken(api, ['recommendations:read']));
-  assertError(await readOnly.post(`/v1/recommendations/${recOf.memory.id}/implemented`, { implemented_at: FIX_AT }), 403, 'forbidden', { required_scope: 'recommendations:write' });
+  assertError(await readOnly.post(`/v1/recommendations/${recOf.memory.id}/implemented`, { implemented_at: FIX_AT }), 403, 'forbidden', {
+    required_scope: 'recommendations:write',
+  });
   assertValidation(await api.post(`/v1/recommendations/${recOf.memory.id}/implemented`, {}), { implemented_at: 'is required' });
-  assertValidation(await api.post(`/v1/recommendations/${recOf.memory.id}/implemented`, { implemented_at: 'last week' }), { implemented_at: 'must be an ISO 8601 timestamp or date' });
-  assertValidation(await api.post(`/v1/recommendations/${recOf.memory.id}/implemented`, { implemented_at: new Date(now + 2 * DAY).toISOString() }), { implemented_at: 'must not be in the future' });
+  assertValidation(await api.post(`/v1/recommendations/${recOf.memory.id}/implemented`, { implemented_at: 'last week' }), {
+    implemented_at: 'must be an ISO 8601 timestamp or date',
+  });
+  assertValidation(await api.post(`/v1/recommendations/${recOf.memory.id}/implemented`, { implemented_at: new Date(now + 2 * DAY).toISOString() }), {
+    implemented_at: 'must not be in the future',
+  });
   assertError(await api.post(`/v1/recommendations/${recOf.network.id}/implemented`, { implemented_at: FIX_AT }), 409, 'conflict', { status: 'abstained' });
   assertError(await api.post(`/v1/recommendations/${randomUUID()}/implemented`, { implemented_at: FIX_AT }), 404, 'not_found');
   assertError(await verification(recOf.memory.id), 409, 'conflict', { status: 'proposed' });
@@ -391,9 +486,18 @@ test('new occurrences after the fix, assigned by the next run, turn the verifica
   assert.ok(v.cusum.signal_period >= 1 && v.cusum.path[v.cusum.signal_period - 1] >= v.cusum.h, JSON.stringify(v.cusum));
   assert.is(v.regressed_at, v.computed_at);
   const regressed = (await feed('recommendation')).filter((e) => e.type === 'recommendation.regressed');
-  assert.equal(regressed.map((e) => e.aggregate_id), [recOf.disk_full.id]);
-  assert.equal(regressed[0].payload, { pattern_id: patternOf.disk_full.id, implemented_at: FIX_AT, signal_at: v.cusum.signal_at, periods_observed: v.periods_observed });
+  assert.equal(
+    regressed.map((e) => e.aggregate_id),
+    [recOf.disk_full.id],
+  );
+  assert.equal(regressed[0].payload, {
+    pattern_id: patternOf.disk_full.id,
+    implemented_at: FIX_AT,
+    signal_at: v.cusum.signal_at,
+    periods_observed: v.periods_observed,
+  });
   assert.equal(await outbound('recommendation.regressed'), [{ recommendation_id: recOf.disk_full.id, ...(regressed[0].payload as object) }]);
+  assert.equal(await delivered('recommendation.regressed', 1), [{ recommendation_id: recOf.disk_full.id, ...(regressed[0].payload as object) }]);
 
   // The run verified the other fix too: still holding. Implemented recommendations stay as implemented.
   const memory = await eventually(async () => {
@@ -407,7 +511,10 @@ test('new occurrences after the fix, assigned by the next run, turn the verifica
   }
   // The alert stays open (not raised twice), refreshed by the second run; the fit follows the data.
   const alert = (await api.get(`/v1/alerts?pattern_id=${patternOf.disk_full.id}`)).body.data;
-  assert.equal(alert.map((a: any) => [a.status, a.run_id, a.last_run_id]), [['open', run1.id, run2.id]]);
+  assert.equal(
+    alert.map((a: any) => [a.status, a.run_id, a.last_run_id]),
+    [['open', run1.id, run2.id]],
+  );
   assert.is((await feed('alert')).length, 2);
   const hazard = (await api.get(`/v1/patterns/${patternOf.disk_full.id}/hazard`)).body;
   const members = await listAll(api, `/v1/issues?pattern_id=${patternOf.disk_full.id}`);
@@ -418,14 +525,20 @@ test('new occurrences after the fix, assigned by the next run, turn the verifica
 
 test('re-ingesting an issue of a pattern with an implemented fix enqueues its verification in the same request', async () => {
   const verifyJobs = async () =>
-    (await t.app.pool.query(`select count(*)::int as n from job_runs where kind = 'recommendation__verify' and payload->>'recommendation_id' = $1`, [recOf.memory.id])).rows[0].n;
+    (
+      await t.app.pool.query(`select count(*)::int as n from job_runs where kind = 'recommendation__verify' and payload->>'recommendation_id' = $1`, [
+        recOf.memory.id,
+      ])
+    ).rows[0].n;
   const jobsBefore = await verifyJobs();
   const member = membersOf.memory[0];
   const again = await api.post('/v1/ingest/events', { ...member, title: `${member.title} (again)` }, fresh());
   assert.is(again.status, 202, again.text);
   assert.is(await verifyJobs(), jobsBefore + 1);
   // POST /v1/issues with a known (source, external_id) updates the issue as ingest does: verified again too.
-  await eventually(async () => ((await t.app.pool.query(`select 1 from job_runs where kind = 'recommendation__verify' and status = 'queued'`)).rowCount ? undefined : true));
+  await eventually(async () =>
+    (await t.app.pool.query(`select 1 from job_runs where kind = 'recommendation__verify' and status = 'queued'`)).rowCount ? undefined : true,
+  );
   const updated = await api.post('/v1/issues', { ...member, title: `${member.title} (updated)` });
   assert.equal([updated.status, updated.body.pattern_id], [200, patternOf.memory.id], updated.text);
   assert.is(await verifyJobs(), jobsBefore + 2);
@@ -439,12 +552,17 @@ test('re-ingesting an issue of a pattern with an implemented fix enqueues its ve
 
 test('the daily sweep (cron) verifies every implemented fix; a regression is not raised twice', async () => {
   const items = parseCrontab(crontab);
-  assert.ok(items.some((i) => i.task === 'recommendation__verify_all'), crontab);
+  assert.ok(
+    items.some((i) => i.task === 'recommendation__verify_all'),
+    crontab,
+  );
   const before = (await verification(recOf.disk_full.id)).body;
   // What graphile-worker's cron adds: the task with a `_cron` payload.
   await t.app.pool.query(`select graphile_worker.add_job('recommendation__verify_all', json_build_object('_cron', json_build_object('ts', now()::text)))`);
   const sweep = await eventually(async () => {
-    const { rows } = await t.app.pool.query<{ status: string; result: { implemented: number } }>(`select status, result from job_runs where kind = 'recommendation__verify_all'`);
+    const { rows } = await t.app.pool.query<{ status: string; result: { implemented: number } }>(
+      `select status, result from job_runs where kind = 'recommendation__verify_all'`,
+    );
     return rows[0]?.status === 'succeeded' ? rows[0] : undefined;
   });
   assert.is(sweep.result.implemented, 2);
@@ -471,7 +589,9 @@ test('a run that no longer finds the recurrence probability at the threshold res
   assert.equal(events.map((e) => e.aggregate_id).sort(), resolved.map((a) => a.id).sort());
   // The run verified the fixes again: the regression is still one event.
   await eventually(async () => {
-    const { rows } = await t.app.pool.query(`select count(*)::int as n from job_runs where kind = 'recommendation__verify' and status in ('queued', 'running')`);
+    const { rows } = await t.app.pool.query(
+      `select count(*)::int as n from job_runs where kind = 'recommendation__verify' and status in ('queued', 'running')`,
+    );
     return rows[0].n === 0 ? true : undefined;
   });
   assert.is((await feed('recommendation')).filter((e) => e.type === 'recommendation.regressed').length, 1);
@@ -482,7 +602,10 @@ test('replay of a run through stage 10 is identical', async () => {
     const res = await api.post(`/v1/engine/runs/${run.id}/replay`);
     assert.is(res.status, 200, res.text);
     assert.is(res.body.identical, true, JSON.stringify(res.body.diff_summary));
-    assert.equal(res.body.diff_summary.stages.map((s: any) => s.stage), stageNames);
+    assert.equal(
+      res.body.diff_summary.stages.map((s: any) => s.stage),
+      stageNames,
+    );
   }
 });
 

@@ -33,7 +33,7 @@ test('a NUL character anywhere in a body is a 400 validation_error, not a databa
   assert.is(res.status, 400);
   assert.is(res.body.error.code, 'validation_error');
   assert.ok(res.body.error.details.body.includes('NUL'));
-  const key = await api.post('/v1/probe/echo', { ['k\u0000']: 1, text: 'x' });
+  const key = await api.post('/v1/probe/echo', { 'k\u0000': 1, text: 'x' });
   assert.is(key.status, 400);
   assert.equal(key.body.error.details, { body: 'must not contain NUL (\\u0000) characters' });
 });
@@ -67,10 +67,7 @@ test('the same Idempotency-Key with another query string is another request (409
 });
 
 test('a cursor of one list is refused by another list', async () => {
-  await t.app.pool.query(
-    `insert into job_runs (kind, workspace_id, status) select 'probe', $1, 'succeeded' from generate_series(1, 3)`,
-    [t.demo.workspaceId],
-  );
+  await t.app.pool.query(`insert into job_runs (kind, workspace_id, status) select 'probe', $1, 'succeeded' from generate_series(1, 3)`, [t.demo.workspaceId]);
   for (let i = 0; i < 3; i++) await api.post('/v1/service-accounts', { name: `sa-${i}`, scopes: ['jobs:read'] });
   const jobs = await api.get('/v1/jobs?limit=1');
   assert.ok(jobs.body.page.next_cursor);

@@ -44,7 +44,10 @@ const probes = [
     responses: { 201: { description: 'Created', schema: thingSchema } },
     handler: ({ params, body }) => {
       const n = ran(`things:${params.bucket}`);
-      return reply.created({ run: n, bucket: params.bucket, value: body?.value ?? null, nonce: randomUUID() }, { Location: `/v1/test-probe/things/${params.bucket}/${n}` });
+      return reply.created(
+        { run: n, bucket: params.bucket, value: body?.value ?? null, nonce: randomUUID() },
+        { Location: `/v1/test-probe/things/${params.bucket}/${n}` },
+      );
     },
   }),
   platformRoute({

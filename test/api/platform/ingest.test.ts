@@ -101,12 +101,29 @@ test('body is an alias of narrative; narrative wins when both are sent', async (
 
 test('severity: aliases are stored normalised, default medium, unknown values rejected', async () => {
   const expected: Record<string, string> = {
-    critical: 'critical', high: 'high', medium: 'medium', low: 'low',
-    p1: 'critical', p2: 'high', p3: 'medium', p4: 'low',
-    sev1: 'critical', sev2: 'high', sev3: 'medium', sev4: 'low',
-    P1: 'critical', 'SEV2': 'high', High: 'high',
+    critical: 'critical',
+    high: 'high',
+    medium: 'medium',
+    low: 'low',
+    p1: 'critical',
+    p2: 'high',
+    p3: 'medium',
+    p4: 'low',
+    sev1: 'critical',
+    sev2: 'high',
+    sev3: 'medium',
+    sev4: 'low',
+    P1: 'critical',
+    SEV2: 'high',
+    High: 'high',
   };
-  const records = Object.keys(expected).map((severity) => ({ external_id: ext(), title: `sev ${severity}`, source: 'sev', narrative: 'A real narrative', severity }));
+  const records = Object.keys(expected).map((severity) => ({
+    external_id: ext(),
+    title: `sev ${severity}`,
+    source: 'sev',
+    narrative: 'A real narrative',
+    severity,
+  }));
   const res = await ingestBatch(records);
   assert.is(res.status, 202, res.text);
   assert.equal(res.body.rejected, []);
@@ -148,7 +165,11 @@ test('ineligible: placeholder narratives and occurrences more than 24 h ahead ar
     { narrative: ' TBD ', reason: 'narrative is a placeholder' },
     { narrative: '?!...', reason: 'narrative is a placeholder' },
     { narrative: 'A real description', occurred_at: new Date(Date.now() + 25 * hour).toISOString(), reason: 'occurred_at is more than 24 hours in the future' },
-    { narrative: 'A real description', occurred_at: new Date(Date.now() + 400 * 86_400_000).toISOString(), reason: 'occurred_at is more than 24 hours in the future' },
+    {
+      narrative: 'A real description',
+      occurred_at: new Date(Date.now() + 400 * 86_400_000).toISOString(),
+      reason: 'occurred_at is more than 24 hours in the future',
+    },
   ];
   const res = await ingestBatch(cases.map(({ reason: _r, ...c }) => ({ external_id: ext(), title: 'ineligible?', source: 'rules', ...c })));
   assert.is(res.status, 202, res.text);
@@ -162,7 +183,13 @@ test('ineligible: placeholder narratives and occurrences more than 24 h ahead ar
   }
 
   // Within the 24-hour tolerance (clock skew) a record stays eligible.
-  const near = await ingestOne({ external_id: ext(), title: 'soon', source: 'rules', narrative: 'A real description', occurred_at: new Date(Date.now() + 2 * hour).toISOString() });
+  const near = await ingestOne({
+    external_id: ext(),
+    title: 'soon',
+    source: 'rules',
+    narrative: 'A real description',
+    occurred_at: new Date(Date.now() + 2 * hour).toISOString(),
+  });
   assert.equal(near.body.engine_status_summary, summary(1, 0, 0));
 
   // A real narrative later does not make a far-future occurrence eligible.
@@ -212,7 +239,10 @@ test('batch: good records are accepted, bad ones listed in rejected, issue_ids a
 });
 
 test('batch: a batch of only bad records is still acknowledged, with nothing accepted', async () => {
-  const res = await ingestBatch([{ title: 'no id', source: 'x' }, { external_id: ext(), title: 'no source' }]);
+  const res = await ingestBatch([
+    { title: 'no id', source: 'x' },
+    { external_id: ext(), title: 'no source' },
+  ]);
   assert.is(res.status, 202, res.text);
   assert.is(res.body.accepted, 0);
   assert.equal(res.body.issue_ids, []);
@@ -240,7 +270,8 @@ test('batch: the same key twice in one batch is one issue, the last record wins'
 });
 
 test('batch size: 500 records accepted, 501 is too_many_records', async () => {
-  const records = (n: number) => Array.from({ length: n }, (_, i) => ({ external_id: `bulk-${i}`, title: `Bulk ${i}`, source: 'bulk', narrative: `Bulk record number ${i}` }));
+  const records = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ external_id: `bulk-${i}`, title: `Bulk ${i}`, source: 'bulk', narrative: `Bulk record number ${i}` }));
   assertError(await ingestBatch(records(501)), 400, 'too_many_records', { limit: 500, received: 501 });
   const ok = await ingestBatch(records(500));
   assert.is(ok.status, 202, ok.text);
@@ -257,7 +288,9 @@ test('batch body: empty, not an array, or missing records is a validation error'
   assertValidation(await ingestBatch({ external_id: 'x', title: 't', source: 's' }), { records: 'must be an array of records' });
   assertValidation(await ingestBatch('records'), { records: 'must be an array of records' });
   assertValidation(await api.post('/v1/ingest/batch', {}, fresh()), { records: 'must be an array of records' });
-  assertValidation(await api.post('/v1/ingest/batch', [{ external_id: 'x', title: 't', source: 's' }], fresh()), { body: 'Invalid input: expected object, received array' });
+  assertValidation(await api.post('/v1/ingest/batch', [{ external_id: 'x', title: 't', source: 's' }], fresh()), {
+    body: 'Invalid input: expected object, received array',
+  });
 });
 
 test('re-ingesting the same (source, external_id) updates the issue and records issue.reingested', async () => {
@@ -274,12 +307,18 @@ test('re-ingesting the same (source, external_id) updates the issue and records 
   assert.is(stored.source_created_at, stored.created_at, 'without occurred_at the issue still dates from its first receipt');
 
   const same = await api.get(`/v1/issues?q=${encodeURIComponent('"New title"')}`);
-  assert.equal(same.body.data.map((i: { id: string }) => i.id), [first.body.issue_id]);
+  assert.equal(
+    same.body.data.map((i: { id: string }) => i.id),
+    [first.body.issue_id],
+  );
   const { rows } = await t.app.pool.query('select count(*)::int as n from issues where external_id = $1', [external_id]);
   assert.is(rows[0].n, 1);
 
   const events = await api.get(`/v1/issues/${first.body.issue_id}/events`);
-  assert.equal(events.body.data.map((e: { type: string }) => e.type), ['issue.created', 'issue.reingested']);
+  assert.equal(
+    events.body.data.map((e: { type: string }) => e.type),
+    ['issue.created', 'issue.reingested'],
+  );
   assert.is(events.body.data[1].payload.title, 'New title');
 
   // The same external_id under another source is another issue.
@@ -310,7 +349,10 @@ test('a blocked issue re-ingested with a narrative becomes eligible and its revi
   const third = await ingestOne({ external_id, title: 'Blocked at first', source: 'jira' });
   assert.equal(third.body.engine_status_summary, summary(0, 1, 0));
   const items = (await api.get(`/v1/review-queue?issue_id=${blocked.body.issue_id}&sort=created_at`)).body.data;
-  assert.equal(items.map((i: { status: string }) => i.status), ['resolved', 'open']);
+  assert.equal(
+    items.map((i: { status: string }) => i.status),
+    ['resolved', 'open'],
+  );
 });
 
 test('the job_id is a pollable job that records the outbound issue.ingested / issue.batch_ingested event', async () => {
@@ -322,11 +364,15 @@ test('the job_id is a pollable job that records the outbound issue.ingested / is
   ]);
   assert.is(batch.status, 202, batch.text);
   for (const ack of [single.body, batch.body]) {
-    const job = await eventually(async () => {
-      const res = await api.get(`/v1/jobs/${ack.job_id}`);
-      assert.is(res.status, 200, res.text);
-      return ['succeeded', 'failed'].includes(res.body.status) ? res.body : undefined;
-    }, 20_000, 'the ingest job');
+    const job = await eventually(
+      async () => {
+        const res = await api.get(`/v1/jobs/${ack.job_id}`);
+        assert.is(res.status, 200, res.text);
+        return ['succeeded', 'failed'].includes(res.body.status) ? res.body : undefined;
+      },
+      20_000,
+      'the ingest job',
+    );
     assert.is(job.status, 'succeeded', JSON.stringify(job));
     assert.is(job.kind, 'ingest__process');
     assert.is(job.progress, 100);

@@ -104,7 +104,10 @@ test('GET /v1/issues/{id}: the issue; 404 when unknown, malformed or in another 
   assertError(await them.post(`/v1/issues/${mine.id}/close`), 404, 'not_found');
   assertError(await them.get(`/v1/issues/${mine.id}/events`), 404, 'not_found');
   const theirList = await them.get('/v1/issues');
-  assert.equal(theirList.body.data.map((i: Issue) => i.id), [theirs.id]);
+  assert.equal(
+    theirList.body.data.map((i: Issue) => i.id),
+    [theirs.id],
+  );
   assert.ok(!(await listAll()).includes(theirs.id));
   assert.is((await api.get(`/v1/issues/${mine.id}`)).body.title, 'Mine');
 });
@@ -133,7 +136,9 @@ test('PATCH /v1/issues/{id}: title, severity and narrative', async () => {
 
   assertValidation(await patch(issue.id, {}), { body: 'must change at least one of title, severity, status, narrative' });
   assertValidation(await patch(issue.id, { title: '' }), { title: 'must not be empty' });
-  assertValidation(await patch(issue.id, { severity: 'urgent' }), { severity: 'must be one of critical, p1, sev1, high, p2, sev2, medium, p3, sev3, low, p4, sev4' });
+  assertValidation(await patch(issue.id, { severity: 'urgent' }), {
+    severity: 'must be one of critical, p1, sev1, high, p2, sev2, medium, p3, sev3, low, p4, sev4',
+  });
   assertValidation(await patch(issue.id, { status: 'done' }), { status: 'must be one of open, in_progress, resolved, closed' });
   assertError(await patch(randomUUID(), { title: 'x' }), 404, 'not_found');
   assertError(await patch('garbage', { title: 'x' }), 404, 'not_found');
@@ -146,7 +151,14 @@ test('PATCH /v1/issues/{id}: title, severity and narrative', async () => {
 
 test('status transitions: every allowed one, with resolved_at and closed_at', async () => {
   const a = await create({ title: 'Lifecycle', narrative: 'x' });
-  const steps: Array<[string, Partial<Issue>]> = [['in_progress', {}], ['resolved', {}], ['open', {}], ['in_progress', {}], ['resolved', {}], ['closed', {}]];
+  const steps: Array<[string, Partial<Issue>]> = [
+    ['in_progress', {}],
+    ['resolved', {}],
+    ['open', {}],
+    ['in_progress', {}],
+    ['resolved', {}],
+    ['closed', {}],
+  ];
   let previous = a;
   for (const [status] of steps) {
     const res = await patch(a.id, { status });
@@ -179,7 +191,9 @@ test('status transitions: every allowed one, with resolved_at and closed_at', as
 
   const events = await api.get(`/v1/issues/${a.id}/events?limit=100`);
   assert.equal(
-    events.body.data.filter((e: { type: string }) => e.type === 'issue.status_changed').map((e: { payload: { from: string; to: string } }) => `${e.payload.from}->${e.payload.to}`),
+    events.body.data
+      .filter((e: { type: string }) => e.type === 'issue.status_changed')
+      .map((e: { payload: { from: string; to: string } }) => `${e.payload.from}->${e.payload.to}`),
     ['open->in_progress', 'in_progress->resolved', 'resolved->open', 'open->in_progress', 'in_progress->resolved', 'resolved->closed'],
   );
 });
@@ -239,10 +253,16 @@ test('GET /v1/issues/{id}/events: the history oldest first, paginated', async ()
   const all = await api.get(`/v1/issues/${issue.id}/events`);
   assert.is(all.status, 200, all.text);
   const types = ['issue.created', 'issue.updated', 'issue.status_changed', 'issue.updated', 'issue.status_changed', 'issue.status_changed'];
-  assert.equal(all.body.data.map((e: { type: string }) => e.type), types);
+  assert.equal(
+    all.body.data.map((e: { type: string }) => e.type),
+    types,
+  );
   assert.equal(all.body.page, { next_cursor: null, has_more: false, total: 6 });
   const sequences = all.body.data.map((e: { sequence: number }) => e.sequence);
-  assert.equal(sequences, [...sequences].sort((x: number, y: number) => x - y));
+  assert.equal(
+    sequences,
+    [...sequences].sort((x: number, y: number) => x - y),
+  );
   const first = all.body.data[0];
   assert.equal(Object.keys(first).sort(), ['actor', 'aggregate_id', 'aggregate_type', 'id', 'occurred_at', 'payload', 'recorded_at', 'sequence', 'type']);
   assert.is(first.aggregate_type, 'issue');
@@ -278,14 +298,19 @@ test('list: newest first by default, cursor-paginated', async () => {
   for (let i = 0; i < 3; i++) created.push(await create({ title: `Order ${i}`, narrative: 'x' }));
   const res = await api.get('/v1/issues');
   assert.is(res.status, 200, res.text);
-  assert.is(res.body.data.length, 25 > res.body.page.total ? res.body.page.total : 25);
-  const { rows } = await t.app.pool.query<{ id: string }>('select id from issues where workspace_id = $1 order by created_at desc, id desc', [t.demo.workspaceId]);
+  assert.is(res.body.data.length, Math.min(25, res.body.page.total));
+  const { rows } = await t.app.pool.query<{ id: string }>('select id from issues where workspace_id = $1 order by created_at desc, id desc', [
+    t.demo.workspaceId,
+  ]);
   const expected = rows.map((r) => r.id);
   assert.equal(await listAll(), expected);
   assert.equal(await listAll('', 3), expected, 'small pages give the same order');
-  assert.equal((await listAll('sort=created_at')), [...expected].reverse());
+  assert.equal(await listAll('sort=created_at'), [...expected].reverse());
   const newest = res.body.data[0] as Issue;
-  assert.ok(created.every((c) => c.created_at <= newest.created_at), 'the newest issue comes first');
+  assert.ok(
+    created.every((c) => c.created_at <= newest.created_at),
+    'the newest issue comes first',
+  );
 
   const page = await api.get('/v1/issues?limit=2');
   assert.is(page.body.page.has_more, true);
@@ -304,7 +329,10 @@ test('list: newest first by default, cursor-paginated', async () => {
 test('list filters: status, severity, pattern_id, has_pattern', async () => {
   const pattern = await createPattern(t.app.pool, t.demo.workspaceId, { name: 'Disk exhaustion', risk_score: 70, issue_count: 2 });
   const other = await createPattern(t.app.pool, t.demo.workspaceId, { name: 'Lock contention', risk_score: 20, issue_count: 1 });
-  const linked = [await create({ title: 'Linked one', severity: 'critical', narrative: 'x' }), await create({ title: 'Linked two', severity: 'low', narrative: 'x' })];
+  const linked = [
+    await create({ title: 'Linked one', severity: 'critical', narrative: 'x' }),
+    await create({ title: 'Linked two', severity: 'low', narrative: 'x' }),
+  ];
   for (const issue of linked) await assignPattern(t.app.pool, t.demo.workspaceId, issue.id, pattern.id);
   const third = await create({ title: 'Linked elsewhere', severity: 'critical', narrative: 'x' });
   await assignPattern(t.app.pool, t.demo.workspaceId, third.id, other.id);
@@ -377,9 +405,14 @@ test('list filters date_from (inclusive) and date_to (exclusive) on source_creat
   assert.equal(await range('date_from=2020-03-01T00:00:00Z&date_to=2020-03-02T00:00:00Z'), [t0, t0plus, t1minus].sort());
   assert.equal(await range('date_from=2020-03-01T00:00:00.001Z&date_to=2020-03-02T00:00:00.001Z'), [t0plus, t1minus, t1].sort());
   assert.equal(await range('date_from=2020-03-01T00:00:00Z&date_to=2020-03-01T00:00:00.001Z'), [t0]);
-  assert.equal(await range(`date_from=${encodeURIComponent('2020-03-01T01:00:00+01:00')}&date_to=${encodeURIComponent('2020-03-01T19:00:00-05:00')}`), [t0, t0plus, t1minus].sort());
+  assert.equal(
+    await range(`date_from=${encodeURIComponent('2020-03-01T01:00:00+01:00')}&date_to=${encodeURIComponent('2020-03-01T19:00:00-05:00')}`),
+    [t0, t0plus, t1minus].sort(),
+  );
   assert.equal(await range('date_to=2020-03-01T00:00:00Z'), [before]);
-  const { rows } = await t.app.pool.query<{ id: string }>(`select id from issues where workspace_id = $1 and source_created_at >= '2020-03-02'`, [t.demo.workspaceId]);
+  const { rows } = await t.app.pool.query<{ id: string }>(`select id from issues where workspace_id = $1 and source_created_at >= '2020-03-02'`, [
+    t.demo.workspaceId,
+  ]);
   assert.equal(await range('date_from=2020-03-02T00:00:00Z'), rows.map((r) => r.id).sort());
   assert.ok(rows.some((r) => r.id === t1));
   assert.equal(await listAll('date_from=2020-03-01T00:00:00Z&date_to=2020-03-02T00:00:00Z&sort=source_created_at'), [t0, t0plus, t1minus]);
@@ -391,7 +424,9 @@ test('list filters date_from (inclusive) and date_to (exclusive) on source_creat
 });
 
 test('every bad list parameter is reported at once', async () => {
-  const res: HttpResponse = await api.get(`/v1/issues?status=x&severity=y&pattern_id=z&q=${'q'.repeat(201)}&date_from=a&date_to=b&has_pattern=c&limit=0&sort=z`);
+  const res: HttpResponse = await api.get(
+    `/v1/issues?status=x&severity=y&pattern_id=z&q=${'q'.repeat(201)}&date_from=a&date_to=b&has_pattern=c&limit=0&sort=z`,
+  );
   assertValidation(res, {
     status: 'must be one of open, in_progress, resolved, closed',
     severity: 'must be one of critical, high, medium, low',

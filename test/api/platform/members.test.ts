@@ -86,7 +86,10 @@ test('members are listed with their roles', async () => {
   assert.is(res.body.page.total, 1);
   const [only] = res.body.data;
   assert.equal(Object.keys(only).sort(), ['email', 'joined_at', 'membership_id', 'name', 'role', 'user_id']);
-  assert.equal({ ...only, membership_id: 'x', joined_at: 'x' }, { user_id: t.demo.userId, membership_id: 'x', email: 'demo@svc.local', name: 'Demo Owner', role: 'owner', joined_at: 'x' });
+  assert.equal(
+    { ...only, membership_id: 'x', joined_at: 'x' },
+    { user_id: t.demo.userId, membership_id: 'x', email: 'demo@svc.local', name: 'Demo Owner', role: 'owner', joined_at: 'x' },
+  );
   assert.match(only.joined_at, ISO);
   assertError(await owner.get('/v1/members?role=superuser'), 400, 'validation_error');
   assertError(await t.platform.get('/v1/members'), 401, 'unauthorized');
@@ -118,20 +121,30 @@ test('invite by e-mail: 201 with the link, a real e-mail through the mail__send 
         where j.kind = 'mail__send' and o.to_address = 'new.person@example.com'`,
     )
   ).rows[0].id as string;
-  const job = await eventually(async () => {
-    const polled = await owner.get(`/v1/jobs/${jobId}`);
-    assert.is(polled.status, 200, polled.text);
-    return polled.body.status === 'succeeded' ? polled.body : undefined;
-  }, 15_000, 'the mail job to succeed');
+  const job = await eventually(
+    async () => {
+      const polled = await owner.get(`/v1/jobs/${jobId}`);
+      assert.is(polled.status, 200, polled.text);
+      return polled.body.status === 'succeeded' ? polled.body : undefined;
+    },
+    15_000,
+    'the mail job to succeed',
+  );
   assert.is(job.kind, 'mail__send');
   assert.is(job.progress, 100);
   assert.is(job.error_detail, null);
   assert.equal(job.result, { status: 'sent' });
   assert.match(job.finished_at, ISO);
-  assert.is((await t.app.pool.query(`select status from outbox_emails where to_address = 'new.person@example.com'`)).rows[0].status, 'sent');
+  const outbox = (await t.app.pool.query(`select id, status from outbox_emails where to_address = 'new.person@example.com'`)).rows[0];
+  assert.is(outbox.status, 'sent');
+  assert.is(mail.headers['message-id'], `<${outbox.id}@svc.local>`, 'the Message-ID is derived from the outbox row: the same on every attempt');
 
   // Another workspace (provisioned, its API key holds jobs:read) cannot see the job.
-  const other = await t.platform.post('/v1/provisioning/clients', { organization: { name: 'Elsewhere', slug: 'elsewhere' }, owner: { email: 'boss@elsewhere.example.com' } }, { token: PROVISION_KEY });
+  const other = await t.platform.post(
+    '/v1/provisioning/clients',
+    { organization: { name: 'Elsewhere', slug: 'elsewhere' }, owner: { email: 'boss@elsewhere.example.com' } },
+    { token: PROVISION_KEY },
+  );
   assert.is(other.status, 201, other.text);
   assert.ok(other.body.api_key.scopes.includes('jobs:read'));
   const elsewhere = t.platform.as(other.body.api_key.secret);
@@ -173,7 +186,14 @@ test('accept: unknown token 404, unverifiable subject 401, another or unverified
   const invitation = await invite('guarded@example.com', 'viewer');
   const token = tokenOf(invitation.url);
   assertError(await t.platform.post('/v1/invitations/accept', { invitation_token: token, subject_token: 'garbage' }), 401, 'invalid_grant');
-  assertError(await t.platform.post('/v1/invitations/accept', { invitation_token: token, subject_token: await idp.sign({ sub: 'g', email: 'guarded@example.com', email_verified: true }, { key: 'unpublished' }) }), 401, 'invalid_grant');
+  assertError(
+    await t.platform.post('/v1/invitations/accept', {
+      invitation_token: token,
+      subject_token: await idp.sign({ sub: 'g', email: 'guarded@example.com', email_verified: true }, { key: 'unpublished' }),
+    }),
+    401,
+    'invalid_grant',
+  );
   assertError(await accept(token, 'someone-sub', 'someone.else@example.com'), 403, 'forbidden');
   assertError(await accept(token, 'guarded-sub', 'guarded@example.com', { email_verified: false }), 403, 'forbidden');
   for (const payload of [{ invitation_token: token }, { invitation_token: '', subject_token: 'x' }, { subject_token: 'x' }]) {
@@ -213,7 +233,12 @@ test('revoke: a pending invitation answers 200 revoked, then accept is 409; revo
   assertError(await owner.delete(`/v1/invitations/${invitation.id}`), 409, 'conflict');
   assertError(await owner.delete(`/v1/invitations/${MISSING}`), 404, 'not_found');
   assertError(await owner.delete('/v1/invitations/not-a-uuid'), 404, 'not_found');
-  assert.is(Number((await t.app.pool.query(`select count(*) as n from audit_events where action = 'invitation.revoked' and target_id = $1`, [invitation.id])).rows[0].n), 1);
+  assert.is(
+    Number(
+      (await t.app.pool.query(`select count(*) as n from audit_events where action = 'invitation.revoked' and target_id = $1`, [invitation.id])).rows[0].n,
+    ),
+    1,
+  );
   const revokedOnly = await owner.get('/v1/invitations?status=revoked');
   assert.ok(revokedOnly.body.data.every((i: any) => i.status === 'revoked'));
   assert.ok(revokedOnly.body.data.some((i: any) => i.id === invitation.id));
@@ -245,10 +270,16 @@ test('change a role; unknown members 404; the last owner cannot be demoted or re
   const person = await member('promoted', 'member');
   const res = await owner.patch(`/v1/members/${person.userId}`, { role: 'admin' });
   assert.is(res.status, 200, res.text);
-  assert.equal({ ...res.body, joined_at: 'x', membership_id: 'x' }, { user_id: person.userId, membership_id: 'x', email: person.email, name: 'promoted', role: 'admin', joined_at: 'x' });
+  assert.equal(
+    { ...res.body, joined_at: 'x', membership_id: 'x' },
+    { user_id: person.userId, membership_id: 'x', email: person.email, name: 'promoted', role: 'admin', joined_at: 'x' },
+  );
   assert.is((await membersByEmail())[person.email].role, 'admin');
   const audit = (await t.app.pool.query(`select metadata from audit_events where action = 'member.role_changed' and target_id = $1`, [person.userId])).rows;
-  assert.equal(audit.map((r) => r.metadata), [{ from: 'member', to: 'admin' }]);
+  assert.equal(
+    audit.map((r) => r.metadata),
+    [{ from: 'member', to: 'admin' }],
+  );
   assertError(await owner.patch(`/v1/members/${person.userId}`, { role: 'superuser' }), 400, 'validation_error');
   assertError(await owner.patch(`/v1/members/${MISSING}`, { role: 'viewer' }), 404, 'not_found');
   assertError(await owner.patch('/v1/members/not-a-uuid', { role: 'viewer' }), 404, 'not_found');

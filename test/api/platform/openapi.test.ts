@@ -15,7 +15,16 @@ import { startTestApp, type TestApp } from '../../helpers/app.ts';
 // checked by the same loop once they are mounted).
 const accepted = { 202: { description: 'Accepted', schema: z.object({ ok: z.boolean() }) } };
 const probes = [
-  platformRoute({ method: 'post', path: '/v1/ingest/test-probe', operationId: 'probeIngest', summary: 'probe', tags: ['test'], scope: 'ingest:write', responses: accepted, handler: () => reply.accepted({ ok: true }) }),
+  platformRoute({
+    method: 'post',
+    path: '/v1/ingest/test-probe',
+    operationId: 'probeIngest',
+    summary: 'probe',
+    tags: ['test'],
+    scope: 'ingest:write',
+    responses: accepted,
+    handler: () => reply.accepted({ ok: true }),
+  }),
 ];
 
 let t: TestApp;
@@ -47,9 +56,11 @@ const mandatoryKey = (method: string, path: string) =>
  * caller has no membership yet (docs/decisions.md).
  */
 const mayBeWithoutBearer = (path: string) =>
-  /^\/v1\/auth\/(exchange|refresh|sso)(\/|$)/.test(path) ||
+  /^\/v1\/auth\/(exchange|refresh|sign-out|sso)(\/|$)/.test(path) ||
   /^\/v1\/(sso|webhooks\/inbound|provisioning)\//.test(path) ||
-  path === '/v1/invitations/accept';
+  path === '/v1/invitations/accept' ||
+  // CONTRACT.md: an export's download URL is signed and expiring and needs no bearer.
+  path === '/v1/exports/{id}/download';
 
 test('GET /openapi.json is OpenAPI 3.1 declaring version 1.0.0, served as JSON', async () => {
   const res = await t.platform.get('/openapi.json');
@@ -158,7 +169,10 @@ test('GET /docs serves the explorer from local assets only', async () => {
 
   const assets = [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]);
   assert.ok(assets.includes('/docs/assets/swagger-ui-bundle.js'), `assets: ${assets.join(', ')}`);
-  assert.ok(assets.some((a) => a.endsWith('.css')), 'a stylesheet is referenced');
+  assert.ok(
+    assets.some((a) => a.endsWith('.css')),
+    'a stylesheet is referenced',
+  );
   for (const asset of assets) {
     assert.ok(asset.startsWith('/'), `${asset} is a local path`);
     const served = await t.platform.get(asset);

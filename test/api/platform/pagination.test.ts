@@ -86,7 +86,11 @@ test('limit: default 25, min 1, max 100', async () => {
   assert.equal(byDefault.body.page.has_more, true);
   assert.is(byDefault.body.page.total, 120);
 
-  for (const [limit, expected] of [[1, 1], [37, 37], [100, 100]] as const) {
+  for (const [limit, expected] of [
+    [1, 1],
+    [37, 37],
+    [100, 100],
+  ] as const) {
     const res = await list(`kind=limits&limit=${limit}`);
     assert.is(res.status, 200, res.text);
     assert.is(res.body.data.length, expected);
@@ -123,7 +127,10 @@ test('sort: newest first by default, created_at ascending, -created_at descendin
 
 test('walking next_cursor returns every row exactly once, in order, in both directions', async () => {
   await insertJobs('walk', 63);
-  for (const [sort, direction] of [['-created_at', 'desc'], ['created_at', 'asc']] as const) {
+  for (const [sort, direction] of [
+    ['-created_at', 'desc'],
+    ['created_at', 'asc'],
+  ] as const) {
     const expected = await expectedIds('walk', direction);
     const { ids, pages } = await walk(`kind=walk&sort=${sort}`, 7, 63);
     assert.equal(ids, expected);
@@ -136,7 +143,10 @@ test('walking next_cursor returns every row exactly once, in order, in both dire
 test('rows with identical created_at are neither skipped nor repeated (ties broken by id)', async () => {
   await insertJobs('ties', 30, `timestamptz '2024-02-01T00:00:00Z'`);
   await insertJobs('ties', 12, `timestamptz '2024-02-01T00:00:00Z' + (g % 3) * interval '1 second'`);
-  for (const [sort, direction] of [['-created_at', 'desc'], ['created_at', 'asc']] as const) {
+  for (const [sort, direction] of [
+    ['-created_at', 'desc'],
+    ['created_at', 'asc'],
+  ] as const) {
     const expected = await expectedIds('ties', direction);
     for (const limit of [1, 4, 7, 30]) {
       const { ids } = await walk(`kind=ties&sort=${sort}`, limit, 42);
@@ -149,7 +159,10 @@ test('rows with identical created_at are neither skipped nor repeated (ties brok
 test('timestamps that differ by microseconds keep their order across pages', async () => {
   // A cursor that rounded created_at to milliseconds would skip or repeat these.
   await insertJobs('micro', 20, `timestamptz '2024-03-01T00:00:00.000100Z' + g * interval '37 microseconds'`);
-  for (const [sort, direction] of [['-created_at', 'desc'], ['created_at', 'asc']] as const) {
+  for (const [sort, direction] of [
+    ['-created_at', 'desc'],
+    ['created_at', 'asc'],
+  ] as const) {
     const { ids } = await walk(`kind=micro&sort=${sort}`, 3, 20);
     assert.equal(ids, await expectedIds('micro', direction));
   }

@@ -14,13 +14,62 @@ let api: Client;
 const patterns: PatternRow[] = [];
 
 const fixtures: PatternFields[] = [
-  { name: 'Disk full on datanodes', status: 'active', risk_score: 90, issue_count: 12, last_seen_at: '2026-01-10T00:00:00Z', domain: 'storage', root_cause: 'resource_exhaustion', top_terms: ['disk', 'full'] },
-  { name: 'NameNode heap exhaustion', status: 'watching', risk_score: 75, issue_count: 30, last_seen_at: '2026-01-02T00:00:00Z', domain: 'storage', root_cause: 'resource_exhaustion' },
-  { name: 'Kerberos token expiry', status: 'active', risk_score: 75, issue_count: 4, last_seen_at: '2026-01-12T00:00:00Z', domain: 'security', root_cause: 'permission_denied' },
-  { name: 'RPC timeouts under load', status: 'resolved', risk_score: 40, issue_count: 8, last_seen_at: '2025-12-01T00:00:00Z', domain: 'network', root_cause: 'timeout' },
+  {
+    name: 'Disk full on datanodes',
+    status: 'active',
+    risk_score: 90,
+    issue_count: 12,
+    last_seen_at: '2026-01-10T00:00:00Z',
+    domain: 'storage',
+    root_cause: 'resource_exhaustion',
+    top_terms: ['disk', 'full'],
+  },
+  {
+    name: 'NameNode heap exhaustion',
+    status: 'watching',
+    risk_score: 75,
+    issue_count: 30,
+    last_seen_at: '2026-01-02T00:00:00Z',
+    domain: 'storage',
+    root_cause: 'resource_exhaustion',
+  },
+  {
+    name: 'Kerberos token expiry',
+    status: 'active',
+    risk_score: 75,
+    issue_count: 4,
+    last_seen_at: '2026-01-12T00:00:00Z',
+    domain: 'security',
+    root_cause: 'permission_denied',
+  },
+  {
+    name: 'RPC timeouts under load',
+    status: 'resolved',
+    risk_score: 40,
+    issue_count: 8,
+    last_seen_at: '2025-12-01T00:00:00Z',
+    domain: 'network',
+    root_cause: 'timeout',
+  },
   { name: 'Flaky TestDFSIO', status: 'resolved', risk_score: 5, issue_count: 3, last_seen_at: null, domain: 'build', root_cause: 'test_flakiness' },
-  { name: '100% CPU in scheduler_loop', status: 'watching', risk_score: 0, issue_count: 2, last_seen_at: '2025-11-20T00:00:00Z', domain: 'compute', root_cause: null },
-  { name: 'Config default value wrong', status: 'active', risk_score: 100, issue_count: 8, last_seen_at: '2026-01-12T00:00:00Z', domain: null, root_cause: 'configuration_error' },
+  {
+    name: '100% CPU in scheduler_loop',
+    status: 'watching',
+    risk_score: 0,
+    issue_count: 2,
+    last_seen_at: '2025-11-20T00:00:00Z',
+    domain: 'compute',
+    root_cause: null,
+  },
+  {
+    name: 'Config default value wrong',
+    status: 'active',
+    risk_score: 100,
+    issue_count: 8,
+    last_seen_at: '2026-01-12T00:00:00Z',
+    domain: null,
+    root_cause: 'configuration_error',
+  },
 ];
 
 test.before(async () => {
@@ -77,6 +126,10 @@ test('GET /v1/patterns/{id}: the pattern resource; 404 when unknown', async () =
     first_seen_at: null,
     fingerprint: { domain: 'storage', root_cause: 'resource_exhaustion' },
     top_terms: ['disk', 'full'],
+    // Issue 17: how it was found, its template and examples (none for a pattern the engine did not write).
+    path: null,
+    template: null,
+    examples: [],
     provenance: {},
     created_at: disk.created_at.toISOString(),
     updated_at: disk.updated_at.toISOString(),
@@ -123,7 +176,14 @@ test('pagination: every sort pages through the same order with next_cursor', asy
 
 test('filters: status, domain, search on names', async () => {
   for (const status of ['active', 'resolved', 'watching'] as const) {
-    assert.equal(names(await listAll(`status=${status}`)).sort(), fixtures.filter((f) => f.status === status).map((f) => f.name).sort(), status);
+    assert.equal(
+      names(await listAll(`status=${status}`)).sort(),
+      fixtures
+        .filter((f) => f.status === status)
+        .map((f) => f.name)
+        .sort(),
+      status,
+    );
   }
   assert.equal(names(await listAll('domain=storage')), ['Disk full on datanodes', 'NameNode heap exhaustion']);
   assert.equal(names(await listAll('domain=security')), ['Kerberos token expiry']);

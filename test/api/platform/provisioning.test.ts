@@ -103,7 +103,11 @@ test('valid key: 201 with organization, workspace, owner, one-time API key and o
   assert.ok(new URL(r.owner_invite.url).searchParams.get('token'));
 
   // Rows: org, workspace, owner user + owner membership, the key stored only as its hash.
-  const membership = (await t.app.pool.query('select m.id, m.role, m.workspace_id, u.email, u.name from memberships m join users u on u.id = m.user_id where m.user_id = $1', [r.owner.user_id])).rows;
+  const membership = (
+    await t.app.pool.query('select m.id, m.role, m.workspace_id, u.email, u.name from memberships m join users u on u.id = m.user_id where m.user_id = $1', [
+      r.owner.user_id,
+    ])
+  ).rows;
   assert.equal(membership, [{ id: r.owner.membership_id, role: 'owner', workspace_id: r.workspace.id, email: 'founder@acme.example.com', name: 'founder' }]);
   const key = (await t.app.pool.query('select workspace_id, token_hash, row_to_json(k)::text as row from api_keys k where id = $1', [r.api_key.id])).rows[0];
   assert.is(key.workspace_id, r.workspace.id);
@@ -111,15 +115,27 @@ test('valid key: 201 with organization, workspace, owner, one-time API key and o
   assert.not.ok(key.row.includes(r.api_key.secret), 'the secret itself is not stored');
   const inviteToken = new URL(r.owner_invite.url).searchParams.get('token')!;
   const invite = (await t.app.pool.query('select email, role, status, token_hash, expires_at from invitations where id = $1', [r.owner_invite.id])).rows[0];
-  assert.equal({ ...invite, expires_at: invite.expires_at.toISOString() }, {
-    email: 'founder@acme.example.com',
-    role: 'owner',
-    status: 'pending',
-    token_hash: sha256Hex(inviteToken),
-    expires_at: r.owner_invite.expires_at,
-  });
-  assert.is(await count(`select count(*) as n from outbox_emails where workspace_id = $1 and to_address = 'founder@acme.example.com'`, [r.workspace.id]), 1, 'the owner invite e-mail is queued');
-  assert.is(await count(`select count(*) as n from audit_events where workspace_id = $1 and action = 'client.provisioned' and actor_type = 'provisioning_key'`, [r.workspace.id]), 1);
+  assert.equal(
+    { ...invite, expires_at: invite.expires_at.toISOString() },
+    {
+      email: 'founder@acme.example.com',
+      role: 'owner',
+      status: 'pending',
+      token_hash: sha256Hex(inviteToken),
+      expires_at: r.owner_invite.expires_at,
+    },
+  );
+  assert.is(
+    await count(`select count(*) as n from outbox_emails where workspace_id = $1 and to_address = 'founder@acme.example.com'`, [r.workspace.id]),
+    1,
+    'the owner invite e-mail is queued',
+  );
+  assert.is(
+    await count(`select count(*) as n from audit_events where workspace_id = $1 and action = 'client.provisioned' and actor_type = 'provisioning_key'`, [
+      r.workspace.id,
+    ]),
+    1,
+  );
 
   // The rotated (second) key works too: keys rotate without downtime.
   const second = await provision(body('acme-two'), { key: ROTATED_KEY });
@@ -254,7 +270,10 @@ test('validation failures are 422 validation_error with details', async () => {
   const malformed = await t.platform.post(PATH, undefined, { token: KEY, raw: '{"organization":', headers: { 'content-type': 'application/json' } });
   assert.ok([400, 422].includes(malformed.status), malformed.text);
   assert.is(malformed.body.error.code, 'validation_error');
-  assert.is(await count(`select count(*) as n from organizations where slug in ('plan-x', 'noname', 'noowner', 'bad-email', 'tz', 'seats', 'seats-big', 'flag')`), 0);
+  assert.is(
+    await count(`select count(*) as n from organizations where slug in ('plan-x', 'noname', 'noowner', 'bad-email', 'tz', 'seats', 'seats-big', 'flag')`),
+    0,
+  );
 });
 
 test('optional fields: plan, seats, timezone, workspace and owner names; issue_api_key and send_owner_invite false', async () => {
@@ -297,7 +316,18 @@ test('provisioning is one transaction: a failure at its last step leaves nothing
       return new;
     end $$;
     create trigger test_fail_provisioning before insert on audit_events for each row execute function test_fail_provisioning();`);
-  const tables = ['organizations', 'workspaces', 'users', 'memberships', 'api_keys', 'invitations', 'outbox_emails', 'job_runs', 'audit_events', 'graphile_worker._private_jobs'];
+  const tables = [
+    'organizations',
+    'workspaces',
+    'users',
+    'memberships',
+    'api_keys',
+    'invitations',
+    'outbox_emails',
+    'job_runs',
+    'audit_events',
+    'graphile_worker._private_jobs',
+  ];
   const snapshot = async () => Promise.all(tables.map((table) => count(`select count(*) as n from ${table}`)));
   const before = await snapshot();
   try {
@@ -350,7 +380,10 @@ async function isolatedGroups(t: TestApp) {
   assert.equal(Object.keys(report.checked), groups);
   for (const probe of isolationProbes()) {
     const c = report.checked[probe.group];
-    assert.ok(c.notFound >= probe.paths('00000000-0000-4000-8000-000000000000').length, `${probe.group}: every request answered 404 to B's owner (${JSON.stringify(c)})`);
+    assert.ok(
+      c.notFound >= probe.paths('00000000-0000-4000-8000-000000000000').length,
+      `${probe.group}: every request answered 404 to B's owner (${JSON.stringify(c)})`,
+    );
     if (probe.listPath) assert.ok(c.lists >= 1, `${probe.group}: B's list was checked`);
   }
   // And the other way round, with A's API key as the intruder.

@@ -19,7 +19,7 @@ import type { Config } from '../../../lib/config.ts';
 import { buildHttpApps } from '../../../scripts/processes.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { TestClock } from '../../helpers/clock.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/database.ts';
 import { client, type Client, type HttpResponse } from '../../helpers/http.ts';
 import { spawnSvc, svcEnv } from '../../helpers/svcProcess.ts';
 
@@ -113,7 +113,10 @@ for (const store of ['memory', 'postgres'] as const) {
       await api.post('/v1/ingest/anything', {}),
       await api.get('/openapi.json'),
     ];
-    assert.equal(responses.map((r) => r.status), [404, 401, 401, 400, 400, 200]);
+    assert.equal(
+      responses.map((r) => r.status),
+      [404, 401, 401, 400, 400, 200],
+    );
     responses.forEach((res, i) => {
       assert.is(res.headers.get('x-ratelimit-limit'), '600');
       assert.is(res.headers.get('x-ratelimit-remaining'), String(LIMIT - 1 - i));
@@ -124,7 +127,10 @@ for (const store of ['memory', 'postgres'] as const) {
     const W = freshWindow();
     const api = surfaces[store].direct;
     const spent = await burst(LIMIT, () => api.get('/v1/nope'));
-    assert.ok(spent.every((r) => r.status === 404), 'all 600 requests are served');
+    assert.ok(
+      spent.every((r) => r.status === 404),
+      'all 600 requests are served',
+    );
     // Each allowed request saw the budget one smaller: 599, 598, ..., 0, each exactly once.
     assert.equal(sortedRemaining(spent), countdown(LIMIT - 1));
 
@@ -145,7 +151,10 @@ for (const store of ['memory', 'postgres'] as const) {
     const free = LIMIT - estimate(LIMIT, 0, WINDOW_MS / 2);
     assert.is(free, 300);
     const half = await burst(free, () => api.get('/v1/nope'));
-    assert.ok(half.every((r) => r.status === 404), 'the free half of the budget is served');
+    assert.ok(
+      half.every((r) => r.status === 404),
+      'the free half of the budget is served',
+    );
     assert.equal(sortedRemaining(half), countdown(free - 1));
     // Now 600 * 0.5 + 300 = 600; it is 599 once the old window's weight drops by 1/600 (100 ms):
     // Retry-After rounds that up to 1 second, and after it the client is served.
@@ -235,7 +244,8 @@ function timeline(seed: number, steps: number, limit: number, windowMs: number, 
     }
     const pause = random();
     if (pause < 0.35) now += Math.floor(random() * windowMs * 0.5);
-    else if (pause < 0.6) now += windowMs - (now % windowMs); // exactly on a boundary
+    else if (pause < 0.6)
+      now += windowMs - (now % windowMs); // exactly on a boundary
     else if (pause < 0.85) now += windowMs + Math.floor(random() * windowMs);
     else now += 2 * windowMs + Math.floor(random() * windowMs);
   }
@@ -374,7 +384,10 @@ test('RATE_LIMIT_STORE=postgres: two `svc api` processes share one budget per cl
   const [nextOnA, nextOnB] = [await a.platform.get('/v1/nope'), await b.platform.get('/v1/nope')];
   assert.is(Math.floor(Date.now() / WINDOW_MS), windowIndex, 'the requests took over 10 s and crossed a window boundary (overloaded machine)');
 
-  assert.ok([...onA, ...onB].every((r) => r.status === 404), 'the 600 requests spread over both processes are served');
+  assert.ok(
+    [...onA, ...onB].every((r) => r.status === 404),
+    'the 600 requests spread over both processes are served',
+  );
   // One counter: the two processes together handed out 599, 598, ..., 0, each exactly once.
   assert.equal(sortedRemaining([...onA, ...onB]), countdown(LIMIT - 1));
   assertLimited(nextOnA);

@@ -38,7 +38,10 @@ async function openItems(items: NewReviewItem[]): Promise<Item[]> {
   const rows = await withEventBatch(t.app.pool, t.demo.workspaceId, (client, events) => openReviewItems(client, events, { type: 'engine', id: null }, items));
   return rows.map((r) => ({ ...r, decided_at: null }) as unknown as Item);
 }
-const openItem = async (kind: NewReviewItem['kind']) => (await openItems([{ kind, issueId: (await newIssue('A narrative')).id, reason: `engine abstained on ${kind}`, candidates: [{ id: 'x', confidence: 0.2 }] }]))[0];
+const openItem = async (kind: NewReviewItem['kind']) =>
+  (
+    await openItems([{ kind, issueId: (await newIssue('A narrative')).id, reason: `engine abstained on ${kind}`, candidates: [{ id: 'x', confidence: 0.2 }] }])
+  )[0];
 
 const get = async (id: string): Promise<Item> => {
   const res = await api.get(`/v1/review-queue/${id}`);
@@ -72,22 +75,68 @@ test('list filters by kind, status and issue; get one item', async () => {
   const missing = all.find((i) => i.kind === 'missing_narrative')!;
   assert.is(missing.issue_id, blocked.id);
 
-  assert.equal((await listAll('kind=missing_narrative')).map((i) => i.id), [missing.id]);
-  assert.equal((await listAll('kind=root_cause')).map((i) => i.id), [rootCause.id]);
-  assert.equal((await listAll('kind=extraction')).map((i) => i.id), [extraction.id]);
-  assert.equal((await listAll('kind=criticality')).map((i) => i.id), [criticality.id]);
+  assert.equal(
+    (await listAll('kind=missing_narrative')).map((i) => i.id),
+    [missing.id],
+  );
+  assert.equal(
+    (await listAll('kind=root_cause')).map((i) => i.id),
+    [rootCause.id],
+  );
+  assert.equal(
+    (await listAll('kind=extraction')).map((i) => i.id),
+    [extraction.id],
+  );
+  assert.equal(
+    (await listAll('kind=criticality')).map((i) => i.id),
+    [criticality.id],
+  );
   assert.equal((await listAll(`issue_id=${blocked.id}`)).map((i) => i.id).sort(), [missing.id, rootCause.id, extraction.id].sort());
-  assert.equal((await listAll(`issue_id=${blocked.id}&kind=extraction`)).map((i) => i.id), [extraction.id]);
+  assert.equal(
+    (await listAll(`issue_id=${blocked.id}&kind=extraction`)).map((i) => i.id),
+    [extraction.id],
+  );
   assert.is((await listAll('status=open')).length, 4);
   assert.equal(await listAll('status=resolved'), []);
   assert.equal(await listAll(`issue_id=${randomUUID()}`), []);
-  const { rows } = await t.app.pool.query<{ id: string }>('select id from review_items where workspace_id = $1 order by created_at desc, id desc', [t.demo.workspaceId]);
-  assert.equal(all.map((i) => i.id), rows.map((r) => r.id), 'newest first');
+  // Riskiest first by default (issue 17; all four block no risk here: then by id), newest first on request.
+  const { rows } = await t.app.pool.query<{ id: string }>('select id from review_items where workspace_id = $1 order by risk_blocked desc, id desc', [
+    t.demo.workspaceId,
+  ]);
+  assert.equal(
+    all.map((i) => i.id),
+    rows.map((r) => r.id),
+    'riskiest first',
+  );
+  const newest = await t.app.pool.query<{ id: string }>('select id from review_items where workspace_id = $1 order by created_at desc, id desc', [
+    t.demo.workspaceId,
+  ]);
+  assert.equal(
+    (await listAll('sort=-created_at')).map((i) => i.id),
+    newest.rows.map((r) => r.id),
+    'newest first',
+  );
 
   const item = await api.get(`/v1/review-queue/${rootCause.id}`);
   assert.is(item.status, 200, item.text);
   assert.equal(Object.keys(item.body).sort(), [
-    'candidates', 'created_at', 'decided_at', 'decided_by', 'decision', 'id', 'issue_id', 'kind', 'pattern_id', 'provenance', 'reason', 'status', 'updated_at',
+    'candidates',
+    'created_at',
+    'decided_at',
+    'decided_by',
+    'decision',
+    'id',
+    'issue_count',
+    'issue_id',
+    'issues_url',
+    'kind',
+    'pattern_id',
+    'provenance',
+    'question_key',
+    'reason',
+    'risk_blocked',
+    'status',
+    'updated_at',
   ]);
   assert.is(item.body.kind, 'root_cause');
   assert.is(item.body.status, 'open');
@@ -128,7 +177,9 @@ test('resolving missing_narrative supplies the narrative and makes the issue eli
 
 test('root_cause, extraction and criticality decisions are checked against the active taxonomy and rubric', async () => {
   const rootCause = await openItem('root_cause');
-  assertValidation(await resolve(rootCause.id, { decision: { root_cause: 'cosmic_rays' } }), { 'decision.root_cause': 'is not a root cause of the active taxonomy' });
+  assertValidation(await resolve(rootCause.id, { decision: { root_cause: 'cosmic_rays' } }), {
+    'decision.root_cause': 'is not a root cause of the active taxonomy',
+  });
   assertValidation(await resolve(rootCause.id, { decision: { cause: 'timeout' } }), { 'decision.root_cause': 'is required' });
   const ok = await resolve(rootCause.id, { decision: { root_cause: 'timeout' }, note: 'seen it before' });
   assert.is(ok.status, 200, ok.text);
@@ -136,8 +187,12 @@ test('root_cause, extraction and criticality decisions are checked against the a
   assert.equal(ok.body.decision, { root_cause: 'timeout', note: 'seen it before' });
 
   const extraction = await openItem('extraction');
-  assertValidation(await resolve(extraction.id, { decision: { domain: 'plumbing', root_cause: null } }), { 'decision.domain': 'is not a domain of the active taxonomy' });
-  assertValidation(await resolve(extraction.id, { decision: { domain: 'storage', root_cause: 'gremlins' } }), { 'decision.root_cause': 'is not a root cause of the active taxonomy' });
+  assertValidation(await resolve(extraction.id, { decision: { domain: 'plumbing', root_cause: null } }), {
+    'decision.domain': 'is not a domain of the active taxonomy',
+  });
+  assertValidation(await resolve(extraction.id, { decision: { domain: 'storage', root_cause: 'gremlins' } }), {
+    'decision.root_cause': 'is not a root cause of the active taxonomy',
+  });
   assertValidation(await resolve(extraction.id, { decision: { domain: 'storage' } }), { 'decision.root_cause': 'is required' });
   const extracted = await resolve(extraction.id, { decision: { domain: 'storage', root_cause: null } });
   assert.is(extracted.status, 200, extracted.text);
@@ -152,7 +207,12 @@ test('root_cause, extraction and criticality decisions are checked against the a
   // A new taxonomy version adds a root cause: it becomes a valid decision, and a removed one does not.
   const taxonomy = structuredClone(defaultTaxonomy);
   taxonomy.root_causes = taxonomy.root_causes.filter((r) => r.id !== 'timeout');
-  taxonomy.root_causes.push({ id: 'cosmic_rays', name: 'Cosmic rays', keywords: ['bit flip'], playbook: { title: 'Use ECC memory', steps: ['Buy ECC memory'], effort_hours: 4, expected_reduction: 0.9 } });
+  taxonomy.root_causes.push({
+    id: 'cosmic_rays',
+    name: 'Cosmic rays',
+    keywords: ['bit flip'],
+    playbook: { title: 'Use ECC memory', steps: ['Buy ECC memory'], effort_hours: 4, expected_reduction: 0.9 },
+  });
   const posted = await api.post('/v1/configs/taxonomy/versions', taxonomy, fresh());
   assert.is(posted.status, 201, posted.text);
   const next = await openItem('root_cause');
@@ -203,9 +263,19 @@ test('decisions are review_item.* events in the workspace feed', async () => {
   assert.equal(opened.actor, { type: 'engine', id: null });
   assert.is(resolved.type, 'review_item.resolved');
   assert.equal(resolved.actor, { type: 'user', id: t.demo.userId });
-  assert.equal(resolved.payload, { kind: 'root_cause', issue_id: item.issue_id, decision: { root_cause: 'null_handling', note: 'npe' } });
+  assert.equal(resolved.payload, {
+    kind: 'root_cause',
+    issue_id: item.issue_id,
+    pattern_id: null,
+    question_key: null,
+    issue_count: 1,
+    decision: { root_cause: 'null_handling', note: 'npe' },
+  });
   const dismissedEvents = of(other.id);
-  assert.equal(dismissedEvents.map((e: { type: string }) => e.type), ['review_item.opened', 'review_item.dismissed']);
+  assert.equal(
+    dismissedEvents.map((e: { type: string }) => e.type),
+    ['review_item.opened', 'review_item.dismissed'],
+  );
   assert.equal(dismissedEvents[1].payload.decision, { note: 'noise' });
 
   const types = new Set(feed.body.data.map((e: { type: string }) => e.type));

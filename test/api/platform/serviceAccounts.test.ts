@@ -104,7 +104,11 @@ test('list is paginated; get; unknown ids are 404', async () => {
     pages++;
   } while (cursor);
   assert.is(pages, Math.ceil(total / 2));
-  assert.equal(seen, all.body.data.map((a: any) => a.id), 'pages follow the default order (newest first) without gaps');
+  assert.equal(
+    seen,
+    all.body.data.map((a: any) => a.id),
+    'pages follow the default order (newest first) without gaps',
+  );
   assert.equal([...seen].sort(), [...new Set(seen)].sort());
 
   const byName = await admin.get('/v1/service-accounts?sort=name&limit=100');
@@ -217,11 +221,15 @@ test('a service-account token carries exactly its scopes; last_used_at is record
   const current = await bot.get('/v1/workspaces/current');
   assert.is(current.body.id, t.demo.workspaceId, 'bound to its workspace');
 
-  const used = await eventually(async () => {
-    const list = await admin.get(`/v1/service-accounts/${account.id}/tokens`);
-    const item = list.body.data.find((i: any) => i.id === token.id);
-    return item.last_used_at ?? undefined;
-  }, 10_000, 'last_used_at');
+  const used = await eventually(
+    async () => {
+      const list = await admin.get(`/v1/service-accounts/${account.id}/tokens`);
+      const item = list.body.data.find((i: any) => i.id === token.id);
+      return item.last_used_at ?? undefined;
+    },
+    10_000,
+    'last_used_at',
+  );
   assert.match(used, ISO);
 });
 
@@ -265,7 +273,10 @@ test('revoke: 204 and the token is 401 immediately', async () => {
 });
 
 test('every service-account route needs workspace:admin', async () => {
-  const account = await createAccount('not-admin', allScopes.filter((s) => s !== 'workspace:admin'));
+  const account = await createAccount(
+    'not-admin',
+    allScopes.filter((s) => s !== 'workspace:admin'),
+  );
   const token = await createToken(account.id);
   const bot = t.platform.as(token.token);
   const target = await createAccount('target', ['jobs:read']);
@@ -305,7 +316,18 @@ test('audit events: paginated, filtered by action, and need audit:read', async (
   assert.is(res.body.page.has_more, true);
   assert.ok(res.body.page.total > 2);
   for (const event of res.body.data) {
-    assert.equal(Object.keys(event).sort(), ['action', 'actor_id', 'actor_type', 'client_ip', 'id', 'metadata', 'occurred_at', 'target_id', 'target_type', 'trace_id']);
+    assert.equal(Object.keys(event).sort(), [
+      'action',
+      'actor_id',
+      'actor_type',
+      'client_ip',
+      'id',
+      'metadata',
+      'occurred_at',
+      'target_id',
+      'target_type',
+      'trace_id',
+    ]);
     assert.is(event.action, 'service_account.created');
     assert.is(event.target_type, 'service_account');
     assert.ok(['user', 'service_account'].includes(event.actor_type), event.actor_type);
@@ -316,9 +338,16 @@ test('audit events: paginated, filtered by action, and need audit:read', async (
   }
   const next = await admin.get(`/v1/audit-events?action=service_account.created&limit=2&cursor=${encodeURIComponent(res.body.page.next_cursor)}`);
   assert.is(next.status, 200, next.text);
-  assert.not.ok(next.body.data.some((e: any) => res.body.data.some((f: any) => f.id === e.id)), 'no overlap between pages');
+  assert.not.ok(
+    next.body.data.some((e: any) => res.body.data.some((f: any) => f.id === e.id)),
+    'no overlap between pages',
+  );
   // A cursor belongs to its filter.
-  assertError(await admin.get(`/v1/audit-events?action=service_account.deleted&limit=2&cursor=${encodeURIComponent(res.body.page.next_cursor)}`), 400, 'validation_error');
+  assertError(
+    await admin.get(`/v1/audit-events?action=service_account.deleted&limit=2&cursor=${encodeURIComponent(res.body.page.next_cursor)}`),
+    400,
+    'validation_error',
+  );
 
   const actions = new Set((await admin.get('/v1/audit-events?limit=100')).body.data.map((e: any) => e.action));
   for (const action of ['service_account.created', 'service_account.deleted', 'service_account.token.created', 'service_account.token.revoked']) {

@@ -74,11 +74,17 @@ test('per-source counts by engine status and severity, narrative coverage, first
   assert.is(second.status, 202, second.text);
   assert.is((await api.post('/v1/issues', { title: 'By hand', severity: 'medium', narrative: 'typed in' })).status, 201);
   // Re-ingesting updates an issue: no new issue, first seen unchanged.
-  assert.is((await api.post('/v1/ingest/events', { external_id: 'j1', source: 'jira', title: 'Disk full again', narrative: 'Again', severity: 'p1' }, fresh())).status, 202);
+  assert.is(
+    (await api.post('/v1/ingest/events', { external_id: 'j1', source: 'jira', title: 'Disk full again', narrative: 'Again', severity: 'p1' }, fresh())).status,
+    202,
+  );
 
   const issues = (await api.get('/v1/issues?limit=100')).body.data as Array<{ id: string; source: string; created_at: string }>;
   const seen = (source: string) => {
-    const times = issues.filter((i) => i.source === source).map((i) => i.created_at).sort();
+    const times = issues
+      .filter((i) => i.source === source)
+      .map((i) => i.created_at)
+      .sort();
     return { first_seen_at: times[0], last_seen_at: times.at(-1) };
   };
   firstJira = seen('jira').first_seen_at;
@@ -121,9 +127,15 @@ test('per-source counts by engine status and severity, narrative coverage, first
 
 test('daily_volume: zero-filled UTC days ending today by the service clock, `days` 1..366 (default 30)', async () => {
   const jira = await receivedPerDay('jira');
-  assert.is([...jira.values()].reduce((a, b) => a + b, 0), 4);
+  assert.is(
+    [...jira.values()].reduce((a, b) => a + b, 0),
+    4,
+  );
   const received = [...jira.keys()];
-  assert.ok(received.every((day) => day < utcDay(clock.now().getTime() - DAY)), 'received at least two days before the clock');
+  assert.ok(
+    received.every((day) => day < utcDay(clock.now().getTime() - DAY)),
+    'received at least two days before the clock',
+  );
 
   const dailyOf = async (query: string) => {
     const res: HttpResponse = await api.get(`/v1/sources?${query}`);
@@ -134,11 +146,21 @@ test('daily_volume: zero-filled UTC days ending today by the service clock, `day
   assert.is(thirty.length, 30);
   assert.is(thirty.at(-1)!.date, utcDay(clock.now().getTime()));
   assert.equal(thirty, expectedVolume(jira, 30));
-  assert.is(thirty.reduce((n, d) => n + d.count, 0), 4);
-  assert.equal(thirty.slice(-2), window(2).map((date) => ({ date, count: 0 })), 'nothing received on the last two days');
+  assert.is(
+    thirty.reduce((n, d) => n + d.count, 0),
+    4,
+  );
+  assert.equal(
+    thirty.slice(-2),
+    window(2).map((date) => ({ date, count: 0 })),
+    'nothing received on the last two days',
+  );
 
   assert.equal(await dailyOf('days=1'), [{ date: utcDay(clock.now().getTime()), count: 0 }]);
-  assert.equal(await dailyOf('days=2'), window(2).map((date) => ({ date, count: 0 })));
+  assert.equal(
+    await dailyOf('days=2'),
+    window(2).map((date) => ({ date, count: 0 })),
+  );
   const three = await dailyOf('days=3');
   assert.equal(three, expectedVolume(jira, 3));
   const year = await dailyOf('days=366');
@@ -182,13 +204,21 @@ test('sorts (default -issue_count, ties by source) and pagination', async () => 
   assert.equal(await order('&sort=-source'), ['pager', 'jira', 'github', 'api']);
   for (const sort of ['', '&sort=issue_count', '&sort=source', '&sort=-source']) assert.equal(await order(sort, 1), await order(sort), `paged ${sort}`);
   const page = await api.get('/v1/sources?limit=2&days=7');
-  assert.equal(page.body.data.map((s: { source: string }) => s.source), ['jira', 'github']);
+  assert.equal(
+    page.body.data.map((s: { source: string }) => s.source),
+    ['jira', 'github'],
+  );
   assert.is(page.body.page.has_more, true);
   assert.is(page.body.data[0].daily_volume.length, 7);
   const next = await api.get(`/v1/sources?limit=2&days=7&cursor=${encodeURIComponent(page.body.page.next_cursor)}`);
-  assert.equal(next.body.data.map((s: { source: string }) => s.source), ['pager', 'api']);
+  assert.equal(
+    next.body.data.map((s: { source: string }) => s.source),
+    ['pager', 'api'],
+  );
   assert.is(next.body.page.has_more, false);
-  assertValidation(await api.get(`/v1/sources?limit=2&days=8&cursor=${encodeURIComponent(page.body.page.next_cursor)}`), { cursor: 'does not match this query' });
+  assertValidation(await api.get(`/v1/sources?limit=2&days=8&cursor=${encodeURIComponent(page.body.page.next_cursor)}`), {
+    cursor: 'does not match this query',
+  });
   assertValidation(await api.get('/v1/sources?sort=-narrative_coverage'), { sort: 'must be one of issue_count, -issue_count, source, -source' });
 });
 
@@ -206,7 +236,10 @@ test('summary: totals over every source', async () => {
     last_seen_at: rows[0].last.toISOString(),
     daily_volume: expectedVolume(await receivedPerDay(null), 10),
   });
-  assert.is(res.body.daily_volume.reduce((n: number, d: { count: number }) => n + d.count, 0), 8);
+  assert.is(
+    res.body.daily_volume.reduce((n: number, d: { count: number }) => n + d.count, 0),
+    8,
+  );
   assert.ok(lastJira <= res.body.last_seen_at);
   assert.is((await api.get('/v1/sources/summary')).body.daily_volume.length, 30);
 });

@@ -28,13 +28,16 @@ interface PatternView {
 
 /** The stored collection of each (dataset_version, model_version), as the snapshot must show it. */
 async function storedCollections(schema: string): Promise<Map<string, PatternView[]>> {
-  const rows = await withTenant(t.app.pool, schema, async (db) =>
-    (
-      await db.query<{ pair: string; id: string; size: number; risk_score: number; name: string }>(
-        `select c.dataset_version || '/' || c.model_version as pair, p.pattern_id as id, p.size, p.risk_score, p.name
+  const rows = await withTenant(
+    t.app.pool,
+    schema,
+    async (db) =>
+      (
+        await db.query<{ pair: string; id: string; size: number; risk_score: number; name: string }>(
+          `select c.dataset_version || '/' || c.model_version as pair, p.pattern_id as id, p.size, p.risk_score, p.name
            from insight_collections c join insight_patterns p on p.collection_id = c.id order by p.risk_score desc, p.rank`,
-      )
-    ).rows,
+        )
+      ).rows,
   );
   const out = new Map<string, PatternView[]>();
   for (const { pair, ...p } of rows) out.set(pair, [...(out.get(pair) ?? []), p]);
@@ -122,7 +125,19 @@ test('snapshot: 404 while no checkpoint is active; permissions come from the rol
   await admin.post(`/admin/tenants/${tenant.id}/checkpoints/${checkpoint.id}/activate`);
   const snap = await viewer.get('/insights/snapshot');
   assert.is(snap.status, 200);
-  assert.equal(Object.keys(snap.body.patterns[0]).sort(), ['first_seen_at', 'id', 'last_seen_at', 'name', 'rank', 'risk_components', 'risk_score', 'severity_counts', 'size', 'stability', 'top_terms']);
+  assert.equal(Object.keys(snap.body.patterns[0]).sort(), [
+    'first_seen_at',
+    'id',
+    'last_seen_at',
+    'name',
+    'rank',
+    'risk_components',
+    'risk_score',
+    'severity_counts',
+    'size',
+    'stability',
+    'top_terms',
+  ]);
   const counts = snap.body.patterns[0].severity_counts;
   assert.is(counts.critical + counts.high + counts.medium + counts.low, snap.body.patterns[0].size);
 
@@ -144,10 +159,19 @@ test('GET /members: active users by name with their role labels', async () => {
   const res = await viewer.get('/members');
   assert.is(res.status, 200, res.text);
   const names = res.body.map((m: { full_name: string }) => m.full_name);
-  assert.equal(names, [...names].sort((a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase())));
-  assert.not.ok(res.body.some((m: { email: string }) => m.email === 'old@client.test'), 'inactive users are not listed');
+  assert.equal(
+    names,
+    [...names].sort((a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase())),
+  );
+  assert.not.ok(
+    res.body.some((m: { email: string }) => m.email === 'old@client.test'),
+    'inactive users are not listed',
+  );
   const amy = res.body.find((m: { user_id: string }) => m.user_id === both.id);
-  assert.equal(amy.roles, [{ profile: 'admin', label: 'Admin' }, { profile: 'viewer', label: 'Viewer' }]);
+  assert.equal(amy.roles, [
+    { profile: 'admin', label: 'Admin' },
+    { profile: 'viewer', label: 'Viewer' },
+  ]);
   const zed = res.body.find((m: { email: string }) => m.email === 'zed@client.test');
   assert.equal(zed.roles, [{ profile: 'analyst', label: 'Analyst' }]);
   assert.is(res.body.length, 3);

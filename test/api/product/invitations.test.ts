@@ -48,7 +48,14 @@ test('invite: 201 pending invitation, hashed token, e-mail with the accept link;
   const res = await admin.post(`/admin/tenants/${tenant.id}/invite`, { email: 'Ann@Globex.test', role_profile: 'analyst', full_name: 'Ann Analyst' });
   assert.is(res.status, 201, res.text);
   assert.equal(
-    { email: res.body.email, role: res.body.role_profile, status: res.body.status, name: res.body.full_name, expired: res.body.expired, expires_at: res.body.expires_at },
+    {
+      email: res.body.email,
+      role: res.body.role_profile,
+      status: res.body.status,
+      name: res.body.full_name,
+      expired: res.body.expired,
+      expires_at: res.body.expires_at,
+    },
     { email: 'ann@globex.test', role: 'analyst', status: 'pending', name: 'Ann Analyst', expired: false, expires_at: '2025-03-08T09:00:00.000Z' },
   );
   const mail = await smtp.waitFor((m) => m.to.includes('ann@globex.test'));
@@ -66,13 +73,22 @@ test('invite: 201 pending invitation, hashed token, e-mail with the accept link;
   await smtp.waitFor((m) => m.to.includes('bo@globex.test'));
   const list = await admin.get(`/admin/tenants/${tenant.id}/invitations`);
   assert.is(list.status, 200);
-  assert.equal(list.body.slice(0, 2).map((i: { id: string }) => i.id), [second.body.id, res.body.id]);
+  assert.equal(
+    list.body.slice(0, 2).map((i: { id: string }) => i.id),
+    [second.body.id, res.body.id],
+  );
 });
 
 test('invite: validation, 404 and 409 before provisioning', async () => {
   const bad = await admin.post(`/admin/tenants/${tenant.id}/invite`, { email: 'not-an-email', role_profile: 'owner' });
   assert.is(bad.status, 422);
-  assert.equal(bad.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'email'], ['body', 'role_profile']]);
+  assert.equal(
+    bad.body.detail.map((d: { loc: unknown[] }) => d.loc),
+    [
+      ['body', 'email'],
+      ['body', 'role_profile'],
+    ],
+  );
   assert.is(bad.body.detail[1].msg, "Input should be 'viewer', 'analyst' or 'admin'");
   assert.is((await admin.post(`/admin/tenants/${randomUUID()}/invite`, { email: 'a@b.test', role_profile: 'viewer' })).status, 404);
   const draft = await createTenant(admin);
@@ -126,7 +142,11 @@ test('accepting a second invitation for the same e-mail updates the same user an
   assert.is(b.body.full_name, 'Dee Admin');
   assert.ok(b.body.permissions.includes('audit.read'));
   const schema = (await findTenant(t.app.pool, tenant.id))!.schema_name;
-  const users = await withTenant(t.app.pool, schema, async (db) => (await db.query(`select count(*)::int as n from users where email = 'dee@globex.test'`)).rows[0].n);
+  const users = await withTenant(
+    t.app.pool,
+    schema,
+    async (db) => (await db.query(`select count(*)::int as n from users where email = 'dee@globex.test'`)).rows[0].n,
+  );
   assert.is(users, 1);
   await setTenantState(t, tenant.id, 'live');
   assert.is((await productClient(t).post('/login', { workspace: tenant.slug, email: 'dee@globex.test', password: 'second password' })).status, 200);
@@ -163,7 +183,7 @@ test('accept-invite is rate limited per account like the logins (429 with Retry-
   const { token } = await invite('flo@globex.test', 'viewer');
   await productClient(t).post('/accept-invite', { workspace: tenant.slug, token, password: 'flo password' });
   const statuses: number[] = [];
-  let last;
+  let last: Awaited<ReturnType<ReturnType<typeof productClient>['post']>> | undefined;
   for (let i = 0; i < 5; i++) {
     last = await productClient(t).post('/accept-invite', { workspace: tenant.slug, token, password: 'flo password' });
     statuses.push(last.status);

@@ -74,7 +74,10 @@ test('a tenant goes from draft to live and its user reads insights', async () =>
   assert.equal([policy.body.retention_days, policy.body.redact_pii], [3650, true]);
   const seeded = await staff.post(`${base}/sources/seed`);
   assert.is(seeded.status, 200, seeded.text);
-  assert.equal(seeded.body.map((s: { name: string; kind: string }) => [s.name, s.kind]), [['Historical import', 'file_upload']]);
+  assert.equal(
+    seeded.body.map((s: { name: string; kind: string }) => [s.name, s.kind]),
+    [['Historical import', 'file_upload']],
+  );
 
   assert.equal((await staff.get(`${base}/train/status`)).body, { status: 'not_started', progress: 0, error_detail: null });
   const train = await staff.post(`${base}/train`);
@@ -120,7 +123,10 @@ test('a tenant goes from draft to live and its user reads insights', async () =>
   const live = await staff.post(`${base}/go-live`);
   assert.is(live.status, 200, live.text);
   assert.is(live.body.lifecycle_state, 'live');
-  assert.equal((await productClient(t).get('/workspaces')).body.map((w: { client_id: string }) => w.client_id), ['acme-works']);
+  assert.equal(
+    (await productClient(t).get('/workspaces')).body.map((w: { client_id: string }) => w.client_id),
+    ['acme-works'],
+  );
 
   // The tenant user signs in with the password chosen at acceptance.
   const tenantUser = productClient(t);
@@ -137,14 +143,23 @@ test('a tenant goes from draft to live and its user reads insights', async () =>
   const top = snapshot.body.patterns[0];
   assert.ok(top.size >= 3 && top.risk_score >= 0 && top.risk_score <= 100 && top.top_terms.length > 0, JSON.stringify(top));
   const risks = snapshot.body.patterns.map((p: { risk_score: number }) => p.risk_score);
-  assert.equal(risks, [...risks].sort((a, b) => b - a));
+  assert.equal(
+    risks,
+    [...risks].sort((a, b) => b - a),
+  );
 
   const members = await tenantUser.get('/members');
   assert.is(members.status, 200);
-  assert.equal(members.body.map((m: { email: string; roles: unknown }) => [m.email, m.roles]), [['dana.lead@acme.test', [{ profile: 'admin', label: 'Admin' }]]]);
+  assert.equal(
+    members.body.map((m: { email: string; roles: unknown }) => [m.email, m.roles]),
+    [['dana.lead@acme.test', [{ profile: 'admin', label: 'Admin' }]]],
+  );
 
   const sources = await tenantUser.get('/sources');
-  assert.equal(sources.body.map((s: { name: string }) => s.name), ['Historical import']);
+  assert.equal(
+    sources.body.map((s: { name: string }) => s.name),
+    ['Historical import'],
+  );
   const webhook = await tenantUser.post('/sources', { name: 'Pager alerts', kind: 'webhook' });
   assert.is(webhook.status, 201, webhook.text);
   const fileSource = sources.body[0];

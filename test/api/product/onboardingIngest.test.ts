@@ -40,7 +40,12 @@ const record = (n: number, extra: Partial<RecordInput> = {}): RecordInput => ({
 });
 
 const datasetRows = (datasetId: string) =>
-  withTenant(t.app.pool, schema, async (db) => (await db.query('select external_id, title, narrative, severity from dataset_records where dataset_id = $1 order by external_id', [datasetId])).rows);
+  withTenant(
+    t.app.pool,
+    schema,
+    async (db) =>
+      (await db.query('select external_id, title, narrative, severity from dataset_records where dataset_id = $1 order by external_id', [datasetId])).rows,
+  );
 
 test('a CSV upload is parsed into the platform ingest record (quoting, BOM, CRLF, aliases, severity aliases)', async () => {
   const csv =
@@ -51,17 +56,37 @@ test('a CSV upload is parsed into the platform ingest record (quoting, BOM, CRLF
   const res = await upload('records.csv', csv);
   assert.is(res.status, 201, res.text);
   assert.equal(
-    { status: res.body.status, format: res.body.format, row_count: res.body.row_count, duplicate_rows: res.body.duplicate_rows, ignored: res.body.ignored_columns, error: res.body.error_detail },
+    {
+      status: res.body.status,
+      format: res.body.format,
+      row_count: res.body.row_count,
+      duplicate_rows: res.body.duplicate_rows,
+      ignored: res.body.ignored_columns,
+      error: res.body.error_detail,
+    },
     { status: 'uploaded', format: 'csv', row_count: 3, duplicate_rows: 1, ignored: ['owner'], error: null },
   );
   assert.is(res.body.byte_size, Buffer.byteLength(csv));
   const commit = await admin.post(`/admin/tenants/${tenantId}/ingest/commit`, { upload_id: res.body.id });
   assert.is(commit.status, 201, commit.text);
-  const rows = await withTenant(t.app.pool, schema, async (db) =>
-    (await db.query('select external_id, title, narrative, severity, occurred_at from dataset_records where dataset_id = $1 order by external_id', [commit.body.dataset_id])).rows,
+  const rows = await withTenant(
+    t.app.pool,
+    schema,
+    async (db) =>
+      (
+        await db.query('select external_id, title, narrative, severity, occurred_at from dataset_records where dataset_id = $1 order by external_id', [
+          commit.body.dataset_id,
+        ])
+      ).rows,
   );
   assert.equal(rows, [
-    { external_id: 'A-1', title: 'Leak, at valve 3', narrative: 'Operator said "drip" then\r\nflow', severity: 'critical', occurred_at: new Date('2024-01-02T02:04:05Z') },
+    {
+      external_id: 'A-1',
+      title: 'Leak, at valve 3',
+      narrative: 'Operator said "drip" then\r\nflow',
+      severity: 'critical',
+      occurred_at: new Date('2024-01-02T02:04:05Z'),
+    },
     { external_id: 'A-2', title: 'Noise again', narrative: 'Second report', severity: 'low', occurred_at: null },
   ]);
 });
@@ -70,7 +95,14 @@ test('an XLSX upload reads the first worksheet (numbers, dates, rich text)', asy
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('Export');
   sheet.addRow(['external_id', 'title', 'narrative', 'occurred_at', 'severity', 'source']);
-  sheet.addRow([1001, 'Overheating', { richText: [{ text: 'Motor ' }, { text: 'hot', font: { bold: true } }] }, new Date('2024-03-01T10:00:00Z'), 'critical', 'scada']);
+  sheet.addRow([
+    1001,
+    'Overheating',
+    { richText: [{ text: 'Motor ' }, { text: 'hot', font: { bold: true } }] },
+    new Date('2024-03-01T10:00:00Z'),
+    'critical',
+    'scada',
+  ]);
   sheet.addRow([]);
   sheet.addRow(['1002', 'Oil leak', 'Seal worn', null, 'p3', 'scada']);
   workbook.addWorksheet('Other').addRow(['not', 'read']);
@@ -80,8 +112,16 @@ test('an XLSX upload reads the first worksheet (numbers, dates, rich text)', asy
   assert.is(res.body.format, 'xlsx');
   assert.is(res.body.row_count, 2);
   const commit = await admin.post(`/admin/tenants/${tenantId}/ingest/commit`, { upload_id: res.body.id });
-  const rows = await withTenant(t.app.pool, schema, async (db) =>
-    (await db.query(`select external_id, narrative, severity, occurred_at from dataset_records where dataset_id = $1 and source = 'scada' order by external_id`, [commit.body.dataset_id])).rows,
+  const rows = await withTenant(
+    t.app.pool,
+    schema,
+    async (db) =>
+      (
+        await db.query(
+          `select external_id, narrative, severity, occurred_at from dataset_records where dataset_id = $1 and source = 'scada' order by external_id`,
+          [commit.body.dataset_id],
+        )
+      ).rows,
   );
   assert.equal(rows, [
     { external_id: '1001', narrative: 'Motor hot', severity: 'critical', occurred_at: new Date('2024-03-01T10:00:00Z') },
@@ -95,7 +135,11 @@ test('files that cannot be used are stored as failed uploads with a readable rea
     ['unclosed.csv', `${header}A-1,"never closed,x,,,cmms\r\n`, /^Malformed CSV at line 2, column 5: quoted field is never closed\.$/],
     ['stray.csv', `${header}A-1,say "hi",x,,,cmms\r\n`, /line 2, column 9: a quote inside an unquoted field/],
     ['columns.csv', 'id,title,severity\r\n1,x,low\r\n', /lacks the required columns 'external_id', 'source'/],
-    ['values.csv', `${header}A-1,,x,,urgent,cmms\r\nA-2,ok,x,yesterday,,cmms\r\n`, /line 2, column 'title': is required; line 2, column 'severity': must be one of critical.*; line 3, column 'occurred_at': must be an ISO 8601 timestamp/],
+    [
+      'values.csv',
+      `${header}A-1,,x,,urgent,cmms\r\nA-2,ok,x,yesterday,,cmms\r\n`,
+      /line 2, column 'title': is required; line 2, column 'severity': must be one of critical.*; line 3, column 'occurred_at': must be an ISO 8601 timestamp/,
+    ],
     ['wide.csv', `${header}A-1,t,n,,low,cmms,extra\r\n`, /line 2: more values than the header has columns/],
     ['latin1.csv', Buffer.concat([Buffer.from(header), Buffer.from('A-1,Caf\xe9,x,,,cmms\r\n', 'latin1')]), /not UTF-8/],
     ['empty.csv', '', /The file is empty/],
@@ -144,7 +188,11 @@ test('multipart rules: one `file` part (422 otherwise), 20 MB at most (413)', as
   const tooBig = await upload('big.csv', big);
   assert.is(tooBig.status, 413);
   assert.equal(tooBig.body, { detail: 'The file is larger than the 20 MB upload limit.' });
-  const uploads = await withTenant(t.app.pool, schema, async (db) => (await db.query(`select count(*)::int as n from uploads where filename = 'big.csv'`)).rows[0].n);
+  const uploads = await withTenant(
+    t.app.pool,
+    schema,
+    async (db) => (await db.query(`select count(*)::int as n from uploads where filename = 'big.csv'`)).rows[0].n,
+  );
   assert.is(uploads, 0, 'nothing is stored for a refused file');
   // The connection still serves the next request.
   assert.is((await admin.get(`/admin/tenants/${tenantId}`)).status, 200);
@@ -167,9 +215,20 @@ test('commit creates versioned datasets; a repeat answers the earlier summary; u
   assert.equal(again.body, v2.body);
 
   const inSchema = (sql: string, params: unknown[] = []) => withTenant(t.app.pool, otherSchema, async (db) => (await db.query(sql, params)).rows);
-  assert.equal((await inSchema('select version, record_count from datasets order by version')).map((r) => [r.version, r.record_count]), [[1, 3], [2, 4]]);
-  const titles = await inSchema(`select d.version, r.title from dataset_records r join datasets d on d.id = r.dataset_id where r.external_id = 'INC-2' order by 1`);
-  assert.equal(titles, [{ version: 1, title: 'Pump 2 vibration' }, { version: 2, title: 'Pump 2 replaced' }]);
+  assert.equal(
+    (await inSchema('select version, record_count from datasets order by version')).map((r) => [r.version, r.record_count]),
+    [
+      [1, 3],
+      [2, 4],
+    ],
+  );
+  const titles = await inSchema(
+    `select d.version, r.title from dataset_records r join datasets d on d.id = r.dataset_id where r.external_id = 'INC-2' order by 1`,
+  );
+  assert.equal(titles, [
+    { version: 1, title: 'Pump 2 vibration' },
+    { version: 2, title: 'Pump 2 replaced' },
+  ]);
   const ids = await inSchema(`select count(distinct record_id)::int as n from dataset_records where external_id = 'INC-2'`);
   assert.is(ids[0].n, 1, 'a record keeps its id across versions');
   const [uploadRow] = await inSchema('select status, records from uploads where id = $1', [next.body.id]);
@@ -192,14 +251,26 @@ test('the data policy masks e-mail addresses and phone numbers in records commit
   assert.is(policy.status, 200, policy.text);
   assert.is(policy.body.redact_pii, true);
   assert.is(policy.body.retention_days, null);
-  const summary = await ingestRecords(admin, other, [record(1, { title: 'Call jo.smith@plant.example', narrative: 'Reach Jo on +44 20 7946 0958 or jo.smith@plant.example.' })]);
+  const summary = await ingestRecords(admin, other, [
+    record(1, { title: 'Call jo.smith@plant.example', narrative: 'Reach Jo on +44 20 7946 0958 or jo.smith@plant.example.' }),
+  ]);
   const otherSchema = (await findTenant(t.app.pool, other))!.schema_name;
-  const rows = await withTenant(t.app.pool, otherSchema, async (db) => (await db.query('select title, narrative from dataset_records where dataset_id = $1', [summary.dataset_id])).rows);
+  const rows = await withTenant(
+    t.app.pool,
+    otherSchema,
+    async (db) => (await db.query('select title, narrative from dataset_records where dataset_id = $1', [summary.dataset_id])).rows,
+  );
   assert.equal(rows, [{ title: 'Call [email]', narrative: 'Reach Jo on [phone] or [email].' }]);
 
   const bad = await admin.put(`/admin/tenants/${other}/data-policy`, { retention_days: 0, purge: true });
   assert.is(bad.status, 422);
-  assert.equal(bad.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'retention_days'], ['body', 'purge']]);
+  assert.equal(
+    bad.body.detail.map((d: { loc: unknown[] }) => d.loc),
+    [
+      ['body', 'retention_days'],
+      ['body', 'purge'],
+    ],
+  );
 });
 
 test('access: 404 unknown tenant, 409 before provisioning, 401 without a session, 403 support_readonly and without CSRF', async () => {

@@ -34,7 +34,8 @@ test('two tenants share nothing: data, models, insights, sources and members sta
 
   const schemaA = (await findTenant(t.app.pool, a.tenant.id))!.schema_name;
   const schemaB = (await findTenant(t.app.pool, b.tenant.id))!.schema_name;
-  const sources = (schema: string) => withTenant(t.app.pool, schema, async (db) => (await db.query('select distinct source from dataset_records order by 1')).rows.map((r) => r.source));
+  const sources = (schema: string) =>
+    withTenant(t.app.pool, schema, async (db) => (await db.query('select distinct source from dataset_records order by 1')).rows.map((r) => r.source));
   assert.equal(await sources(schemaA), ['alpha-system']);
   assert.equal(await sources(schemaB), ['beta-system']);
   // Inside a tenant transaction only that schema resolves: not the control tables, not another tenant.
@@ -49,7 +50,10 @@ test('two tenants share nothing: data, models, insights, sources and members sta
   const crossActivate = await admin.post(`/admin/tenants/${b.tenant.id}/checkpoints/${aCheckpoint.id}/activate`);
   assert.is(crossActivate.status, 404);
   assert.equal(crossActivate.body, { detail: 'Checkpoint not found.' });
-  assert.equal((await admin.get(`/admin/tenants/${b.tenant.id}/checkpoints`)).body.map((c: { id: string }) => c.id), [bCheckpoint.id]);
+  assert.equal(
+    (await admin.get(`/admin/tenants/${b.tenant.id}/checkpoints`)).body.map((c: { id: string }) => c.id),
+    [bCheckpoint.id],
+  );
 
   const sourceA = (await userA.post('/sources', { name: 'Alpha uploads', kind: 'file_upload' })).body;
   assert.equal((await userB.get('/sources')).body, []);
@@ -57,8 +61,14 @@ test('two tenants share nothing: data, models, insights, sources and members sta
   assert.is(crossUpload.status, 404);
   assert.equal(crossUpload.body, { detail: 'Unknown source.' });
 
-  assert.equal((await userA.get('/members')).body.map((m: { email: string }) => m.email), [a.user.email]);
-  assert.equal((await userB.get('/members')).body.map((m: { email: string }) => m.email), [b.user.email]);
+  assert.equal(
+    (await userA.get('/members')).body.map((m: { email: string }) => m.email),
+    [a.user.email],
+  );
+  assert.equal(
+    (await userB.get('/members')).body.map((m: { email: string }) => m.email),
+    [b.user.email],
+  );
 
   // A's session token under B's slug is nothing.
   const stolen = userA.cookies.get('svc_tenant_session')!.replace(`${a.tenant.slug}:`, `${b.tenant.slug}:`);

@@ -50,7 +50,13 @@ test('PUT training-config: shipped defaults plus the given settings, validated l
   assert.equal(semantic.body, { detail: [{ loc: ['body', 'k_max'], msg: 'must be at least k_min', type: 'value_error', input: 5 }] });
   const shape = await admin.put(`/admin/tenants/${id}/training-config`, { k_min: 1, clusters: 4 });
   assert.is(shape.status, 422);
-  assert.equal(shape.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type]), [[['body', 'k_min'], 'greater_than_equal'], [['body', 'clusters'], 'extra_forbidden']]);
+  assert.equal(
+    shape.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type]),
+    [
+      [['body', 'k_min'], 'greater_than_equal'],
+      [['body', 'clusters'], 'extra_forbidden'],
+    ],
+  );
 });
 
 test('train: 409 without a dataset, not_started status, durable keys per (dataset, config)', async () => {
@@ -83,16 +89,23 @@ test('train: 409 without a dataset, not_started status, durable keys per (datase
 
   // All three train; each stores its own checkpoint (model versions 1..3), none active yet.
   const jobIds = [first.body.job_id, newConfig.body.job_id, newDataset.body.job_id];
-  await eventually(async () => {
-    const { rows: done } = await t.app.pool.query(`select count(*)::int as n from job_runs where id = any($1) and status = 'succeeded'`, [jobIds]);
-    return done[0].n === 3 ? true : undefined;
-  }, 60_000, 'three train jobs');
+  await eventually(
+    async () => {
+      const { rows: done } = await t.app.pool.query(`select count(*)::int as n from job_runs where id = any($1) and status = 'succeeded'`, [jobIds]);
+      return done[0].n === 3 ? true : undefined;
+    },
+    60_000,
+    'three train jobs',
+  );
   const list = await admin.get(`${base}/checkpoints`);
   assert.is(list.status, 200);
   const byJob = new Map(list.body.map((c: { job_id: string }) => [c.job_id, c]));
   const latest = byJob.get(newDataset.body.job_id) as { dataset_version: number; active: boolean; metrics: { records: number }; config_hash: string };
   assert.equal([latest.dataset_version, latest.active, latest.metrics.records], [2, false, 70]);
-  assert.equal(list.body.map((c: { model_version: number }) => c.model_version), [...list.body.map((c: { model_version: number }) => c.model_version)].sort((a, b) => a - b));
+  assert.equal(
+    list.body.map((c: { model_version: number }) => c.model_version),
+    [...list.body.map((c: { model_version: number }) => c.model_version)].sort((a, b) => a - b),
+  );
   const status = await admin.get(`${base}/train/status`);
   assert.equal(status.body, { status: 'succeeded', progress: 100, error_detail: null });
 });
@@ -128,7 +141,8 @@ test('a job that cannot train ends failed with error_detail; retry_terminal queu
   const queued = await admin.post(`${base}/train`);
   const failed = await waitForTrainJob(t, id, (j) => j.id === queued.body.job_id && (j.status === 'failed' || j.status === 'succeeded'));
   assert.is(failed.status, 'failed');
-  const expectedError = 'Not enough records to train on: dataset version 1 has 0 usable record(s) (40 outside the retention period left out); training needs at least 6.';
+  const expectedError =
+    'Not enough records to train on: dataset version 1 has 0 usable record(s) (40 outside the retention period left out); training needs at least 6.';
   assert.is(failed.error_detail, expectedError);
   assert.is(failed.attempts, 1, 'a failure no retry can fix is not retried');
   assert.equal((await admin.get(`${base}/train/status`)).body, { status: 'failed', progress: 0, error_detail: expectedError });
@@ -149,14 +163,14 @@ test('a job that cannot train ends failed with error_detail; retry_terminal queu
 
 test('a dataset too small to cluster fails the job with a readable error', async () => {
   const id = await provisioned();
-  await ingestRecords(admin, id, [
-    ...syntheticRecords(3, 6, 2),
-    { external_id: 'no-text', title: 'Only a title', source: 'legacy-tracker' },
-  ]);
+  await ingestRecords(admin, id, [...syntheticRecords(3, 6, 2), { external_id: 'no-text', title: 'Only a title', source: 'legacy-tracker' }]);
   const queued = await admin.post(`/admin/tenants/${id}/train`);
   const job = await waitForTrainJob(t, id, (j) => j.id === queued.body.job_id && j.status !== 'queued' && j.status !== 'running');
   assert.is(job.status, 'failed');
-  assert.is(job.error_detail, 'Not enough records to train on: dataset version 1 has 3 usable record(s) (1 without a narrative left out); training needs at least 6.');
+  assert.is(
+    job.error_detail,
+    'Not enough records to train on: dataset version 1 has 3 usable record(s) (1 without a narrative left out); training needs at least 6.',
+  );
 });
 
 test('checkpoints: listing, activation (one active at a time), 404 for an unknown one', async () => {
@@ -174,8 +188,18 @@ test('checkpoints: listing, activation (one active at a time), 404 for an unknow
   const second = await admin.post(`${base}/checkpoints/${b.id}/activate`);
   assert.is(second.status, 200);
   const list = (await admin.get(`${base}/checkpoints`)).body;
-  assert.equal(list.map((c: { id: string; active: boolean }) => [c.id, c.active]), [[a.id, false], [b.id, true]]);
-  assert.is((await admin.post(`${base}/checkpoints/${b.id}/activate`)).body.activated_at, second.body.activated_at, 'activating the active one changes nothing');
+  assert.equal(
+    list.map((c: { id: string; active: boolean }) => [c.id, c.active]),
+    [
+      [a.id, false],
+      [b.id, true],
+    ],
+  );
+  assert.is(
+    (await admin.post(`${base}/checkpoints/${b.id}/activate`)).body.activated_at,
+    second.body.activated_at,
+    'activating the active one changes nothing',
+  );
 
   const unknown = await admin.post(`${base}/checkpoints/${randomUUID()}/activate`);
   assert.is(unknown.status, 404);
@@ -184,8 +208,15 @@ test('checkpoints: listing, activation (one active at a time), 404 for an unknow
 
   // Each checkpoint materialised its own collection for (dataset_version, model_version).
   const schema = (await findTenant(t.app.pool, id))!.schema_name;
-  const collections = await withTenant(t.app.pool, schema, async (db) =>
-    (await db.query('select dataset_version, model_version, (select count(*)::int from insight_patterns p where p.collection_id = c.id) as patterns from insight_collections c order by model_version')).rows,
+  const collections = await withTenant(
+    t.app.pool,
+    schema,
+    async (db) =>
+      (
+        await db.query(
+          'select dataset_version, model_version, (select count(*)::int from insight_patterns p where p.collection_id = c.id) as patterns from insight_collections c order by model_version',
+        )
+      ).rows,
   );
   assert.equal(collections, [
     { dataset_version: 1, model_version: 1, patterns: a.metrics.patterns },
@@ -247,7 +278,11 @@ test('go-live: 409 lists exactly the missing prerequisites until all three hold,
   assert.is(again.status, 200);
   assert.is(again.body.updated_at, live.body.updated_at, 'going live again changes nothing');
   const schema = (await findTenant(t.app.pool, id))!.schema_name;
-  const audit = await withTenant(t.app.pool, schema, async (db) => (await db.query(`select actor_type, actor_id from audit_log where action = 'tenant_go_live'`)).rows);
+  const audit = await withTenant(
+    t.app.pool,
+    schema,
+    async (db) => (await db.query(`select actor_type, actor_id from audit_log where action = 'tenant_go_live'`)).rows,
+  );
   assert.equal(audit, [{ actor_type: 'employee', actor_id: admin.staff.id }]);
 
   assert.is((await admin.post(`/admin/tenants/${randomUUID()}/go-live`)).status, 404);

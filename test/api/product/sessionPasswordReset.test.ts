@@ -64,7 +64,9 @@ test('a reset request for an unknown or inactive account answers the same and se
   const tenantUnknown = await productClient(t).post('/password-reset/request', { workspace: 'no-such-workspace', email: 'x@y.test' });
   assert.is(tenantUnknown.status, 202);
   assert.equal(tenantUnknown.body, { detail: REQUESTED });
-  const { rows } = await t.app.pool.query(`select count(*)::int as n from outbox_emails where to_address in ('nobody@svc.test', $1, 'x@y.test')`, [inactive.email]);
+  const { rows } = await t.app.pool.query(`select count(*)::int as n from outbox_emails where to_address in ('nobody@svc.test', $1, 'x@y.test')`, [
+    inactive.email,
+  ]);
   assert.is(rows[0].n, 0);
 });
 
@@ -106,6 +108,26 @@ test('reset requests are budgeted: the sixth for one account within 15 minutes i
   assert.is(res.headers.get('retry-after'), String(15 * 60));
   // The reset budget has its own keys: the account's login budget is untouched.
   assert.is((await staffLogin(t, staff).then((c) => c.get('/admin/me'))).body.id, staff.id);
+});
+
+test('confirm is budgeted per client IP: the 21st guess within 5 minutes is 429, and a valid token from elsewhere still works', async () => {
+  const guesser = productClient(t);
+  for (let i = 0; i < 20; i++) {
+    const res = await guesser.post(i % 2 ? '/admin/password-reset/confirm' : '/password-reset/confirm', {
+      token: `guess-${i}`,
+      password: 'a brand new passphrase',
+    });
+    assert.is(res.status, 400, res.text);
+  }
+  const limited = await guesser.post('/admin/password-reset/confirm', { token: 'guess-21', password: 'a brand new passphrase' });
+  assert.is(limited.status, 429);
+  assert.is(limited.body.detail, 'Too many password reset attempts. Try again later.');
+  assert.ok(Number(limited.headers.get('retry-after')) > 0);
+
+  const staff = await seedStaff(t);
+  await productClient(t).post('/admin/password-reset/request', { email: staff.email });
+  const token = linkIn((await smtp.waitFor((m) => m.to.includes(staff.email))).text, '/admin/reset-password?token=').searchParams.get('token')!;
+  assert.is((await productClient(t).post('/admin/password-reset/confirm', { token, password: 'a brand new passphrase' })).status, 204);
 });
 
 test.run();

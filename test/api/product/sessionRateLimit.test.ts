@@ -97,7 +97,10 @@ test('tenant account keys are per workspace: the same e-mail in two workspaces h
   assert.is(blocked.text, LIMITED);
   assert.ok(Number(blocked.headers.get('retry-after')) > 0);
   const keys = await t.app.pool.query('select key from login_attempts where key like $1', [`tenant:%:${a.user.email}`]);
-  assert.equal(keys.rows.map((r) => r.key), [`tenant:${a.tenant.id}:${a.user.email}`]);
+  assert.equal(
+    keys.rows.map((r) => r.key),
+    [`tenant:${a.tenant.id}:${a.user.email}`],
+  );
 
   const elsewhere = await productClient(t).post('/login', { workspace: b.tenant.slug, email: a.user.email, password: a.user.password });
   assert.is(elsewhere.status, 200, elsewhere.text);
@@ -113,7 +116,6 @@ test('the hourly purge drops closed login windows and keeps open ones', async ()
   assert.equal(rows, [{ key: 'ip:open' }]);
 });
 
-
 test('the hourly purge drops tenant sessions dead for 30 days, in every tenant schema, and keeps the others', async () => {
   const staff = await staffLogin(t, await seedStaff(t, { email: 'purge-admin@example.com' }));
   const { tenant, user } = await liveTenant(t, staff);
@@ -128,7 +130,10 @@ test('the hourly purge drops tenant sessions dead for 30 days, in every tenant s
   const purged = await purgeExpired(t.app.pool);
   assert.ok(purged.tenant_sessions >= 1);
   const { rows } = await t.app.pool.query(`select token_hash from "${schema}".sessions where token_hash like 'purge-%' order by token_hash`);
-  assert.equal(rows.map((r) => r.token_hash), ['purge-live', 'purge-revoked-recent']);
+  assert.equal(
+    rows.map((r) => r.token_hash),
+    ['purge-live', 'purge-revoked-recent'],
+  );
 });
 
 test.run();

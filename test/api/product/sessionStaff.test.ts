@@ -34,7 +34,9 @@ test('POST /admin/login sets the staff cookie (httpOnly, Lax, path /, 12 h) and 
   assert.ok(csrf.value.length >= 32);
 
   // Only the hash is stored, with the caller's IP and user agent, expiring in 12 hours.
-  const { rows } = await t.app.pool.query('select token_hash, ip, user_agent, expires_at, revoked_at from employee_sessions where employee_id = $1', [staff.id]);
+  const { rows } = await t.app.pool.query('select token_hash, ip, user_agent, expires_at, revoked_at from employee_sessions where employee_id = $1', [
+    staff.id,
+  ]);
   assert.is(rows.length, 1);
   assert.is(rows[0].token_hash, sha256Hex(session.value));
   assert.not.ok(JSON.stringify(rows).includes(session.value));
@@ -139,10 +141,23 @@ test('the tenant cookie means nothing to staff routes and the staff cookie nothi
 test('Secure is set behind a trusted https proxy and forced in production', async () => {
   const staff = await seedStaff(t);
   const plain = await productClient(t).post('/admin/login', { email: staff.email, password: staff.password }, { headers: { 'x-forwarded-proto': 'https' } });
-  assert.not.ok(setCookies(plain).some((c) => 'secure' in c.attributes), 'X-Forwarded-Proto is not trusted without TRUST_PROXY');
+  assert.not.ok(
+    setCookies(plain).some((c) => 'secure' in c.attributes),
+    'X-Forwarded-Proto is not trusted without TRUST_PROXY',
+  );
 
   const proxied = await startTestApp({ env: { TRUST_PROXY: '1' } });
-  const prod = await startTestApp({ env: { NODE_ENV: 'production', AUTH_PROVIDER: 'oidc', OIDC_ISSUER: 'https://idp.test', OIDC_AUDIENCE: 'svc', JWT_SECRET: 'x'.repeat(40) } });
+  const prod = await startTestApp({
+    env: {
+      NODE_ENV: 'production',
+      AUTH_PROVIDER: 'oidc',
+      OIDC_ISSUER: 'https://idp.test',
+      OIDC_AUDIENCE: 'svc',
+      JWT_SECRET: 'x'.repeat(40),
+      SECRETS_KEY: 'k'.repeat(40),
+      PASSWORD_SCRYPT_LOG_N: '17',
+    },
+  });
   try {
     for (const [app, headers, expectSecure] of [
       [proxied, { 'x-forwarded-proto': 'https' }, true],

@@ -40,7 +40,13 @@ const clock = new TestClock('2026-03-02T09:00:00Z');
 let t: TestApp;
 let admin: Awaited<ReturnType<typeof staffLogin>>;
 test.before(async () => {
-  t = await startTestApp({ worker: true, clock, env: { TRUST_PROXY: '1' }, extraProductRoutes: probes, extraAllowlist: [{ method: 'post', path: '/probe/exports', group: 'observability' }] });
+  t = await startTestApp({
+    worker: true,
+    clock,
+    env: { TRUST_PROXY: '1' },
+    extraProductRoutes: probes,
+    extraAllowlist: [{ method: 'post', path: '/probe/exports', group: 'observability' }],
+  });
   admin = await staffLogin(t);
 });
 test.after(async () => t.close());
@@ -48,7 +54,11 @@ test.after(async () => t.close());
 test('POST /login into a live workspace sets the tenant cookie <slug>:<token> (httpOnly, Lax, /, 24 h) and a CSRF cookie', async () => {
   const { tenant, user } = await liveTenant(t, admin);
   const client = productClient(t);
-  const res = await client.post('/login', { workspace: tenant.slug, email: user.email.toUpperCase(), password: user.password }, { headers: { 'user-agent': 'console/2' } });
+  const res = await client.post(
+    '/login',
+    { workspace: tenant.slug, email: user.email.toUpperCase(), password: user.password },
+    { headers: { 'user-agent': 'console/2' } },
+  );
   assert.is(res.status, 200, res.text);
   assert.equal(Object.keys(res.body).sort(), ['email', 'full_name', 'permissions', 'user_id', 'workspace']);
   assert.is(res.body.user_id, user.id);
@@ -205,7 +215,10 @@ test('GET /workspaces lists live tenants only, without a credential', async () =
   const res = await productClient(t).get('/workspaces');
   assert.is(res.status, 200);
   assert.ok(res.body.every((w: { status: string }) => w.status === 'live'));
-  assert.equal(res.body.find((w: { client_id: string }) => w.client_id === live.tenant.slug), { client_id: live.tenant.slug, company: live.tenant.company, industry: null, status: 'live' });
+  assert.equal(
+    res.body.find((w: { client_id: string }) => w.client_id === live.tenant.slug),
+    { client_id: live.tenant.slug, company: live.tenant.company, industry: null, status: 'live' },
+  );
   assert.not.ok(res.body.some((w: { client_id: string }) => w.client_id === draft.slug));
 });
 
@@ -232,7 +245,16 @@ test('impersonation: earliest-created active user, fresh CSRF cookie, staff sess
   const { rows } = await t.app.pool.query(
     `select action, actor_type, actor_id, resource_type, resource_id, tenant_id from control_audit_events where action = 'employee_impersonation'`,
   );
-  assert.equal(rows, [{ action: 'employee_impersonation', actor_type: 'employee', actor_id: admin.staff.id, resource_type: 'tenant_user', resource_id: user.id, tenant_id: tenant.id }]);
+  assert.equal(rows, [
+    {
+      action: 'employee_impersonation',
+      actor_type: 'employee',
+      actor_id: admin.staff.id,
+      resource_type: 'tenant_user',
+      resource_id: user.id,
+      tenant_id: tenant.id,
+    },
+  ]);
   const schema = `tenant_${tenant.id.replaceAll('-', '')}`;
   const session = await t.app.pool.query(`select impersonated_by from "${schema}".sessions where impersonated_by is not null`);
   assert.equal(session.rows, [{ impersonated_by: admin.staff.id }]);

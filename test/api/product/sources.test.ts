@@ -33,7 +33,13 @@ test('GET /sources lists, POST /sources registers (201; 409 on a taken name; 422
   const created = await analyst.post('/sources', { name: 'Maintenance exports', kind: 'file_upload', config: { owner: 'ops' } });
   assert.is(created.status, 201, created.text);
   assert.equal(
-    { name: created.body.name, kind: created.body.kind, config: created.body.config, upload_count: created.body.upload_count, last_upload_at: created.body.last_upload_at },
+    {
+      name: created.body.name,
+      kind: created.body.kind,
+      config: created.body.config,
+      upload_count: created.body.upload_count,
+      last_upload_at: created.body.last_upload_at,
+    },
     { name: 'Maintenance exports', kind: 'file_upload', config: { owner: 'ops' }, upload_count: 0, last_upload_at: null },
   );
   const dupe = await analyst.post('/sources', { name: 'Maintenance exports', kind: 'api' });
@@ -42,7 +48,10 @@ test('GET /sources lists, POST /sources registers (201; 409 on a taken name; 422
   const badKind = await analyst.post('/sources', { name: 'X', kind: 'ftp' });
   assert.is(badKind.status, 422);
   assert.equal(badKind.body.detail[0].loc, ['body', 'kind']);
-  assert.equal((await viewer.get('/sources')).body.map((s: { name: string }) => s.name), ['Maintenance exports']);
+  assert.equal(
+    (await viewer.get('/sources')).body.map((s: { name: string }) => s.name),
+    ['Maintenance exports'],
+  );
 });
 
 test('POST /sources needs sources.manage and CSRF', async () => {
@@ -109,7 +118,12 @@ test('staff seed sources: default file_upload source, listed names, existing nam
   const seeded = await admin.post(base);
   assert.is(seeded.status, 200, seeded.text);
   assert.ok(seeded.body.some((s: { name: string; kind: string }) => s.name === 'Historical import' && s.kind === 'file_upload'));
-  const again = await admin.post(base, { sources: [{ name: 'Historical import', kind: 'api' }, { name: 'SAP PM', kind: 'api', config: { system: 'sap' } }] });
+  const again = await admin.post(base, {
+    sources: [
+      { name: 'Historical import', kind: 'api' },
+      { name: 'SAP PM', kind: 'api', config: { system: 'sap' } },
+    ],
+  });
   assert.is(again.status, 200);
   assert.is(again.body.find((s: { name: string }) => s.name === 'Historical import').kind, 'file_upload', 'an existing name is left as it is');
   assert.equal(again.body.find((s: { name: string }) => s.name === 'SAP PM').config, { system: 'sap' });

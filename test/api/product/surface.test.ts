@@ -123,7 +123,11 @@ test('an unknown path and a wrong method on a known path are exactly 404 {"detai
 
 test('a request body sent to an unpublished path is still the plain 404, even malformed or too large', async () => {
   const json = { 'content-type': 'application/json' };
-  for (const [method, path] of [['POST', '/nope'], ['POST', '/health'], ['PUT', '/probe/hidden']]) {
+  for (const [method, path] of [
+    ['POST', '/nope'],
+    ['POST', '/health'],
+    ['PUT', '/probe/hidden'],
+  ]) {
     const malformed = await t.product.request(method, path, { raw: '{"name":', headers: json });
     assert.is(malformed.status, 404, `${method} ${path}`);
     assert.is(malformed.text, NOT_FOUND);

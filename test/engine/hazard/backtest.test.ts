@@ -17,11 +17,14 @@ const options = { horizon: 30, asOf: 100, minGaps: 3, level: 0.9, seed: 7, paths
 test('only origins whose whole horizon is observed are scored; the refit uses the data strictly before the origin', () => {
   const [o50, o80, o70] = [50, 80, 70];
   const results = rollingBacktest([every10], { ...options, origins: [o80, o50, o70] });
-  assert.equal(results.map((r) => [r.origin, r.fullyObserved]), [
-    [50, true],
-    [70, true], // 70 + 30 = 100 = as-of: observed to the end
-    [80, false],
-  ]);
+  assert.equal(
+    results.map((r) => [r.origin, r.fullyObserved]),
+    [
+      [50, true],
+      [70, true], // 70 + 30 = 100 = as-of: observed to the end
+      [80, false],
+    ],
+  );
   assert.equal(results[2].forecasts, []);
   // Origin 50: occurrences 0 … 40 (not 50), gaps 10 × 4 and the open gap 10 → λ = 50/4; what happened in [50, 80): 50, 60, 70.
   const f = results[0].forecasts[0];
@@ -35,14 +38,23 @@ test('only origins whose whole horizon is observed are scored; the refit uses th
 test('series with fewer than minGaps gaps before the origin are not forecast', () => {
   const short = { id: 'b', times: [10, 20, 30, 45] };
   const results = rollingBacktest([every10, short], { ...options, origins: [40, 50] });
-  assert.equal(results[0].forecasts.map((f) => f.id), ['a']); // b has 2 gaps before 40
-  assert.equal(results[1].forecasts.map((f) => f.id), ['a', 'b']); // and 3 before 50
+  assert.equal(
+    results[0].forecasts.map((f) => f.id),
+    ['a'],
+  ); // b has 2 gaps before 40
+  assert.equal(
+    results[1].forecasts.map((f) => f.id),
+    ['a', 'b'],
+  ); // and 3 before 50
   assert.equal(rollingBacktest([every10], { ...options, origins: [20] })[0].forecasts, []); // 1 gap before 20
 });
 
 test('deterministic for a seed', () => {
   const a = rollingBacktest([every10], { ...options, origins: [40, 60] });
-  assert.equal(a.map((r) => r.forecasts.length), [1, 1]); // something was forecast at each origin
+  assert.equal(
+    a.map((r) => r.forecasts.length),
+    [1, 1],
+  ); // something was forecast at each origin
   assert.equal(rollingBacktest([every10], { ...options, origins: [40, 60] }), a);
 });
 
@@ -62,7 +74,10 @@ test('forecastPaths: the budget over the draws a path takes, within [minPaths, m
 
 /** ln Γ(x) by the Lanczos series (g = 7), independent of the engine's implementation. */
 function lgamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   x -= 1;
   let a = c[0];
   const t = x + 7.5;

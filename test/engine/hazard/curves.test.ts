@@ -46,7 +46,10 @@ const fit = fitted(fitWeibull(small));
 
 /** A Weibull with given shape and scale (and an arbitrary small covariance) for closed-form checks. */
 const weibullOf = (shape: number, scale: number): HazardFit =>
-  describeFit({ model: 'weibull', mu: Math.log(scale), logSigma: -Math.log(shape), covariance: [0.01, 0, 0.01], logLik: 0, n: 10, events: 10, iterations: 0 }, 0.95);
+  describeFit(
+    { model: 'weibull', mu: Math.log(scale), logSigma: -Math.log(shape), covariance: [0.01, 0, 0.01], logLik: 0, n: 10, events: 10, iterations: 0 },
+    0.95,
+  );
 
 test('survival, cumulative hazard and hazard with their intervals agree with R', () => {
   const c = hazardCurves(fit, [1, 5, 20], 0.9);

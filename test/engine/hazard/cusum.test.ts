@@ -49,7 +49,8 @@ test('ARLs agree with R surveillance::arlCusum (Hawkins 1992)', () => {
     [1, 100, 75, 250, 8.03668979644354],
     [0.5, 1, 1, 2, 45.812478480593],
   ];
-  for (const [rate, m, K, H, r] of cases) relClose(cusumArl(rate, { m, referenceSteps: K, thresholdSteps: H }), r, 1e-10, `rate ${rate}, k ${K / m}, h ${H / m}`);
+  for (const [rate, m, K, H, r] of cases)
+    relClose(cusumArl(rate, { m, referenceSteps: K, thresholdSteps: H }), r, 1e-10, `rate ${rate}, k ${K / m}, h ${H / m}`);
   // The lattice is only a representation: k = 0.75, h = 2.5 on steps of 1/4 is the same chain.
   relClose(cusumArl(0.5, { m: 4, referenceSteps: 3, thresholdSteps: 10 }), 47.9966138036535, 1e-10, 'coarser lattice');
 });

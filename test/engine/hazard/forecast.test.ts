@@ -83,7 +83,10 @@ test('the share of paths with an occurrence estimates the conditional recurrence
     const f = forecastOccurrences(fit, { sinceLast, horizons: [2, 7], seed: 3, paths: 4000 });
     for (const h of f.horizons) {
       const p = recurrenceProbability(fit, sinceLast, h.horizon).estimate;
-      assert.ok(Math.abs(h.probabilityAny - p) <= 4 * Math.sqrt((p * (1 - p)) / f.paths) + 1e-12, `age ${sinceLast}, h ${h.horizon}: ${h.probabilityAny} vs ${p}`);
+      assert.ok(
+        Math.abs(h.probabilityAny - p) <= 4 * Math.sqrt((p * (1 - p)) / f.paths) + 1e-12,
+        `age ${sinceLast}, h ${h.horizon}: ${h.probabilityAny} vs ${p}`,
+      );
     }
   }
 });

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../../../lib/context.ts';
 import { AppError } from '../../../../lib/errors.ts';
 import { counterfactual } from '../../../../engine/finance/counterfactual.ts';
+import { issueDigest, membersLink } from '../../../../engine/stages/context.ts';
 import { activeConfig } from '../../../../sql/configs.ts';
 import { findFinancials, findHazard } from '../../../../sql/patternResults.ts';
 import { findPattern, latestPatternRollup, patternMembers } from '../../../../sql/patterns.ts';
@@ -24,7 +25,6 @@ async function patternOf(app: AppContext, workspaceId: string, id: string): Prom
   return pattern;
 }
 
-
 const counterfactualQuery = z
   .object({
     fix_date: z
@@ -35,7 +35,10 @@ const counterfactualQuery = z
       .optional()
       .describe('Share (0-1] of occurrences a fix removes, over the whole history (exactly one of fix_date and reduction)'),
   })
-  .refine((q) => (q.fix_date === undefined) !== (q.reduction === undefined), { message: 'exactly one of fix_date and reduction is required', path: ['fix_date'] });
+  .refine((q) => (q.fix_date === undefined) !== (q.reduction === undefined), {
+    message: 'exactly one of fix_date and reduction is required',
+    path: ['fix_date'],
+  });
 
 export const patternHazardRoutes = [
   platformRoute({
@@ -56,7 +59,10 @@ export const patternHazardRoutes = [
       const row = await findHazard(app.pool, principal.workspaceId, pattern.id);
       if (!row) {
         const timed = (await patternMembers(app.pool, principal.workspaceId, pattern.id)).filter((m) => m.occurred_at !== null).length;
-        throw new AppError('not_fitted', 'No engine run has fitted a hazard model to this pattern yet', { reason: timed ? 'insufficient_events' : 'no_timestamps', run_id: null });
+        throw new AppError('not_fitted', 'No engine run has fitted a hazard model to this pattern yet', {
+          reason: timed ? 'insufficient_events' : 'no_timestamps',
+          run_id: null,
+        });
       }
       const h = row.hazard;
       if (h.status === 'not_fitted') {
@@ -100,7 +106,10 @@ export const patternHazardRoutes = [
     tags: ['patterns'],
     scope: 'patterns:read',
     params: idParams,
-    responses: { 200: { description: 'Financials', schema: financialsSchema }, 404: { description: 'No such pattern, or no engine run has computed its financials yet' } },
+    responses: {
+      200: { description: 'Financials', schema: financialsSchema },
+      404: { description: 'No such pattern, or no engine run has computed its financials yet' },
+    },
     handler: async ({ params, principal, app }) => {
       const pattern = await patternOf(app, principal.workspaceId, params.id);
       const row = await findFinancials(app.pool, principal.workspaceId, pattern.id);
@@ -120,11 +129,16 @@ export const patternHazardRoutes = [
     scope: 'patterns:read',
     params: idParams,
     query: counterfactualQuery,
-    responses: { 200: { description: 'The counterfactual', schema: counterfactualSchema }, 400: { description: '`validation_error`' }, 404: { description: 'Not found' } },
+    responses: {
+      200: { description: 'The counterfactual', schema: counterfactualSchema },
+      400: { description: '`validation_error`' },
+      404: { description: 'Not found' },
+    },
     handler: async ({ params, query, principal, app }) => {
       const pattern = await patternOf(app, principal.workspaceId, params.id);
       const now = app.clock.now();
-      if (query.fix_date && Date.parse(query.fix_date) > now.getTime()) throw new AppError('validation_error', 'Request validation failed', { fix_date: 'must not be in the future' });
+      if (query.fix_date && Date.parse(query.fix_date) > now.getTime())
+        throw new AppError('validation_error', 'Request validation failed', { fix_date: 'must not be in the future' });
       const members = await patternMembers(app.pool, principal.workspaceId, pattern.id);
       const timed = members.filter((m) => m.occurred_at !== null);
       const rateCard = await activeConfig(app.pool, principal.workspaceId, 'rate-card');
@@ -141,7 +155,14 @@ export const patternHazardRoutes = [
         pattern_id: pattern.id,
         ...result,
         members_without_occurred_at: members.length - timed.length,
-        provenance: { stage: 'counterfactual', config_versions: { 'rate-card': rateCard.id, hazard: hazard.id }, issue_ids: timed.map((m) => m.id) },
+        // Bounded: the members it used by count and digest, listed at the link (those with an occurred_at).
+        provenance: {
+          stage: 'counterfactual',
+          config_versions: { 'rate-card': rateCard.id, hazard: hazard.id },
+          issue_count: timed.length,
+          issue_digest: issueDigest(timed.map((m) => m.id)),
+          issues_url: membersLink(pattern.id),
+        },
       });
     },
   }),

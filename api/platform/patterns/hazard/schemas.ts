@@ -1,7 +1,11 @@
 /** Response shapes of a pattern's engine results: hazard fit, financials, counterfactuals, root causes. */
 import { z } from 'zod';
 
-export const provenanceSchema = z.record(z.string(), z.unknown()).describe('run_id, stage, config_versions and the issue_ids the output was computed from');
+export const provenanceSchema = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'run_id, stage, config_versions and the issues the output was computed from: issue_count, issue_digest (sha256 of the sorted ids, one per line) and issues_url, never an inline id list',
+  );
 export const estimateSchema = z.object({ estimate: z.number(), lower: z.number(), upper: z.number() });
 const numbers = z.array(z.number());
 

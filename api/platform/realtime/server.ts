@@ -1,0 +1,135 @@
+/**
+ * GET /v1/realtime: the WebSocket of CONTRACT.md on the platform HTTP server (the `ws` package).
+ *
+ * - Authenticated like REST: the bearer token in `Authorization` or as the subprotocol
+ *   `bearer.<token>`, resolved by the platform authenticator; scope `events:read`. A missing, bad
+ *   or under-scoped token completes the handshake and closes at once with 1008 (policy violation),
+ *   so that clients can tell it from a network failure.
+ * - Scoped to the token's workspace; `notification.created` only reaches its member.
+ * - `?after_sequence=N` resumes: first what the event log holds after N, then the live stream.
+ * - Upgrades bypass express, so they are not counted by the REST rate limit.
+ * - A client whose unsent data passes REALTIME_MAX_BUFFERED_BYTES is dropped (its connection is cut;
+ *   it resumes from its last sequence), never buffered without bound; every REALTIME_PING_MS the
+ *   server pings, and a client that did not answer the previous ping is terminated.
+ */
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { AppContext } from '../../../lib/context.ts';
+import { createPlatformAuthenticator } from '../auth/authenticator.ts';
+import type { PlatformAuthenticator, Principal } from '../principal.ts';
+import { RealtimeHub } from './hub.ts';
+
+export const REALTIME_PATH = '/v1/realtime';
+const BEARER_PROTOCOL = 'bearer.';
+
+export interface RealtimeOptions {
+  pingIntervalMs?: number;
+  maxBufferedBytes?: number;
+  authenticator?: PlatformAuthenticator;
+}
+
+export interface RealtimeServer {
+  hub: RealtimeHub;
+  close(): Promise<void>;
+}
+
+function tokenOf(req: http.IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
+  if (match) return match[1];
+  const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const bearer = protocols.find((p) => p.startsWith(BEARER_PROTOCOL));
+  return bearer ? bearer.slice(BEARER_PROTOCOL.length) : null;
+}
+
+/** `after_sequence` of the query string: a non-negative integer, or null when absent; undefined when malformed. */
+function afterSequenceOf(req: http.IncomingMessage): number | null | undefined {
+  const value = new URL(req.url ?? '/', 'http://localhost').searchParams.get('after_sequence');
+  if (value === null) return null;
+  return /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+}
+
+export async function startRealtime(app: AppContext, server: http.Server, options: RealtimeOptions = {}): Promise<RealtimeServer> {
+  const pingIntervalMs = options.pingIntervalMs ?? app.config.REALTIME_PING_MS;
+  const maxBuffered = options.maxBufferedBytes ?? app.config.REALTIME_MAX_BUFFERED_BYTES;
+  const authenticator = options.authenticator ?? createPlatformAuthenticator(app);
+  const hub = new RealtimeHub(app);
+  await hub.start();
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 4096, // clients only answer pings; nothing large is read from them
+    // Prefer a protocol that is not the bearer token, so that the token is not echoed back.
+    handleProtocols: (protocols) => [...protocols].find((p) => !p.startsWith(BEARER_PROTOCOL)) ?? [...protocols][0] ?? false,
+  });
+  const alive = new WeakMap<WebSocket, boolean>();
+
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== REALTIME_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => void accept(ws, req));
+  };
+
+  async function accept(ws: WebSocket, req: http.IncomingMessage) {
+    ws.on('error', () => ws.terminate());
+    // Alive from the handshake on: authentication may outlast a ping interval under load.
+    alive.set(ws, true);
+    ws.on('pong', () => alive.set(ws, true));
+    const refuse = (reason: string) => ws.close(1008, reason);
+    const token = tokenOf(req);
+    let principal: Principal | null = null;
+    try {
+      principal = token ? await authenticator.bearer(token, req as never) : null;
+    } catch (err) {
+      app.logger.warn('realtime authentication failed', { err });
+    }
+    if (!principal) return refuse('Missing or invalid bearer token');
+    if (!principal.scopes.has('events:read')) return refuse('This stream requires the scope events:read');
+    const after = afterSequenceOf(req);
+    if (after === undefined) return refuse('after_sequence must be a non-negative integer');
+
+    let dropped = false;
+    const send = (message: Buffer) => {
+      if (dropped || ws.readyState !== ws.OPEN) return false;
+      if (ws.bufferedAmount > maxBuffered) {
+        dropped = true;
+        app.logger.warn('realtime client too slow; dropped', { workspace_id: principal.workspaceId, buffered: ws.bufferedAmount });
+        ws.terminate();
+        return false;
+      }
+      ws.send(message, { binary: false });
+      return true;
+    };
+    const unsubscribe = await hub.subscribe({ workspaceId: principal.workspaceId, userId: principal.userId, send }, after);
+    if (ws.readyState !== ws.OPEN) return unsubscribe();
+    ws.on('close', unsubscribe);
+  }
+
+  server.on('upgrade', onUpgrade);
+  const pinger = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (!alive.get(ws)) {
+        ws.terminate();
+        continue;
+      }
+      alive.set(ws, false);
+      ws.ping();
+    }
+  }, pingIntervalMs);
+  pinger.unref();
+
+  return {
+    hub,
+    async close() {
+      clearInterval(pinger);
+      server.off('upgrade', onUpgrade);
+      for (const ws of wss.clients) ws.close(1001, 'server shutting down');
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      for (const ws of wss.clients) ws.terminate();
+      await hub.stop();
+    },
+  };
+}

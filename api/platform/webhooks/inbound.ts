@@ -1,0 +1,169 @@
+/**
+ * `POST /v1/webhooks/inbound/{connector_id}` (Authentication rule 10): public, authenticated by an
+ * HMAC-SHA256 of the raw body bytes under the signing secret of the webhook tied to the connector,
+ * in `x-svc-signature: <hex>` or `x-hub-signature-256: sha256=<hex>`. Verified before any parsing,
+ * in constant time; it fails closed: no signature, a wrong one, an unknown connector or one without a
+ * secret are all the same 401. A verified payload (one ingest record or `{records: [...]}`, default
+ * source the connector's name) is ingested through the /v1/ingest path together with its inbound
+ * delivery record and `connector.inbound.received`; `issue.ingested` follows from the ingest job. A
+ * verified payload that is not valid is recorded as a failed inbound delivery and answered 400.
+ */
+import { z } from 'zod';
+import { constantTimeEqual } from '../../../lib/crypto.ts';
+import { AppError } from '../../../lib/errors.ts';
+import { svcSignature } from '../../../lib/outbound/index.ts';
+import { openSecret } from '../../../lib/secretBox.ts';
+import { findConnectorById, recordInboundDelivery, type ConnectorRow } from '../../../sql/connectors.ts';
+import { recordOutboundEvent } from '../../../sql/outboundEvents.ts';
+import { findWebhookOfConnector } from '../../../sql/webhooks.ts';
+import type { IssueInput } from '../../../sql/issues.ts';
+import type { AppContext } from '../../../lib/context.ts';
+import { reply, type Request } from '../../http/routes.ts';
+import { ingestRecords } from '../../../jobs/ingestRecords.ts';
+import { ingestRecordSchema, toIssueInput } from '../ingest/record.ts';
+import { MAX_BATCH } from '../ingest/record.ts';
+import { platformRoute } from '../route.ts';
+import { previewBytes } from './routes.ts';
+
+const refused = () => new AppError('unauthorized', 'Missing or invalid webhook signature');
+
+/** The hex signature the sender claims, from either header form; null when absent or malformed. */
+function claimedSignature(req: Request): string | null {
+  const svc = req.headers['x-svc-signature'];
+  if (typeof svc === 'string' && svc.trim()) return svc.trim().toLowerCase();
+  const hub = req.headers['x-hub-signature-256'];
+  if (typeof hub === 'string') {
+    const match = /^sha256=([0-9a-f]+)$/i.exec(hub.trim());
+    if (match) return match[1].toLowerCase();
+  }
+  return null;
+}
+
+/** The connector whose webhook's secret signed `raw`, or a 401; the comparison is constant-time. */
+async function verifiedConnector(app: AppContext, connectorId: string, req: Request, raw: Buffer): Promise<ConnectorRow> {
+  const claimed = claimedSignature(req);
+  const webhook = await findWebhookOfConnector(app.pool, connectorId);
+  const connector = webhook ? await findConnectorById(app.pool, connectorId) : null;
+  // Compute and compare even without a secret, so a missing connector takes the time of a wrong signature.
+  const secret = webhook ? openSecret(app.secrets.webhookKey, webhook.secret_ciphertext) : 'no secret';
+  const matches = constantTimeEqual(svcSignature(secret, raw), claimed ?? '');
+  if (!claimed || !webhook || !connector || connector.kind !== 'webhook' || !matches) throw refused();
+  return connector;
+}
+
+type Parsed =
+  | { ok: true; inputs: IssueInput[]; rejected: Array<{ index: number; errors: Array<{ field: string; message: string }> }>; mode: 'event' | 'batch' }
+  | { ok: false; details: Record<string, string> };
+
+function parsePayload(connector: ConnectorRow, raw: Buffer): Parsed {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return { ok: false, details: { body: 'is not valid JSON' } };
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { ok: false, details: { body: 'must be an ingest record or {records: [...]}' } };
+  const withSource = (record: unknown) => (record && typeof record === 'object' && !Array.isArray(record) ? { source: connector.name, ...record } : record);
+  const batch = (body as { records?: unknown }).records;
+  if (batch === undefined) {
+    const parsed = ingestRecordSchema.safeParse(withSource(body));
+    if (!parsed.success) return { ok: false, details: Object.fromEntries(parsed.error.issues.map((i) => [i.path.map(String).join('.') || 'body', i.message])) };
+    return { ok: true, inputs: [toIssueInput(parsed.data)], rejected: [], mode: 'event' };
+  }
+  if (!Array.isArray(batch) || !batch.length) return { ok: false, details: { records: 'must be a non-empty array of records' } };
+  if (batch.length > MAX_BATCH) return { ok: false, details: { records: `must hold at most ${MAX_BATCH} records` } };
+  const inputs: IssueInput[] = [];
+  const rejected: Array<{ index: number; errors: Array<{ field: string; message: string }> }> = [];
+  batch.forEach((record, index) => {
+    const parsed = ingestRecordSchema.safeParse(withSource(record));
+    if (parsed.success) inputs.push(toIssueInput(parsed.data));
+    else rejected.push({ index, errors: parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'record', message: i.message })) });
+  });
+  if (!inputs.length)
+    return { ok: false, details: Object.fromEntries(rejected.flatMap((r) => r.errors.map((e) => [`records.${r.index}.${e.field}`, e.message]))) };
+  return { ok: true, inputs, rejected, mode: 'batch' };
+}
+
+export const inboundWebhookRoutes = [
+  platformRoute({
+    method: 'post',
+    path: '/v1/webhooks/inbound/{connector_id}',
+    operationId: 'receiveInboundWebhook',
+    summary: 'Receive a signed payload for a connector (no bearer; HMAC over the raw body)',
+    description:
+      'Headers: `x-svc-signature: <lowercase hex HMAC-SHA256 of the raw body>` or `x-hub-signature-256: sha256=<hex>`, keyed with the ' +
+      'signing secret of the webhook registered with this connector_id. Body: one ingest record or `{records: [...]}` (source defaults ' +
+      'to the connector name). 401 on a missing or wrong signature or a connector without a secret; 400 (recorded as a failed inbound ' +
+      'delivery) when a signed payload is not valid.',
+    tags: ['webhooks'],
+    auth: 'public',
+    rawBody: true,
+    params: z.object({ connector_id: z.string() }),
+    responses: {
+      202: {
+        description: 'Verified and ingested',
+        schema: z.object({
+          received: z.literal(true),
+          delivery_id: z.string(),
+          connector_id: z.string(),
+          accepted: z.number().int(),
+          issue_ids: z.array(z.string()),
+          rejected: z.array(z.object({ index: z.number().int(), errors: z.array(z.object({ field: z.string(), message: z.string() })) })),
+        }),
+      },
+      401: { description: 'Missing or invalid signature, or no secret (`unauthorized`)' },
+    },
+    handler: async ({ params, req, app }) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const connector = await verifiedConnector(app, params.connector_id, req, raw);
+      const preview = previewBytes(raw.toString('utf8'));
+      const parsed = parsePayload(connector, raw);
+      if (!parsed.ok) {
+        const failed = await recordInboundDelivery(app.pool, {
+          workspaceId: connector.workspace_id,
+          connectorId: connector.id,
+          status: 'failed',
+          error: JSON.stringify(parsed.details),
+          payloadPreview: preview,
+          issueIds: [],
+        });
+        throw new AppError('validation_error', `The signed payload is not valid (inbound delivery ${failed.id}, recorded as failed)`, parsed.details);
+      }
+      let deliveryId = '';
+      const { outcome } = await ingestRecords(
+        app,
+        { workspaceId: connector.workspace_id, actor: { type: 'system', id: connector.id } },
+        parsed.inputs,
+        parsed.mode,
+        parsed.rejected.length,
+        async (client, result) => {
+          const issueIds = result.results.map((r) => r.issue_id);
+          deliveryId = (
+            await recordInboundDelivery(client, {
+              workspaceId: connector.workspace_id,
+              connectorId: connector.id,
+              status: 'succeeded',
+              error: null,
+              payloadPreview: preview,
+              issueIds,
+            })
+          ).id;
+          await recordOutboundEvent(client, connector.workspace_id, 'connector.inbound.received', {
+            connector_id: connector.id,
+            delivery_id: deliveryId,
+            issue_ids: issueIds,
+            rejected: parsed.rejected.length,
+          });
+        },
+      );
+      return reply.accepted({
+        received: true as const,
+        delivery_id: deliveryId,
+        connector_id: connector.id,
+        accepted: parsed.inputs.length,
+        issue_ids: outcome.results.map((r) => r.issue_id),
+        rejected: parsed.rejected,
+      });
+    },
+  }),
+];

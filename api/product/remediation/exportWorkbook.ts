@@ -1,0 +1,173 @@
+/**
+ * The remediation workbook, streamed: exceljs' streaming WorkbookWriter writes straight into the
+ * destination (the HTTP response) while each sheet's rows come from a server-side cursor, a batch at
+ * a time. After every batch the writer waits until the zip has caught up and the destination has
+ * drained, so neither deflate nor a slow reader lets the workbook pile up in memory: memory stays
+ * flat whatever the history's length. Timestamps are ISO 8601 strings (UTC) and metadata is JSON text.
+ */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import type { PoolClient } from '../../../lib/db.ts';
+import { capColumns, type CapRow } from '../../../sql/caps.ts';
+import { cursorBatches } from '../../../sql/cursor.ts';
+import type { ReviewRow } from '../../../sql/reviews.ts';
+import { tenantAuditColumns, type TenantAuditRow } from '../../../sql/tenantAudit.ts';
+import { iso } from '../onboarding/provisioned.ts';
+
+export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+export const EXPORT_BATCH_ROWS = 1000;
+// Excel's limit on the characters of one cell.
+const MAX_CELL = 32_767;
+
+type Cell = string | number | null;
+interface Sheet<T> {
+  name: string;
+  cursor: string;
+  sql: string;
+  headers: string[];
+  row(r: T): Cell[];
+}
+
+const text = (v: string | null) => (v === null ? null : v.length > MAX_CELL ? v.slice(0, MAX_CELL) : v);
+const sheet = <T>(s: Sheet<T>) => s as Sheet<unknown>;
+
+export const remediationSheets: Sheet<unknown>[] = [
+  sheet<CapRow>({
+    name: 'CAPs',
+    cursor: 'export_caps',
+    sql: `select ${capColumns} from caps order by created_at, id`,
+    headers: [
+      'id',
+      'version',
+      'status',
+      'title',
+      'problem_statement',
+      'target_type',
+      'target_id',
+      'owner_user_id',
+      'due_date',
+      'created_by',
+      'created_at',
+      'updated_at',
+    ],
+    row: (c) => [
+      c.id,
+      c.version,
+      c.status,
+      text(c.title),
+      text(c.problem_statement),
+      c.target_type,
+      c.target_id,
+      c.owner_user_id,
+      c.due_date,
+      c.created_by,
+      iso(c.created_at),
+      iso(c.updated_at),
+    ],
+  }),
+  sheet<ReviewRow>({
+    name: 'Reviews',
+    cursor: 'export_reviews',
+    sql: `select r.id, r.cap_id, r.cap_version, c.target_type, c.target_id, r.decision, r.comment, r.requested_by, r.decided_by, r.created_at, r.decided_at
+            from reviews r join caps c on c.id = r.cap_id order by r.created_at, r.id`,
+    headers: ['id', 'cap_id', 'cap_version', 'target_type', 'target_id', 'decision', 'comment', 'requested_by', 'decided_by', 'created_at', 'decided_at'],
+    row: (r) => [
+      r.id,
+      r.cap_id,
+      r.cap_version,
+      r.target_type,
+      r.target_id,
+      r.decision,
+      text(r.comment),
+      r.requested_by,
+      r.decided_by,
+      iso(r.created_at),
+      iso(r.decided_at),
+    ],
+  }),
+  sheet<TenantAuditRow>({
+    name: 'Audit log',
+    cursor: 'export_audit',
+    sql: `select ${tenantAuditColumns} from audit_log order by occurred_at, seq`,
+    headers: ['id', 'occurred_at', 'action', 'actor_type', 'actor_id', 'resource_type', 'resource_id', 'client_ip', 'trace_id', 'metadata'],
+    row: (a) => [
+      a.id,
+      iso(a.occurred_at),
+      a.action,
+      a.actor_type,
+      a.actor_id,
+      a.resource_type,
+      a.resource_id,
+      a.client_ip,
+      a.trace_id,
+      text(JSON.stringify(a.metadata)),
+    ],
+  }),
+];
+
+// How far the writer may run ahead of the zip: beyond it, the next batch waits.
+const MAX_BACKLOG_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of a worksheet the zip has not taken yet. exceljs hands each sheet to archiver through a
+ * PassThrough that archiver reads one entry at a time, and nothing passes its fill level back to the
+ * writer: without this check a writer faster than deflate (or than the reader) would pile the whole
+ * sheet up in that PassThrough.
+ */
+function sheetBacklog(worksheet: ExcelJS.Worksheet): { bytes: number; stream?: NodeJS.EventEmitter } {
+  const pipe = (worksheet as unknown as { stream?: { pipes?: Array<NodeJS.EventEmitter & { _writableState?: { length: number } }> } }).stream?.pipes?.[0];
+  return { bytes: pipe?._writableState?.length ?? 0, stream: pipe };
+}
+
+/**
+ * Resolves once the zip has caught up with the sheet and `destination` can take more; rejects when
+ * `signal` aborts (the reader went away). A slow reader fills `destination`, which stops the zip,
+ * which fills the sheet's backlog: so the cursor waits for the reader.
+ */
+async function caughtUp(worksheet: ExcelJS.Worksheet, destination: Writable, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  for (let backlog = sheetBacklog(worksheet); backlog.bytes > MAX_BACKLOG_BYTES; backlog = sheetBacklog(worksheet)) {
+    await once(backlog.stream!, 'drain', { signal });
+  }
+  if (destination.writableNeedDrain) await once(destination, 'drain', { signal });
+}
+
+/**
+ * Writes the workbook into `destination` and ends it. `client` must be inside a transaction whose
+ * search_path is the tenant's schema (one snapshot: use REPEATABLE READ so the sheets agree).
+ * Returns the data rows written per sheet.
+ */
+export async function writeRemediationWorkbook(client: PoolClient, destination: Writable, signal: AbortSignal): Promise<Record<string, number>> {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: destination, useStyles: false, useSharedStrings: false });
+  const counts: Record<string, number> = {};
+  for (const s of remediationSheets) {
+    const worksheet = workbook.addWorksheet(s.name, { views: [{ state: 'frozen', ySplit: 1 }] });
+    worksheet.addRow(s.headers).commit();
+    counts[s.name] = 0;
+    for await (const rows of cursorBatches<object>(client, s.cursor, s.sql, EXPORT_BATCH_ROWS)) {
+      for (const r of rows) worksheet.addRow(s.row(r)).commit();
+      counts[s.name] += rows.length;
+      await caughtUp(worksheet, destination, signal);
+    }
+    worksheet.commit();
+  }
+  signal.throwIfAborted();
+  const finished = workbook.commit();
+  // The response may be gone before the zip's end reaches it: then 'finish' never comes.
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    finished.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+  return counts;
+}

@@ -1,0 +1,163 @@
+/**
+ * The streamed remediation export (`npm run bench:remediationExport`): GET /remediation/export.xlsx
+ * over real HTTP, served by a real `svc api` child process, for a tenant whose audit log holds
+ * 100,000 and then 400,000 rows, downloaded by a client in this process that reads as fast as it
+ * can. Printed per size: export time, audit rows/s, file size, and the serving process's RSS before
+ * and its peak during the download (/proc/<pid>/status sampled every 10 ms), also against its RSS when
+ * idle: flat means the peak does not grow with the row count. The baseline, measured in
+ * the same run on the same rows: a bare `COPY (…) TO STDOUT` of the audit sheet's query through psql
+ * to /dev/null (no spreadsheet, no HTTP), i.e. what the database alone needs to hand the rows out.
+ * `--server-node-options=--max-old-space-size=64` runs the server with a capped heap: an export that
+ * still completes shows that what it keeps alive is small, whatever RSS the collector lets accumulate.
+ */
+import { execFile, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { parseArgs, promisify } from 'node:util';
+import { provisionSchema } from '../jobs/tasks/tenant__provision.ts';
+import { withTenant } from '../sql/tenantSchema.ts';
+import { findTenant } from '../sql/tenants.ts';
+import { startTestApp } from '../test/helpers/app.ts';
+import { createTenant, createTenantUser, seedStaff, setTenantState, staffLogin, tenantLogin } from '../test/helpers/product.ts';
+import { spawnSvc, svcEnv } from '../test/helpers/svcProcess.ts';
+import { intFlag } from './measure.ts';
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '100000,400000' }, 'server-node-options': { type: 'string', default: '' } } });
+const SIZES = values.sizes!.split(',').map((s) => intFlag('sizes', s));
+const run = promisify(execFile);
+const MB = 1024 * 1024;
+
+const children: ChildProcess[] = [];
+
+/** `svc api` on ephemeral ports over the bench database: the process whose memory is measured. */
+function startServer(databaseUrl: string): Promise<{ server: ChildProcess; product: string }> {
+  const child = spawnSvc(
+    ['api'],
+    svcEnv({
+      DATABASE_URL: databaseUrl,
+      PLATFORM_PORT: '0',
+      PRODUCT_PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'test',
+      NODE_OPTIONS: values['server-node-options']!,
+    }),
+  );
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`svc api did not start within 60 s:\n${output}`)), 60_000);
+    child.stderr!.on('data', (d) => (output += d));
+    child.on('exit', (code, signal) => {
+      console.error(`svc api exited early (${code ?? signal}):\n${output.slice(-4000)}`);
+      process.exitCode = 1;
+    });
+    child.stdout!.on('data', (d) => {
+      output += d;
+      const product = /"product":"(http:[^"]+)"/.exec(output)?.[1];
+      if (product) {
+        clearTimeout(timer);
+        resolve({ server: child, product });
+      }
+    });
+  });
+}
+
+const t = await startTestApp();
+try {
+  const staff = await staffLogin(t, await seedStaff(t));
+  const created = await createTenant(staff);
+  const tenant = (await findTenant(t.app.pool, created.id))!;
+  await provisionSchema(t.app.pool, tenant.schema_name, async () => {});
+  await setTenantState(t, tenant.id, 'live');
+  const user = await createTenantUser(t, tenant.id, { roleProfile: 'admin' });
+  const client = await tenantLogin(t, tenant.slug, user.email, user.password);
+  const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const schema = tenant.schema_name;
+  const { server, product } = await startServer(t.db.url);
+
+  // Audit rows shaped like real ones: an action, a user actor, a resource, a client IP, a trace id and a little metadata.
+  async function fillAuditLog(rows: number): Promise<void> {
+    await withTenant(t.app.pool, schema, async (db) => {
+      const { rows: counted } = await db.query<{ n: number }>('select count(*)::int as n from audit_log');
+      const missing = rows - counted[0].n;
+      if (missing <= 0) return;
+      await db.query(
+        `insert into audit_log (action, actor_type, actor_id, resource_type, resource_id, client_ip, trace_id, metadata, occurred_at)
+         select (array['cap_created', 'cap_updated', 'review_decided', 'user_login', 'upload_committed'])[1 + n % 5], 'user', $1,
+                'cap', gen_random_uuid()::text, '10.0.' || (n % 250) || '.' || (n % 200), md5(n::text),
+                jsonb_build_object('version', n % 7 + 1, 'changes', jsonb_build_object('status', jsonb_build_object('from', 'draft', 'to', 'submitted'))),
+                now() - interval '400 days' + n * interval '1 minute'
+           from generate_series(1, $2::int) n`,
+        [user.id, missing],
+      );
+    });
+    await t.app.pool.query(`vacuum analyze ${schema}.audit_log`);
+  }
+
+  const rssOf = async (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+  async function exportOnce(): Promise<{ ms: number; bytes: number; peakRss: number; rssBefore: number }> {
+    const pid = server.pid!;
+    const rssBefore = await rssOf(pid);
+    let peakRss = rssBefore;
+    const sampler = setInterval(
+      () =>
+        void rssOf(pid).then(
+          (rss) => (peakRss = Math.max(peakRss, rss)),
+          () => {},
+        ),
+      10,
+    );
+    const started = performance.now();
+    const res = await fetch(`${product}/remediation/export.xlsx`, { headers: { cookie } });
+    if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
+    let bytes = 0;
+    for await (const chunk of res.body!) bytes += (chunk as Uint8Array).byteLength;
+    const ms = performance.now() - started;
+    clearInterval(sampler);
+    return { ms, bytes, peakRss, rssBefore };
+  }
+
+  async function copyOnce(): Promise<number> {
+    const sql = `copy (select id, occurred_at, action, actor_type, actor_id, resource_type, resource_id, client_ip, trace_id, metadata
+                         from ${schema}.audit_log order by occurred_at, seq) to stdout`;
+    const started = performance.now();
+    await run('sh', ['-c', `psql "$URL" -X -q -c "$SQL" > /dev/null`], { env: { ...process.env, URL: t.db.url, SQL: sql } });
+    return performance.now() - started;
+  }
+
+  console.log(`Remediation export: GET /remediation/export.xlsx, audit rows ${SIZES.join(', ')}; baseline: COPY … TO STDOUT of the same rows (psql)`);
+  await fillAuditLog(1000);
+  const idleRss = await rssOf(server.pid!);
+  await exportOnce(); // warm-up
+  const results = [];
+  for (const size of SIZES) {
+    await fillAuditLog(size);
+    const copyMs = Math.min(await copyOnce(), await copyOnce());
+    const e = await exportOnce();
+    results.push({ size, copyMs, ...e });
+    console.log(`  ${size} rows done`);
+  }
+  console.log('');
+  console.log(`svc api RSS when idle, before any export: ${(idleRss / MB).toFixed(0)} MB`);
+  console.log('audit rows | export s | export rows/s | file MB | RSS before MB | peak RSS MB | peak − idle MB | COPY s | COPY rows/s | export/COPY time');
+  for (const r of results) {
+    console.log(
+      [
+        r.size,
+        (r.ms / 1000).toFixed(2),
+        Math.round(r.size / (r.ms / 1000)),
+        (r.bytes / MB).toFixed(1),
+        (r.rssBefore / MB).toFixed(0),
+        (r.peakRss / MB).toFixed(0),
+        ((r.peakRss - idleRss) / MB).toFixed(0),
+        (r.copyMs / 1000).toFixed(2),
+        Math.round(r.size / (r.copyMs / 1000)),
+        `${(r.ms / r.copyMs).toFixed(1)}×`,
+      ].join(' | '),
+    );
+  }
+} finally {
+  children.forEach((c) => c.removeAllListeners('exit').kill('SIGTERM'));
+  await t.close();
+}

@@ -1,0 +1,217 @@
+/**
+ * A deterministic log template miner for engine stage 5: groups lines (token sequences from
+ * engine/text/templateTokens.ts) by the template that printed them.
+ *
+ * Lines of one template have the same number of tokens (Drain's first layer, He et al. 2017), and a
+ * position whose token changes while the rest of the line stays the same is a variable (Brain, Yu et
+ * al. 2023: the common pattern of a group is what stays). Per token count, starting from the distinct
+ * lines, for every position p in turn:
+ *   1. the lines equal everywhere but at p form a "context"; the tokens seen together at p in one
+ *      context are linked (union-find), so `Mon` and `Sat` are linked through any context that holds
+ *      both;
+ *   2. a linked set of tokens is a variable, and each of its tokens becomes the wildcard at p, when it
+ *      holds the wildcard already (a masked value sits where a word sits elsewhere), or at least
+ *      `minDistinct` tokens, or at least two tokens also seen at another (length, position) slot (values
+ *      such as user names that fill slots of several templates), or when its tokens vary in at least
+ *      `minContexts` contexts of the original lines (two months, varying under every weekday and host);
+ *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
+ *      one context only, with four values.
+ * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
+ * elsewhere). The result does not depend on the order of the lines except through the template
+ * numbering (first occurrence). Lines hash as the sum of per-position 32-bit mixes, twice (53 bits):
+ * the key of "the line without position p" is the line's hash minus that position's mix.
+ */
+import type { TokenIdColumn } from '../text/tfidf.ts';
+
+export interface MinerOptions {
+  minDistinct: number;
+  minContexts: number;
+}
+
+export const defaultMinerOptions: MinerOptions = { minDistinct: 6, minContexts: 3 };
+
+export interface MinedTemplates {
+  /** templateOf[j]: the template of the j-th mined document. */
+  templateOf: Int32Array;
+  /** Token ids per template, `wildcard` at the variable positions; size = lines printed by it. */
+  templates: Array<{ tokens: Int32Array; size: number }>;
+}
+
+function mix1(p: number, id: number): number {
+  let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return (h ^ (h >>> 12)) >>> 0;
+}
+
+function mix2(p: number, id: number): number {
+  let h = Math.imul(id + 0x51ed27, 0xcc9e2d51) ^ Math.imul(p + 7, 0x1b873593);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0x5bd1e995);
+  return (h ^ (h >>> 15)) & 0x1fffff;
+}
+
+const key = (h1: number, h2: number) => h1 * 0x200000 + h2;
+
+/** Mines the templates of documents `docs` of `column`; `wildcard` is the id of `<*>`. */
+export function mineTemplates(column: TokenIdColumn, docs: ArrayLike<number>, wildcard: number, options: MinerOptions = defaultMinerOptions): MinedTemplates {
+  // Distinct lines.
+  const distinct = new Map<string, number>();
+  const rows: Int32Array[] = [];
+  const rowOfDoc = new Int32Array(docs.length);
+  for (let j = 0; j < docs.length; j++) {
+    const d = docs[j];
+    const seq = column.ids.subarray(column.offsets[d], column.offsets[d + 1]);
+    const k = seq.join(',');
+    let r = distinct.get(k);
+    if (r === undefined) {
+      r = rows.length;
+      rows.push(Int32Array.from(seq));
+      distinct.set(k, r);
+    }
+    rowOfDoc[j] = r;
+  }
+  distinct.clear();
+
+  // Tokens seen at two or more (length, position) slots.
+  const firstSlot = new Map<number, number>();
+  const multiSlot = new Set<number>();
+  for (const row of rows) {
+    for (let p = 0; p < row.length; p++) {
+      const slot = row.length * 4096 + p;
+      const seen = firstSlot.get(row[p]);
+      if (seen === undefined) firstSlot.set(row[p], slot);
+      else if (seen !== slot) multiSlot.add(row[p]);
+    }
+  }
+
+  const byLength = new Map<number, number[]>();
+  rows.forEach((row, r) => {
+    const list = byLength.get(row.length);
+    if (list) list.push(r);
+    else byLength.set(row.length, [r]);
+  });
+  const current = rows.map((row) => Int32Array.from(row));
+  for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
+    if (members.length > 1) generalize(current, members, length, wildcard, multiSlot, options);
+  }
+
+  // Templates in order of first occurrence.
+  const keyOfRow = current.map((t) => t.join(','));
+  const templateIndex = new Map<string, number>();
+  const templates: MinedTemplates['templates'] = [];
+  const templateOf = new Int32Array(docs.length);
+  for (let j = 0; j < docs.length; j++) {
+    const k = keyOfRow[rowOfDoc[j]];
+    let index = templateIndex.get(k);
+    if (index === undefined) {
+      index = templates.length;
+      templates.push({ tokens: current[rowOfDoc[j]], size: 0 });
+      templateIndex.set(k, index);
+    }
+    templates[index].size++;
+    templateOf[j] = index;
+  }
+  return { templateOf, templates };
+}
+
+/** The passes of the miner over the distinct lines `members` (all of `length` tokens), in place. */
+function generalize(current: Int32Array[], members: number[], length: number, wildcard: number, multiSlot: Set<number>, options: MinerOptions) {
+  const h1 = new Uint32Array(members.length);
+  const h2 = new Uint32Array(members.length);
+  members.forEach((r, m) => {
+    let a = 0;
+    let b = 0;
+    for (let p = 0; p < length; p++) {
+      a = (a + mix1(p, current[r][p])) >>> 0;
+      b = (b + mix2(p, current[r][p])) & 0x1fffff;
+    }
+    h1[m] = a;
+    h2[m] = b;
+  });
+  // Per position: in how many contexts of the original lines each token varies.
+  const originalContexts: Array<Map<number, number>> = [];
+  for (let p = 0; p < length; p++) originalContexts.push(contextCounts(current, members, p, h1, h2));
+
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let p = 0; p < length; p++) {
+      // Distinct current lines, grouped by everything but position p.
+      const seen = new Set<number>();
+      const contexts = new Map<number, number[]>();
+      members.forEach((r, m) => {
+        const full = key(h1[m], h2[m]);
+        if (seen.has(full)) return;
+        seen.add(full);
+        const t = current[r][p];
+        const k = key((h1[m] - mix1(p, t)) >>> 0, (h2[m] - mix2(p, t)) & 0x1fffff);
+        const values = contexts.get(k);
+        if (!values) contexts.set(k, [t]);
+        else if (!values.includes(t)) values.push(t);
+      });
+      const parent = new Map<number, number>();
+      const find = (x: number): number => {
+        let root = x;
+        while (parent.get(root) !== root) root = parent.get(root)!;
+        parent.set(x, root);
+        return root;
+      };
+      for (const values of contexts.values()) {
+        if (values.length < 2) continue;
+        for (const v of values) if (!parent.has(v)) parent.set(v, v);
+        for (let i = 1; i < values.length; i++) {
+          const a = find(values[0]);
+          const b = find(values[i]);
+          if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
+        }
+      }
+      if (!parent.size) continue;
+      const varied = new Map<number, number>();
+      for (const values of contexts.values()) if (values.length >= 2) varied.set(find(values[0]), (varied.get(find(values[0])) ?? 0) + 1);
+      const sets = new Map<number, number[]>();
+      for (const v of parent.keys()) {
+        const root = find(v);
+        const set = sets.get(root);
+        if (set) set.push(v);
+        else sets.set(root, [v]);
+      }
+      const variable = new Set<number>();
+      const original = originalContexts[p];
+      for (const [root, set] of sets) {
+        let shared = 0;
+        let contextsOfSet = varied.get(root) ?? 0;
+        for (const v of set) {
+          if (multiSlot.has(v)) shared++;
+          contextsOfSet = Math.max(contextsOfSet, original.get(v) ?? 0);
+        }
+        if (set.includes(wildcard) || set.length >= options.minDistinct || shared >= 2 || contextsOfSet >= options.minContexts)
+          for (const v of set) variable.add(v);
+      }
+      variable.delete(wildcard);
+      if (!variable.size) continue;
+      members.forEach((r, m) => {
+        const t = current[r][p];
+        if (!variable.has(t)) return;
+        current[r][p] = wildcard;
+        h1[m] = (h1[m] - mix1(p, t) + mix1(p, wildcard)) >>> 0;
+        h2[m] = (h2[m] - mix2(p, t) + mix2(p, wildcard)) & 0x1fffff;
+        changed = true;
+      });
+    }
+  }
+}
+
+/** For position p: token → the number of contexts (lines equal but at p) in which it varies. */
+function contextCounts(current: Int32Array[], members: number[], p: number, h1: Uint32Array, h2: Uint32Array): Map<number, number> {
+  const contexts = new Map<number, number[]>();
+  members.forEach((r, m) => {
+    const t = current[r][p];
+    const k = key((h1[m] - mix1(p, t)) >>> 0, (h2[m] - mix2(p, t)) & 0x1fffff);
+    const values = contexts.get(k);
+    if (!values) contexts.set(k, [t]);
+    else if (!values.includes(t)) values.push(t);
+  });
+  const counts = new Map<number, number>();
+  for (const values of contexts.values()) if (values.length >= 2) for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return counts;
+}

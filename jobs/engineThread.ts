@@ -1,0 +1,80 @@
+/**
+ * The engine pipeline in a worker thread: stages are CPU-bound for seconds to minutes, and no
+ * event loop that serves HTTP, heartbeats or runs other jobs may wait for them. `runPipeline`'s
+ * interface, with `load` and `onStage` (database reads and writes) served on the caller's thread.
+ * A failure of `load` or `onStage` stops the thread and is rethrown as it is (an AppError stays
+ * one); a failure inside a stage comes back as an Error with its message.
+ */
+import { Worker } from 'node:worker_threads';
+import type { StageRecord } from '../engine/manifest.ts';
+import type { PipelineOptions, StageName, StageOutputs, StageResult } from '../engine/pipeline.ts';
+
+export interface ThreadInput {
+  ctx: PipelineOptions['ctx'];
+  snapshotInput?: PipelineOptions['snapshotInput'];
+  from?: StageName;
+  to?: StageName;
+  timed: boolean;
+}
+export type ThreadAsk = { type: 'load'; stage: StageName } | { type: 'stage'; result: StageResult };
+export type ThreadRequest = ThreadAsk & { id: number };
+export interface ThreadReply {
+  id: number;
+  value?: unknown;
+}
+type ThreadMessage = ThreadRequest | { type: 'done'; outputs: Partial<StageOutputs>; records: StageRecord[] } | { type: 'failed'; message: string };
+
+const BOOT = new URL('./engineThread.boot.mjs', import.meta.url);
+const MAIN = new URL('./engineThreadMain.ts', import.meta.url).href;
+
+export interface ThreadPipelineOptions {
+  ctx: PipelineOptions['ctx'];
+  snapshotInput?: PipelineOptions['snapshotInput'];
+  from?: StageName;
+  to?: StageName;
+  /** Record stage durations (the thread's own clock); without it they are 0, as in runPipeline. */
+  timed?: boolean;
+  /** The stored encoded output of a stage before `from`. */
+  load?: (stage: StageName) => Promise<Buffer>;
+  onStage?: (result: StageResult) => Promise<void> | void;
+  signal?: AbortSignal;
+}
+
+export function runPipelineInThread(options: ThreadPipelineOptions): Promise<{ outputs: Partial<StageOutputs>; records: StageRecord[] }> {
+  const input: ThreadInput = { ctx: options.ctx, snapshotInput: options.snapshotInput, from: options.from, to: options.to, timed: options.timed ?? false };
+  const worker = new Worker(BOOT, { workerData: { module: MAIN, input }, execArgv: [] });
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      options.signal?.removeEventListener('abort', abort);
+      void worker.terminate();
+      fn();
+    };
+    const abort = () => settle(() => reject(new Error('engine run aborted: the worker is shutting down')));
+    options.signal?.addEventListener('abort', abort, { once: true });
+    const serve = async (request: ThreadRequest) => {
+      try {
+        if (request.type === 'load') {
+          if (!options.load) throw new Error(`stage ${request.stage} is needed; no stored outputs were supplied`);
+          const encoded = await options.load(request.stage);
+          worker.postMessage({ id: request.id, value: encoded } satisfies ThreadReply);
+        } else {
+          const { encoded } = request.result; // a Uint8Array once it crossed the thread boundary
+          await options.onStage?.({ ...request.result, encoded: Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength) });
+          worker.postMessage({ id: request.id } satisfies ThreadReply);
+        }
+      } catch (err) {
+        settle(() => reject(err));
+      }
+    };
+    worker.on('message', (message: ThreadMessage) => {
+      if (message.type === 'done') settle(() => resolve({ outputs: message.outputs, records: message.records }));
+      else if (message.type === 'failed') settle(() => reject(new Error(message.message)));
+      else void serve(message);
+    });
+    worker.on('error', (err) => settle(() => reject(err)));
+    worker.on('exit', (code) => settle(() => reject(new Error(`the engine thread exited (code ${code})`))));
+  });
+}

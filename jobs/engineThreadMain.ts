@@ -1,0 +1,41 @@
+/**
+ * Inside an engine worker thread: runs the pipeline over the input the thread was started with;
+ * stored outputs it needs and every finished stage go through the parent (jobs/engineThread.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { decodeOutput } from '../engine/manifest.ts';
+import { runPipeline } from '../engine/pipeline.ts';
+import type { ThreadAsk, ThreadInput, ThreadReply } from './engineThread.ts';
+
+const port = parentPort!;
+const input = workerData.input as ThreadInput;
+let nextId = 0;
+const waiting = new Map<number, (value: unknown) => void>();
+port.on('message', (reply: ThreadReply) => {
+  waiting.get(reply.id)?.(reply.value);
+  waiting.delete(reply.id);
+});
+const ask = (request: ThreadAsk) =>
+  new Promise<unknown>((resolve) => {
+    const id = nextId++;
+    waiting.set(id, resolve);
+    port.postMessage({ ...request, id });
+  });
+
+try {
+  const { outputs, records } = await runPipeline({
+    ctx: input.ctx,
+    snapshotInput: input.snapshotInput,
+    from: input.from,
+    to: input.to,
+    now: input.timed ? () => performance.now() : undefined,
+    load: async (stage) => {
+      const encoded = (await ask({ type: 'load', stage })) as Uint8Array;
+      return decodeOutput(Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength));
+    },
+    onStage: async (result) => void (await ask({ type: 'stage', result })),
+  });
+  port.postMessage({ type: 'done', outputs, records });
+} catch (err) {
+  port.postMessage({ type: 'failed', message: err instanceof Error ? err.message : String(err) });
+}

@@ -1,0 +1,49 @@
+/**
+ * The job runner of `svc serve`, in its own process (scripts/workerProcess.ts forks it): no job's
+ * CPU (an engine run, a report) can hold the event loop that serves HTTP. Settings come from the
+ * environment like any svc process; the parent says when to stop and asks for metrics over IPC.
+ */
+import { loadConfig } from '../lib/config.ts';
+import { createPool, poolTimeouts } from '../lib/db.ts';
+import { createLogger } from '../lib/logger.ts';
+import { registry } from '../lib/metrics.ts';
+import { startWorker } from '../jobs/worker.ts';
+import { crontab, tasks } from '../jobs/taskList.ts';
+import { createAppContext } from './processes.ts';
+import type { ParentMessage } from './workerProcess.ts';
+
+// Listening from the start: a stop can arrive while the runner is still starting.
+let stopRequested = false;
+let stopping: Promise<void> | undefined;
+let stop = async (): Promise<void> => {
+  stopRequested = true;
+};
+// A terminal's Ctrl-C reaches the whole process group: the parent decides when this process stops
+// (after its HTTP servers drained), and a parent that died disconnects the channel.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+process.on('disconnect', () => void stop());
+process.on('message', (message: ParentMessage) => {
+  if (message.type === 'stop') void stop();
+  if (message.type === 'metrics') {
+    registry.getMetricsAsJSON().then((metrics) => process.send?.({ type: 'metrics', id: message.id, metrics }));
+  }
+});
+
+const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: 'worker' });
+const timeouts = poolTimeouts(config);
+const pool = createPool(config.DATABASE_URL!, { max: 4, applicationName: 'svc-worker', timeouts });
+const workerPool = createPool(config.DATABASE_URL!, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts });
+const app = await createAppContext(config, pool, logger);
+const worker = await startWorker(app, { tasks, crontab, concurrency: config.WORKER_CONCURRENCY, pool: workerPool });
+
+stop = () =>
+  (stopping ??= (async () => {
+    await worker.stop();
+    await workerPool.end();
+    await pool.end();
+    if (process.connected) process.disconnect();
+  })());
+if (stopRequested || !process.connected) await stop();
+else process.send!({ type: 'ready', poolId: worker.poolId });

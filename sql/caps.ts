@@ -1,0 +1,237 @@
+/**
+ * Corrective action plans of a tenant (inside its schema: every function takes a client inside
+ * `withTenant`, and the writing ones must run in its transaction). Every change writes its tenant
+ * audit row in that transaction; statuses move only as sql/capWorkflow.ts allows.
+ */
+import type { Queryable } from '../lib/db.ts';
+import { AppError, conflict, notFound } from '../lib/errors.ts';
+import { assertNotFinal, assertTransition, requestsReview, type CapStatus } from './capWorkflow.ts';
+import { insertReview, lockReview, recordDecision, REVIEW_ALREADY_DECIDED, REVIEW_NOT_FOUND, type ReviewDecision, type ReviewRow } from './reviews.ts';
+import { recordTenantAudit } from './tenantAudit.ts';
+
+/**
+ * What a CAP can be about: what the engine produced for the tenant (`pattern`: a pattern of one of
+ * its models; `recommendation`), one of its records or sources, or anything else (`other`, free id).
+ */
+export const capTargetTypes = ['pattern', 'recommendation', 'record', 'source', 'other'] as const;
+export type CapTargetType = (typeof capTargetTypes)[number];
+
+export interface CapRow {
+  id: string;
+  version: number;
+  status: CapStatus;
+  title: string;
+  problem_statement: string | null;
+  target_type: CapTargetType;
+  target_id: string;
+  owner_user_id: string | null;
+  due_date: string | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const capColumns = `id, version, status, title, problem_statement, target_type, target_id, owner_user_id,
+  to_char(due_date, 'YYYY-MM-DD') as due_date, created_by, created_at, updated_at`;
+
+export const CAP_NOT_FOUND = 'CAP not found.';
+export const CAP_VERSION_MOVED = 'This CAP changed since you loaded it — refresh and retry.';
+const OPEN_DUPLICATE = 'Another open CAP on this target has the same problem statement (or, without one, the same title).';
+
+export interface CapFilter {
+  targetType?: CapTargetType;
+  targetId?: string;
+}
+
+/** Newest first; both filters optional. */
+export async function listCaps(db: Queryable, filter: CapFilter = {}): Promise<CapRow[]> {
+  const { rows } = await db.query<CapRow>(
+    `select ${capColumns} from caps where ($1::text is null or target_type = $1) and ($2::text is null or target_id = $2)
+      order by created_at desc, id desc`,
+    [filter.targetType ?? null, filter.targetId ?? null],
+  );
+  return rows;
+}
+
+export async function findCap(db: Queryable, id: string, lock = false): Promise<CapRow | null> {
+  const { rows } = await db.query<CapRow>(`select ${capColumns} from caps where id::text = $1 ${lock ? 'for update' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+// Targets the tenant's own data can confirm; `recommendation` and `other` are taken as given.
+const targetExists: Partial<Record<CapTargetType, string>> = {
+  pattern: 'select 1 from insight_patterns where pattern_id::text = $1 limit 1',
+  record: 'select 1 from dataset_records where record_id::text = $1 limit 1',
+  source: 'select 1 from sources where id::text = $1',
+};
+
+async function assertTarget(db: Queryable, type: CapTargetType, id: string): Promise<void> {
+  const sql = targetExists[type];
+  if (sql && !(await db.query(sql, [id])).rowCount) throw new AppError('unprocessable', `Unknown ${type} '${id}' in this workspace.`);
+}
+
+async function assertOwner(db: Queryable, ownerId: string | null | undefined): Promise<void> {
+  if (ownerId && !(await db.query('select 1 from users where id = $1 and active', [ownerId])).rowCount) {
+    throw new AppError('unprocessable', `owner_user_id '${ownerId}' is not an active user of this workspace.`);
+  }
+}
+
+export interface NewCap {
+  targetType: CapTargetType;
+  targetId: string;
+  title: string;
+  problemStatement?: string | null;
+  ownerUserId?: string | null;
+  dueDate?: string | null;
+}
+
+export interface Actor {
+  userId: string;
+  clientIp: string | null;
+}
+
+const isUniqueViolation = (err: unknown, constraint: string) =>
+  (err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === constraint;
+
+/**
+ * Creates a draft CAP, or (rule 3) answers the open CAP on the same target with the same dedupe key
+ * unchanged (`created: false`, no row, no audit entry). Concurrent identical creations meet at the
+ * unique partial index `caps_open_dedupe`: ON CONFLICT DO NOTHING waits for the other transaction and,
+ * when it committed, skips; the select that follows (a new snapshot under READ COMMITTED) finds its row.
+ */
+export async function createCap(db: Queryable, cap: NewCap, actor: Actor): Promise<{ cap: CapRow; created: boolean }> {
+  await assertTarget(db, cap.targetType, cap.targetId);
+  await assertOwner(db, cap.ownerUserId);
+  for (;;) {
+    const { rows } = await db.query<CapRow>(
+      `insert into caps (target_type, target_id, title, problem_statement, owner_user_id, due_date, created_by)
+       values ($1, $2, $3, $4, $5, $6, $7)
+       on conflict (target_type, target_id, md5(dedupe_key)) where status not in ('closed', 'rejected', 'cancelled') do nothing
+       returning ${capColumns}`,
+      [cap.targetType, cap.targetId, cap.title, cap.problemStatement ?? null, cap.ownerUserId ?? null, cap.dueDate ?? null, actor.userId],
+    );
+    if (rows[0]) {
+      await audit(db, actor, 'cap_created', rows[0], { status: rows[0].status, title: rows[0].title, target_type: cap.targetType, target_id: cap.targetId });
+      return { cap: rows[0], created: true };
+    }
+    const existing = await db.query<CapRow>(
+      `select ${capColumns} from caps
+        where target_type = $1 and target_id = $2 and status not in ('closed', 'rejected', 'cancelled')
+          and dedupe_key = case when $4::text is null then 'title:' || $3 else 'problem:' || $4 end`,
+      [cap.targetType, cap.targetId, cap.title, cap.problemStatement ?? null],
+    );
+    // None: the conflicting CAP was closed meanwhile (or an md5 collision, which cannot repeat): try again.
+    if (existing.rows[0]) return { cap: existing.rows[0], created: false };
+  }
+}
+
+export interface CapChanges {
+  status?: CapStatus;
+  title?: string;
+  problemStatement?: string | null;
+  ownerUserId?: string | null;
+  dueDate?: string | null;
+}
+
+const editableColumns = {
+  title: 'title',
+  problemStatement: 'problem_statement',
+  ownerUserId: 'owner_user_id',
+  dueDate: 'due_date',
+} as const satisfies Record<keyof Omit<CapChanges, 'status'>, keyof CapRow>;
+
+/**
+ * Applies an edit when the stored version is `expectedVersion` (rule 1), under a row lock: of two
+ * concurrent edits based on one version the second waits, then sees the new version and gets 409.
+ * A status change must be allowed to `edit` by the workflow; entering `submitted` opens a review.
+ */
+export async function updateCap(db: Queryable, id: string, expectedVersion: number, changes: CapChanges, actor: Actor): Promise<CapRow> {
+  const cap = await findCap(db, id, true);
+  if (!cap) throw notFound(CAP_NOT_FOUND);
+  if (cap.version !== expectedVersion) throw conflict(CAP_VERSION_MOVED);
+  const to = changes.status ?? cap.status;
+  if (to !== cap.status) assertTransition(cap.status, to, 'edit');
+  else assertNotFinal(cap.status);
+  if (changes.ownerUserId !== undefined) await assertOwner(db, changes.ownerUserId);
+
+  const diff: Record<string, { from: unknown; to: unknown }> = {};
+  if (to !== cap.status) diff.status = { from: cap.status, to };
+  const sets = ['status = $3'];
+  const values: unknown[] = [cap.id, expectedVersion, to];
+  for (const [field, column] of Object.entries(editableColumns) as Array<
+    [keyof typeof editableColumns, (typeof editableColumns)[keyof typeof editableColumns]]
+  >) {
+    const value = changes[field];
+    if (value === undefined) continue;
+    values.push(value);
+    sets.push(`${column} = $${values.length}`);
+    if (cap[column] !== value) diff[column] = { from: cap[column], to: value };
+  }
+  let updated: CapRow;
+  try {
+    const { rows } = await db.query<CapRow>(
+      `update caps set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning ${capColumns}`,
+      values,
+    );
+    updated = rows[0];
+  } catch (err) {
+    if (isUniqueViolation(err, 'caps_open_dedupe')) throw conflict(OPEN_DUPLICATE);
+    throw err;
+  }
+  await audit(db, actor, 'cap_updated', updated, { version: updated.version, changes: diff });
+  if (to !== cap.status && requestsReview(to)) {
+    const review = await insertReview(db, updated, actor.userId);
+    await auditReview(db, actor, 'review_requested', review, { cap_id: updated.id, cap_version: updated.version });
+  }
+  return updated;
+}
+
+/**
+ * Decides a review exactly once (rule 2) and moves its CAP (`approved` or `rejected`), under row locks
+ * taken review first, then CAP: of two concurrent decisions the second waits, then finds it decided (409).
+ */
+export async function decideReview(
+  db: Queryable,
+  id: string,
+  decision: ReviewDecision,
+  comment: string | null,
+  actor: Actor,
+): Promise<{ review: ReviewRow; cap: CapRow }> {
+  const review = await lockReview(db, id);
+  if (!review) throw notFound(REVIEW_NOT_FOUND);
+  if (review.decision) throw conflict(REVIEW_ALREADY_DECIDED);
+  const cap = (await findCap(db, review.cap_id, true))!;
+  assertTransition(cap.status, decision, 'review');
+  const decided = await recordDecision(db, review.id, decision, comment, actor.userId);
+  await auditReview(db, actor, 'review_decided', decided, { cap_id: cap.id, decision, comment });
+  const { rows } = await db.query<CapRow>(`update caps set status = $2, version = version + 1, updated_at = now() where id = $1 returning ${capColumns}`, [
+    cap.id,
+    decision,
+  ]);
+  await audit(db, actor, 'cap_updated', rows[0], { version: rows[0].version, changes: { status: { from: cap.status, to: decision } } });
+  return { review: decided, cap: rows[0] };
+}
+
+function audit(db: Queryable, actor: Actor, action: string, cap: CapRow, metadata: Record<string, unknown>): Promise<void> {
+  return recordTenantAudit(db, {
+    action,
+    actorType: 'user',
+    actorId: actor.userId,
+    resourceType: 'cap',
+    resourceId: cap.id,
+    clientIp: actor.clientIp,
+    metadata,
+  });
+}
+
+function auditReview(db: Queryable, actor: Actor, action: string, review: ReviewRow, metadata: Record<string, unknown>): Promise<void> {
+  return recordTenantAudit(db, {
+    action,
+    actorType: 'user',
+    actorId: actor.userId,
+    resourceType: 'review',
+    resourceId: review.id,
+    clientIp: actor.clientIp,
+    metadata,
+  });
+}
