@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, parseCrontab, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from '../lib/context.ts';
-import type { Pool } from '../lib/db.ts';
+import { untilDatabaseAnswers, type Pool } from '../lib/db.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { wrapTask, type TaskDefinition } from './runtime.ts';
 
@@ -25,6 +25,9 @@ export interface WorkerOptions {
   pollInterval?: number;
 }
 
+/** How long a runner that cannot work (see `over` below) is given before a new one replaces it. */
+const STUCK_AFTER_MS = 5000;
+
 export async function startWorker(app: AppContext, options: WorkerOptions): Promise<WorkerHandle> {
   const taskList: TaskList = {};
   for (const task of options.tasks) taskList[task.name] = wrapTask(task, app);
@@ -34,11 +37,30 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
     if (level === 'error' || level === 'warning') log.warn(message, meta as Record<string, unknown>);
     else log.debug(message);
   });
+  let stopping = false;
   const startRunner = async () => {
     const events: WorkerEvents = new EventEmitter();
     let poolId: string | undefined;
     events.on('pool:create', ({ workerPool }) => void (poolId ??= workerPool.id));
-    const runner = await run({
+    // The runner is over when its promise settles, or when it can no longer work: its pool began
+    // shutting down on its own (it does when it cannot complete or fail a job, and that shutdown
+    // can wait on the database for as long as it is gone), or its workers have failed to fetch a
+    // job for STUCK_AFTER_MS (graphile-worker 0.17 keeps a failed task-list lookup for the life of
+    // the runner, so one that started while the database went away never fetches a job again).
+    let ended!: () => void;
+    const over = new Promise<void>((resolve) => (ended = resolve));
+    events.on('pool:gracefulShutdown', () => void (stopping || setTimeout(ended, STUCK_AFTER_MS).unref()));
+    let failingSince: number | undefined;
+    events.on('worker:getJob:empty', () => (failingSince = undefined));
+    events.on('job:start', () => (failingSince = undefined));
+    events.on('worker:getJob:error', () => {
+      failingSince ??= Date.now();
+      if (stopping || Date.now() - failingSince < STUCK_AFTER_MS) return;
+      runner?.stop().catch(() => {});
+      ended();
+    });
+    let runner: Runner | undefined;
+    runner = await run({
       events,
       pgPool: options.pool,
       taskList,
@@ -66,35 +88,30 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
       deadAfterMs: app.config.WORKER_DEAD_AFTER_MS,
       logger: log,
     });
-    return { runner, poolId, heartbeat };
+    runner.promise.then(ended, ended);
+    return { runner, poolId, heartbeat, over };
   };
 
   // graphile-worker's pool exits when the database goes away for a while (a worker fails to fetch
-  // or complete a job). The process does not: it starts a new runner, again and again with a
-  // growing pause until the database answers. Jobs the old pool held are released when its
-  // heartbeat goes stale, like those of a dead process.
-  let current = await startRunner();
-  let stopping = false;
+  // or complete a job). The process does not: it starts a new runner, trying until the database
+  // answers, as it does at start. Jobs the old pool held are released when its heartbeat goes
+  // stale, like those of a dead process.
+  const startSupervised = () => untilDatabaseAnswers('worker start', startRunner, log, () => stopping);
+  let current = await startSupervised();
   const supervise = (active: typeof current) => {
-    void active.runner.promise
-      .catch(() => {})
-      .then(async () => {
-        if (stopping) return;
-        await active.heartbeat.stop({ keepRow: true });
-        log.warn('worker runner exited; starting a new one', { pool_id: active.poolId });
-        for (let delay = 1000; !stopping; delay = Math.min(delay * 2, 30_000)) {
-          await new Promise((resolve) => setTimeout(resolve, delay));
-          if (stopping) return;
-          try {
-            current = await startRunner();
-            log.info('worker restarted', { pool_id: current.poolId });
-            supervise(current);
-            return;
-          } catch (err) {
-            log.warn('could not start a worker runner; trying again', { err, retry_in_ms: delay * 2 });
-          }
-        }
-      });
+    void active.over.then(async () => {
+      if (stopping) return;
+      await active.heartbeat.stop({ keepRow: true });
+      log.warn('worker runner exited; starting a new one', { pool_id: active.poolId });
+      try {
+        current = await startSupervised();
+      } catch (err) {
+        if (!stopping) log.error('could not start a new worker runner', { err });
+        return;
+      }
+      log.info('worker restarted', { pool_id: current.poolId });
+      supervise(current);
+    });
   };
   supervise(current);
   log.info('worker started', { concurrency: options.concurrency, tasks: Object.keys(taskList), pool_id: current.poolId });

@@ -1,5 +1,6 @@
 /** The Postgres pool and the one way to run several statements in a transaction. */
 import pg from 'pg';
+import type { Logger } from './logger.ts';
 
 /** Anything that can run a query: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
@@ -101,4 +102,33 @@ export async function databaseAnswers(pool: pg.Pool, timeoutMs = 2000): Promise<
     () => false,
   );
   return Promise.race([probe, timeout]);
+}
+
+const CONNECTION_ERROR_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '53300'];
+
+/**
+ * True when `err` says the database cannot be reached right now (refused, reset, shutting down,
+ * starting up, out of connection slots), not that a statement was wrong: worth trying again later.
+ */
+export function isConnectionError(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') return code.startsWith('08') || code.startsWith('57P') || CONNECTION_ERROR_CODES.includes(code);
+  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect/.test(message);
+}
+
+/**
+ * Runs `fn` until it succeeds. A connection error (isConnectionError) is logged and `fn` tried again
+ * after a pause that doubles from 0.5 s to 30 s; any other error is thrown, and so is the last
+ * connection error once `stopped()` says the process is shutting down.
+ */
+export async function untilDatabaseAnswers<T>(what: string, fn: () => Promise<T>, logger: Logger, stopped: () => boolean = () => false): Promise<T> {
+  for (let delay = 500; ; delay = Math.min(delay * 2, 30_000)) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isConnectionError(err) || stopped()) throw err;
+      logger.warn(`${what}: the database cannot be reached; trying again`, { err, retry_in_ms: delay });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }

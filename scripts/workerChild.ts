@@ -4,7 +4,7 @@
  * environment like any svc process; the parent says when to stop and asks for metrics over IPC.
  */
 import { loadConfig } from '../lib/config.ts';
-import { createPool, poolTimeouts } from '../lib/db.ts';
+import { createPool, poolTimeouts, untilDatabaseAnswers } from '../lib/db.ts';
 import { createLogger } from '../lib/logger.ts';
 import { registry } from '../lib/metrics.ts';
 import { startWorker } from '../jobs/worker.ts';
@@ -35,7 +35,13 @@ const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: 'worker' }
 const timeouts = poolTimeouts(config);
 const pool = createPool(config.DATABASE_URL!, { max: 4, applicationName: 'svc-worker', timeouts });
 const workerPool = createPool(config.DATABASE_URL!, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts });
-const app = await createAppContext(config, pool, logger);
+// The database may be down or still starting: wait for it (a stop meanwhile ends the wait).
+const app = await untilDatabaseAnswers(
+  'worker process start',
+  () => createAppContext(config, pool, logger),
+  logger,
+  () => stopRequested,
+);
 const worker = await startWorker(app, { tasks, crontab, concurrency: config.WORKER_CONCURRENCY, pool: workerPool });
 
 stop = () =>

@@ -20,6 +20,7 @@ export interface SvcChild {
   /** The `listening` log line of an api or serve process. */
   listening?: Record<string, unknown>;
   stdout(): string;
+  stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -62,6 +63,7 @@ export async function startSvc(role: 'worker' | 'api' | 'serve', databaseUrl: st
     poolId: line.pool_id as string | undefined,
     listening: role === 'worker' ? undefined : line,
     stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     async kill(signal = 'SIGKILL') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
