@@ -61,13 +61,14 @@ export function forecastRecords(now: number, count = 300, seed = 11): { records:
   return { records, themeOf: new Map(generated.map((g) => [g.external_id, g.theme as FixtureTheme])) };
 }
 
-/** `count` more issues of one theme (the same generator stream, after the first `after`), occurring over [from, to]. */
-export function moreOfTheme(theme: FixtureTheme, count: number, from: number, to: number, after = 300, seed = 11): FixtureRecord[] {
-  const more = generateIssues(after + count * 8, seed, FIXTURE_THEMES.length)
-    .slice(after)
-    .filter((g) => g.theme === theme)
-    .slice(0, count);
-  if (more.length < count) throw new Error(`only ${more.length} more issues of ${theme}`);
+/**
+ * `count` recurrences of the failures in `of` (their titles and narratives in turn, new external ids),
+ * occurring over [from, to]: more of the same failure, not a new one.
+ */
+export function recurrencesOf(of: FixtureRecord[], count: number, from: number, to: number): FixtureRecord[] {
   const times = spreadTimes(count, from, to, 3);
-  return timed(more, () => times);
+  return times.map((t, i) => {
+    const r = of[i % of.length];
+    return { ...r, external_id: `${r.external_id}-again-${i}`, occurred_at: new Date(t).toISOString() };
+  });
 }

@@ -13,6 +13,7 @@ import { parseCrontab } from 'graphile-worker';
 import { stageNames } from '../../../engine/pipeline.ts';
 import { occurrenceCost } from '../../../engine/finance/occurrenceCost.ts';
 import { defaultRateCard } from '../../../engine/config/rateCard.ts';
+import { defaultCluster } from '../../../engine/config/cluster.ts';
 import { crontab } from '../../../jobs/taskList.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
@@ -25,8 +26,8 @@ import {
   DAY,
   FIXTURE_THEMES,
   forecastRecords,
-  moreOfTheme,
   RECURRING_UNTIL_DAYS,
+  recurrencesOf,
   type FixtureRecord,
   type FixtureTheme,
 } from '../../helpers/forecastFixture.ts';
@@ -41,6 +42,11 @@ test.before(async () => {
   receiver = await startReceiver();
   const hook = await api.post('/v1/webhooks', { url: `${receiver.url}/engine`, event_types: ['alert.raised', 'recommendation.regressed'] });
   assert.is(hook.status, 201, hook.text);
+  // One cluster per theme: this file tests forecasts over known patterns, not the choice of k (which
+  // may split a theme differently once it grows: test/engine covers it).
+  const cluster = await api.post('/v1/configs/cluster/versions', { ...defaultCluster, k_min: FIXTURE_THEMES.length, k_max: FIXTURE_THEMES.length }, fresh());
+  assert.is(cluster.status, 201, cluster.text);
+  assert.is((await api.post(`/v1/configs/cluster/versions/${cluster.body.id}/activate`, undefined, fresh())).status, 200);
 });
 test.after(async () => {
   await receiver.close();
@@ -467,15 +473,17 @@ test('GET /v1/recommendations/{id}/verification: holding, with the CUSUM path, k
 
 let run2: any;
 test('new occurrences after the fix, assigned by the next run, turn the verification to regressed with one event', async () => {
-  const more = moreOfTheme('disk_full', 50, Date.parse(FIX_AT) + DAY, now - 2 * DAY);
+  const more = recurrencesOf(membersOf.disk_full, 50, Date.parse(FIX_AT) + DAY, now - 2 * DAY);
   const ingested = await api.post('/v1/ingest/batch', { records: more }, fresh());
   assert.is(ingested.status, 202, ingested.text);
   const before = await verification(recOf.disk_full.id);
   const memoryBefore = (await verification(recOf.memory.id)).body;
   run2 = await runEngine();
   assert.equal([run2.summary.forecasts.implemented_kept, run2.summary.forecasts.alerts_raised], [2, 0]);
-  const assigned = await api.get(`/v1/issues/${ingested.body.issue_ids[0]}`);
-  assert.is(assigned.body.pattern_id, patternOf.disk_full.id);
+  // The recurrences join the fixed pattern (the engine may leave an outlier or two unclustered).
+  const inPattern = new Set((await listAll(api, `/v1/issues?pattern_id=${patternOf.disk_full.id}`)).map((i) => i.id as string));
+  const joined = (ingested.body.issue_ids as string[]).filter((id) => inPattern.has(id)).length;
+  assert.ok(joined >= 45, `${joined} of 50 recurrences in the pattern`);
 
   const v = await eventually(async () => {
     const res = (await verification(recOf.disk_full.id)).body;
