@@ -1,0 +1,151 @@
+/**
+ * The API never stalls (issue 11): `GET /v1/issues` latency while the engine runs over a large
+ * workspace, next to the same requests with the engine idle, in the same run.
+ *
+ *   npm run bench:apiDuringEngine [-- --issues 100000 --idle-seconds 30 --interval-ms 120]
+ *
+ * A fresh test database holding `--issues` generated issues in the demo workspace (bench/workspace.ts);
+ * a real `svc serve` child process on it (HTTP in its process, the job runner in its worker process,
+ * the engine's stages in a worker thread there). A client in this process sends `GET /v1/issues?limit=25`
+ * one after another every `--interval-ms` (paced: the product's per-IP limit of 600 requests a minute
+ * applies to a real process, and an API client polls rather than floods): first for `--idle-seconds`
+ * with nothing running, then from `POST /v1/engine/runs` until the run has succeeded, then idle again.
+ * Target: p99 during the run at most 2x the idle p99 (both idle phases pooled).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { fmt, intFlag, percentile, table, verdict } from './measure.ts';
+import { fillWorkspace } from './workspace.ts';
+
+const { values: flags } = parseArgs({
+  options: { issues: { type: 'string' }, 'idle-seconds': { type: 'string' }, 'interval-ms': { type: 'string' } },
+});
+const ISSUES = intFlag('issues', flags.issues ?? '100000');
+const IDLE_MS = intFlag('idle-seconds', flags['idle-seconds'] ?? '30') * 1000;
+const INTERVAL_MS = intFlag('interval-ms', flags['interval-ms'] ?? '120');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+console.log(
+  `API during an engine run: ${ISSUES.toLocaleString('en-US')} issues; load average ${(await import('node:os'))
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
+const workspace = await fillWorkspace(ISSUES);
+console.log(`filled in ${(workspace.ingestMs / 1000).toFixed(1)} s`);
+
+const child = spawn(process.execPath, ['scripts/svc.js', 'serve'], {
+  cwd: root,
+  env: {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    DATABASE_URL: workspace.url,
+    NODE_ENV: 'development',
+    AUTH_PROVIDER: 'none',
+    LOG_LEVEL: 'info',
+    PLATFORM_PORT: '0',
+    PRODUCT_PORT: '0',
+    METRICS_PORT: '0',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const platform = await new Promise<string>((resolve, reject) => {
+  let buffered = '';
+  child.stdout!.on('data', (chunk) => {
+    buffered += chunk;
+    for (const line of buffered.split('\n')) {
+      if (line.includes('"listening"')) resolve(JSON.parse(line).platform as string);
+    }
+  });
+  child.once('exit', (code) => reject(new Error(`svc serve exited with ${code}`)));
+});
+// What the server logs at warn and above is worth seeing.
+child.stdout!.on('data', (chunk: Buffer) => {
+  for (const line of String(chunk).split('\n')) if (/"level":"(warn|error)"/.test(line)) console.error(line.slice(0, 1000));
+});
+
+try {
+  const exchange = await fetch(`${platform}/v1/auth/exchange`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ subject_token: 'bench' }),
+  });
+  const token = ((await exchange.json()) as { access_token: string }).access_token;
+  const headers = { authorization: `Bearer ${token}` };
+
+  /** Paced GET /v1/issues until `done()`; latencies in ms. */
+  const poll = async (done: () => boolean): Promise<number[]> => {
+    const latencies: number[] = [];
+    while (!done()) {
+      const started = performance.now();
+      const res = await fetch(`${platform}/v1/issues?limit=25`, { headers });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`GET /v1/issues answered ${res.status}`);
+      const took = performance.now() - started;
+      latencies.push(took);
+      await sleep(Math.max(0, INTERVAL_MS - took));
+    }
+    return latencies;
+  };
+  const idleFor = async (ms: number) => {
+    const until = Date.now() + ms;
+    return poll(() => Date.now() >= until);
+  };
+
+  await idleFor(3000); // warm-up: connections, plans, JIT
+  const idleBefore = await idleFor(IDLE_MS);
+
+  const posted = await fetch(`${platform}/v1/engine/runs`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    body: '{}',
+  });
+  const runId = ((await posted.json()) as { run_id: string }).run_id;
+  const runStarted = Date.now();
+  let finished: string | undefined;
+  const watcher = (async () => {
+    while (!finished) {
+      await sleep(500);
+      const run = (await (await fetch(`${platform}/v1/engine/runs/${runId}`, { headers })).json()) as { status: string };
+      if (run.status === 'succeeded' || run.status === 'failed') finished = run.status;
+    }
+  })();
+  const during = await poll(() => finished !== undefined);
+  await watcher;
+  const runSeconds = (Date.now() - runStarted) / 1000;
+  if (finished !== 'succeeded') throw new Error(`the engine run ${finished}`);
+  const idleAfter = await idleFor(IDLE_MS);
+
+  const idle = [...idleBefore, ...idleAfter];
+  const summary = (name: string, ms: number[]) => {
+    const sorted = Float64Array.from(ms).sort();
+    return { name, n: ms.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] };
+  };
+  const rows = [summary('idle (before and after)', idle), summary('during the engine run', during)];
+  const ratio = rows[1].p99 / rows[0].p99;
+  console.log(`\nengine run over ${ISSUES.toLocaleString('en-US')} issues: ${runSeconds.toFixed(1)} s (in svc serve's worker process)\n`);
+  console.log(
+    table(
+      ['GET /v1/issues?limit=25', 'requests', 'p50 ms', 'p99 ms', 'max ms'],
+      [
+        ...rows.map((r) => [r.name, String(r.n), fmt(r.p50), fmt(r.p99), fmt(r.max)]),
+        ['ratio during / idle', '', fmt(rows[1].p50 / rows[0].p50), fmt(ratio), ''],
+      ],
+    ),
+  );
+  console.log(`\nTarget p99 during the run <= 2x idle: ${fmt(ratio)}x -> ${verdict(ratio <= 2)}`);
+  console.log(
+    `Load average at end: ${(await import('node:os'))
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+} finally {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  await workspace.drop();
+}
