@@ -1,9 +1,12 @@
 /**
- * The ingest benchmark's baseline: the same records written as plain issue rows, one multi-row
- * `insert … select from unnest(…)` of all the issue columns per batch (autocommit, so one commit per
- * batch as through HTTP), into `bench_issues`, a scratch copy of `issues` with all its indexes,
- * defaults, checks and the generated `search` tsvector. No event log, no review queue, no job, no
- * HTTP: what the database alone charges for storing the rows.
+ * The ingest benchmark's baselines: the same records written as plain rows by one statement per batch
+ * (autocommit, so one commit per batch as through HTTP). *Issue rows*: one multi-row
+ * `insert … select from unnest(…)` of all the issue columns into `bench_issues`, a scratch copy of
+ * `issues` with all its indexes, defaults, checks and the generated `search` tsvector. *Issue and
+ * event rows*: the same insert (into a second copy, `bench_issues_with_events`) and, in the same statement, the `issue.created` event of every issue
+ * (the payload the service writes) into `bench_events`, a scratch copy of the event log, numbered from
+ * a plain sequence. No review queue, no job, no HTTP: what the
+ * database alone charges for storing the rows.
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../lib/db.ts';
@@ -12,23 +15,46 @@ import type { SyntheticRecord } from '../fixtures/syntheticIssues.ts';
 import { issueRowColumns } from '../sql/issueProjection.ts';
 
 export const SCRATCH_TABLE = 'bench_issues';
+const SCRATCH_ISSUES_WITH_EVENTS = 'bench_issues_with_events';
+const SCRATCH_EVENTS = 'bench_events';
+const SCRATCH_SEQUENCE = 'bench_event_sequence';
 
 export async function createScratchIssuesTable(pool: Pool): Promise<void> {
-  await pool.query(`drop table if exists ${SCRATCH_TABLE}`);
-  await pool.query(`create table ${SCRATCH_TABLE} (like issues including all)`);
+  for (const [table, like] of [
+    [SCRATCH_TABLE, 'issues'],
+    [SCRATCH_ISSUES_WITH_EVENTS, 'issues'],
+    [SCRATCH_EVENTS, 'events'],
+  ]) {
+    await pool.query(`drop table if exists ${table}`);
+    await pool.query(`create table ${table} (like ${like} including all)`);
+  }
+  await pool.query(`drop sequence if exists ${SCRATCH_SEQUENCE}; create sequence ${SCRATCH_SEQUENCE}`);
 }
 
 const columns = issueRowColumns;
 
-const insertSql = `insert into ${SCRATCH_TABLE} (${columns.map(([c]) => c).join(', ')})
+const insertInto = (table: string) => `insert into ${table} (${columns.map(([c]) => c).join(', ')})
   select * from unnest(${columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`;
+const insertSql = insertInto(SCRATCH_TABLE);
 
-/** One batch as column arrays (the statement's parameters), built before the clock starts. */
-export type RawBatch = unknown[][];
+/** One batch: the issue columns as arrays and the events' payloads (the statements' parameters), built before the clock starts. */
+export interface RawBatch {
+  workspaceId: string;
+  columns: unknown[][];
+  payloads: string;
+}
 
-/** The rows the service would store for these records (same normalisation and eligibility rules). */
+const n = columns.length;
+// Issues and their events in one statement, one round trip; the events are numbered from a plain
+// sequence (no counter row to wait on: the cheapest numbering there is).
+const withEventsSql = `with issues as (${insertInto(SCRATCH_ISSUES_WITH_EVENTS)} returning id)
+  insert into ${SCRATCH_EVENTS} (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
+  select $${n + 1}, nextval('${SCRATCH_SEQUENCE}'), 'issue', e.id, 'issue.created', e.payload, 'user', null, now(), now()
+    from rows from (unnest($1::uuid[]), jsonb_array_elements($${n + 2}::jsonb)) as e(id, payload)`;
+
 export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: Date): RawBatch {
   const cols: unknown[][] = columns.map(() => []);
+  const payloads: unknown[] = [];
   records.forEach((r) => {
     const narrative = r.narrative?.trim() ? r.narrative : null;
     const occurred = r.occurred_at ? new Date(r.occurred_at) : null;
@@ -54,17 +80,36 @@ export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: D
       1,
     ];
     values.forEach((v, c) => cols[c].push(v));
+    payloads.push({
+      source: values[2],
+      external_id: values[3],
+      title: values[4],
+      narrative,
+      severity: values[6],
+      occurred_at: occurred?.toISOString() ?? null,
+      source_created_at: (occurred ?? now).toISOString(),
+      engine_status: eligibility.status,
+      ineligible_reason: eligibility.reason,
+      via: 'batch',
+    });
   });
-  return cols;
+  return { workspaceId, columns: cols, payloads: JSON.stringify(payloads) };
 }
 
-/** Inserts the batches with `concurrency` statements in flight; returns the elapsed seconds. */
-export async function rawInsert(pool: Pool, batches: RawBatch[], concurrency: number): Promise<number> {
+/**
+ * Inserts the batches with `concurrency` statements in flight, the issue rows alone or with their
+ * events; returns the elapsed seconds.
+ */
+export async function rawInsert(pool: Pool, batches: RawBatch[], concurrency: number, withEvents: boolean): Promise<number> {
   let next = 0;
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: Math.min(concurrency, batches.length) }, async () => {
-      for (let i = next++; i < batches.length; i = next++) await pool.query(insertSql, batches[i]);
+      for (let i = next++; i < batches.length; i = next++) {
+        const b = batches[i];
+        if (withEvents) await pool.query(withEventsSql, [...b.columns, b.workspaceId, b.payloads]);
+        else await pool.query(insertSql, b.columns);
+      }
     }),
   );
   return Number(process.hrtime.bigint() - started) / 1e9;
