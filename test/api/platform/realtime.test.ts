@@ -15,7 +15,7 @@ import { fresh } from '../../helpers/errors.ts';
 import { client, type Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
 import { addMember, addWorkspace, type TestMember } from '../../helpers/members.ts';
-import { logLines, spawnSvc, svcEnv } from '../../helpers/svcProcess.ts';
+import { logLines, spawnSvc, svcEnv } from '../../../fixtures/svcProcess.ts';
 
 interface Received {
   type: string;
