@@ -7,7 +7,7 @@
  *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100]
  *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000
  *
- * 1. quality: generated issues with known themes (bench/data/synthetic.ts), the pure pipeline, the
+ * 1. quality: generated issues with known themes (fixtures/synthetic.ts), the pure pipeline, the
  *    adjusted Rand index of the final pattern assignment (unclustered issues are singletons) against
  *    the true themes, and the k found next to the true number of themes.
  * 2. hadoop: the real Hadoop bug reports (bench/data/hadoop.ts) through the pure pipeline under
@@ -25,7 +25,7 @@
  *    per prediction horizon with origins stepping back one horizon over the last `--backtest-span-days`:
  *    Brier score, the base-rate Brier score, skill, interval coverage, for patterns with at least
  *    3, 10, 30, 100 gaps before the origin (one run each, min_gaps = N); calibration of the 30-day forecasts.
- * 3. speed: for each size, a fresh test database (test/helpers/database.ts) is filled set-based
+ * 3. speed: for each size, a fresh test database (fixtures/database.ts) is filled set-based
  *    through sql/issues.ts ingestIssues, then one child process times the baseline (read the
  *    snapshot with buildSnapshotInput, tokenize every issue: what any engine must pay) and the pure
  *    pipeline, and another child runs the engine end to end (jobs/engineRun.ts executeEngineRun:
@@ -141,7 +141,7 @@ async function qualitySection() {
   log('## 1. Quality on generated issues with known themes');
   log();
   log(
-    `generator: bench/data/synthetic.ts (themes of unequal size, filler shared by all themes, volatile tokens, typos, 8% of sentences with a phrase of another theme); engine seed ${configDefinitions.cluster.defaults.seed}, default cluster config`,
+    `generator: fixtures/synthetic.ts (themes of unequal size, filler shared by all themes, volatile tokens, typos, 8% of sentences with a phrase of another theme); engine seed ${configDefinitions.cluster.defaults.seed}, default cluster config`,
   );
   log();
   log('| issues | themes | data seed | k found | patterns | unclustered | ARI | pipeline | verdict |');
@@ -781,7 +781,7 @@ async function speedSection(kind: string) {
   const data =
     kind === 'hadoop'
       ? 'the real Hadoop reports repeated with new external ids (long texts: stack traces, code, logs)'
-      : `bench/data/synthetic.ts issues (seed ${SPEED_DATA_SEED}; short texts)`;
+      : `fixtures/synthetic.ts issues (seed ${SPEED_DATA_SEED}; short texts)`;
   log(
     `data: ${data}, ingested set-based through sql/issues.ts ingestIssues in ${fmt(INGEST_CHUNK)}-record transactions into a fresh test database; each measurement in its own child process`,
   );

@@ -11,7 +11,7 @@
  * Results: docs/benchmarks.md.
  *
  * The platform app runs in this process on an ephemeral port over a fresh test database (the
- * server of test/helpers/database.ts); the load generator is a child process (bench/ingestLoadClient.ts)
+ * server of fixtures/database.ts); the load generator is a child process (bench/ingestLoadClient.ts)
  * so that it does not share the server's event loop. The two measurements alternate in rounds
  * (raw then HTTP, HTTP then raw, …) so that drift on a noisy machine hits both. The ratio is the
  * figure to trust; absolute rates move with the machine.

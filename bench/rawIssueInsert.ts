@@ -10,7 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../lib/db.ts';
-import { DEFAULT_SEVERITY, engineEligibility, normalizeSeverity } from '../sql/issueRules.ts';
+import { DEFAULT_SEVERITY, normalizeSeverity } from '../domain/severity.ts';
+import { engineEligibility } from '../domain/engineEligibility.ts';
 import type { SyntheticRecord } from '../fixtures/syntheticIssues.ts';
 import { issueRowColumns } from '../sql/issueProjection.ts';
 

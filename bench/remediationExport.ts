@@ -13,12 +13,11 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { parseArgs, promisify } from 'node:util';
-import { provisionSchema } from '../jobs/tasks/tenant__provision.ts';
+import { createTestDatabase } from '../fixtures/database.ts';
+import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
+import { createTenantUser, provisionedLiveTenant } from '../fixtures/tenants.ts';
+import { createPool } from '../lib/db.ts';
 import { withTenant } from '../sql/tenantSchema.ts';
-import { findTenant } from '../sql/tenants.ts';
-import { startTestApp } from '../test/helpers/app.ts';
-import { createTenant, createTenantUser, seedStaff, setTenantState, staffLogin, tenantLogin } from '../test/helpers/product.ts';
-import { spawnSvc, svcEnv } from '../test/helpers/svcProcess.ts';
 import { intFlag } from './measure.ts';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '100000,400000' }, 'server-node-options': { type: 'string', default: '' } } });
@@ -62,22 +61,32 @@ function startServer(databaseUrl: string): Promise<{ server: ChildProcess; produ
   });
 }
 
-const t = await startTestApp();
+/** Signs the tenant user in over the product surface (POST /login); the session's cookies as a Cookie header. */
+async function signIn(product: string, workspace: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${product}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ workspace, email, password }),
+  });
+  if (res.status !== 200) throw new Error(`tenant login answered ${res.status}: ${await res.text()}`);
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+}
+
+const db = await createTestDatabase();
+const pool = createPool(db.url, { max: 4, applicationName: 'svc-bench' });
 try {
-  const staff = await staffLogin(t, await seedStaff(t));
-  const created = await createTenant(staff);
-  const tenant = (await findTenant(t.app.pool, created.id))!;
-  await provisionSchema(t.app.pool, tenant.schema_name, async () => {});
-  await setTenantState(t, tenant.id, 'live');
-  const user = await createTenantUser(t, tenant.id, { roleProfile: 'admin' });
-  const client = await tenantLogin(t, tenant.slug, user.email, user.password);
-  const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const tenant = await provisionedLiveTenant(pool);
+  const user = await createTenantUser(pool, tenant.id, { roleProfile: 'admin' });
   const schema = tenant.schema_name;
-  const { server, product } = await startServer(t.db.url);
+  const { server, product } = await startServer(db.url);
+  const cookie = await signIn(product, tenant.slug, user.email, user.password);
 
   // Audit rows shaped like real ones: an action, a user actor, a resource, a client IP, a trace id and a little metadata.
   async function fillAuditLog(rows: number): Promise<void> {
-    await withTenant(t.app.pool, schema, async (db) => {
+    await withTenant(pool, schema, async (db) => {
       const { rows: counted } = await db.query<{ n: number }>('select count(*)::int as n from audit_log');
       const missing = rows - counted[0].n;
       if (missing <= 0) return;
@@ -91,7 +100,7 @@ try {
         [user.id, missing],
       );
     });
-    await t.app.pool.query(`vacuum analyze ${schema}.audit_log`);
+    await pool.query(`vacuum analyze ${schema}.audit_log`);
   }
 
   const rssOf = async (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
@@ -122,7 +131,7 @@ try {
     const sql = `copy (select id, occurred_at, action, actor_type, actor_id, resource_type, resource_id, client_ip, trace_id, metadata
                          from ${schema}.audit_log order by occurred_at, seq) to stdout`;
     const started = performance.now();
-    await run('sh', ['-c', `psql "$URL" -X -q -c "$SQL" > /dev/null`], { env: { ...process.env, URL: t.db.url, SQL: sql } });
+    await run('sh', ['-c', `psql "$URL" -X -q -c "$SQL" > /dev/null`], { env: { ...process.env, URL: db.url, SQL: sql } });
     return performance.now() - started;
   }
 
@@ -159,5 +168,6 @@ try {
   }
 } finally {
   children.forEach((c) => c.removeAllListeners('exit').kill('SIGTERM'));
-  await t.close();
+  await pool.end();
+  await db.drop();
 }

@@ -1,6 +1,6 @@
 /**
  * Large workspaces for the report and export benchmarks: a fresh test database (cloned from the
- * migrated template) holding `n` generated issues (bench/data/synthetic.ts, ~240 characters each),
+ * migrated template) holding `n` generated issues (fixtures/synthetic.ts, ~240 characters each),
  * ingested set-based through sql/issues.ts like bench/engine.ts's speed section; and a child-process
  * runner, so that each measurement reports its own peak memory.
  */

@@ -1,11 +1,11 @@
 /**
  * Corrective action plans of a tenant (inside its schema: every function takes a client inside
  * `withTenant`, and the writing ones must run in its transaction). Every change writes its tenant
- * audit row in that transaction; statuses move only as sql/capWorkflow.ts allows.
+ * audit row in that transaction; statuses move only as domain/capWorkflow.ts allows.
  */
 import type { Queryable } from '../lib/db.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
-import { assertNotFinal, assertTransition, requestsReview, type CapStatus } from './capWorkflow.ts';
+import { assertNotFinal, assertTransition, requestsReview, type CapStatus } from '../domain/capWorkflow.ts';
 import { insertReview, lockReview, recordDecision, REVIEW_ALREADY_DECIDED, REVIEW_NOT_FOUND, type ReviewDecision, type ReviewRow } from './reviews.ts';
 import { recordTenantAudit } from './tenantAudit.ts';
 

@@ -13,7 +13,9 @@
  */
 import type { Queryable } from '../lib/db.ts';
 import type { StoredEvent } from './events.ts';
-import type { EngineStatus, IssueStatus, Severity } from './issueRules.ts';
+import type { EngineStatus } from '../domain/engineEligibility.ts';
+import type { IssueStatus } from '../domain/issueTransitions.ts';
+import type { Severity } from '../domain/severity.ts';
 
 export interface IssueRow {
   id: string;

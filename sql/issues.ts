@@ -10,7 +10,9 @@ import type { Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Actor, EventBatch, NewEvent } from './events.ts';
 import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueRow } from './issueProjection.ts';
-import { canTransition, engineEligibility, type EngineStatus, type IssueStatus, type Severity } from './issueRules.ts';
+import { canTransition, type IssueStatus } from '../domain/issueTransitions.ts';
+import { engineEligibility, type EngineStatus } from '../domain/engineEligibility.ts';
+import type { Severity } from '../domain/severity.ts';
 import { closeOpenItemsOfIssues, openReviewItems } from './reviewItems.ts';
 
 export interface IssueInput {

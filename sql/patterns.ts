@@ -1,7 +1,7 @@
 /** Pattern queries (the projection's writes are in patternProjection.ts). */
 import type { Queryable } from '../lib/db.ts';
 import type { RootCauseRollup } from '../engine/stages/07_patterns.ts';
-import type { Severity } from './issueRules.ts';
+import type { Severity } from '../domain/severity.ts';
 import { patternColumns, type PatternRow } from './patternProjection.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -21,6 +21,9 @@ function parametersOf(route: BaseRoute): Json[] {
     const schema = pathShape[name] ? jsonSchema(pathShape[name], 'input') : { type: 'string' };
     params.push({ name, in: 'path', required: true, schema });
   }
+  for (const [name, header] of Object.entries(route.headers ?? {})) {
+    params.push({ name, in: 'header', required: header.required ?? false, description: header.description, schema: header.schema });
+  }
   if (route.query) {
     const schema = jsonSchema(route.query, 'input');
     const properties = (schema.properties ?? {}) as Record<string, Json>;
@@ -61,11 +64,17 @@ export function operationFor(route: BaseRoute): Json {
   }
   const responses: Json = {};
   for (const [status, spec] of Object.entries(route.responses)) {
-    responses[status] = spec.schema
+    const response: Json = spec.schema
       ? { description: spec.description, content: { [spec.contentType ?? 'application/json']: { schema: jsonSchema(spec.schema, 'output') } } }
       : spec.contentType
         ? { description: spec.description, content: { [spec.contentType]: {} } }
         : { description: spec.description };
+    if (spec.headers) {
+      response.headers = Object.fromEntries(
+        Object.entries(spec.headers).map(([name, h]) => [name, { description: h.description, schema: h.schema, ...(h.required ? { required: true } : {}) }]),
+      );
+    }
+    responses[status] = response;
   }
   operation.responses = responses;
   return operation;

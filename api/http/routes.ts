@@ -18,6 +18,15 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Defaults to application/json. */
   contentType?: string;
+  /** Response headers worth documenting (the handshake headers of a 101). */
+  headers?: Record<string, HeaderSpec>;
+}
+
+/** A request or response header as /openapi.json documents it (JSON Schema of its value). */
+export interface HeaderSpec {
+  description: string;
+  required?: boolean;
+  schema: Record<string, unknown>;
 }
 
 /** What a handler answers; `undefined` means it wrote the response itself (a stream, a file). */
@@ -53,6 +62,8 @@ export interface BaseRoute {
   bodyContentType?: 'application/json' | 'multipart/form-data' | 'application/x-www-form-urlencoded';
   /** The handler gets the body's raw bytes (a Buffer, never parsed): inbound webhooks verify a signature over them. */
   rawBody?: boolean;
+  /** Request headers the operation reads beyond the common ones (a WebSocket handshake's), for /openapi.json. */
+  headers?: Record<string, HeaderSpec>;
   responses: Record<number, ResponseSpec>;
 }
 

@@ -4,7 +4,8 @@
  * numbers and booleans are read as their query-string form). Their SQL is sql/listFilters.ts.
  */
 import { z } from 'zod';
-import { issueStatuses, severities } from '../../sql/issueRules.ts';
+import { issueStatuses } from '../../domain/issueTransitions.ts';
+import { severities } from '../../domain/severity.ts';
 import { patternStatuses } from '../../sql/patternProjection.ts';
 import { queryBoolean, queryDecimal, queryInteger } from '../http/routes.ts';
 

@@ -29,6 +29,7 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { inboundWebhookRoutes } from './webhooks/inbound.ts';
 import { connectorRoutes } from './connectors/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { realtimeRoutes } from './realtime/routes.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { scimTokenRoutes } from './scim/tokenRoutes.ts';
 import { ssoConnectionRoutes, ssoSignInRoutes } from './sso/routes.ts';
@@ -61,6 +62,7 @@ export const platformRoutes: PlatformRoute[] = [
   ...webhookRoutes,
   ...connectorRoutes,
   ...notificationRoutes,
+  ...realtimeRoutes,
   ...mfaRoutes,
   ...scimTokenRoutes,
   ...ssoConnectionRoutes,

@@ -15,7 +15,7 @@
  * - Quiet hours (in their own time zone) hold e-mail and chat until they end, digests included.
  */
 import type { Recipient, AlertSeverity, NotificationKind, StoredPreferences } from '../../sql/notificationPreferences.ts';
-import type { Severity } from '../../sql/issueRules.ts';
+import type { Severity } from '../../domain/severity.ts';
 import { afterQuietHours, nextDigestAt } from './localTime.ts';
 
 export interface NotificationItem {

@@ -1,20 +1,26 @@
 /**
- * What each producer's notifications are about, read from committed state: the issues an ingest
- * created or escalated, what an engine run found (new and re-found patterns, predictions, crest
- * alerts, proposed recommendations), an invitation, a workspace's week.
+ * What each producer's notifications are about, as notification items (title, body, link): the
+ * issues an ingest created or escalated, what an engine run found (new and re-found patterns,
+ * predictions, crest alerts, proposed recommendations), an invitation, a workspace's week. The rows
+ * come from committed state through sql/notificationSubjects.ts.
  */
 import type { AppContext } from '../../lib/context.ts';
 import type { Queryable } from '../../lib/db.ts';
-import type { Severity } from '../../sql/issueRules.ts';
+import {
+  runOpenAlerts,
+  runPatternFindings,
+  runPredictions,
+  runProposedRecommendations,
+  subjectInvitation,
+  subjectIssues,
+  workspaceWeekCounts,
+} from '../../sql/notificationSubjects.ts';
 import type { NotificationItem } from './routing.ts';
 
 const link = (app: AppContext, path: string) => `${app.config.APP_URL}/platform/${path}`;
 
 export async function issueItems(app: AppContext, db: Queryable, workspaceId: string, created: string[], escalated: string[]): Promise<NotificationItem[]> {
-  const { rows } = await db.query<{ id: string; title: string; severity: Severity; source: string }>(
-    'select id, title, severity, source from issues where workspace_id = $1 and id = any($2::uuid[])',
-    [workspaceId, [...created, ...escalated]],
-  );
+  const rows = await subjectIssues(db, workspaceId, [...created, ...escalated]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const items: NotificationItem[] = [];
   for (const id of created) {
@@ -46,12 +52,6 @@ export async function issueItems(app: AppContext, db: Queryable, workspaceId: st
   return items;
 }
 
-interface PatternRef {
-  pattern_id: string;
-  name: string;
-  risk_score: number;
-}
-
 /**
  * An engine run's findings. pattern_detected: a pattern this run produced that no earlier run had;
  * pattern_confirmed: one an earlier run had too (found again); new_prediction: the run's prediction
@@ -60,18 +60,7 @@ interface PatternRef {
  */
 export async function engineRunItems(app: AppContext, db: Queryable, workspaceId: string, runId: string): Promise<NotificationItem[]> {
   const items: NotificationItem[] = [];
-  const patterns = await db.query<PatternRef & { seen_before: boolean }>(
-    `select o.pattern_id, p.name, p.risk_score,
-            exists (select 1 from engine_pattern_outputs e join engine_runs r on r.id = e.run_id
-                     where e.workspace_id = $1 and e.pattern_id = o.pattern_id and e.run_id <> $2 and r.created_at <= run.created_at) as seen_before
-       from engine_pattern_outputs o
-       join engine_runs run on run.id = o.run_id
-       join patterns p on p.id = o.pattern_id and p.workspace_id = o.workspace_id
-      where o.workspace_id = $1 and o.run_id = $2 and p.issue_count > 0
-      order by o.pattern_id`,
-    [workspaceId, runId],
-  );
-  for (const p of patterns.rows) {
+  for (const p of await runPatternFindings(db, workspaceId, runId)) {
     items.push(
       p.seen_before
         ? {
@@ -94,13 +83,7 @@ export async function engineRunItems(app: AppContext, db: Queryable, workspaceId
           },
     );
   }
-  const predictions = await db.query<PatternRef & { p_recurrence: number; horizon_days: number }>(
-    `select x.pattern_id, p.name, p.risk_score, x.p_recurrence, x.horizon_days
-       from predictions x join patterns p on p.id = x.pattern_id
-      where x.workspace_id = $1 and x.run_id = $2 order by x.pattern_id`,
-    [workspaceId, runId],
-  );
-  for (const p of predictions.rows) {
+  for (const p of await runPredictions(db, workspaceId, runId)) {
     const percent = Math.round(p.p_recurrence * 100);
     items.push({
       kind: 'new_prediction',
@@ -112,13 +95,7 @@ export async function engineRunItems(app: AppContext, db: Queryable, workspaceId
       risk_score: p.risk_score,
     });
   }
-  const alerts = await db.query<PatternRef & { id: string; probability: number; horizon_days: number }>(
-    `select a.id, a.pattern_id, p.name, p.risk_score, a.probability, a.horizon_days
-       from pattern_alerts a join patterns p on p.id = a.pattern_id
-      where a.workspace_id = $1 and a.run_id = $2 and a.status = 'open' order by a.id`,
-    [workspaceId, runId],
-  );
-  for (const a of alerts.rows) {
+  for (const a of await runOpenAlerts(db, workspaceId, runId)) {
     const percent = Math.round(a.probability * 100);
     items.push({
       kind: 'high_confidence_prediction',
@@ -130,13 +107,7 @@ export async function engineRunItems(app: AppContext, db: Queryable, workspaceId
       risk_score: a.risk_score,
     });
   }
-  const recommendations = await db.query<PatternRef & { id: string; root_cause: string | null }>(
-    `select r.id, r.pattern_id, p.name, p.risk_score, r.root_cause
-       from recommendations r join patterns p on p.id = r.pattern_id
-      where r.workspace_id = $1 and r.run_id = $2 and r.status = 'proposed' order by r.id`,
-    [workspaceId, runId],
-  );
-  for (const r of recommendations.rows) {
+  for (const r of await runProposedRecommendations(db, workspaceId, runId)) {
     items.push({
       kind: 'recommendation_pushed',
       subject_type: 'recommendation',
@@ -156,11 +127,7 @@ export async function invitationItem(
   workspaceId: string,
   invitationId: string,
 ): Promise<{ item: NotificationItem; email: string; invitedBy: string | null } | null> {
-  const { rows } = await db.query<{ email: string; role: string; invited_by: string | null; inviter: string | null }>(
-    `select i.email, i.role, i.invited_by, u.name as inviter from invitations i left join users u on u.id = i.invited_by where i.workspace_id = $1 and i.id = $2`,
-    [workspaceId, invitationId],
-  );
-  const inv = rows[0];
+  const inv = await subjectInvitation(db, workspaceId, invitationId);
   if (!inv) return null;
   return {
     email: inv.email,
@@ -178,15 +145,7 @@ export async function invitationItem(
 
 /** The workspace's last seven days before `until`, for the weekly digest. */
 export async function weekSummary(db: Queryable, workspaceId: string, until: Date): Promise<string> {
-  const { rows } = await db.query<{ issues: number; critical: number; patterns: number; alerts: number; recommendations: number }>(
-    `select (select count(*) from issues where workspace_id = $1 and created_at >= $2 and created_at < $3)::int as issues,
-            (select count(*) from issues where workspace_id = $1 and created_at >= $2 and created_at < $3 and severity = 'critical')::int as critical,
-            (select count(*) from patterns where workspace_id = $1 and created_at >= $2 and created_at < $3)::int as patterns,
-            (select count(*) from pattern_alerts where workspace_id = $1 and status = 'open')::int as alerts,
-            (select count(*) from recommendations where workspace_id = $1 and status = 'proposed')::int as recommendations`,
-    [workspaceId, new Date(until.getTime() - 7 * 86_400_000), until],
-  );
-  const s = rows[0];
+  const s = await workspaceWeekCounts(db, workspaceId, new Date(until.getTime() - 7 * 86_400_000), until);
   return (
     `In the last 7 days: ${s.issues} new issues (${s.critical} critical), ${s.patterns} new patterns. ` +
     `Now: ${s.alerts} open crest alerts, ${s.recommendations} proposed fixes.`

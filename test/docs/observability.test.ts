@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { registry } from '../../lib/metrics.ts';
-import { projectRoot } from '../helpers/svcProcess.ts';
+import { projectRoot } from '../../fixtures/svcProcess.ts';
 import { toolAvailable } from '../helpers/tools.ts';
 
 const alertsFile = path.join(projectRoot, 'docs/prometheus/alerts.yml');

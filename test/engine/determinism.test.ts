@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { decodeOutput, encodeOutput, outputDigest, sha256, type StageRecord } from '../../engine/manifest.ts';
 import { runPipeline, stageDependencies, stageNames, type StageName, type StageOutputs } from '../../engine/pipeline.ts';
 import { syntheticInput, testContext, testUuid } from '../helpers/engineInput.ts';
-import { projectRoot } from '../helpers/svcProcess.ts';
+import { projectRoot } from '../../fixtures/svcProcess.ts';
 
 const COUNT = 300;
 const DATA_SEED = 3;

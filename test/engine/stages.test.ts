@@ -1,6 +1,6 @@
 /**
  * Engine stages 1-7, each on small hand-made inputs with exact expectations, and the clustering
- * stages on generated issues with known themes (bench/data/synthetic.ts, seeded).
+ * stages on generated issues with known themes (fixtures/synthetic.ts, seeded).
  */
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';

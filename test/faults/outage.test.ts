@@ -12,7 +12,7 @@ import { generateIssues } from '../../fixtures/synthetic.ts';
 import { eventually } from '../helpers/app.ts';
 import { ownPostgres, startSvc } from '../helpers/faults.ts';
 import { request } from '../helpers/http.ts';
-import { logLines } from '../helpers/svcProcess.ts';
+import { logLines } from '../../fixtures/svcProcess.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

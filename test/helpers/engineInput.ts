@@ -1,7 +1,7 @@
 /**
  * Seeded, self-contained inputs of the engine tests: deterministic ids, stage contexts over the
  * shipped default configs (or hand-made ones), and snapshot inputs built from the synthetic
- * generator of bench/data/synthetic.ts (issues with known themes). Nothing here reads a clock, the
+ * generator of fixtures/synthetic.ts (issues with known themes). Nothing here reads a clock, the
  * environment or a file, so the same call gives the same input in any process.
  */
 import { createHash } from 'node:crypto';

@@ -9,7 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { eventually } from './app.ts';
-import { logLines, spawnSvc, svcEnv } from './svcProcess.ts';
+import { logLines, spawnSvc, svcEnv } from '../../fixtures/svcProcess.ts';
 
 export const FAST_HEARTBEAT = { WORKER_HEARTBEAT_INTERVAL_MS: '250', WORKER_DEAD_AFTER_MS: '1500' };
 

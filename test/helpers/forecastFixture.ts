@@ -1,6 +1,6 @@
 /**
  * Ingest records whose occurrence times give each pattern a known hazard outcome: generated issues
- * of four themes (bench/data/synthetic.ts), their `occurred_at` replaced relative to `now`:
+ * of four themes (fixtures/synthetic.ts), their `occurred_at` replaced relative to `now`:
  * - disk_full and memory recur every two to four days from now - 400 d to now - 150 d: fitted, and
  *   (with no occurrence for 150 days against gaps of days) alerting;
  * - network has no occurred_at: not fitted, `no_timestamps`;

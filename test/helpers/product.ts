@@ -5,12 +5,11 @@
  * directly for tests that precede invitations, make a tenant live).
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import { createTenantUser as createTenantUserDirectly } from '../../fixtures/tenants.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { upsertEmployee, type ControlRole } from '../../sql/employees.ts';
 import { findJobRunByKey } from '../../sql/jobRuns.ts';
-import { findTenant, type LifecycleState } from '../../sql/tenants.ts';
-import { withTenant } from '../../sql/tenantSchema.ts';
-import { grantRoleProfile, upsertTenantUser } from '../../sql/tenantUsers.ts';
+import type { LifecycleState } from '../../sql/tenants.ts';
 import type { TestApp } from './app.ts';
 import { eventually } from './app.ts';
 import { request, type HttpResponse, type RequestOptions } from './http.ts';
@@ -133,21 +132,12 @@ export async function provisionTenant(t: TestApp, staff: ProductClient, tenantId
 }
 
 /** Creates (or updates) an active tenant user directly, with a role profile (default admin). */
-export async function createTenantUser(
+export function createTenantUser(
   t: TestApp,
   tenantId: string,
   user: { email?: string; password?: string; roleProfile?: string; fullName?: string } = {},
 ): Promise<{ id: string; email: string; password: string }> {
-  const tenant = (await findTenant(t.app.pool, tenantId))!;
-  const email = user.email ?? `user-${randomUUID().slice(0, 8)}@client.test`;
-  const password = user.password ?? 'tenant password 1';
-  const passwordHash = await hashPassword(password);
-  const row = await withTenant(t.app.pool, tenant.schema_name, async (client) => {
-    const created = await upsertTenantUser(client, { email, passwordHash, fullName: user.fullName });
-    if (!(await grantRoleProfile(client, created.id, user.roleProfile ?? 'admin'))) throw new Error(`no role profile ${user.roleProfile}`);
-    return created;
-  });
-  return { id: row.id, email: row.email, password };
+  return createTenantUserDirectly(t.app.pool, tenantId, user);
 }
 
 /** Puts a tenant in a lifecycle state directly (for tests of routes that precede go-live). */

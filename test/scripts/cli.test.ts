@@ -5,7 +5,7 @@ import { createPool } from '../../lib/db.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { migrate, migrationFiles } from '../../sql/migrate.ts';
 import { createEmptyDatabase } from '../../fixtures/database.ts';
-import { logLines, runSvc, svcEnv } from '../helpers/svcProcess.ts';
+import { logLines, runSvc, svcEnv } from '../../fixtures/svcProcess.ts';
 
 const commands = ['serve', 'api', 'worker', 'migrate', 'projections', 'staff', 'engine', 'ingest', 'jobs'];
 // Settings that would let a command get as far as the database: it never answers, so a command that

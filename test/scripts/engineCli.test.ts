@@ -10,7 +10,7 @@ import { generateIssues } from '../../fixtures/synthetic.ts';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
 import type { Client } from '../helpers/http.ts';
-import { runSvc, svcEnv, type SvcResult } from '../helpers/svcProcess.ts';
+import { runSvc, svcEnv, type SvcResult } from '../../fixtures/svcProcess.ts';
 
 let t: TestApp;
 let api: Client;

@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { demoToken, eventually, startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Client } from '../helpers/http.ts';
-import { runSvc, spawnSvc, svcEnv } from '../helpers/svcProcess.ts';
+import { runSvc, spawnSvc, svcEnv } from '../../fixtures/svcProcess.ts';
 
 let t: TestApp;
 let api: Client;

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
-import { runSvc, svcEnv } from '../helpers/svcProcess.ts';
+import { runSvc, svcEnv } from '../../fixtures/svcProcess.ts';
 
 let t: TestApp;
 let jobId: string;

@@ -12,7 +12,7 @@ import { eventually, startTestApp } from '../helpers/app.ts';
 import { deferred } from '../helpers/async.ts';
 import { createTestDatabase } from '../../fixtures/database.ts';
 import { request } from '../helpers/http.ts';
-import { logLines, spawnSvc, svcEnv } from '../helpers/svcProcess.ts';
+import { logLines, spawnSvc, svcEnv } from '../../fixtures/svcProcess.ts';
 
 /** A GET on a fresh connection (no keep-alive pool), resolving with status and body. */
 function get(url: string): Promise<{ status: number; body: string }> {

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { productClient } from '../helpers/product.ts';
-import { runSvc, svcEnv } from '../helpers/svcProcess.ts';
+import { runSvc, svcEnv } from '../../fixtures/svcProcess.ts';
 
 let t: TestApp;
 test.before(async () => {

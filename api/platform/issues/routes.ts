@@ -5,7 +5,7 @@ import { enqueueVerifications } from '../../../jobs/tasks/recommendation__verify
 import { enqueueNotifications, notifiable } from '../../../jobs/tasks/notification__route.ts';
 import { issueEventList, withEventBatch, type StoredEvent } from '../../../sql/events.ts';
 import type { IssueRow } from '../../../sql/issueProjection.ts';
-import { issueStatuses } from '../../../sql/issueRules.ts';
+import { issueStatuses } from '../../../domain/issueTransitions.ts';
 import { findIssue, ingestIssues, updateIssue } from '../../../sql/issues.ts';
 import { reply } from '../../http/routes.ts';
 import { issueList } from '../../../sql/listFilters.ts';

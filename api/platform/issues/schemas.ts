@@ -1,7 +1,9 @@
 /** The issue resource of /v1 and the input fields shared by ingest and POST /v1/issues. */
 import { z } from 'zod';
 import type { IssueRow } from '../../../sql/issueProjection.ts';
-import { DEFAULT_SEVERITY, engineStatuses, issueStatuses, normalizeSeverity, severities, severityInputs } from '../../../sql/issueRules.ts';
+import { DEFAULT_SEVERITY, normalizeSeverity, severities, severityInputs } from '../../../domain/severity.ts';
+import { engineStatuses } from '../../../domain/engineEligibility.ts';
+import { issueStatuses } from '../../../domain/issueTransitions.ts';
 
 export const issueSchema = z.object({
   id: z.string(),

@@ -7,6 +7,7 @@
  *   so that clients can tell it from a network failure.
  * - Scoped to the token's workspace; `notification.created` only reaches its member.
  * - `?after_sequence=N` resumes: first what the event log holds after N, then the live stream.
+ * - Documented in /openapi.json as GET /v1/realtime (routes.ts), whose plain-GET answer is 426.
  * - Upgrades bypass express, so they are not counted by the REST rate limit.
  * - A client whose unsent data passes REALTIME_MAX_BUFFERED_BYTES is dropped (its connection is cut;
  *   it resumes from its last sequence), never buffered without bound; every REALTIME_PING_MS the
@@ -19,6 +20,7 @@ import type { AppContext } from '../../../lib/context.ts';
 import { createPlatformAuthenticator } from '../auth/authenticator.ts';
 import type { PlatformAuthenticator, Principal } from '../principal.ts';
 import { RealtimeHub } from './hub.ts';
+import { realtimeQuery } from './routes.ts';
 
 export const REALTIME_PATH = '/v1/realtime';
 const BEARER_PROTOCOL = 'bearer.';
@@ -43,11 +45,11 @@ function tokenOf(req: http.IncomingMessage): string | null {
   return bearer ? bearer.slice(BEARER_PROTOCOL.length) : null;
 }
 
-/** `after_sequence` of the query string: a non-negative integer, or null when absent; undefined when malformed. */
+/** `after_sequence` of the query string (the documented query of GET /v1/realtime): a non-negative integer, or null when absent; undefined when malformed. */
 function afterSequenceOf(req: http.IncomingMessage): number | null | undefined {
-  const value = new URL(req.url ?? '/', 'http://localhost').searchParams.get('after_sequence');
-  if (value === null) return null;
-  return /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+  const parsed = realtimeQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams));
+  if (!parsed.success) return undefined;
+  return parsed.data.after_sequence ?? null;
 }
 
 export async function startRealtime(app: AppContext, server: http.Server, options: RealtimeOptions = {}): Promise<RealtimeServer> {

@@ -35,6 +35,7 @@ export const sections: readonly Section[] = [
   { id: 'configs', label: 'Configuration', path: '/configs', scope: 'configs:read' },
   { id: 'members', label: 'Members', path: '/members', scope: 'members:read' },
   { id: 'audit', label: 'Audit log', path: '/audit-events', scope: 'audit:read' },
+  { id: 'notifications', label: 'Notifications', path: '/notifications', scope: 'notifications:read', badge: 'unread_notifications' },
   { id: 'settings', label: 'Workspace settings', path: '/settings', scope: 'workspace:admin' },
 ];
 

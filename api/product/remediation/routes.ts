@@ -1,11 +1,11 @@
 /**
  * Remediation (tenant): corrective action plans with optimistic concurrency and a status workflow
- * (sql/capWorkflow.ts), the reviews that approve or reject them, the tenant audit log and the
+ * (domain/capWorkflow.ts), the reviews that approve or reject them, the tenant audit log and the
  * streamed spreadsheet export (exportRoute.ts). Reads need `caps.read`, `reviews.read`, `audit.read`;
  * writes `caps.write`, `reviews.write` (and CSRF).
  */
 import { z } from 'zod';
-import { capStatuses } from '../../../sql/capWorkflow.ts';
+import { capStatuses } from '../../../domain/capWorkflow.ts';
 import { CAP_NOT_FOUND, CAP_VERSION_MOVED, capTargetTypes, createCap, decideReview, listCaps, updateCap } from '../../../sql/caps.ts';
 import { listReviews, REVIEW_ALREADY_DECIDED, REVIEW_NOT_FOUND, reviewDecisions } from '../../../sql/reviews.ts';
 import { recentTenantAudit } from '../../../sql/tenantAudit.ts';

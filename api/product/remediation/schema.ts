@@ -1,6 +1,6 @@
 /** The remediation resources as the routes answer them: CAP, review and audit entry. */
 import { z } from 'zod';
-import { capStatuses, nextStatuses } from '../../../sql/capWorkflow.ts';
+import { capStatuses, nextStatuses } from '../../../domain/capWorkflow.ts';
 import { capTargetTypes, type CapRow } from '../../../sql/caps.ts';
 import { reviewDecisions, type ReviewRow } from '../../../sql/reviews.ts';
 import type { TenantAuditRow } from '../../../sql/tenantAudit.ts';

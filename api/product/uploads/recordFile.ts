@@ -10,7 +10,7 @@ import { CsvError, parseCsv } from '../../../lib/csv.ts';
 import { createWorkerPool } from '../../../lib/workerThread.ts';
 import { XLSX_LIMITS } from './xlsxRows.ts';
 import { ingestRecordSchema, toIssueInput } from '../../platform/ingest/record.ts';
-import type { Severity } from '../../../sql/issueRules.ts';
+import type { Severity } from '../../../domain/severity.ts';
 
 export type RecordFileFormat = 'csv' | 'xlsx';
 

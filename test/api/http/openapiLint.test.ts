@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
-import { projectRoot } from '../../helpers/svcProcess.ts';
+import { projectRoot } from '../../../fixtures/svcProcess.ts';
 
 let t: TestApp;
 let dir: string;

@@ -21,7 +21,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/database.ts';
 import { client, type Client, type HttpResponse } from '../../helpers/http.ts';
-import { spawnSvc, svcEnv } from '../../helpers/svcProcess.ts';
+import { spawnSvc, svcEnv } from '../../../fixtures/svcProcess.ts';
 
 const LIMIT = 600;
 const WINDOW_MS = 60_000;

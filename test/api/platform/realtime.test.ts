@@ -8,13 +8,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChildProcess } from 'node:child_process';
 import { WebSocket } from 'ws';
+import { realtimeMessageSchema } from '../../../api/platform/realtime/routes.ts';
 import { startRealtime, type RealtimeServer } from '../../../api/platform/realtime/server.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { fresh } from '../../helpers/errors.ts';
 import { client, type Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
 import { addMember, addWorkspace, type TestMember } from '../../helpers/members.ts';
-import { logLines, spawnSvc, svcEnv } from '../../helpers/svcProcess.ts';
+import { logLines, spawnSvc, svcEnv } from '../../../fixtures/svcProcess.ts';
 
 interface Received {
   type: string;
@@ -31,13 +32,20 @@ interface TestSocket {
   waitFor(predicate: (m: Received) => boolean, what?: string): Promise<Received>;
 }
 
+/** Every message any client of this file received, checked against the documented schema at the end. */
+const everything: Received[] = [];
+
 function connect(base: string, options: { token?: string; protocol?: boolean; after?: number; autoPong?: boolean } = {}): TestSocket {
   const url = `${base.replace(/^http/, 'ws')}/v1/realtime${options.after !== undefined ? `?after_sequence=${options.after}` : ''}`;
   const ws = options.protocol
     ? new WebSocket(url, ['svc.v1', `bearer.${options.token}`], { autoPong: options.autoPong ?? true })
     : new WebSocket(url, { headers: options.token ? { authorization: `Bearer ${options.token}` } : {}, autoPong: options.autoPong ?? true });
   const messages: Received[] = [];
-  ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    messages.push(message);
+    everything.push(message);
+  });
   ws.on('error', () => {});
   return {
     ws,
@@ -119,6 +127,28 @@ test('a bad, missing or under-scoped token completes the handshake and closes wi
     () => assert.unreachable('upgraded on an unknown path'),
     (err: Error) => assert.is(err.message, 'upgrade refused: 404'),
   );
+});
+
+test('GET /v1/realtime is in /openapi.json; without the upgrade it answers 426 in the envelope, after auth and validation', async () => {
+  const doc = (await client(apis[0].url).get('/openapi.json')).body;
+  const op = doc.paths['/v1/realtime'].get;
+  assert.is(op['x-required-scope'], 'events:read');
+  assert.ok(op.responses['101'].content['application/json'].schema, 'the message schema');
+  assert.equal(
+    op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name),
+    ['after_sequence'],
+  );
+  for (const base of [apis[0].url, t.platformServer!.url]) {
+    const plain = await client(base, { token: ownerToken }).get('/v1/realtime');
+    assert.is(plain.status, 426, plain.text);
+    assert.is(plain.body.error.code, 'bad_request');
+    assert.is(plain.body.error.trace_id, plain.headers.get('x-request-id'));
+    assert.is(plain.headers.get('upgrade'), 'websocket');
+  }
+  assert.is((await client(apis[0].url).get('/v1/realtime')).body.error.code, 'unauthorized');
+  const bad = await client(apis[0].url, { token: ownerToken }).get('/v1/realtime?after_sequence=-1');
+  assert.is(bad.status, 400);
+  assert.equal(bad.body.error.details, { after_sequence: 'must be at least 0' });
 });
 
 test('commits of any process reach the clients of every process in the workspace, and only there', async () => {
@@ -249,6 +279,16 @@ test('a slow client is dropped instead of buffered without bound', async () => {
     if (slow.ws.readyState !== WebSocket.OPEN) break;
   }
   await eventually(async () => (local.hub.connections === 0 ? true : undefined), 20_000, 'the slow client to be dropped');
+});
+
+test('every message received matches the schema /openapi.json documents for GET /v1/realtime', () => {
+  assert.ok(everything.length > 0);
+  for (const message of everything) {
+    const check = realtimeMessageSchema.safeParse(message);
+    assert.ok(check.success, `${JSON.stringify(message).slice(0, 300)}: ${check.error?.message}`);
+  }
+  const types = new Set(everything.map((m) => m.type));
+  for (const type of ['issue.created', 'issue.updated', 'notification.created']) assert.ok(types.has(type), `a ${type} message was checked`);
 });
 
 test.run();

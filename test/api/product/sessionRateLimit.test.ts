@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { purgeExpired } from '../../../sql/maintenance.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createTenantUser, liveTenant, ProductClient, productClient, seedStaff, staffLogin } from '../../helpers/product.ts';
-import { logLines, spawnSvc, svcEnv } from '../../helpers/svcProcess.ts';
+import { logLines, spawnSvc, svcEnv } from '../../../fixtures/svcProcess.ts';
 
 const LIMITED = '{"detail":"Too many login attempts. Try again later."}';
 

@@ -1,46 +1,9 @@
 /**
- * The invariants of an issue: severity vocabulary, engine eligibility and status transitions
- * (CONTRACT: open -> in_progress -> resolved -> closed, resolved -> open, open|in_progress -> closed).
+ * Whether an issue record may enter clustering: the engine statuses and the rule that assigns them
+ * on ingest and on every narrative change. Pure: no I/O; the time it was received is passed in.
  */
-export const severities = ['critical', 'high', 'medium', 'low'] as const;
-export type Severity = (typeof severities)[number];
-export const issueStatuses = ['open', 'in_progress', 'resolved', 'closed'] as const;
-export type IssueStatus = (typeof issueStatuses)[number];
 export const engineStatuses = ['eligible', 'blocked_no_narrative', 'ineligible'] as const;
 export type EngineStatus = (typeof engineStatuses)[number];
-
-/** Severity aliases accepted on input, stored normalised. */
-const severityAliases: Record<string, Severity> = {
-  critical: 'critical',
-  p1: 'critical',
-  sev1: 'critical',
-  high: 'high',
-  p2: 'high',
-  sev2: 'high',
-  medium: 'medium',
-  p3: 'medium',
-  sev3: 'medium',
-  low: 'low',
-  p4: 'low',
-  sev4: 'low',
-};
-export const severityInputs = Object.keys(severityAliases);
-export const DEFAULT_SEVERITY: Severity = 'medium';
-
-export function normalizeSeverity(value: string): Severity | null {
-  return severityAliases[value.trim().toLowerCase()] ?? null;
-}
-
-const transitions: Record<IssueStatus, readonly IssueStatus[]> = {
-  open: ['in_progress', 'closed'],
-  in_progress: ['resolved', 'closed'],
-  resolved: ['closed', 'open'],
-  closed: [],
-};
-
-export function canTransition(from: IssueStatus, to: IssueStatus): boolean {
-  return transitions[from].includes(to);
-}
 
 /** Narratives that say nothing ("n/a", "tbd", "---"): present, but nothing to cluster on. */
 const PLACEHOLDERS = new Set(['n/a', 'na', 'none', 'null', 'nil', 'tbd', 'todo', 'unknown', 'no description', 'see title', '-', '.']);
