@@ -10,10 +10,11 @@
  * SQL in the API's text form (timestamps as ISO 8601 UTC with milliseconds).
  */
 import { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { PoolClient } from 'pg';
 import { formatCsvRecord } from '../lib/csv.ts';
 import type { Queryable } from '../lib/db.ts';
+import { sheetCaughtUp, streamingWorkbook } from '../lib/xlsxStream.ts';
 import { issueFilterSql, patternFilterSql, predictionFilterSql, type FilterSql } from './listFilters.ts';
 import type { JobStatus } from './jobRuns.ts';
 
@@ -177,12 +178,6 @@ export async function findExport(db: Queryable, workspaceId: string | null, id: 
   return rows[0] ?? null;
 }
 
-/**
- * 64 KiB buffers of sheet XML not yet read by the zip (exceljs 4.4's WorksheetWriter `stream`, a
- * StreamBuf with `buffers`); 0 if that internal ever changes (no waiting, as before).
- */
-const bufferedSheetChunks = (sheet: ExcelJS.Worksheet) => (sheet as unknown as { stream?: { buffers?: unknown[] } }).stream?.buffers?.length ?? 0;
-
 const CHUNK_BYTES = 1 << 20;
 const FETCH_ROWS = 2000;
 
@@ -241,7 +236,7 @@ export async function writeExport(
   else {
     const out = sink.stream();
     const done = new Promise<void>((resolve, reject) => out.on('finish', resolve).on('error', reject));
-    const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+    const book = streamingWorkbook(out);
     const sheet = book.addWorksheet(e.resource);
     sheet.addRow(names).commit();
     xlsx = { book, sheet, done };
@@ -254,9 +249,9 @@ export async function writeExport(
       for (const row of values) {
         xlsx.sheet.addRow(row.map((v, i) => (v === null ? null : def.columns[i].type === 'timestamp' ? new Date(v as string) : v))).commit();
       }
-      // exceljs writes committed rows into an in-memory buffer that its zip reads as fast as the sink
-      // takes the output; wait until the zip has caught up, so that memory stays one batch deep.
-      while (bufferedSheetChunks(xlsx.sheet) > 4) await new Promise((r) => setTimeout(r, 2));
+      // The zip (and the sink behind it) take the rows' XML at their own pace: wait until they have
+      // caught up, so that memory holds one batch, not the sheet (lib/xlsxStream.ts).
+      await sheetCaughtUp(xlsx.sheet, undefined, signal);
     } else {
       let text = '';
       for (const row of values) text += formatCsvRecord(row.map((v, i) => (typeof v === 'string' && def.columns[i].type === 'text' ? defuse(v) : v)));
