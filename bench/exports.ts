@@ -6,7 +6,8 @@
  *   npm run bench:exports [-- --sizes 100000,400000] [--formats csv,xlsx] [--child-node-options ";--max-semi-space-size=2"]
  *
  * Each export runs in its own child process, once per set of Node options in `--child-node-options`
- * (sets separated by `;`, an empty set is Node's defaults; the idle child runs with each set too), and reports rows/s and peak memory (the kernel's max RSS and the largest RSS sampled
+ * (sets separated by `;`, an empty set is Node's defaults; the idle child runs with each set too) and
+ * each number of rows per cursor fetch in `--fetch-rows` (default: the product's), and reports rows/s and peak memory (the kernel's max RSS and the largest RSS sampled
  * every 20 ms), next to the RSS of an idle child (same modules, same pool, nothing exported) and the
  * peaks of V8's heap and of external memory: flat means under 200 MB at every size.
  */
@@ -28,6 +29,7 @@ const { values: args } = parseArgs({
     format: { type: 'string' },
     formats: { type: 'string', default: 'csv,xlsx' },
     'child-node-options': { type: 'string', default: '' },
+    'fetch-rows': { type: 'string' },
   },
 });
 const variants = (args['child-node-options'] ?? '').split(';').map((v) => v.split(/\s+/).filter(Boolean));
@@ -45,7 +47,7 @@ async function childIdle(url: string) {
   }
 }
 
-async function childExport(url: string, workspaceId: string, format: 'csv' | 'xlsx') {
+async function childExport(url: string, workspaceId: string, format: 'csv' | 'xlsx', fetchRows: number | undefined) {
   const { withTransaction } = await import('../lib/db.ts');
   const { insertExport, writeExport } = await import('../sql/exports.ts');
   const { pool } = await openDatabase(url);
@@ -63,7 +65,7 @@ async function childExport(url: string, workspaceId: string, format: 'csv' | 'xl
     }, 50);
     const started = performance.now();
     const written = await withTransaction(pool, (client) =>
-      writeExport(client, { id, workspaceId, resource: 'issues', format, filters: {}, ttlHours: 1 }, async () => {}),
+      writeExport(client, { id, workspaceId, resource: 'issues', format, filters: {}, ttlHours: 1 }, async () => {}, undefined, fetchRows),
     );
     const ms = performance.now() - started;
     clearInterval(heap);
@@ -90,6 +92,8 @@ async function copyBaseline(url: string, workspaceId: string): Promise<{ ms: num
 
 async function main() {
   const sizes = (args.sizes ?? '').split(',').map((s) => intFlag('sizes', s.trim()));
+  // Rows per cursor fetch to compare (the product's default when not given).
+  const fetchRowsList = args['fetch-rows'] ? args['fetch-rows'].split(',').map((s) => intFlag('fetch-rows', s.trim())) : [undefined];
   const formats = (args.formats ?? '').split(',').map((f) => f.trim()) as Array<'csv' | 'xlsx'>;
   for (const f of formats) if (f !== 'csv' && f !== 'xlsx') throw new Error(`--formats: unknown format ${f}`);
   console.log(
@@ -126,29 +130,41 @@ async function main() {
             `V8 heap ${mb(idle.heapTotal)} (used ${mb(idle.heapUsed)}), external ${mb(idle.external)} (array buffers ${mb(idle.arrayBuffers)})`,
         );
         for (const format of formats) {
-          const r = await runChild<Awaited<ReturnType<typeof childExport>>>(
-            script,
-            ['--child', 'export', '--url', ws.url, '--workspace', ws.workspaceId, '--format', format],
-            nodeArgs,
-          );
-          if (r.rows !== n) throw new Error(`${format}: ${r.rows} rows exported, expected ${n}`);
-          const peak = Math.max(r.maxRss, r.sampledPeak);
-          pass &&= peak < TARGET_PEAK;
-          rows.push([
-            fmt(n, 0),
-            format,
-            options,
-            `${fmt(r.ms / 1000, 2)} s`,
-            fmt(n / (r.ms / 1000), 0),
-            fmt(r.ms / copy.ms, 2),
-            `${fmt(r.bytes / 1024 ** 2, 1)} MB`,
-            mb(peak),
-            mb(peak - idle.rss),
-            mb(r.heapPeak),
-            mb(r.externalPeak),
-            verdict(peak < TARGET_PEAK),
-          ]);
-          console.log(rows[rows.length - 1].join(' | '));
+          for (const fetchRows of fetchRowsList) {
+            const r = await runChild<Awaited<ReturnType<typeof childExport>>>(
+              script,
+              [
+                '--child',
+                'export',
+                '--url',
+                ws.url,
+                '--workspace',
+                ws.workspaceId,
+                '--format',
+                format,
+                ...(fetchRows ? ['--fetch-rows', String(fetchRows)] : []),
+              ],
+              nodeArgs,
+            );
+            if (r.rows !== n) throw new Error(`${format}: ${r.rows} rows exported, expected ${n}`);
+            const peak = Math.max(r.maxRss, r.sampledPeak);
+            pass &&= peak < TARGET_PEAK;
+            rows.push([
+              fmt(n, 0),
+              fetchRows ? `${format}, fetch ${fetchRows}` : format,
+              options,
+              `${fmt(r.ms / 1000, 2)} s`,
+              fmt(n / (r.ms / 1000), 0),
+              fmt(r.ms / copy.ms, 2),
+              `${fmt(r.bytes / 1024 ** 2, 1)} MB`,
+              mb(peak),
+              mb(peak - idle.rss),
+              mb(r.heapPeak),
+              mb(r.externalPeak),
+              verdict(peak < TARGET_PEAK),
+            ]);
+            console.log(rows[rows.length - 1].join(' | '));
+          }
         }
       }
     } finally {
@@ -183,5 +199,6 @@ async function main() {
 }
 
 if (args.child === 'idle') await answerParent(() => childIdle(args.url!));
-else if (args.child === 'export') await answerParent(() => childExport(args.url!, args.workspace!, args.format as 'csv' | 'xlsx'));
+else if (args.child === 'export')
+  await answerParent(() => childExport(args.url!, args.workspace!, args.format as 'csv' | 'xlsx', args['fetch-rows'] ? Number(args['fetch-rows']) : undefined));
 else await main();
