@@ -72,10 +72,10 @@ export function memorySampler(): { stop(): { maxRss: number; sampledPeak: number
   };
 }
 
-/** Runs `script` again in a child with `args`; the child answers with `answerParent`. */
-export function runChild<T>(script: string, args: string[]): Promise<T> {
+/** Runs `script` again in a child with `args` (and Node options `nodeArgs`); the child answers with `answerParent`. */
+export function runChild<T>(script: string, args: string[], nodeArgs: string[] = []): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = fork(script, args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(script, args, { execArgv: [...nodeArgs, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let answer: { ok: true; result: T } | { ok: false; error: string } | undefined;
     child.on('message', (m) => (answer = m as typeof answer));
     child.on('exit', (code) => {

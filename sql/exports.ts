@@ -10,10 +10,11 @@
  * SQL in the API's text form (timestamps as ISO 8601 UTC with milliseconds).
  */
 import { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { PoolClient } from 'pg';
 import { formatCsvRecord } from '../lib/csv.ts';
 import type { Queryable } from '../lib/db.ts';
+import { sheetCaughtUp, streamingWorkbook } from '../lib/xlsxStream.ts';
 import { issueFilterSql, patternFilterSql, predictionFilterSql, type FilterSql } from './listFilters.ts';
 import type { JobStatus } from './jobRuns.ts';
 
@@ -177,14 +178,9 @@ export async function findExport(db: Queryable, workspaceId: string | null, id: 
   return rows[0] ?? null;
 }
 
-/**
- * 64 KiB buffers of sheet XML not yet read by the zip (exceljs 4.4's WorksheetWriter `stream`, a
- * StreamBuf with `buffers`); 0 if that internal ever changes (no waiting, as before).
- */
-const bufferedSheetChunks = (sheet: ExcelJS.Worksheet) => (sheet as unknown as { stream?: { buffers?: unknown[] } }).stream?.buffers?.length ?? 0;
-
 const CHUNK_BYTES = 1 << 20;
-const FETCH_ROWS = 2000;
+/** Rows per cursor fetch: what the export holds at once (see docs/benchmarks.md, issue 14, for the choice). */
+export const EXPORT_FETCH_ROWS = 2000;
 
 /** Collects output bytes and stores them as 1 MiB chunks, in order, on the export's transaction. */
 class ChunkSink {
@@ -228,10 +224,14 @@ export async function writeExport(
   e: { id: string; workspaceId: string; resource: ExportResource; format: ExportFormat; filters: Record<string, unknown>; ttlHours: number },
   progress: (rows: number) => Promise<void>,
   signal?: AbortSignal,
+  fetchRows = EXPORT_FETCH_ROWS,
 ): Promise<{ rows: number; bytes: number }> {
   await client.query('delete from export_chunks where export_id = $1', [e.id]); // a retried attempt starts over
   const def = exportDefinitions[e.resource];
   const names = def.columns.map((c) => c.name);
+  const columnsOf = (type: Column['type']) => def.columns.flatMap((c, i) => (c.type === type ? [i] : []));
+  const stampColumns = columnsOf('timestamp');
+  const textColumns = columnsOf('text');
   const query = exportQuery(e.resource, e.workspaceId, e.filters);
   await client.query(`declare export_rows no scroll cursor for ${query.text}`, query.values);
   const sink = new ChunkSink(client, e.id);
@@ -241,29 +241,33 @@ export async function writeExport(
   else {
     const out = sink.stream();
     const done = new Promise<void>((resolve, reject) => out.on('finish', resolve).on('error', reject));
-    const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+    const book = streamingWorkbook(out);
     const sheet = book.addWorksheet(e.resource);
     sheet.addRow(names).commit();
     xlsx = { book, sheet, done };
   }
   for (;;) {
     signal?.throwIfAborted();
-    const batch = await client.query({ text: `fetch ${FETCH_ROWS} from export_rows`, rowMode: 'array' });
+    const batch = await client.query({ text: `fetch ${Math.trunc(fetchRows)} from export_rows`, rowMode: 'array' });
     const values = batch.rows as Array<Array<string | number | null>>;
     if (xlsx) {
       for (const row of values) {
-        xlsx.sheet.addRow(row.map((v, i) => (v === null ? null : def.columns[i].type === 'timestamp' ? new Date(v as string) : v))).commit();
+        for (const i of stampColumns) if (row[i] !== null) (row as unknown[])[i] = new Date(row[i] as string);
+        xlsx.sheet.addRow(row).commit();
       }
-      // exceljs writes committed rows into an in-memory buffer that its zip reads as fast as the sink
-      // takes the output; wait until the zip has caught up, so that memory stays one batch deep.
-      while (bufferedSheetChunks(xlsx.sheet) > 4) await new Promise((r) => setTimeout(r, 2));
+      // The zip (and the sink behind it) take the rows' XML at their own pace: wait until they have
+      // caught up, so that memory holds one batch, not the sheet (lib/xlsxStream.ts).
+      await sheetCaughtUp(xlsx.sheet, undefined, signal);
     } else {
       let text = '';
-      for (const row of values) text += formatCsvRecord(row.map((v, i) => (typeof v === 'string' && def.columns[i].type === 'text' ? defuse(v) : v)));
+      for (const row of values) {
+        for (const i of textColumns) if (row[i] !== null) row[i] = defuse(row[i] as string);
+        text += formatCsvRecord(row);
+      }
       await sink.write(Buffer.from(text));
     }
     rows += values.length;
-    if (values.length < FETCH_ROWS) break;
+    if (values.length < fetchRows) break;
     await progress(rows);
   }
   await client.query('close export_rows');

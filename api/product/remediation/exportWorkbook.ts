@@ -2,13 +2,12 @@
  * The remediation workbook, streamed: exceljs' streaming WorkbookWriter writes straight into the
  * destination (the HTTP response) while each sheet's rows come from a server-side cursor, a batch at
  * a time. After every batch the writer waits until the zip has caught up and the destination has
- * drained, so neither deflate nor a slow reader lets the workbook pile up in memory: memory stays
- * flat whatever the history's length. Timestamps are ISO 8601 strings (UTC) and metadata is JSON text.
+ * drained (lib/xlsxStream.ts), so neither deflate nor a slow reader lets the workbook pile up in
+ * memory: memory stays flat whatever the history's length. Timestamps are ISO 8601 strings (UTC) and metadata is JSON text.
  */
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
 import type { PoolClient } from '../../../lib/db.ts';
+import { sheetCaughtUp, streamingWorkbook } from '../../../lib/xlsxStream.ts';
 import { capColumns, type CapRow } from '../../../sql/caps.ts';
 import { cursorBatches } from '../../../sql/cursor.ts';
 import type { ReviewRow } from '../../../sql/reviews.ts';
@@ -106,40 +105,13 @@ export const remediationSheets: Sheet<unknown>[] = [
   }),
 ];
 
-// How far the writer may run ahead of the zip: beyond it, the next batch waits.
-const MAX_BACKLOG_BYTES = 1024 * 1024;
-
-/**
- * The bytes of a worksheet the zip has not taken yet. exceljs hands each sheet to archiver through a
- * PassThrough that archiver reads one entry at a time, and nothing passes its fill level back to the
- * writer: without this check a writer faster than deflate (or than the reader) would pile the whole
- * sheet up in that PassThrough.
- */
-function sheetBacklog(worksheet: ExcelJS.Worksheet): { bytes: number; stream?: NodeJS.EventEmitter } {
-  const pipe = (worksheet as unknown as { stream?: { pipes?: Array<NodeJS.EventEmitter & { _writableState?: { length: number } }> } }).stream?.pipes?.[0];
-  return { bytes: pipe?._writableState?.length ?? 0, stream: pipe };
-}
-
-/**
- * Resolves once the zip has caught up with the sheet and `destination` can take more; rejects when
- * `signal` aborts (the reader went away). A slow reader fills `destination`, which stops the zip,
- * which fills the sheet's backlog: so the cursor waits for the reader.
- */
-async function caughtUp(worksheet: ExcelJS.Worksheet, destination: Writable, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  for (let backlog = sheetBacklog(worksheet); backlog.bytes > MAX_BACKLOG_BYTES; backlog = sheetBacklog(worksheet)) {
-    await once(backlog.stream!, 'drain', { signal });
-  }
-  if (destination.writableNeedDrain) await once(destination, 'drain', { signal });
-}
-
 /**
  * Writes the workbook into `destination` and ends it. `client` must be inside a transaction whose
  * search_path is the tenant's schema (one snapshot: use REPEATABLE READ so the sheets agree).
  * Returns the data rows written per sheet.
  */
 export async function writeRemediationWorkbook(client: PoolClient, destination: Writable, signal: AbortSignal): Promise<Record<string, number>> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: destination, useStyles: false, useSharedStrings: false });
+  const workbook = streamingWorkbook(destination);
   const counts: Record<string, number> = {};
   for (const s of remediationSheets) {
     const worksheet = workbook.addWorksheet(s.name, { views: [{ state: 'frozen', ySplit: 1 }] });
@@ -148,7 +120,7 @@ export async function writeRemediationWorkbook(client: PoolClient, destination: 
     for await (const rows of cursorBatches<object>(client, s.cursor, s.sql, EXPORT_BATCH_ROWS)) {
       for (const r of rows) worksheet.addRow(s.row(r)).commit();
       counts[s.name] += rows.length;
-      await caughtUp(worksheet, destination, signal);
+      await sheetCaughtUp(worksheet, destination, signal);
     }
     worksheet.commit();
   }
