@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { slidingWindowTake, type WindowState } from '../../api/http/rateLimit.ts';
 import { RATE_LIMIT } from '../../api/platform/app.ts';
 import { generateIssues } from '../../fixtures/synthetic.ts';
 import { eventually, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -104,6 +105,29 @@ test('rate limits are shared: the budget spent on API 1 is spent on API 2, and t
     assert.is(other.status, 401, 'another client keeps its own budget');
     break;
   }
+});
+
+test('two processes reaching the shared counter out of clock order at a window boundary: the late request does not rewind it', async () => {
+  // Each process passes its own clock; a request that read 59.999 s can reach the row after one that
+  // read 60.001 s. It used to find neither window, count from zero and move the row back, dropping
+  // the counts of both windows (a whole fresh budget for a client flooding across the boundary).
+  const windowMs = 60_000;
+  const boundary = 1_750_000_000_000 - (1_750_000_000_000 % windowMs) + windowMs;
+  const key = `test:boundary:${randomUUID()}`;
+  let state: WindowState | undefined;
+  const take = async (now: number) => {
+    const { rows } = await t.app.pool.query('select * from rate_limit_take($1, 5, $2, $3)', [key, windowMs, now]);
+    const twin = slidingWindowTake(state, 5, windowMs, now);
+    state = twin.state;
+    assert.is(rows[0].allowed, twin.result.allowed, `the memory store's algorithm agrees at ${now}`);
+    return rows[0].allowed as boolean;
+  };
+  for (let i = 0; i < 5; i++) assert.ok(await take(boundary - 10 + i), 'the budget of 5 is spent just before the boundary');
+  assert.not.ok(await take(boundary + 1), 'process B, just past the boundary: the previous window still weighs in full');
+  assert.not.ok(await take(boundary - 1), 'process A, whose clock read earlier, arrives late: still over budget');
+  assert.not.ok(await take(boundary + 2), 'and the counts survived it');
+  const { rows } = await t.app.pool.query('select window_start_ms, current_hits, previous_hits from rate_limit_counters where key = $1', [key]);
+  assert.equal(rows[0], { window_start_ms: String(boundary), current_hits: 0, previous_hits: 5 });
 });
 
 test('each job is executed once: ingest through both APIs, run by both workers', async () => {
