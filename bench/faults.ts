@@ -138,6 +138,17 @@ async function post(base: string, route: string, body: unknown, headers: Record<
   return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
 }
 
+/** Every svc process started, killed ones included. */
+const all: Svc[] = [];
+const track = (svc: Svc) => {
+  all.push(svc);
+  return svc;
+};
+async function stopAll() {
+  for (const svc of all) if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGTERM');
+  await Promise.all(all.map((s) => s.exited));
+}
+
 async function main() {
   const server = await startDatabaseServer();
   const db = await createTestDatabase();
@@ -159,11 +170,6 @@ async function main() {
     end $$;
     create trigger bench_record_effect_attempt before insert on outbound_events for each row execute function bench_record_effect_attempt();`);
 
-  const all: Svc[] = [];
-  const track = (svc: Svc) => {
-    all.push(svc);
-    return svc;
-  };
   const apis = await Promise.all(Array.from({ length: APIS }, () => startSvc('api', db.url).then(track)));
   const workers = await Promise.all(Array.from({ length: WORKERS }, () => startSvc('worker', db.url).then(track)));
   const bases = apis.map((a) => a.platform!);
@@ -256,6 +262,20 @@ async function main() {
     }
   };
 
+  // Connections to the database by application_name (svc: the processes' main pools and LISTEN
+  // clients; svc-worker: the job runners' pools), the peak of samples every two seconds.
+  const peakConnections = new Map<string, number>();
+  const sampler = setInterval(() => {
+    pool
+      .query<{ app: string; n: number }>(
+        `select application_name as app, count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() group by 1`,
+      )
+      .then(({ rows }) => {
+        for (const r of rows) peakConnections.set(r.app || '(none)', Math.max(peakConnections.get(r.app || '(none)') ?? 0, r.n));
+      })
+      .catch(() => {});
+  }, 2000);
+
   const startedAt = Date.now();
   const end = startedAt + MINUTES * 60_000;
   const load = [...Array.from({ length: CLIENTS }, (_, c) => ingestClient(c)), engineClient()];
@@ -264,6 +284,7 @@ async function main() {
   running = false;
   await Promise.all(load);
   const loadMs = Date.now() - startedAt;
+  clearInterval(sampler);
 
   // Drain: every job of the load terminal.
   const drainStarted = Date.now();
@@ -376,8 +397,7 @@ async function main() {
   log();
   log(`duplicated = 0: ${verdict(duplicated === 0)}; lost = 0: ${verdict(lost === 0)}`);
 
-  for (const svc of all) if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGTERM');
-  await Promise.all(all.map((s) => s.exited));
+  await stopAll();
   await pool.end();
   if (args.keep) log(`Database kept: ${db.url}`);
   else await db.drop();
@@ -385,4 +405,9 @@ async function main() {
   if (duplicated || lost) process.exitCode = 1;
 }
 
-await main();
+try {
+  await main();
+} catch (err) {
+  await stopAll();
+  throw err;
+}
