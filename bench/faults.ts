@@ -1,11 +1,13 @@
 /**
  * Issue 11's soak: ingest and engine runs under continuous load against real `svc api` and `svc
  * worker` processes on one database, with a worker SIGKILLed every `--kill-every` seconds for
- * `--minutes` and a new one started in its place. The victim is the worker holding an engine run when
- * one runs (else the one holding the most jobs, else the next in turn), so that kills land mid-job.
+ * `--minutes` and a new one started in its place (the next kill waits until it is ready). The victim is
+ * the next worker in turn (`--victim turn`), or the worker holding an engine run when one runs, else
+ * the one holding the most jobs (`--victim busiest`: every kill lands mid-job, and an engine run
+ * longer than the kill interval is interrupted on every attempt until its attempts run out).
  *
- *   npm run bench:faults [-- --minutes 10 --kill-every 60 --apis 2 --workers 2 --clients 2 --rate 4 --batch 10
- *                            --heartbeat-ms 1000 --dead-after-ms 5000 --drain-seconds 180 --keep]
+ *   npm run bench:faults [-- --minutes 10 --kill-every 60 --victim turn|busiest --apis 2 --workers 2 --clients 2
+ *                            --rate 4 --batch 10 --heartbeat-ms 1000 --dead-after-ms 5000 --drain-seconds 180 --keep]
  *
  * Load: `--clients` ingest clients, each alternating `POST /v1/ingest/batch` (`--batch` new records)
  * and `POST /v1/ingest/events` at `--rate` requests a second, spread over the API processes; one
@@ -53,6 +55,7 @@ const { values: args } = parseArgs({
     'heartbeat-ms': { type: 'string', default: '1000' },
     'dead-after-ms': { type: 'string', default: '5000' },
     'drain-seconds': { type: 'string', default: '180' },
+    victim: { type: 'string', default: 'turn' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -66,6 +69,8 @@ const BATCH = intFlag('batch', args.batch);
 const HEARTBEAT_MS = intFlag('heartbeat-ms', args['heartbeat-ms'], 100);
 const DEAD_AFTER_MS = intFlag('dead-after-ms', args['dead-after-ms'], 2 * HEARTBEAT_MS);
 const DRAIN_S = intFlag('drain-seconds', args['drain-seconds']);
+if (args.victim !== 'turn' && args.victim !== 'busiest') throw new Error(`--victim must be turn or busiest, got '${args.victim}'`);
+const VICTIM = args.victim;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (line = '') => process.stdout.write(`${line}\n`);
@@ -176,7 +181,9 @@ async function main() {
   const exchange = await post(bases[0], '/v1/auth/exchange', { subject_token: 'soak' }, {});
   if (exchange.status !== 200) throw new Error(`exchange failed: ${exchange.status} ${JSON.stringify(exchange.body)}`);
   const auth = { authorization: `Bearer ${exchange.body.access_token}` };
-  log(`Soak: ${MINUTES} min, a worker SIGKILLed every ${KILL_EVERY_S} s; ${APIS} svc api + ${WORKERS} svc worker on one database;`);
+  log(
+    `Soak: ${MINUTES} min, a worker (${VICTIM === 'turn' ? 'in turn' : 'the busiest'}) SIGKILLed every ${KILL_EVERY_S} s; ${APIS} svc api + ${WORKERS} svc worker on one database;`,
+  );
   log(`${CLIENTS} ingest clients at ${RATE} requests/s (batches of ${BATCH} and single events) and back-to-back engine runs;`);
   log(`heartbeat ${HEARTBEAT_MS} ms, dead after ${DEAD_AFTER_MS} ms.`);
 
@@ -239,6 +246,8 @@ async function main() {
     let turn = 0;
     for (let next = Date.now() + KILL_EVERY_S * 1000; next <= end; next += KILL_EVERY_S * 1000) {
       await sleep(next - Date.now());
+      // Waiting for replacements can run past the end: no kill after it.
+      if (Date.now() > end) break;
       const { rows } = await pool.query<{ locked_by: string; n: number; engine: number }>(
         `select locked_by, count(*)::int as n, count(*) filter (where task_identifier = 'engine__run')::int as engine
            from graphile_worker.jobs where locked_by is not null group by 1`,
@@ -247,9 +256,10 @@ async function main() {
         const held = rows.filter((r) => w.poolIds.includes(r.locked_by));
         return { n: held.reduce((s, r) => s + r.n, 0), engine: held.some((r) => r.engine > 0) };
       };
+      const inTurn = (i: number) => (i - turn + WORKERS) % WORKERS;
       const ranked = workers
         .map((w, i) => ({ w, i, ...load(w) }))
-        .sort((a, b) => Number(b.engine) - Number(a.engine) || b.n - a.n || ((a.i - turn + WORKERS) % WORKERS) - ((b.i - turn + WORKERS) % WORKERS));
+        .sort((a, b) => (VICTIM === 'busiest' ? Number(b.engine) - Number(a.engine) || b.n - a.n : 0) || inTurn(a.i) - inTurn(b.i));
       const victim = ranked[0];
       turn = (victim.i + 1) % WORKERS;
       victim.w.child.kill('SIGKILL');
@@ -355,6 +365,7 @@ async function main() {
     `HTTP: ${fmt(requests, 0)} requests; acknowledged ${fmt(ackRecords.length, 0)} records in ${fmt(jobIds.length, 0)} ingest requests and ${runIds.length} engine runs.`,
   );
   if (failures.size) log(`Requests not acknowledged: ${[...failures].map(([what, n]) => `${what} ×${n}`).join(', ')}`);
+  log(`Peak connections to the database by application: ${[...peakConnections].map(([a, n]) => `${a} ${n}`).join(', ')}.`);
   log(
     `Kills: ${kills.length}, ${kills.filter((k) => k.held > 0).length} of them while the victim held a job (${kills.filter((k) => k.engine).length} mid engine run).`,
   );
