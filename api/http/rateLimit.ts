@@ -29,12 +29,18 @@ export interface WindowState {
 
 /** The algorithm of both stores (SQL twin: rate_limit_take in 000001_foundation.sql). */
 export function slidingWindowTake(state: WindowState | undefined, limit: number, windowMs: number, nowMs: number): { state: WindowState; result: TakeResult } {
-  const windowStart = nowMs - (nowMs % windowMs);
+  let windowStart = nowMs - (nowMs % windowMs);
+  let elapsed = nowMs - windowStart;
+  // A request behind the counter's window (another process's clock read later got there first)
+  // counts at the start of that window rather than rewinding it (000187_rate_limit_clock_order.sql).
+  if (state && state.windowStart > windowStart) {
+    windowStart = state.windowStart;
+    elapsed = 0;
+  }
   let current = 0;
   let previous = 0;
   if (state?.windowStart === windowStart) ({ current, previous } = state);
   else if (state?.windowStart === windowStart - windowMs) previous = state.current;
-  const elapsed = nowMs - windowStart;
   const estimate = previous * ((windowMs - elapsed) / windowMs) + current;
   if (estimate + 1 <= limit) {
     return {
