@@ -34,6 +34,9 @@ export interface CapRow {
 export const capColumns = `id, version, status, title, problem_statement, target_type, target_id, owner_user_id,
   to_char(due_date, 'YYYY-MM-DD') as due_date, created_by, created_at, updated_at`;
 
+/** Every CAP of the tenant schema, oldest first (the remediation export's sheet). */
+export const allCapsSql = `select ${capColumns} from caps order by created_at, id`;
+
 export const CAP_NOT_FOUND = 'CAP not found.';
 export const CAP_VERSION_MOVED = 'This CAP changed since you loaded it — refresh and retry.';
 const OPEN_DUPLICATE = 'Another open CAP on this target has the same problem statement (or, without one, the same title).';

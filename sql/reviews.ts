@@ -63,3 +63,7 @@ export async function recordDecision(db: Queryable, id: string, decision: Review
   ]);
   return (await lockReview(db, id))!;
 }
+
+/** Every review with its CAP's target, oldest first (the remediation export's sheet). */
+export const allReviewsSql = `select r.id, r.cap_id, r.cap_version, c.target_type, c.target_id, r.decision, r.comment, r.requested_by, r.decided_by, r.created_at, r.decided_at
+  from reviews r join caps c on c.id = r.cap_id order by r.created_at, r.id`;

@@ -60,3 +60,6 @@ export async function recentTenantAudit(db: Queryable, limit: number): Promise<T
   const { rows } = await db.query<TenantAuditRow>(`select ${tenantAuditColumns} from audit_log order by occurred_at desc, seq desc limit $1`, [limit]);
   return rows;
 }
+
+/** The whole audit log of the tenant schema, in order (the remediation export's sheet). */
+export const allTenantAuditSql = `select ${tenantAuditColumns} from audit_log order by occurred_at, seq`;

@@ -8,10 +8,10 @@
 import type { Writable } from 'node:stream';
 import type { PoolClient } from '../../../lib/db.ts';
 import { sheetCaughtUp, streamingWorkbook } from '../../../lib/xlsxStream.ts';
-import { capColumns, type CapRow } from '../../../sql/caps.ts';
+import { allCapsSql, type CapRow } from '../../../sql/caps.ts';
 import { cursorBatches } from '../../../sql/cursor.ts';
-import type { ReviewRow } from '../../../sql/reviews.ts';
-import { tenantAuditColumns, type TenantAuditRow } from '../../../sql/tenantAudit.ts';
+import { allReviewsSql, type ReviewRow } from '../../../sql/reviews.ts';
+import { allTenantAuditSql, type TenantAuditRow } from '../../../sql/tenantAudit.ts';
 import { iso } from '../onboarding/provisioned.ts';
 
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -35,7 +35,7 @@ export const remediationSheets: Sheet<unknown>[] = [
   sheet<CapRow>({
     name: 'CAPs',
     cursor: 'export_caps',
-    sql: `select ${capColumns} from caps order by created_at, id`,
+    sql: allCapsSql,
     headers: [
       'id',
       'version',
@@ -68,8 +68,7 @@ export const remediationSheets: Sheet<unknown>[] = [
   sheet<ReviewRow>({
     name: 'Reviews',
     cursor: 'export_reviews',
-    sql: `select r.id, r.cap_id, r.cap_version, c.target_type, c.target_id, r.decision, r.comment, r.requested_by, r.decided_by, r.created_at, r.decided_at
-            from reviews r join caps c on c.id = r.cap_id order by r.created_at, r.id`,
+    sql: allReviewsSql,
     headers: ['id', 'cap_id', 'cap_version', 'target_type', 'target_id', 'decision', 'comment', 'requested_by', 'decided_by', 'created_at', 'decided_at'],
     row: (r) => [
       r.id,
@@ -88,7 +87,7 @@ export const remediationSheets: Sheet<unknown>[] = [
   sheet<TenantAuditRow>({
     name: 'Audit log',
     cursor: 'export_audit',
-    sql: `select ${tenantAuditColumns} from audit_log order by occurred_at, seq`,
+    sql: allTenantAuditSql,
     headers: ['id', 'occurred_at', 'action', 'actor_type', 'actor_id', 'resource_type', 'resource_id', 'client_ip', 'trace_id', 'metadata'],
     row: (a) => [
       a.id,
