@@ -98,6 +98,11 @@ export interface PipelineOptions {
   onStage?: (result: StageResult) => Promise<void> | void;
   /** Injected timer (the engine reads no clock): defaults to a constant, giving durations of 0. */
   now?: () => number;
+  /**
+   * The outputs to return (default: all). Any other output is released as soon as no later stage of
+   * the range needs it: at 100,000 issues the token lists and vectors are hundreds of megabytes.
+   */
+  keep?: readonly StageName[];
 }
 
 export async function runPipeline(options: PipelineOptions): Promise<{ outputs: Partial<StageOutputs>; records: StageRecord[] }> {
@@ -112,12 +117,22 @@ export async function runPipeline(options: PipelineOptions): Promise<{ outputs: 
     (outputs as Record<string, unknown>)[name] = await options.load(name);
   }
   const now = options.now ?? (() => 0);
+  // The last stage of the range that reads each output (released after it unless kept).
+  const lastUse = new Map<StageName, number>();
+  for (let i = from; i <= to; i++) for (const dep of stages[i].needs) lastUse.set(dep, i);
+  const release = (i: number) => {
+    if (!options.keep) return;
+    for (const name of Object.keys(outputs) as StageName[]) {
+      if (!options.keep.includes(name) && (lastUse.get(name) ?? -1) <= i) delete outputs[name];
+    }
+  };
   const records: StageRecord[] = [];
   for (let i = from; i <= to; i++) {
     const stage = stages[i];
     const started = now();
     const output = stage.run(outputs as StageOutputs, options.ctx, options.snapshotInput);
     (outputs as Record<string, unknown>)[stage.name] = output;
+    release(i);
     const encoded = encodeOutput(output);
     const record: StageRecord = { stage: stage.name, digest: sha256(encoded), bytes: encoded.length, duration_ms: Math.round(now() - started) };
     records.push(record);

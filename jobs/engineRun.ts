@@ -87,6 +87,9 @@ export async function contextOf(app: AppContext, run: runs.EngineRunRow): Promis
   };
 }
 
+/** The outputs the results and the summary are written from (the others stay in the thread and are released there). */
+const RESULT_STAGES: StageName[] = ['snapshot', 'extract', 'cluster', 'stability', 'patterns', 'hazard', 'predict', 'recommend'];
+
 /** The most recent finished run of the workspace that stored `stage`'s output. */
 async function baseRunFor(app: AppContext, run: runs.EngineRunRow, stage: StageName): Promise<string> {
   const baseRunId = await runs.adoptBaseRun(app.pool, run, stage);
@@ -124,12 +127,13 @@ export async function executeEngineRun(
       baseRunId = await baseRunFor(app, run, stageNames[stageIndex(from) - 1]);
     }
 
-    const { outputs, records } = await runPipelineInThread({
+    const pipeline = runPipelineInThread({
       ctx,
       snapshotInput,
       from,
       to,
       timed: true,
+      keep: RESULT_STAGES,
       signal,
       load: async (stage) => {
         const stored = await runs.loadStageOutput(app.pool, baseRunId!, stage);
@@ -149,6 +153,8 @@ export async function executeEngineRun(
         });
       },
     });
+    snapshotInput = undefined; // the thread holds its own copy
+    const { outputs, records } = await pipeline;
 
     const o = outputs as Partial<StageOutputs>;
     const patternResults = o.snapshot && o.extract && o.patterns ? { snapshot: o.snapshot, extract: o.extract, patterns: o.patterns } : undefined;
@@ -225,6 +231,7 @@ export async function replayEngineRun(app: AppContext, run: runs.EngineRunRow): 
     snapshotInput,
     from,
     to: run.stage_to as StageName,
+    keep: ['snapshot'],
     load: async (stage) => {
       const stored = run.base_run_id ? await runs.loadStageOutput(app.pool, run.base_run_id, stage) : null;
       if (!stored) throw new AppError('conflict', `The run's base has no stored ${stage} output`);

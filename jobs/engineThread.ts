@@ -15,6 +15,7 @@ export interface ThreadInput {
   from?: StageName;
   to?: StageName;
   timed: boolean;
+  keep?: readonly StageName[];
 }
 export type ThreadAsk = { type: 'load'; stage: StageName } | { type: 'stage'; result: StageResult };
 export type ThreadRequest = ThreadAsk & { id: number };
@@ -34,6 +35,8 @@ export interface ThreadPipelineOptions {
   to?: StageName;
   /** Record stage durations (the thread's own clock); without it they are 0, as in runPipeline. */
   timed?: boolean;
+  /** The outputs handed back (default: all); the others never cross the thread boundary (runPipeline's `keep`). */
+  keep?: readonly StageName[];
   /** The stored encoded output of a stage before `from`. */
   load?: (stage: StageName) => Promise<Buffer>;
   onStage?: (result: StageResult) => Promise<void> | void;
@@ -41,8 +44,17 @@ export interface ThreadPipelineOptions {
 }
 
 export function runPipelineInThread(options: ThreadPipelineOptions): Promise<{ outputs: Partial<StageOutputs>; records: StageRecord[] }> {
-  const input: ThreadInput = { ctx: options.ctx, snapshotInput: options.snapshotInput, from: options.from, to: options.to, timed: options.timed ?? false };
+  const input: ThreadInput = {
+    ctx: options.ctx,
+    snapshotInput: options.snapshotInput,
+    from: options.from,
+    to: options.to,
+    timed: options.timed ?? false,
+    keep: options.keep,
+  };
   const worker = new Worker(BOOT, { workerData: { module: MAIN, input }, execArgv: [] });
+  // The thread has its copy: this one is not held for the whole run.
+  options = { ...options, snapshotInput: undefined };
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
@@ -54,6 +66,10 @@ export function runPipelineInThread(options: ThreadPipelineOptions): Promise<{ o
     };
     const abort = () => settle(() => reject(new Error('engine run aborted: the worker is shutting down')));
     options.signal?.addEventListener('abort', abort, { once: true });
+    // Finished stages are handed to onStage in order, one at a time, while the thread computes the
+    // next ones: storing an output (gzip, insert) overlaps the next stage instead of holding it up.
+    let stored: Promise<void> = Promise.resolve();
+    let finished = false;
     const serve = async (request: ThreadRequest) => {
       try {
         if (request.type === 'load') {
@@ -61,20 +77,36 @@ export function runPipelineInThread(options: ThreadPipelineOptions): Promise<{ o
           const encoded = await options.load(request.stage);
           worker.postMessage({ id: request.id, value: encoded } satisfies ThreadReply);
         } else {
-          const { encoded } = request.result; // a Uint8Array once it crossed the thread boundary
-          await options.onStage?.({ ...request.result, encoded: Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength) });
           worker.postMessage({ id: request.id } satisfies ThreadReply);
+          const { encoded } = request.result; // a Uint8Array once it crossed the thread boundary
+          const result = { ...request.result, encoded: Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength) };
+          stored = stored.then(() => options.onStage?.(result));
+          await stored;
         }
       } catch (err) {
         settle(() => reject(err));
       }
     };
     worker.on('message', (message: ThreadMessage) => {
-      if (message.type === 'done') settle(() => resolve({ outputs: message.outputs, records: message.records }));
-      else if (message.type === 'failed') settle(() => reject(new Error(message.message)));
+      // Done once every stage handed over is stored as well (a failed store has rejected already).
+      if (message.type === 'done') {
+        finished = true;
+        void stored.then(
+          () => settle(() => resolve({ outputs: message.outputs, records: message.records })),
+          () => {},
+        );
+      }
+      // A stage failed: its error once no store is still writing.
+      else if (message.type === 'failed')
+        void stored.then(
+          () => settle(() => reject(new Error(message.message))),
+          () => {},
+        );
       else void serve(message);
     });
     worker.on('error', (err) => settle(() => reject(err)));
-    worker.on('exit', (code) => settle(() => reject(new Error(`the engine thread exited (code ${code})`))));
+    worker.on('exit', (code) => {
+      if (!finished) settle(() => reject(new Error(`the engine thread exited (code ${code})`)));
+    });
   });
 }

@@ -15,12 +15,15 @@ port.on('message', (reply: ThreadReply) => {
   waiting.get(reply.id)?.(reply.value);
   waiting.delete(reply.id);
 });
-const ask = (request: ThreadAsk) =>
+const ask = (request: ThreadAsk, transfer: ArrayBuffer[] = []) =>
   new Promise<unknown>((resolve) => {
     const id = nextId++;
     waiting.set(id, resolve);
-    port.postMessage({ ...request, id });
+    port.postMessage({ ...request, id }, transfer);
   });
+// A stage's encoding (up to hundreds of megabytes) moves to the parent rather than being copied,
+// when it owns its whole memory (a small one may share the Buffer pool).
+const transferable = (b: Buffer) => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? [b.buffer as ArrayBuffer] : []);
 
 try {
   const { outputs, records } = await runPipeline({
@@ -29,11 +32,12 @@ try {
     from: input.from,
     to: input.to,
     now: input.timed ? () => performance.now() : undefined,
+    keep: input.keep,
     load: async (stage) => {
       const encoded = (await ask({ type: 'load', stage })) as Uint8Array;
       return decodeOutput(Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength));
     },
-    onStage: async (result) => void (await ask({ type: 'stage', result })),
+    onStage: async (result) => void (await ask({ type: 'stage', result }, transferable(result.encoded))),
   });
   port.postMessage({ type: 'done', outputs, records });
 } catch (err) {

@@ -131,6 +131,13 @@ test('a slice of the stages over decoded stored outputs reproduces the stored di
   assert.equal(digests(one.records), digests(first.records.slice(0, 2)));
 });
 
+test('keep: only the kept outputs are returned, the others released, with the same digests', async () => {
+  const kept = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: input(), keep: ['snapshot', 'patterns', 'recommend'] });
+  assert.equal(Object.keys(kept.outputs).sort(), ['patterns', 'recommend', 'snapshot']);
+  assert.equal(digests(kept.records), digests(first.records));
+  assert.equal(encodeOutput(kept.outputs.patterns), encodeOutput(first.outputs.patterns));
+});
+
 async function rejects(fn: () => Promise<unknown>, pattern: RegExp): Promise<void> {
   try {
     await fn();
