@@ -28,6 +28,8 @@ export async function createScratchIssuesTable(pool: Pool): Promise<void> {
   ]) {
     await pool.query(`drop table if exists ${table}`);
     await pool.query(`create table ${table} (like ${like} including all)`);
+    // Triggers are not copied by LIKE: the issues' full-text document is kept by one (migration 000188).
+    if (like === 'issues') await pool.query(`create trigger search_on_insert before insert on ${table} for each row execute function issues_search_document()`);
   }
   await pool.query(`drop sequence if exists ${SCRATCH_SEQUENCE}; create sequence ${SCRATCH_SEQUENCE}`);
 }
