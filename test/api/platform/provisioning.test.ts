@@ -169,7 +169,10 @@ test('the API key is a /v1 bearer for that workspace carrying exactly api_key.sc
       const needsQuery = answer.status === 400 && answer.body.error.code === 'validation_error' && (op.parameters ?? []).some((p: any) => p.in === 'query');
       // The WebSocket endpoint (101) answers a plain GET that passed its scope check with 426.
       const needsUpgrade = answer.status === 426 && op.responses?.['101'] !== undefined;
-      assert.ok([200, 404].includes(answer.status) || needsQuery || needsUpgrade, `GET ${template} with ${op['x-required-scope']}: ${answer.status} ${answer.text}`);
+      assert.ok(
+        [200, 404].includes(answer.status) || needsQuery || needsUpgrade,
+        `GET ${template} with ${op['x-required-scope']}: ${answer.status} ${answer.text}`,
+      );
       allowed++;
     } else {
       assert.is(answer.status, 403, `GET ${template} needs ${op['x-required-scope']}, which the key lacks: ${answer.text}`);
