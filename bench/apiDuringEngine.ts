@@ -12,11 +12,9 @@
  * with nothing running, then from `POST /v1/engine/runs` until the run has succeeded, then idle again.
  * Target: p99 during the run at most 2x the idle p99 (both idle phases pooled).
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
 import { fmt, intFlag, percentile, table, verdict } from './measure.ts';
 import { fillWorkspace } from './workspace.ts';
 
@@ -26,7 +24,6 @@ const { values: flags } = parseArgs({
 const ISSUES = intFlag('issues', flags.issues ?? '100000');
 const IDLE_MS = intFlag('idle-seconds', flags['idle-seconds'] ?? '30') * 1000;
 const INTERVAL_MS = intFlag('interval-ms', flags['interval-ms'] ?? '120');
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 console.log(
@@ -38,11 +35,9 @@ console.log(
 const workspace = await fillWorkspace(ISSUES);
 console.log(`filled in ${(workspace.ingestMs / 1000).toFixed(1)} s`);
 
-const child = spawn(process.execPath, ['scripts/svc.js', 'serve'], {
-  cwd: root,
-  env: {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
+const child = spawnSvc(
+  ['serve'],
+  svcEnv({
     DATABASE_URL: workspace.url,
     NODE_ENV: 'development',
     AUTH_PROVIDER: 'none',
@@ -50,9 +45,9 @@ const child = spawn(process.execPath, ['scripts/svc.js', 'serve'], {
     PLATFORM_PORT: '0',
     PRODUCT_PORT: '0',
     METRICS_PORT: '0',
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+  }),
+);
+child.stderr!.pipe(process.stderr);
 const platform = await new Promise<string>((resolve, reject) => {
   let buffered = '';
   child.stdout!.on('data', (chunk) => {

@@ -31,14 +31,13 @@
  * Also: per kill, whether it interrupted a job, and the time from the kill to the release of the
  * interrupted attempt (job_runs.interruptions[].released_at) and to the job's completion.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { generateIssues } from '../fixtures/synthetic.ts';
+import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
 import { fmt, intFlag, table, verdict } from './measure.ts';
 import { openDatabase } from './workspace.ts';
@@ -72,7 +71,6 @@ const DRAIN_S = intFlag('drain-seconds', args['drain-seconds']);
 if (args.victim !== 'turn' && args.victim !== 'busiest') throw new Error(`--victim must be turn or busiest, got '${args.victim}'`);
 const VICTIM = args.victim;
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -89,9 +87,7 @@ interface Svc {
 
 /** Starts `svc <role>` on the database and resolves once it logged that it is ready. */
 function startSvc(role: 'api' | 'worker', databaseUrl: string): Promise<Svc> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
+  const env = svcEnv({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     PLATFORM_PORT: '0',
@@ -100,11 +96,10 @@ function startSvc(role: 'api' | 'worker', databaseUrl: string): Promise<Svc> {
     LOG_LEVEL: 'info',
     RATE_LIMIT_STORE: 'postgres',
     TRUST_PROXY: '1',
-    PASSWORD_SCRYPT_LOG_N: '14',
     WORKER_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
     WORKER_DEAD_AFTER_MS: String(DEAD_AFTER_MS),
-  };
-  const child = spawn(process.execPath, ['scripts/svc.js', role], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  });
+  const child = spawnSvc([role], env);
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
