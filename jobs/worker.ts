@@ -27,6 +27,8 @@ export interface WorkerOptions {
 
 /** How long a runner that cannot work (see `over` below) is given before a new one replaces it. */
 const STUCK_AFTER_MS = 5000;
+/** The pause before another attempt when a new runner failed to start for a reason other than the connection. */
+const RESTART_PAUSE_MS = 30_000;
 
 export async function startWorker(app: AppContext, options: WorkerOptions): Promise<WorkerHandle> {
   const taskList: TaskList = {};
@@ -47,6 +49,7 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
     // can wait on the database for as long as it is gone), or its workers have failed to fetch a
     // job for STUCK_AFTER_MS (graphile-worker 0.17 keeps a failed task-list lookup for the life of
     // the runner, so one that started while the database went away never fetches a job again).
+    let runner: Runner | undefined;
     let ended!: () => void;
     const over = new Promise<void>((resolve) => (ended = resolve));
     events.on('pool:gracefulShutdown', () => void (stopping || setTimeout(ended, STUCK_AFTER_MS).unref()));
@@ -59,7 +62,6 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
       runner?.stop().catch(() => {});
       ended();
     });
-    let runner: Runner | undefined;
     runner = await run({
       events,
       pgPool: options.pool,
@@ -103,14 +105,20 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
       if (stopping) return;
       await active.heartbeat.stop({ keepRow: true });
       log.warn('worker runner exited; starting a new one', { pool_id: active.poolId });
-      try {
-        current = await startSupervised();
-      } catch (err) {
-        if (!stopping) log.error('could not start a new worker runner', { err });
-        return;
+      // Connection errors are retried inside startSupervised; any other failure to start is retried
+      // too, after a pause: the process must not stay up without a runner.
+      while (!stopping) {
+        try {
+          current = await startSupervised();
+          log.info('worker restarted', { pool_id: current.poolId });
+          supervise(current);
+          return;
+        } catch (err) {
+          if (stopping) return;
+          log.error('could not start a new worker runner; trying again', { err, retry_in_ms: RESTART_PAUSE_MS });
+          await new Promise((resolve) => setTimeout(resolve, RESTART_PAUSE_MS));
+        }
       }
-      log.info('worker restarted', { pool_id: current.poolId });
-      supervise(current);
     });
   };
   supervise(current);
