@@ -150,12 +150,12 @@ const updateSet = columns
  * transaction mostly share its clock, so each distinct instant is formatted once.
  */
 function rowsJson(rows: IssueRow[]): string {
-  const iso = new Map<number, string>();
+  const iso = new Map<number, string | null>();
   const text = (d: Date | null) => {
     if (d === null) return null;
     const ms = d.getTime();
     let formatted = iso.get(ms);
-    if (formatted === undefined) iso.set(ms, (formatted = d.toISOString()));
+    if (formatted === undefined) iso.set(ms, (formatted = d.toJSON())); // what JSON.stringify writes for a Date
     return formatted;
   };
   return JSON.stringify(
