@@ -52,7 +52,12 @@ export async function ingestRecords(
         { workspace_id: workspaceId, mode, issue_ids: issueIds, created, updated: outcome.results.length - created, rejected },
         { workspaceId },
       );
-      await enqueueVerifications(client, workspaceId, issueIds);
+      // A new issue has no pattern yet: only re-ingested ones can belong to an implemented fix's pattern.
+      await enqueueVerifications(
+        client,
+        workspaceId,
+        outcome.results.filter((r) => !r.created).map((r) => r.issue_id),
+      );
       await enqueueNotifications(client, { source: 'issues', workspace_id: workspaceId, ...notifiable(outcome.results) });
       const summary = { eligible: 0, blocked_no_narrative: 0, ineligible: 0 };
       for (const r of outcome.results) summary[r.engine_status] += 1;

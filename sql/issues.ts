@@ -70,12 +70,13 @@ async function existingByKeys(db: Queryable, workspaceId: string, inputs: IssueI
 
 // New rows are inserted in key order: two ingests creating the same new keys then wait for each other
 // in one order (the second fails with a unique violation once the first commits, and is retried)
-// instead of deadlocking.
-const byKey = (a: IssueRow, b: IssueRow) => {
-  const x = a.external_id === null ? '' : keyOf(a.source, a.external_id);
-  const y = b.external_id === null ? '' : keyOf(b.source, b.external_id);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
+// instead of deadlocking. Each row's key is built once, not in every comparison.
+function inKeyOrder(rows: IssueRow[]): IssueRow[] {
+  return rows
+    .map((row) => ({ row, key: row.external_id === null ? '' : keyOf(row.source, row.external_id) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((keyed) => keyed.row);
+}
 
 /**
  * Folds events into states, writes the rows, keeps the missing-narrative queue in step and adds the
@@ -100,7 +101,7 @@ async function writeIssueEvents(
   }));
   const rows = next.map((n) => n.after);
   const latest = new Map(rows.map((r) => [r.id, r])); // several events of one issue: its last state
-  await upsertIssueRows(db, [...latest.values()].sort(byKey));
+  await upsertIssueRows(db, inKeyOrder([...latest.values()]));
   events.add(
     actor,
     planned.map((p) => p.event),
@@ -138,16 +139,21 @@ async function writeIssueEvents(
  */
 export async function ingestIssues(db: Queryable, events: EventBatch, actor: Actor, inputs: IssueInput[], via: 'ingest' | 'api'): Promise<IngestOutcome> {
   if (!inputs.length) return { results: [] };
+  const keys = inputs.map((input) => (input.external_id === null ? null : keyOf(input.source, input.external_id)));
   const lastIndexOfKey = new Map<string, number>();
-  inputs.forEach((input, i) => {
-    if (input.external_id !== null) lastIndexOfKey.set(keyOf(input.source, input.external_id), i);
+  keys.forEach((key, i) => {
+    if (key !== null) lastIndexOfKey.set(key, i);
   });
-  const effective = inputs.filter((input, i) => input.external_id === null || lastIndexOfKey.get(keyOf(input.source, input.external_id)) === i);
+  // The input that decides each record's issue: the last one of its key, or itself without a key.
+  const decidingIndex = keys.map((key, i) => (key === null ? i : lastIndexOfKey.get(key)!));
+  const effectiveIndexes = decidingIndex.filter((deciding, i) => deciding === i);
+  const effective = effectiveIndexes.map((i) => inputs[i]);
 
   const recordedAt = events.recordedAt;
   const existing = await existingByKeys(db, events.workspaceId, effective);
-  const planned = effective.map((input) => {
-    const state = input.external_id !== null ? existing.get(keyOf(input.source, input.external_id)) : undefined;
+  const planned = effective.map((input, position) => {
+    const key = keys[effectiveIndexes[position]];
+    const state = key !== null ? existing.get(key) : undefined;
     const eligibility = engineEligibility(input.narrative, input.occurred_at, recordedAt);
     const common = {
       title: input.title,
@@ -170,15 +176,10 @@ export async function ingestIssues(db: Queryable, events: EventBatch, actor: Act
   });
   const rows = await writeIssueEvents(db, events, actor, planned);
 
-  const positionOfKey = new Map<string, number>();
-  effective.forEach((input, i) => {
-    if (input.external_id !== null) positionOfKey.set(keyOf(input.source, input.external_id), i);
-  });
-  let unkeyed = 0;
-  const unkeyedPositions = effective.map((input, i) => (input.external_id === null ? i : -1)).filter((i) => i >= 0);
+  const positionOfIndex = new Map(effectiveIndexes.map((index, position) => [index, position]));
   return {
-    results: inputs.map((input) => {
-      const position = input.external_id !== null ? positionOfKey.get(keyOf(input.source, input.external_id))! : unkeyedPositions[unkeyed++];
+    results: decidingIndex.map((deciding) => {
+      const position = positionOfIndex.get(deciding)!;
       const before = planned[position].state;
       const escalated = before !== undefined && before.severity !== 'critical' && rows[position].severity === 'critical';
       return { issue_id: rows[position].id, engine_status: rows[position].engine_status, created: planned[position].created, escalated };

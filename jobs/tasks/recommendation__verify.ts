@@ -91,6 +91,7 @@ export function enqueueVerification(db: Queryable, workspaceId: string, recommen
 
 /** Enqueues verifications of the workspace's implemented fixes (only of the patterns of `issueIds` when given). */
 export async function enqueueVerifications(db: Queryable, workspaceId: string, issueIds?: string[]): Promise<number> {
+  if (issueIds && !issueIds.length) return 0;
   const ids = await implementedRecommendationIds(db, workspaceId, issueIds);
   for (const id of ids) await enqueueVerification(db, workspaceId, id);
   return ids.length;

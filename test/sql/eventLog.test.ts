@@ -339,6 +339,46 @@ test("an ingest that loses the race for a new key is retried and re-ingests the 
   }
 });
 
+test('ingestIssues answers one result per record, in record order: a repeated key shares its issue, records without a key each get one', async () => {
+  const ws = await otherWorkspace();
+  const system = { type: 'system', id: null } as const;
+  const record = (externalId: string | null, title: string) => ({
+    source: 'jira',
+    external_id: externalId,
+    title,
+    narrative: 'a narrative',
+    severity: 'medium' as const,
+    occurred_at: null,
+  });
+  const { results } = await withTransaction(t.app.pool, async (client) => {
+    const events = await EventBatch.start(client, ws);
+    const outcome = await ingestIssues(
+      client,
+      events,
+      system,
+      [record('n1', 'first of n1'), record(null, 'no key A'), record('o1', 'known key'), record('n1', 'last of n1'), record(null, 'no key B')],
+      'api',
+    );
+    await events.flush();
+    return outcome;
+  });
+  assert.is(results.length, 5);
+  assert.is(results[0].issue_id, results[3].issue_id, 'both records of n1 are one issue');
+  assert.equal(
+    results.map((r) => r.created),
+    [true, true, false, true, true],
+    'o1 existed (otherWorkspace); the others are new',
+  );
+  assert.is(new Set(results.map((r) => r.issue_id)).size, 4, 'n1, o1 and one issue per record without a key');
+  const titles = await t.app.pool.query<{ id: string; title: string }>('select id, title from issues where id = any($1)', [results.map((r) => r.issue_id)]);
+  const titleOf = new Map(titles.rows.map((r) => [r.id, r.title]));
+  assert.equal(
+    results.map((r) => titleOf.get(r.issue_id)),
+    ['last of n1', 'no key A', 'known key', 'last of n1', 'no key B'],
+    'the last record of a key wins; each result points at its own issue',
+  );
+});
+
 test('svc projections rebuild leaves issues and patterns equal to the live projections', async () => {
   const ws = t.demo.workspaceId;
   // History: ingest (with a blocked and an ineligible record), re-ingests, edits, every transition.
