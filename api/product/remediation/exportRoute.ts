@@ -1,14 +1,20 @@
 /**
  * GET /remediation/export.xlsx (`exports.create`): the workspace's CAPs, reviews and whole audit log
- * as one spreadsheet, streamed. It holds one pooled connection for the download, in a read-only
- * REPEATABLE READ transaction (one snapshot for the three sheets) whose cursors feed the writer. A
- * reader that goes away aborts it: the transaction is rolled back (closing the cursors) and the
- * connection goes back to the pool at once.
+ * as one spreadsheet, streamed. The workbook is written by a child process of its own
+ * (exportWorkbookChild.ts through lib/exportProcess.ts: memory-tight V8 options, and the XML and
+ * deflate off this event loop) in a read-only REPEATABLE READ transaction on its own connection (one
+ * snapshot for the three sheets); its output pipe is forwarded into the response with backpressure.
+ * The headers go out once the child's transaction is open, so a failure before that answers in the
+ * product error shape; one after it cuts the download short (never a file that looks complete). A
+ * reader that goes away kills the child, which releases its transaction and connection at once.
  */
 import { z } from 'zod';
-import { useTenantSchema } from '../../../sql/tenantSchema.ts';
+import { exportDatabase, runExportProcess } from '../../../lib/exportProcess.ts';
 import { productRoute } from '../route.ts';
-import { writeRemediationWorkbook, XLSX_MEDIA_TYPE } from './exportWorkbook.ts';
+import type { WorkbookExportInput } from './exportWorkbookChild.ts';
+import { XLSX_MEDIA_TYPE } from './exportWorkbook.ts';
+
+const CHILD = new URL('./exportWorkbookChild.ts', import.meta.url);
 
 /** `remediation-<slug>-<YYYY-MM-DD>.xlsx` (the slug is [a-z0-9-], so no quoting issue). */
 export const exportFileName = (slug: string, now: Date) => `remediation-${slug}-${now.toISOString().slice(0, 10)}.xlsx`;
@@ -26,31 +32,34 @@ export const exportRoute = productRoute({
   permission: 'exports.create',
   responses: { 200: { description: 'The workbook (attachment)', contentType: XLSX_MEDIA_TYPE, schema: z.string().meta({ format: 'binary' }) } },
   handler: async ({ app, req, res, tenant }) => {
-    const client = await app.pool.connect();
     const gone = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) gone.abort(new Error('the client closed the connection during the export'));
     };
     res.on('close', onClose);
-    let broken: unknown;
     try {
-      await client.query('begin isolation level repeatable read read only');
-      await useTenantSchema(client, tenant.schema);
-      res.status(200);
-      res.setHeader('content-type', XLSX_MEDIA_TYPE);
-      res.setHeader('content-disposition', `attachment; filename="${exportFileName(tenant.slug, app.clock.now())}"`);
-      res.setHeader('cache-control', 'no-store');
-      const rows = await writeRemediationWorkbook(client, res, gone.signal);
-      await client.query('commit');
+      const rows = await runExportProcess<Record<string, number>>({
+        entry: CHILD,
+        input: { schema: tenant.schema } satisfies WorkbookExportInput,
+        database: exportDatabase(app),
+        logger: app.logger.child({ route: 'export_remediation', tenant: tenant.slug }),
+        signal: gone.signal,
+        onReady: (output) => {
+          res.status(200);
+          res.setHeader('content-type', XLSX_MEDIA_TYPE);
+          res.setHeader('content-disposition', `attachment; filename="${exportFileName(tenant.slug, app.clock.now())}"`);
+          res.setHeader('cache-control', 'no-store');
+          // The response ends only once the child has reported success (below), not at the pipe's end.
+          output.pipe(res, { end: false });
+        },
+      });
+      res.end();
       app.logger.info('remediation export sent', { tenant: tenant.slug, rows });
     } catch (err) {
-      await client.query('rollback').catch((e: Error) => (broken = e));
       if (!gone.signal.aborted) throw err;
       app.logger.info('remediation export aborted by the client', { tenant: tenant.slug, path: req.path });
     } finally {
       res.off('close', onClose);
-      // A connection whose rollback failed is not reused.
-      client.release(broken as Error | undefined);
     }
   },
 });

@@ -2,7 +2,8 @@
  * GET /remediation/export.xlsx: the attachment headers, the workbook read back with exceljs' reader
  * row for row against what the JSON routes answer, the same file opened by LibreOffice headless
  * (a real spreadsheet program; skipped with a message when soffice is missing outside CI), and a
- * reader that disconnects mid-download releasing the cursor's transaction and its connection.
+ * reader that disconnects mid-download killing the export process, which releases the cursor's
+ * transaction and its connection.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { activeExportProcesses } from '../../../lib/exportProcess.ts';
 import { findTenant } from '../../../sql/tenants.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
 import { eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
@@ -162,8 +164,8 @@ test('LibreOffice headless opens the workbook (every sheet converted to CSV)', a
 
 const exportBackends = async () =>
   (
-    await t.app.pool.query<{ state: string; stalled: boolean }>(
-      `select state, state = 'idle in transaction' and clock_timestamp() - state_change > interval '2 seconds' as stalled
+    await t.app.pool.query<{ application_name: string; state: string; stalled: boolean }>(
+      `select application_name, state, state = 'idle in transaction' and clock_timestamp() - state_change > interval '2 seconds' as stalled
          from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like 'fetch forward % from export_%'`,
     )
   ).rows;
@@ -186,10 +188,17 @@ test('a reader that disconnects mid-download releases the cursor, its transactio
     res.pause();
     // Stalled: its cursor's transaction has waited for the reader for a while.
     await eventually(async () => ((await exportBackends()).some((b) => b.stalled) ? true : undefined), 60_000, 'a stalled export');
-    assert.ok(t.app.pool.totalCount - t.app.pool.idleCount >= 1, 'the export holds a pooled connection');
+    // The export runs in a child process of its own, on a connection of its own.
+    assert.is(activeExportProcesses(), 1, 'one export process serves the download');
+    assert.equal(
+      (await exportBackends()).map((b) => b.application_name),
+      ['svc-export'],
+    );
     req.destroy();
-    await eventually(async () => ((await exportBackends()).every((b) => b.state === 'idle') ? true : undefined), 10_000, 'the cursor transaction to end');
-    await eventually(async () => (t.app.pool.totalCount === t.app.pool.idleCount ? true : undefined), 10_000, 'the connection back in the pool');
+    // The child is killed: its connection closes, which ends the cursor's transaction.
+    await eventually(async () => ((await exportBackends()).length === 0 ? true : undefined), 10_000, 'the cursor transaction and its connection to end');
+    await eventually(async () => (activeExportProcesses() === 0 ? true : undefined), 10_000, 'the export process to be gone');
+    assert.is(t.app.pool.totalCount, t.app.pool.idleCount, 'the API pool holds no connection for the download');
   }
   // The pool still serves: a complete export of the whole history.
   const full = await download();
