@@ -1,83 +1,41 @@
 /**
- * Exports (issue 14): issues to CSV and XLSX through the real export path (sql/exports.ts writeExport:
- * a cursor fetched in batches, the file written as it goes and stored as chunks), against a bare
+ * Exports (issue 14): issues to CSV and XLSX through the real path, next to a bare
  * `COPY (the same select) TO STDOUT` of the same rows in the same run (psql, output discarded).
  *
- *   npm run bench:exports [-- --sizes 100000,400000] [--formats csv,xlsx] [--child-node-options ";--max-semi-space-size=2"]
+ *   npm run bench:exports [-- --sizes 100000,400000] [--formats csv,xlsx]
  *
- * Each export runs in its own child process, once per set of Node options in `--child-node-options`
- * (sets separated by `;`, an empty set is Node's defaults; the idle child runs with each set too) and
- * each number of rows per cursor fetch in `--fetch-rows` (default: the product's), and reports rows/s and peak memory (the kernel's max RSS and the largest RSS sampled
- * every 20 ms), next to the RSS of an idle child (same modules, same pool, nothing exported) and the
- * peaks of V8's heap and of external memory: flat means under 200 MB at every size.
+ * The real path: a real `svc worker` process over the bench database; the bench enqueues each export as
+ * `POST /v1/exports` does (export row and `export__generate` job in one transaction) and waits for it
+ * to succeed. The job starts the export child (lib/exportProcess.ts, jobs/exportFileChild.ts), which
+ * writes the file. Reported per export: time from enqueue to success, rows/s, time / COPY, and peak
+ * memory of the export child (sampled RSS and its kernel high-water mark) and of the worker process
+ * (sampled RSS, next to its RSS before the export), each against the 200 MB target: flat means under
+ * 200 MB at every size. Memory is not load-sensitive; times are.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
+import { withTransaction } from '../lib/db.ts';
+import { enqueueJob } from '../jobs/runtime.ts';
+import { exportGenerate } from '../jobs/tasks/export__generate.ts';
+import { exportQuery, findExport, insertExport, setExportJobRun, type ExportFormat } from '../sql/exports.ts';
 import { fmt, intFlag, table, verdict } from './measure.ts';
-import { answerParent, fillWorkspace, mb, memorySampler, openDatabase, runChild } from './workspace.ts';
+import { processTreeSampler, rssOf } from './processTreeMemory.ts';
+import { fillWorkspace, mb, openDatabase } from './workspace.ts';
 
 const TARGET_PEAK = 200 * 1024 ** 2;
 const { values: args } = parseArgs({
   options: {
     sizes: { type: 'string', default: '100000,400000' },
-    child: { type: 'string' },
-    url: { type: 'string' },
-    workspace: { type: 'string' },
-    format: { type: 'string' },
     formats: { type: 'string', default: 'csv,xlsx' },
-    'child-node-options': { type: 'string', default: '' },
-    'fetch-rows': { type: 'string' },
   },
 });
-const variants = (args['child-node-options'] ?? '').split(';').map((v) => v.split(/\s+/).filter(Boolean));
-const script = fileURLToPath(import.meta.url);
-
-/** The same process with the same modules and connections, exporting nothing: the runtime's own memory. */
-async function childIdle(url: string) {
-  await import('../sql/exports.ts');
-  const { pool } = await openDatabase(url);
-  try {
-    await pool.query('select 1');
-    return { ...process.memoryUsage(), maxRss: process.resourceUsage().maxRSS * 1024 };
-  } finally {
-    await pool.end();
-  }
-}
-
-async function childExport(url: string, workspaceId: string, format: 'csv' | 'xlsx', fetchRows: number | undefined) {
-  const { withTransaction } = await import('../lib/db.ts');
-  const { insertExport, writeExport } = await import('../sql/exports.ts');
-  const { pool } = await openDatabase(url);
-  try {
-    const id = randomUUID();
-    await insertExport(pool, { id, workspaceId, resource: 'issues', format, filters: {} });
-    const memory = memorySampler();
-    // V8's heap (committed) and memory outside it (buffers, zlib): which of the two the RSS peak is.
-    let heapPeak = 0;
-    let externalPeak = 0;
-    const heap = setInterval(() => {
-      const m = process.memoryUsage();
-      heapPeak = Math.max(heapPeak, m.heapTotal);
-      externalPeak = Math.max(externalPeak, m.external);
-    }, 50);
-    const started = performance.now();
-    const written = await withTransaction(pool, (client) =>
-      writeExport(client, { id, workspaceId, resource: 'issues', format, filters: {}, ttlHours: 1 }, async () => {}, undefined, fetchRows),
-    );
-    const ms = performance.now() - started;
-    clearInterval(heap);
-    return { ms, ...written, ...memory.stop(), heapPeak, externalPeak };
-  } finally {
-    await pool.end();
-  }
-}
 
 /** psql's COPY of the export's select to stdout, discarded: the database's own cost of the rows. */
 async function copyBaseline(url: string, workspaceId: string): Promise<{ ms: number; bytes: number }> {
-  const { exportQuery } = await import('../sql/exports.ts');
   const query = exportQuery('issues', workspaceId, {});
   const sql = query.text.replace('$1', `'${workspaceId}'::uuid`);
   const started = performance.now();
@@ -90,11 +48,39 @@ async function copyBaseline(url: string, workspaceId: string): Promise<{ ms: num
   return { ms: performance.now() - started, bytes };
 }
 
+/** `svc worker` over the database, once it has said its runner started. */
+async function startWorker(url: string): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = spawnSvc(['worker'], svcEnv({ DATABASE_URL: url, METRICS_PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test', AUTH_PROVIDER: 'none' }));
+  let output = '';
+  child.stderr!.on('data', (d) => (output += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc worker did not start within 60 s:\n${output.slice(-4000)}`)), 60_000);
+    child.once('exit', (code, signal) => reject(new Error(`svc worker exited (${code ?? signal}):\n${output.slice(-4000)}`)));
+    child.stdout!.on('data', (d) => {
+      output += d;
+      if (output.includes('"msg":"worker started"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  // Keep reading its output (a full pipe would stall it), and keep the failures for the report.
+  child.stdout!.on('data', (d: Buffer) => {
+    for (const line of d.toString().split('\n')) if (line.includes('"level":"error"') || line.includes('"level":"warn"')) console.log(`svc worker: ${line}`);
+  });
+  return {
+    pid: child.pid!,
+    async stop() {
+      const exited = new Promise((resolve) => child.removeAllListeners('exit').once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 async function main() {
   const sizes = (args.sizes ?? '').split(',').map((s) => intFlag('sizes', s.trim()));
-  // Rows per cursor fetch to compare (the product's default when not given).
-  const fetchRowsList = args['fetch-rows'] ? args['fetch-rows'].split(',').map((s) => intFlag('fetch-rows', s.trim())) : [undefined];
-  const formats = (args.formats ?? '').split(',').map((f) => f.trim()) as Array<'csv' | 'xlsx'>;
+  const formats = (args.formats ?? '').split(',').map((f) => f.trim()) as ExportFormat[];
   for (const f of formats) if (f !== 'csv' && f !== 'xlsx') throw new Error(`--formats: unknown format ${f}`);
   console.log(
     `bench:exports: ${new Date().toISOString()}, load average ${loadavg()
@@ -106,68 +92,54 @@ async function main() {
   for (const n of sizes) {
     console.log(`bench:exports: ${fmt(n, 0)} issues…`);
     const ws = await fillWorkspace(n);
+    const { pool } = await openDatabase(ws.url);
+    const worker = await startWorker(ws.url);
     try {
       const copy = await copyBaseline(ws.url, ws.workspaceId);
-      rows.push([
-        fmt(n, 0),
-        'COPY TO STDOUT (baseline)',
-        '-',
-        `${fmt(copy.ms / 1000, 2)} s`,
-        fmt(n / (copy.ms / 1000), 0),
-        '1.00',
-        `${fmt(copy.bytes / 1024 ** 2, 1)} MB`,
-        '-',
-        '-',
-        '-',
-        '-',
-        '-',
-      ]);
-      for (const nodeArgs of variants) {
-        const options = nodeArgs.join(' ') || 'defaults';
-        const idle = await runChild<Awaited<ReturnType<typeof childIdle>>>(script, ['--child', 'idle', '--url', ws.url], nodeArgs);
-        console.log(
-          `process baseline with Node ${options} (modules loaded, pool open, nothing exported): RSS ${mb(idle.rss)}, max RSS ${mb(idle.maxRss)}; ` +
-            `V8 heap ${mb(idle.heapTotal)} (used ${mb(idle.heapUsed)}), external ${mb(idle.external)} (array buffers ${mb(idle.arrayBuffers)})`,
-        );
-        for (const format of formats) {
-          for (const fetchRows of fetchRowsList) {
-            const r = await runChild<Awaited<ReturnType<typeof childExport>>>(
-              script,
-              [
-                '--child',
-                'export',
-                '--url',
-                ws.url,
-                '--workspace',
-                ws.workspaceId,
-                '--format',
-                format,
-                ...(fetchRows ? ['--fetch-rows', String(fetchRows)] : []),
-              ],
-              nodeArgs,
-            );
-            if (r.rows !== n) throw new Error(`${format}: ${r.rows} rows exported, expected ${n}`);
-            const peak = Math.max(r.maxRss, r.sampledPeak);
-            pass &&= peak < TARGET_PEAK;
-            rows.push([
-              fmt(n, 0),
-              fetchRows ? `${format}, fetch ${fetchRows}` : format,
-              options,
-              `${fmt(r.ms / 1000, 2)} s`,
-              fmt(n / (r.ms / 1000), 0),
-              fmt(r.ms / copy.ms, 2),
-              `${fmt(r.bytes / 1024 ** 2, 1)} MB`,
-              mb(peak),
-              mb(peak - idle.rss),
-              mb(r.heapPeak),
-              mb(r.externalPeak),
-              verdict(peak < TARGET_PEAK),
-            ]);
-            console.log(rows[rows.length - 1].join(' | '));
-          }
+      rows.push([fmt(n, 0), 'COPY TO STDOUT (baseline)', `${fmt(copy.ms / 1000, 2)} s`, fmt(n / (copy.ms / 1000), 0), '1.00', `${fmt(copy.bytes / 1024 ** 2, 1)} MB`, '-', '-', '-', '-', '-']);
+      await sleep(2000);
+      console.log(`svc worker idle (runner started, nothing exported): RSS ${mb(await rssOf(worker.pid))}`);
+      for (const format of formats) {
+        const id = randomUUID();
+        const sampler = processTreeSampler(worker.pid, 'exportFileChild.ts');
+        const started = performance.now();
+        // What POST /v1/exports does: the export and its job in one transaction.
+        await withTransaction(pool, async (client) => {
+          await insertExport(client, { id, workspaceId: ws.workspaceId, resource: 'issues', format, filters: {} });
+          const { job } = await enqueueJob(client, exportGenerate, { export_id: id, workspace_id: ws.workspaceId, resource: 'issues', format }, { workspaceId: ws.workspaceId });
+          await setExportJobRun(client, id, job.id);
+        });
+        let done = await findExport(pool, ws.workspaceId, id);
+        while (done && done.status !== 'succeeded' && done.status !== 'failed') {
+          await sleep(100);
+          done = await findExport(pool, ws.workspaceId, id);
         }
+        const ms = performance.now() - started;
+        const memory = await sampler.stop();
+        if (done?.status !== 'succeeded') throw new Error(`${format}: the export ended ${done?.status}`);
+        if (done.row_count !== n) throw new Error(`${format}: ${done.row_count} rows exported, expected ${n}`);
+        if (memory.children !== 1) throw new Error(`${format}: ${memory.children} export processes seen, expected 1`);
+        const childOk = memory.childPeak < TARGET_PEAK;
+        const parentOk = memory.parentPeak < TARGET_PEAK;
+        pass &&= childOk && parentOk;
+        rows.push([
+          fmt(n, 0),
+          format,
+          `${fmt(ms / 1000, 2)} s`,
+          fmt(n / (ms / 1000), 0),
+          fmt(ms / copy.ms, 2),
+          `${fmt(done.bytes! / 1024 ** 2, 1)} MB`,
+          mb(memory.childPeak),
+          verdict(childOk),
+          mb(memory.parentBefore),
+          mb(memory.parentPeak),
+          verdict(parentOk),
+        ]);
+        console.log(rows[rows.length - 1].join(' | '));
       }
     } finally {
+      await worker.stop();
+      await pool.end();
       await ws.drop();
     }
   }
@@ -178,27 +150,11 @@ async function main() {
   );
   console.log(
     table(
-      [
-        'issues',
-        'export',
-        'Node options',
-        'time',
-        'rows/s',
-        'time / COPY',
-        'file',
-        'peak RSS',
-        'peak − idle',
-        'V8 heap peak',
-        'external peak',
-        'peak < 200 MB',
-      ],
+      ['issues', 'export', 'time', 'rows/s', 'time / COPY', 'file', 'export child peak RSS', '< 200 MB', 'worker RSS before', 'worker peak RSS', '< 200 MB'],
       rows,
     ),
   );
   console.log(pass ? 'PASS' : 'FAIL');
 }
 
-if (args.child === 'idle') await answerParent(() => childIdle(args.url!));
-else if (args.child === 'export')
-  await answerParent(() => childExport(args.url!, args.workspace!, args.format as 'csv' | 'xlsx', args['fetch-rows'] ? Number(args['fetch-rows']) : undefined));
-else await main();
+await main();
