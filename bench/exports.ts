@@ -96,7 +96,19 @@ async function main() {
     const worker = await startWorker(ws.url);
     try {
       const copy = await copyBaseline(ws.url, ws.workspaceId);
-      rows.push([fmt(n, 0), 'COPY TO STDOUT (baseline)', `${fmt(copy.ms / 1000, 2)} s`, fmt(n / (copy.ms / 1000), 0), '1.00', `${fmt(copy.bytes / 1024 ** 2, 1)} MB`, '-', '-', '-', '-', '-']);
+      rows.push([
+        fmt(n, 0),
+        'COPY TO STDOUT (baseline)',
+        `${fmt(copy.ms / 1000, 2)} s`,
+        fmt(n / (copy.ms / 1000), 0),
+        '1.00',
+        `${fmt(copy.bytes / 1024 ** 2, 1)} MB`,
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+      ]);
       await sleep(2000);
       console.log(`svc worker idle (runner started, nothing exported): RSS ${mb(await rssOf(worker.pid))}`);
       for (const format of formats) {
@@ -106,7 +118,12 @@ async function main() {
         // What POST /v1/exports does: the export and its job in one transaction.
         await withTransaction(pool, async (client) => {
           await insertExport(client, { id, workspaceId: ws.workspaceId, resource: 'issues', format, filters: {} });
-          const { job } = await enqueueJob(client, exportGenerate, { export_id: id, workspace_id: ws.workspaceId, resource: 'issues', format }, { workspaceId: ws.workspaceId });
+          const { job } = await enqueueJob(
+            client,
+            exportGenerate,
+            { export_id: id, workspace_id: ws.workspaceId, resource: 'issues', format },
+            { workspaceId: ws.workspaceId },
+          );
           await setExportJobRun(client, id, job.id);
         });
         let done = await findExport(pool, ws.workspaceId, id);

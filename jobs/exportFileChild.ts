@@ -22,13 +22,5 @@ export interface FileExportInput {
 export type FileExportResult = { rows: number; bytes: number };
 
 serveExportProcess<FileExportInput, FileExportResult>(async ({ fetchRows, ...e }, { pool, progress, signal }) =>
-  withTransaction(pool, (client) =>
-    writeExport(
-      client,
-      e,
-      async (rows) => progress(rows),
-      signal,
-      fetchRows,
-    ),
-  ),
+  withTransaction(pool, (client) => writeExport(client, e, async (rows) => progress(rows), signal, fetchRows)),
 );

@@ -21,7 +21,7 @@
 import { fork } from 'node:child_process';
 import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from './context.ts';
@@ -243,6 +243,10 @@ function ipcLogger(bindings: Record<string, unknown> = {}): Logger {
 const sendToParent = (message: ChildMessage) =>
   new Promise<void>((resolve, reject) => process.send!(message, undefined, undefined, (err) => (err ? reject(err) : resolve())));
 
+/** The output of a child started without one: writing to it is an error. */
+const noOutput = () =>
+  new Writable({ write: (_chunk, _enc, done) => done(new Error('this export process was started without an output (the parent passes onReady for one)')) });
+
 /** The main of an export child: waits for its input, runs the export, reports the result, exits. */
 export function serveExportProcess<I, R>(run: (input: I, context: ExportChildContext) => Promise<R>): void {
   if (!process.send) throw new Error('an export process is started by runExportProcess (it needs the IPC channel)');
@@ -264,10 +268,7 @@ export function serveExportProcess<I, R>(run: (input: I, context: ExportChildCon
         logger: ipcLogger(),
         progress: (value) => process.send!({ type: 'progress', value } satisfies ChildMessage),
         ready: () => process.send!({ type: 'ready' } satisfies ChildMessage),
-        get output(): Writable {
-          if (!output) throw new Error('this export process was started without an output');
-          return output;
-        },
+        output: output ?? noOutput(),
         signal: gone.signal,
       });
       // Every byte handed to the pipe before the parent hears the result.
