@@ -55,7 +55,6 @@ export const exportDatabase = (app: AppContext): ExportDatabase => ({
 type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 type ChildMessage =
   | { type: 'log'; level: LogLevel; msg: string; fields?: Record<string, unknown> }
-  | { type: 'ready' }
   | { type: 'progress'; value: unknown }
   | { type: 'result'; value: unknown }
   | { type: 'error'; error: unknown };
@@ -121,10 +120,11 @@ export interface ExportProcessOptions {
   timeoutMs?: number;
   onProgress?(value: unknown): void | Promise<void>;
   /**
-   * With an output: called once the child said it is ready (before any byte), with the pipe the
-   * child writes its output into. The promise settles only after that pipe has ended.
+   * Asks for an output: called when the first bytes the child wrote into its output pipe have
+   * arrived, with that pipe (not called when the child fails before writing any). The promise
+   * settles only after the pipe has ended.
    */
-  onReady?(output: Readable): void;
+  onOutput?(output: Readable): void;
 }
 
 /** An export child that exited without a result, ran out of time, or reported a failure. */
@@ -145,7 +145,7 @@ export async function runExportProcess<R>(options: ExportProcessOptions): Promis
 async function runChild<R>(options: ExportProcessOptions): Promise<R> {
   const { signal } = options;
   signal?.throwIfAborted();
-  const withOutput = Boolean(options.onReady);
+  const withOutput = Boolean(options.onOutput);
   const child = fork(fileURLToPath(options.entry), [], {
     execArgv: [...EXPORT_PROCESS_V8_OPTIONS, '--import', import.meta.resolve('tsx')],
     stdio: withOutput ? ['ignore', 'pipe', 'pipe', 'ipc', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -169,6 +169,8 @@ async function runChild<R>(options: ExportProcessOptions): Promise<R> {
   const kill = (reason: unknown) => {
     stopReason ??= reason;
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    // Its unread bytes too: with no consumer left, the pipe would never end.
+    output?.destroy();
   };
   const onAbort = () => kill(signal!.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -180,7 +182,6 @@ async function runChild<R>(options: ExportProcessOptions): Promise<R> {
   let progress = Promise.resolve();
   child.on('message', (message: ChildMessage) => {
     if (message.type === 'log') log[message.level](message.msg, message.fields);
-    else if (message.type === 'ready' && output) options.onReady!(output);
     else if (message.type === 'progress' && options.onProgress) {
       const report = options.onProgress;
       // In order, one at a time; a failed report is the attempt's failure.
@@ -189,14 +190,24 @@ async function runChild<R>(options: ExportProcessOptions): Promise<R> {
     else if (message.type === 'error') failure = message.error;
   });
   child.on('error', (err) => kill(err));
+  // Only bytes make the output start (the route's headers): a child that fails before writing any
+  // leaves the caller free to answer with an error. (At the pipe's end, 'readable' comes with none.)
+  let delivered = false;
+  output?.once('readable', () => {
+    if (output.readableLength === 0) return;
+    delivered = true;
+    options.onOutput!(output);
+  });
 
   try {
     child.send({ type: 'start', database: options.database, input: options.input, output: withOutput } satisfies StartMessage);
-    const [{ code, signal: exitSignal }] = await Promise.all([
-      exited,
-      // The output's last bytes can come after the exit; a killed child's pipe ends (or breaks) too.
-      output ? finished(output).catch(() => {}) : undefined,
-    ]);
+    const { code, signal: exitSignal } = await exited;
+    if (output) {
+      // After a success the pipe's last bytes may still be on their way to the consumer; after a
+      // failure (or with no consumer) nobody wants them.
+      if (stopReason === undefined && failure === undefined && code === 0 && delivered) await finished(output);
+      else output.destroy();
+    }
     await progress;
     if (stopReason !== undefined) throw stopReason;
     if (failure !== undefined) throw failure;
@@ -220,8 +231,6 @@ export interface ExportChildContext {
   pool: Pool;
   logger: Logger;
   progress(value: unknown): void;
-  /** Tells the parent the output is about to start (it then sends its headers). */
-  ready(): void;
   /** The pipe into the parent (when the parent asked for one); `run` ends it. */
   output: Writable;
   /** Aborted when the parent goes away. */
@@ -245,7 +254,7 @@ const sendToParent = (message: ChildMessage) =>
 
 /** The output of a child started without one: writing to it is an error. */
 const noOutput = () =>
-  new Writable({ write: (_chunk, _enc, done) => done(new Error('this export process was started without an output (the parent passes onReady for one)')) });
+  new Writable({ write: (_chunk, _enc, done) => done(new Error('this export process was started without an output (the parent asks for one with onOutput)')) });
 
 /** The main of an export child: waits for its input, runs the export, reports the result, exits. */
 export function serveExportProcess<I, R>(run: (input: I, context: ExportChildContext) => Promise<R>): void {
@@ -267,7 +276,6 @@ export function serveExportProcess<I, R>(run: (input: I, context: ExportChildCon
         pool,
         logger: ipcLogger(),
         progress: (value) => process.send!({ type: 'progress', value } satisfies ChildMessage),
-        ready: () => process.send!({ type: 'ready' } satisfies ChildMessage),
         output: output ?? noOutput(),
         signal: gone.signal,
       });

@@ -8,7 +8,7 @@ import { serveExportProcess } from '../../lib/exportProcess.ts';
 
 export type ProbeInput = { mode: 'echo' | 'fail' | 'die' | 'hold'; marker?: string };
 
-serveExportProcess<ProbeInput, unknown>(async (input, { pool, logger, progress, ready, output }) => {
+serveExportProcess<ProbeInput, unknown>(async (input, { pool, logger, progress, output }) => {
   if (input.mode === 'fail') throw new Error('the probe failed on purpose');
   if (input.mode === 'die') process.exit(3);
   if (input.mode === 'hold') {
@@ -22,7 +22,6 @@ serveExportProcess<ProbeInput, unknown>(async (input, { pool, logger, progress, 
   console.error('a line on stderr');
   progress(1);
   progress(2);
-  ready();
   output.write('first bytes, ');
   output.end('last bytes');
   return { execArgv: process.execArgv };

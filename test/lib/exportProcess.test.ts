@@ -58,7 +58,7 @@ test('the child runs with the tight V8 options; logs, stderr, progress, output a
     { mode: 'echo' },
     {
       onProgress: (value) => void progress.push(value),
-      onReady: (output) => output.on('data', (chunk: Buffer) => (bytes += chunk)),
+      onOutput: (output) => output.on('data', (chunk: Buffer) => (bytes += chunk)),
     },
   );
   for (const option of EXPORT_PROCESS_V8_OPTIONS) assert.ok(result.execArgv.includes(option), option);
@@ -71,8 +71,11 @@ test('the child runs with the tight V8 options; logs, stderr, progress, output a
   assert.is(activeExportProcesses(), 0);
 });
 
-test('a failure in the child, and a child that dies, reject the export', async () => {
-  assert.match(String(await probe({ mode: 'fail' }).catch((err: unknown) => err)), /the probe failed on purpose/);
+test('a failure in the child (before any output), and a child that dies, reject the export', async () => {
+  let output = false;
+  const failed = await probe({ mode: 'fail' }, { onOutput: () => void (output = true) }).catch((err: unknown) => err);
+  assert.match(String(failed), /the probe failed on purpose/);
+  assert.not.ok(output, 'no output started: the caller can still answer with an error');
   const died = await probe({ mode: 'die' }).catch((err: unknown) => err);
   assert.instance(died, ExportProcessError);
   assert.match((died as Error).message, /exited with code 3 before it finished/);

@@ -4,8 +4,9 @@
  * (exportWorkbookChild.ts through lib/exportProcess.ts: memory-tight V8 options, and the XML and
  * deflate off this event loop) in a read-only REPEATABLE READ transaction on its own connection (one
  * snapshot for the three sheets); its output pipe is forwarded into the response with backpressure.
- * The headers go out once the child's transaction is open, so a failure before that answers in the
- * product error shape; one after it cuts the download short (never a file that looks complete). A
+ * The headers go out with the child's first bytes, so a failure before them (connection, transaction,
+ * cursors) answers in the product error shape; one after them cuts the download short (the response
+ * ends only when the child reported success: never a file that looks complete). A
  * reader that goes away kills the child, which releases its transaction and connection at once.
  */
 import { z } from 'zod';
@@ -44,7 +45,7 @@ export const exportRoute = productRoute({
         database: exportDatabase(app),
         logger: app.logger.child({ route: 'export_remediation', tenant: tenant.slug }),
         signal: gone.signal,
-        onReady: (output) => {
+        onOutput: (output) => {
           res.status(200);
           res.setHeader('content-type', XLSX_MEDIA_TYPE);
           res.setHeader('content-disposition', `attachment; filename="${exportFileName(tenant.slug, app.clock.now())}"`);

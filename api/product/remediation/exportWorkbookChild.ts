@@ -14,12 +14,11 @@ export interface WorkbookExportInput {
   schema: string;
 }
 
-serveExportProcess<WorkbookExportInput, Record<string, number>>(async ({ schema }, { pool, ready, output, signal }) => {
+serveExportProcess<WorkbookExportInput, Record<string, number>>(async ({ schema }, { pool, output, signal }) => {
   const client = await pool.connect();
   try {
     await client.query('begin isolation level repeatable read read only');
     await useTenantSchema(client, schema);
-    ready();
     const rows = await writeRemediationWorkbook(client, output, signal);
     await client.query('commit');
     return rows;
