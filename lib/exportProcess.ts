@@ -18,6 +18,7 @@
  * runs `run` with an IPC logger, a progress channel and (when asked for) the output pipe (fd 4), sends
  * the result and exits.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { fork } from 'node:child_process';
 import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -158,7 +159,11 @@ async function runChild<R>(options: ExportProcessOptions): Promise<R> {
     [child.stdout, 'info'],
     [child.stderr, 'warn'],
   ] as const) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => log[level]('export process output', { line }));
+    if (stream)
+      createInterface({ input: stream }).on(
+        'line',
+        AsyncResource.bind((line: string) => log[level]('export process output', { line })),
+      );
   }
   const output = withOutput ? (child.stdio[OUTPUT_FD] as Readable) : undefined;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -180,15 +185,19 @@ async function runChild<R>(options: ExportProcessOptions): Promise<R> {
   let result: { value: unknown } | undefined;
   let failure: unknown;
   let progress = Promise.resolve();
-  child.on('message', (message: ChildMessage) => {
-    if (message.type === 'log') log[message.level](message.msg, message.fields);
-    else if (message.type === 'progress' && options.onProgress) {
-      const report = options.onProgress;
-      // In order, one at a time; a failed report is the attempt's failure.
-      progress = progress.then(() => report(message.value)).catch((err) => kill(err));
-    } else if (message.type === 'result') result = { value: message.value };
-    else if (message.type === 'error') failure = message.error;
-  });
+  // In the caller's async context (its trace id on the relayed log lines).
+  child.on(
+    'message',
+    AsyncResource.bind((message: ChildMessage) => {
+      if (message.type === 'log') log[message.level](message.msg, message.fields);
+      else if (message.type === 'progress' && options.onProgress) {
+        const report = options.onProgress;
+        // In order, one at a time; a failed report is the attempt's failure.
+        progress = progress.then(() => report(message.value)).catch((err) => kill(err));
+      } else if (message.type === 'result') result = { value: message.value };
+      else if (message.type === 'error') failure = message.error;
+    }),
+  );
   child.on('error', (err) => kill(err));
   // Only bytes make the output start (the route's headers): a child that fails before writing any
   // leaves the caller free to answer with an error. (At the pipe's end, 'readable' comes with none.)

@@ -16,7 +16,7 @@ import {
   runExportProcess,
   type ExportProcessOptions,
 } from '../../lib/exportProcess.ts';
-import { createLogger } from '../../lib/logger.ts';
+import { createLogger, withTrace } from '../../lib/logger.ts';
 import { eventually } from '../helpers/app.ts';
 import type { ProbeInput } from '../helpers/exportProcessProbe.ts';
 
@@ -54,12 +54,14 @@ test('the child runs with the tight V8 options; logs, stderr, progress, output a
   logs = [];
   const progress: unknown[] = [];
   let bytes = '';
-  const result = await probe<{ execArgv: string[] }>(
-    { mode: 'echo' },
-    {
-      onProgress: (value) => void progress.push(value),
-      onOutput: (output) => output.on('data', (chunk: Buffer) => (bytes += chunk)),
-    },
+  const result = await withTrace('trace-of-the-caller', () =>
+    probe<{ execArgv: string[] }>(
+      { mode: 'echo' },
+      {
+        onProgress: (value) => void progress.push(value),
+        onOutput: (output) => output.on('data', (chunk: Buffer) => (bytes += chunk)),
+      },
+    ),
   );
   for (const option of EXPORT_PROCESS_V8_OPTIONS) assert.ok(result.execArgv.includes(option), option);
   assert.equal(progress, [1, 2]);
@@ -67,6 +69,7 @@ test('the child runs with the tight V8 options; logs, stderr, progress, output a
   const hello = logs.find((l) => l.msg === 'probe says hello');
   assert.is(hello?.n, 1);
   assert.is(hello?.component, 'export-process');
+  assert.is(hello?.trace_id, 'trace-of-the-caller');
   assert.ok(logs.some((l) => l.msg === 'export process output' && l.line === 'a line on stderr' && l.level === 'warn'));
   assert.is(activeExportProcesses(), 0);
 });
