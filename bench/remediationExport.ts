@@ -12,6 +12,7 @@
  * `svc api` process's NODE_OPTIONS (the export child inherits them, before its own V8 options).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { parseArgs, promisify } from 'node:util';
 import { createTestDatabase } from '../fixtures/database.ts';
 import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
@@ -127,6 +128,11 @@ try {
   }
 
   console.log(`Remediation export: GET /remediation/export.xlsx, audit rows ${SIZES.join(', ')}; baseline: COPY … TO STDOUT of the same rows (psql)`);
+  console.log(
+    `${new Date().toISOString()}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   await fillAuditLog(1000);
   const idleRss = await rssOf(server.pid!);
   await exportOnce(); // warm-up
@@ -164,6 +170,11 @@ try {
       ].join(' | '),
     );
   }
+  console.log(
+    `${new Date().toISOString()}, load average at the end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(pass ? 'PASS' : 'FAIL');
 } finally {
   children.forEach((c) => c.removeAllListeners('exit').kill('SIGTERM'));
