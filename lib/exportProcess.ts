@@ -273,8 +273,9 @@ export function serveExportProcess<I, R>(run: (input: I, context: ExportChildCon
   // parent that died disconnects the channel, and then there is nobody to export for.
   process.on('SIGINT', () => {});
   process.on('disconnect', () => {
+    // The export stops at its next batch and rolls back; one stuck in a query is not waited for long.
     gone.abort(new Error('the parent process went away'));
-    process.exit(1);
+    setTimeout(() => process.exit(1), 5000).unref();
   });
   process.once('message', async (message: StartMessage) => {
     const pool = createPool(message.database.url, { max: 1, applicationName: 'svc-export', timeouts: message.database.timeouts });
@@ -293,7 +294,7 @@ export function serveExportProcess<I, R>(run: (input: I, context: ExportChildCon
       await sendToParent({ type: 'result', value });
     } catch (err) {
       code = 1;
-      await sendToParent({ type: 'error', error: err }).catch(() => {});
+      if (process.connected) await sendToParent({ type: 'error', error: err }).catch(() => {});
     } finally {
       await pool.end().catch(() => {});
     }
