@@ -225,7 +225,7 @@ function claimedRun(app: AppContext, row: JobRun, data: unknown): StartedRun {
  * alone. If a batch fails, its runs are recorded one by one, so that a run the database refuses (a
  * result jsonb cannot store) fails alone rather than sending the others of its batch back to retry.
  */
-function finishBatcher(pool: Queryable): (run: jobRuns.FinishedRun) => Promise<boolean> {
+export function finishBatcher(pool: Queryable): (run: jobRuns.FinishedRun) => Promise<boolean> {
   type Waiting = { run: jobRuns.FinishedRun; resolve(finished: boolean): void; reject(err: unknown): void };
   let waiting: Waiting[] = [];
   let flushing = false;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { cancelJob, defineTask, enqueueJob, PermanentJobError, type TaskDefinition } from '../../jobs/runtime.ts';
+import { cancelJob, defineTask, enqueueJob, finishBatcher, PermanentJobError, type TaskDefinition } from '../../jobs/runtime.ts';
 import { withTransaction } from '../../lib/db.ts';
 import { AppError } from '../../lib/errors.ts';
 import { registry } from '../../lib/metrics.ts';
@@ -261,6 +261,68 @@ test('a quick job is recorded queued -> succeeded in one update, with its attemp
   assert.is(done.progress, 100);
   assert.ok(done.started_at && done.finished_at && done.started_at <= done.finished_at);
   assert.is(invocations.get(key), 1);
+});
+
+test('quick jobs finishing together are each recorded succeeded with their own result, attempt and start time', async () => {
+  const keys = Array.from({ length: 12 }, () => randomUUID());
+  const jobs = await withTransaction(t.app.pool, (client) =>
+    Promise.all(keys.map(async (key) => (await enqueueJob(client, countedTask, { key }, { workspaceId: t.demo.workspaceId })).job)),
+  );
+  for (const [i, job] of jobs.entries()) {
+    const done = await untilStatus(job.id, 'succeeded');
+    assert.equal(done.result, { runs: 1 });
+    assert.is(done.attempts, 1);
+    assert.ok(done.started_at && done.finished_at && done.started_at <= done.finished_at);
+    assert.is(invocations.get(keys[i]), 1);
+    // The run was recorded before graphile-worker completed (deleted) its job.
+    await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : true), 5_000, 'worker job removed');
+  }
+});
+
+test('runs finishing while a success is being recorded go in one statement; a result the database refuses fails only its own run', async () => {
+  const ids = Array.from({ length: 4 }, () => randomUUID());
+  await t.app.pool.query(
+    `insert into job_runs (id, kind, payload, max_attempts, workspace_id, status) select unnest($1::uuid[]), 'test__counted', '{}', 5, $2, 'queued'`,
+    [ids, t.demo.workspaceId],
+  );
+  await t.app.pool.query("update job_runs set status = 'cancelled' where id = $1", [ids[3]]);
+  let statements = 0;
+  const pool = {
+    query: ((config: never) => {
+      statements++;
+      return t.app.pool.query(config);
+    }) as never,
+  };
+  const finish = finishBatcher(pool);
+  const startedAt = new Date(Date.now() - 1000);
+  // The first goes alone at once; the other three wait for it and then go together.
+  const outcomes = await Promise.allSettled([
+    finish({ id: ids[0], attempt: 1, startedAt, result: { n: 0 } }),
+    finish({ id: ids[1], attempt: 2, startedAt, result: { n: 1 } }),
+    finish({ id: ids[2], attempt: 1, startedAt, result: { text: 'nul \u0000 is not storable in jsonb' } }),
+    finish({ id: ids[3], attempt: 1, startedAt, result: { n: 3 } }),
+  ]);
+  assert.equal(
+    outcomes.map((o) => o.status),
+    ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+  );
+  assert.equal(
+    outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined)),
+    [true, true, undefined, false], // the cancelled run is not moved
+  );
+  // One statement for the first run, one for the batch of three (refused), then each of those alone.
+  assert.is(statements, 5);
+  const rows = await Promise.all(ids.map((id) => jobRun(id)));
+  assert.equal(
+    rows.map((r) => [r!.status, r!.result, r!.attempts]),
+    [
+      ['succeeded', { n: 0 }, 1],
+      ['succeeded', { n: 1 }, 2],
+      ['queued', null, 0],
+      ['cancelled', null, 0],
+    ],
+  );
+  assert.equal(rows[1]!.started_at, startedAt);
 });
 
 test('a busy job that reports no progress is shown running once the claim delay has passed', async () => {
