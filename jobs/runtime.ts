@@ -217,51 +217,70 @@ function claimedRun(app: AppContext, row: JobRun, data: unknown): StartedRun {
 }
 
 /**
- * Group commit of quick runs' successes. A quick run's only bookkeeping is its success (queued ->
- * succeeded), and at any concurrency several runs finish while one such update is on its way: those
- * wait for it and then go together in the next statement (`finishJobRuns`), so one round trip and one
- * commit record a batch. A run's promise settles only once its own row is written, so graphile-worker
- * still deletes a job only after its success is recorded, and nothing waits when a run finishes
- * alone. If a batch fails, its runs are recorded one by one, so that a run the database refuses (a
- * result jsonb cannot store) fails alone rather than sending the others of its batch back to retry.
+ * How long a quick run's success waits for others to record with it, when other attempts are in
+ * progress in this process (a run finishing alone is recorded at once).
  */
-export function finishBatcher(pool: Queryable): (run: jobRuns.FinishedRun) => Promise<boolean> {
-  type Waiting = { run: jobRuns.FinishedRun; resolve(finished: boolean): void; reject(err: unknown): void };
-  let waiting: Waiting[] = [];
-  let flushing = false;
-  const record = async (batch: Waiting[]) => {
+const GROUP_COMMIT_WINDOW_MS = 1;
+
+/**
+ * Group commit of quick runs' successes. A quick run's only bookkeeping is its success (queued ->
+ * succeeded): rather than one statement each, the runs finishing within GROUP_COMMIT_WINDOW_MS of
+ * each other, or while such a statement is on its way, are recorded by one statement
+ * (`finishJobRuns`): one round trip and one commit for the batch, which at short jobs is most of what
+ * the runtime costs over graphile-worker (on both sides of the socket). A run finishing while no
+ * other attempt is in progress in this process is recorded at once. A run's promise settles only
+ * once its own row is written, so graphile-worker still deletes a job only after its success is
+ * recorded. If a batch fails, its runs are recorded one by one, so that a run the database refuses
+ * (a result jsonb cannot store) fails alone rather than sending the others of its batch to retry.
+ */
+export class FinishBatcher {
+  /** Tracked attempts in progress in this process (kept by wrapTask). */
+  attempts = 0;
+  private waiting: Array<{ run: jobRuns.FinishedRun; resolve(finished: boolean): void; reject(err: unknown): void }> = [];
+  /** A statement is on its way, or a window is open. */
+  private busy = false;
+
+  constructor(private readonly pool: Queryable) {}
+
+  /** Records a quick run's success; false when the run was no longer runnable (cancelled or finished). */
+  finish(run: jobRuns.FinishedRun): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.waiting.push({ run, resolve, reject });
+      if (this.busy) return;
+      this.busy = true;
+      if (this.attempts > 1) setTimeout(() => void this.flush(), GROUP_COMMIT_WINDOW_MS);
+      else void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting;
+      this.waiting = [];
+      try {
+        await this.record(batch);
+      } catch (err) {
+        if (batch.length === 1) batch[0].reject(err);
+        else await Promise.all(batch.map((w) => this.record([w]).catch(w.reject)));
+      }
+    }
+    this.busy = false;
+  }
+
+  private async record(batch: typeof this.waiting): Promise<void> {
     const finished = await jobRuns.finishJobRuns(
-      pool,
+      this.pool,
       batch.map((w) => w.run),
     );
     for (const w of batch) w.resolve(finished.has(w.run.id));
-  };
-  const flush = async () => {
-    flushing = true;
-    while (waiting.length > 0) {
-      const batch = waiting;
-      waiting = [];
-      try {
-        await record(batch);
-      } catch (err) {
-        if (batch.length === 1) batch[0].reject(err);
-        else await Promise.all(batch.map((w) => record([w]).catch(w.reject)));
-      }
-    }
-    flushing = false;
-  };
-  return (run) =>
-    new Promise<boolean>((resolve, reject) => {
-      waiting.push({ run, resolve, reject });
-      if (!flushing) void flush();
-    });
+  }
 }
 
-const finishers = new WeakMap<AppContext, (run: jobRuns.FinishedRun) => Promise<boolean>>();
-function finisherOf(app: AppContext) {
-  let finish = finishers.get(app);
-  if (!finish) finishers.set(app, (finish = finishBatcher(app.pool)));
-  return finish;
+const batchers = new WeakMap<AppContext, FinishBatcher>();
+function batcherOf(app: AppContext): FinishBatcher {
+  let batcher = batchers.get(app);
+  if (!batcher) batchers.set(app, (batcher = new FinishBatcher(app.pool)));
+  return batcher;
 }
 
 /**
@@ -296,7 +315,7 @@ class DeferredRun implements StartedRun {
   async succeed(result: unknown): Promise<void> {
     clearTimeout(this.timer);
     if (this.claiming && (await this.claiming)) return jobRuns.completeJobRun(this.app.pool, this.id, result);
-    const finished = await finisherOf(this.app)({ id: this.id, attempt: this.attempt, startedAt: this.startedAt, result });
+    const finished = await batcherOf(this.app).finish({ id: this.id, attempt: this.attempt, startedAt: this.startedAt, result });
     if (!finished) this.app.logger.warn('job finished, but its run was no longer runnable (cancelled or already finished)', { job_run_id: this.id });
   }
 
@@ -319,7 +338,7 @@ function observeAttempt(task: string, outcome: Outcome, started: bigint): void {
 /**
  * Turns a task definition into a graphile-worker task bound to `app`. The path of a quick job that
  * succeeds does as little as it can besides the task itself (one statement, shared with other runs
- * finishing at the same time, see finishBatcher; no per-job logger or closures beyond the task's
+ * finishing at the same time, see FinishBatcher; no per-job logger or closures beyond the task's
  * context): at no-op jobs that is what the runtime costs over graphile-worker.
  */
 export function wrapTask(task: TaskDefinition, app: AppContext): Task {
@@ -333,7 +352,13 @@ export function wrapTask(task: TaskDefinition, app: AppContext): Task {
       observeAttempt(task.name, 'skipped', started);
       return;
     }
-    return withTrace(`job:${run.id}`, () => runAttempt(task, app, run, helpers, started));
+    const batcher = batcherOf(app);
+    batcher.attempts++;
+    try {
+      return await withTrace(`job:${run.id}`, () => runAttempt(task, app, run, helpers, started));
+    } finally {
+      batcher.attempts--;
+    }
   };
 }
 

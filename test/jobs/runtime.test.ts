@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { cancelJob, defineTask, enqueueJob, finishBatcher, PermanentJobError, type TaskDefinition } from '../../jobs/runtime.ts';
+import { cancelJob, defineTask, enqueueJob, FinishBatcher, PermanentJobError, type TaskDefinition } from '../../jobs/runtime.ts';
 import { withTransaction } from '../../lib/db.ts';
 import { AppError } from '../../lib/errors.ts';
 import { registry } from '../../lib/metrics.ts';
@@ -293,14 +293,14 @@ test('runs finishing while a success is being recorded go in one statement; a re
       return t.app.pool.query(config);
     }) as never,
   };
-  const finish = finishBatcher(pool);
+  const batcher = new FinishBatcher(pool);
   const startedAt = new Date(Date.now() - 1000);
-  // The first goes alone at once; the other three wait for it and then go together.
+  // No other attempt in progress: the first goes alone at once; the other three wait for it and then go together.
   const outcomes = await Promise.allSettled([
-    finish({ id: ids[0], attempt: 1, startedAt, result: { n: 0 } }),
-    finish({ id: ids[1], attempt: 2, startedAt, result: { n: 1 } }),
-    finish({ id: ids[2], attempt: 1, startedAt, result: { text: 'nul \u0000 is not storable in jsonb' } }),
-    finish({ id: ids[3], attempt: 1, startedAt, result: { n: 3 } }),
+    batcher.finish({ id: ids[0], attempt: 1, startedAt, result: { n: 0 } }),
+    batcher.finish({ id: ids[1], attempt: 2, startedAt, result: { n: 1 } }),
+    batcher.finish({ id: ids[2], attempt: 1, startedAt, result: { text: 'nul \u0000 is not storable in jsonb' } }),
+    batcher.finish({ id: ids[3], attempt: 1, startedAt, result: { n: 3 } }),
   ]);
   assert.equal(
     outcomes.map((o) => o.status),
@@ -323,6 +323,24 @@ test('runs finishing while a success is being recorded go in one statement; a re
     ],
   );
   assert.equal(rows[1]!.started_at, startedAt);
+
+  // With other attempts in progress, a success waits briefly for theirs: both go in one statement.
+  const more = [randomUUID(), randomUUID()];
+  await t.app.pool.query(
+    `insert into job_runs (id, kind, payload, max_attempts, workspace_id, status) select unnest($1::uuid[]), 'test__counted', '{}', 5, $2, 'queued'`,
+    [more, t.demo.workspaceId],
+  );
+  batcher.attempts = 2;
+  statements = 0;
+  assert.equal(await Promise.all(more.map((id, n) => batcher.finish({ id, attempt: 1, startedAt, result: { n } }))), [true, true]);
+  assert.is(statements, 1);
+  assert.equal(
+    (await Promise.all(more.map((id) => jobRun(id)))).map((r) => [r!.status, r!.result]),
+    [
+      ['succeeded', { n: 0 }],
+      ['succeeded', { n: 1 }],
+    ],
+  );
 });
 
 test('a busy job that reports no progress is shown running once the claim delay has passed', async () => {
