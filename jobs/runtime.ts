@@ -217,27 +217,20 @@ function claimedRun(app: AppContext, row: JobRun, data: unknown): StartedRun {
 }
 
 /**
- * How long a quick run's success waits for others to record with it, when other attempts are in
- * progress in this process (a run finishing alone is recorded at once).
- */
-const GROUP_COMMIT_WINDOW_MS = 1;
-
-/**
  * Group commit of quick runs' successes. A quick run's only bookkeeping is its success (queued ->
- * succeeded): rather than one statement each, the runs finishing within GROUP_COMMIT_WINDOW_MS of
- * each other, or while such a statement is on its way, are recorded by one statement
- * (`finishJobRuns`): one round trip and one commit for the batch, which at short jobs is most of what
- * the runtime costs over graphile-worker (on both sides of the socket). A run finishing while no
- * other attempt is in progress in this process is recorded at once. A run's promise settles only
- * once its own row is written, so graphile-worker still deletes a job only after its success is
- * recorded. If a batch fails, its runs are recorded one by one, so that a run the database refuses
- * (a result jsonb cannot store) fails alone rather than sending the others of its batch to retry.
+ * succeeded), and a statement's round trip and commit cost more CPU than the update itself, on both
+ * sides of the socket. So the successes that arrive in the same turn of the event loop, or while
+ * such a statement is on its way, are recorded by one statement (`finishJobRuns`). A run's promise
+ * settles only once its own row is written, so graphile-worker still deletes a job only after its
+ * success is recorded. If a batch fails, its runs are recorded one by one, so that a run the
+ * database refuses (a result jsonb cannot store) fails alone rather than sending the others of its
+ * batch to retry. (Waiting a fixed 1 ms for more runs made batches three times larger and cut the CPU
+ * per job further, but on a quiet machine the added latency cost more throughput than it saved:
+ * docs/benchmarks.md, issue 11, session 5.)
  */
 export class FinishBatcher {
-  /** Tracked attempts in progress in this process (kept by wrapTask). */
-  attempts = 0;
   private waiting: Array<{ run: jobRuns.FinishedRun; resolve(finished: boolean): void; reject(err: unknown): void }> = [];
-  /** A statement is on its way, or a window is open. */
+  /** A statement is on its way, or one is about to be sent. */
   private busy = false;
 
   constructor(private readonly pool: Queryable) {}
@@ -248,8 +241,7 @@ export class FinishBatcher {
       this.waiting.push({ run, resolve, reject });
       if (this.busy) return;
       this.busy = true;
-      if (this.attempts > 1) setTimeout(() => void this.flush(), GROUP_COMMIT_WINDOW_MS);
-      else void this.flush();
+      setImmediate(() => void this.flush());
     });
   }
 
@@ -276,13 +268,6 @@ export class FinishBatcher {
   }
 }
 
-const batchers = new WeakMap<AppContext, FinishBatcher>();
-function batcherOf(app: AppContext): FinishBatcher {
-  let batcher = batchers.get(app);
-  if (!batcher) batchers.set(app, (batcher = new FinishBatcher(app.pool)));
-  return batcher;
-}
-
 /**
  * A run that is not claimed yet (see CLAIM_AFTER_MS). A class rather than an object of closures:
  * this is built for every job, and its methods are then shared rather than created each time.
@@ -293,6 +278,7 @@ class DeferredRun implements StartedRun {
   private readonly timer: NodeJS.Timeout;
   constructor(
     readonly app: AppContext,
+    private readonly finishes: FinishBatcher,
     readonly id: string,
     private readonly attempt: number,
     readonly data: unknown,
@@ -315,7 +301,7 @@ class DeferredRun implements StartedRun {
   async succeed(result: unknown): Promise<void> {
     clearTimeout(this.timer);
     if (this.claiming && (await this.claiming)) return jobRuns.completeJobRun(this.app.pool, this.id, result);
-    const finished = await batcherOf(this.app).finish({ id: this.id, attempt: this.attempt, startedAt: this.startedAt, result });
+    const finished = await this.finishes.finish({ id: this.id, attempt: this.attempt, startedAt: this.startedAt, result });
     if (!finished) this.app.logger.warn('job finished, but its run was no longer runnable (cancelled or already finished)', { job_run_id: this.id });
   }
 
@@ -341,24 +327,18 @@ function observeAttempt(task: string, outcome: Outcome, started: bigint): void {
  * finishing at the same time, see FinishBatcher; no per-job logger or closures beyond the task's
  * context): at no-op jobs that is what the runtime costs over graphile-worker.
  */
-export function wrapTask(task: TaskDefinition, app: AppContext): Task {
+export function wrapTask(task: TaskDefinition, app: AppContext, finishes: FinishBatcher): Task {
   if (task.untracked) return wrapUntrackedTask(task, app);
   return async (rawPayload: unknown, helpers: JobHelpers) => {
     const started = process.hrtime.bigint();
     jobQueueLatency.observe({ task: task.name }, Math.max(0, Date.now() - new Date(helpers.job.run_at).getTime()) / 1000);
-    const run = await startRun(task, app, rawPayload, helpers);
+    const run = await startRun(task, app, finishes, rawPayload, helpers);
     if (!run) {
       app.logger.warn('job skipped: no runnable job_runs row (cancelled, finished or malformed envelope)', { task: task.name, worker_job_id: helpers.job.id });
       observeAttempt(task.name, 'skipped', started);
       return;
     }
-    const batcher = batcherOf(app);
-    batcher.attempts++;
-    try {
-      return await withTrace(`job:${run.id}`, () => runAttempt(task, app, run, helpers, started));
-    } finally {
-      batcher.attempts--;
-    }
+    return withTrace(`job:${run.id}`, () => runAttempt(task, app, run, helpers, started));
   };
 }
 
@@ -455,7 +435,7 @@ function wrapUntrackedTask(task: TaskDefinition, app: AppContext): Task {
  * enqueued without their scope in the envelope are claimed before the task starts; the others when
  * CLAIM_AFTER_MS says. Cron-scheduled jobs get a row created on the fly.
  */
-async function startRun(task: TaskDefinition, app: AppContext, rawPayload: unknown, helpers: JobHelpers): Promise<StartedRun | null> {
+async function startRun(task: TaskDefinition, app: AppContext, finishes: FinishBatcher, rawPayload: unknown, helpers: JobHelpers): Promise<StartedRun | null> {
   const envelope = envelopeSchema.safeParse(rawPayload);
   if (envelope.success) {
     const { job_run_id: id, data, workspace_id: workspaceId, tenant_id: tenantId } = envelope.data;
@@ -463,7 +443,7 @@ async function startRun(task: TaskDefinition, app: AppContext, rawPayload: unkno
       const row = await jobRuns.claimJobRun(app.pool, id, helpers.job.attempts, task.coalescing);
       return row ? claimedRun(app, row, data) : null;
     }
-    return new DeferredRun(app, id, helpers.job.attempts, data, workspaceId, tenantId);
+    return new DeferredRun(app, finishes, id, helpers.job.attempts, data, workspaceId, tenantId);
   }
   if (cronEnvelopeSchema.safeParse(rawPayload).success) {
     const { _cron, ...data } = rawPayload as Record<string, unknown>;
