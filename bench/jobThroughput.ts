@@ -4,7 +4,9 @@
  * (add_job and a plain task function under graphile-worker's own `run()`), with the same
  * concurrency and poll interval on the same database. Jobs are enqueued up front; the clock runs from
  * the first job starting (the runner's own start-up is the same for both and left out) until
- * graphile-worker has completed (deleted) the last job.
+ * graphile-worker has completed (deleted) the last job. Each round also reports the CPU it cost per
+ * job, this process's and the Postgres backends' of the benchmark's database (steadier than wall time
+ * on a shared machine, and it says on which side a cost sits).
  */
 import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
 import { z } from 'zod';
@@ -12,6 +14,7 @@ import type { AppContext } from '../lib/context.ts';
 import { createPool, withTransaction, type Pool } from '../lib/db.ts';
 import { defineTask, enqueueJob } from '../jobs/runtime.ts';
 import { startWorker } from '../jobs/worker.ts';
+import { cpuBetween, cpuSnapshot, processCpuSeconds } from './cpuAccount.ts';
 
 export interface JobRoundOptions {
   databaseUrl: string;
@@ -26,6 +29,11 @@ export interface JobRoundResult {
   seconds: number;
   /** Time spent enqueueing (not part of `seconds`). */
   enqueueSeconds: number;
+  /**
+   * CPU seconds of the timed phase: this process from the first job starting, Postgres (null when it
+   * runs elsewhere) from just before the runner started (its new connections count from zero).
+   */
+  cpu: { node: number; postgres: number | null };
 }
 
 const WRAPPED_TASK = 'bench__noop';
@@ -52,17 +60,28 @@ async function settle(pool: Pool): Promise<void> {
   await pool.query('vacuum (analyze) job_runs, graphile_worker._private_jobs');
 }
 
+/** The CPU of the Postgres backends serving the benchmark's database (and of this process). */
+async function postgresCpu(pool: Pool) {
+  const { rows } = await pool.query<{ name: string }>('select current_database() as name');
+  return cpuSnapshot(pool, rows[0].name);
+}
+
 /**
  * Seconds from the first job starting until graphile-worker holds no job of `task` any more.
  * Successes are counted from the runner's events so the database is only asked once they add up
  * (and every second as a safety net), keeping the polling out of the measured work. Call it right
  * after the runner started: its first job cannot start before this attaches (that needs a query).
  */
-async function timeUntilDrained(runner: Runner, pool: Pool, task: string, count: number): Promise<number> {
+async function timeUntilDrained(runner: Runner, pool: Pool, task: string, count: number): Promise<{ seconds: number; nodeCpu: number }> {
   let succeeded = 0;
   let failure: Error | undefined;
   let firstStart: bigint | undefined;
-  runner.events.on('job:start', () => void (firstStart ??= process.hrtime.bigint()));
+  let cpuAtStart: NodeJS.CpuUsage | undefined;
+  runner.events.on('job:start', () => {
+    if (firstStart) return;
+    firstStart = process.hrtime.bigint();
+    cpuAtStart = process.cpuUsage();
+  });
   runner.events.on('job:success', () => void succeeded++);
   runner.events.on('job:error', ({ error }) => void (failure ??= new Error(`bench job failed: ${String(error)}`)));
   const left = async () =>
@@ -71,7 +90,7 @@ async function timeUntilDrained(runner: Runner, pool: Pool, task: string, count:
     if (failure) throw failure;
     // job:success fires just before graphile-worker deletes the row: then wait for the deletions.
     if (succeeded >= count || tick % 200 === 0) {
-      if ((await left()) === 0) return seconds(firstStart!);
+      if ((await left()) === 0) return { seconds: seconds(firstStart!), nodeCpu: processCpuSeconds(cpuAtStart) };
     }
     await sleep(succeeded >= count ? 1 : 5);
   }
@@ -90,8 +109,10 @@ export async function wrappedJobRound(app: AppContext, workspaceId: string, opti
 
   const workerPool = createPool(options.databaseUrl, { max: options.concurrency + 2, applicationName: 'svc-bench-worker' });
   try {
+    const postgresBefore = await postgresCpu(app.pool);
     const worker = await startWorker(app, { tasks: [noopTask], concurrency: options.concurrency, pool: workerPool, pollInterval: options.pollInterval });
-    const elapsed = await timeUntilDrained(worker.runner, app.pool, WRAPPED_TASK, options.jobs);
+    const drained = await timeUntilDrained(worker.runner, app.pool, WRAPPED_TASK, options.jobs);
+    const postgres = cpuBetween(postgresBefore, await postgresCpu(app.pool)).postgres;
     await worker.stop();
     const { rows } = await app.pool.query<{ status: string; n: number }>('select status, count(*)::int as n from job_runs where kind = $1 group by status', [
       WRAPPED_TASK,
@@ -99,7 +120,7 @@ export async function wrappedJobRound(app: AppContext, workspaceId: string, opti
     const succeeded = rows.find((r) => r.status === 'succeeded')?.n ?? 0;
     if (succeeded !== options.jobs || rows.length !== 1) throw new Error(`job_runs after the wrapped round: ${JSON.stringify(rows)}`);
     await app.pool.query('delete from job_runs where kind = $1', [WRAPPED_TASK]);
-    return { jobs: options.jobs, seconds: elapsed, enqueueSeconds };
+    return { jobs: options.jobs, seconds: drained.seconds, enqueueSeconds, cpu: { node: drained.nodeCpu, postgres } };
   } finally {
     await workerPool.end();
   }
@@ -114,6 +135,7 @@ export async function rawJobRound(pool: Pool, options: JobRoundOptions): Promise
 
   const workerPool = createPool(options.databaseUrl, { max: options.concurrency + 2, applicationName: 'svc-bench-raw-worker' });
   try {
+    const postgresBefore = await postgresCpu(pool);
     const runner = await run({
       pgPool: workerPool,
       taskList: { [RAW_TASK]: async () => {} },
@@ -122,9 +144,10 @@ export async function rawJobRound(pool: Pool, options: JobRoundOptions): Promise
       noHandleSignals: true,
       logger: silentWorkerLogger,
     });
-    const elapsed = await timeUntilDrained(runner, pool, RAW_TASK, options.jobs);
+    const drained = await timeUntilDrained(runner, pool, RAW_TASK, options.jobs);
+    const postgres = cpuBetween(postgresBefore, await postgresCpu(pool)).postgres;
     await runner.stop();
-    return { jobs: options.jobs, seconds: elapsed, enqueueSeconds };
+    return { jobs: options.jobs, seconds: drained.seconds, enqueueSeconds, cpu: { node: drained.nodeCpu, postgres } };
   } finally {
     await workerPool.end();
   }

@@ -216,94 +216,174 @@ function claimedRun(app: AppContext, row: JobRun, data: unknown): StartedRun {
   };
 }
 
-function deferredRun(app: AppContext, id: string, attempt: number, data: unknown, workspaceId: string | null, tenantId: string | null): StartedRun {
-  const startedAt = new Date();
-  let claiming: Promise<boolean> | undefined;
-  const claimOnce = () => (claiming ??= jobRuns.claimJobRun(app.pool, id, attempt).then((row) => row !== null));
-  const timer = setTimeout(() => void claimOnce().catch((err) => app.logger.warn('could not mark a job running', { job_run_id: id, err })), CLAIM_AFTER_MS);
-  timer.unref();
-  return {
-    id,
-    data,
-    workspaceId,
-    tenantId,
-    claim() {
-      clearTimeout(timer);
-      return claimOnce();
-    },
-    async succeed(result) {
-      clearTimeout(timer);
-      if (claiming && (await claiming)) return jobRuns.completeJobRun(app.pool, id, result);
-      if (!(await jobRuns.finishJobRun(app.pool, id, attempt, startedAt, result))) {
-        app.logger.warn('job finished, but its run was no longer runnable (cancelled or already finished)', { job_run_id: id });
+/**
+ * Group commit of quick runs' successes. A quick run's only bookkeeping is its success (queued ->
+ * succeeded), and a statement's round trip and commit cost more CPU than the update itself, on both
+ * sides of the socket. So the successes that arrive in the same turn of the event loop, or while
+ * such a statement is on its way, are recorded by one statement (`finishJobRuns`). A run's promise
+ * settles only once its own row is written, so graphile-worker still deletes a job only after its
+ * success is recorded. If a batch fails, its runs are recorded one by one, so that a run the
+ * database refuses (a result jsonb cannot store) fails alone rather than sending the others of its
+ * batch to retry. (Waiting a fixed 1 ms for more runs made batches three times larger and cut the CPU
+ * per job further, but on a quiet machine the added latency cost more throughput than it saved:
+ * docs/benchmarks.md, issue 11, session 5.)
+ */
+export class FinishBatcher {
+  private waiting: Array<{ run: jobRuns.FinishedRun; resolve(finished: boolean): void; reject(err: unknown): void }> = [];
+  /** A statement is on its way, or one is about to be sent. */
+  private busy = false;
+
+  constructor(private readonly pool: Queryable) {}
+
+  /** Records a quick run's success; false when the run was no longer runnable (cancelled or finished). */
+  finish(run: jobRuns.FinishedRun): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.waiting.push({ run, resolve, reject });
+      if (this.busy) return;
+      this.busy = true;
+      setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting;
+      this.waiting = [];
+      try {
+        await this.record(batch);
+      } catch (err) {
+        if (batch.length === 1) batch[0].reject(err);
+        else await Promise.all(batch.map((w) => this.record([w]).catch(w.reject)));
       }
-    },
-    async fail(detail) {
-      clearTimeout(timer);
-      await jobRuns.failJobRun(app.pool, id, detail, attempt);
-    },
-  };
+    }
+    this.busy = false;
+  }
+
+  private async record(batch: typeof this.waiting): Promise<void> {
+    const finished = await jobRuns.finishJobRuns(
+      this.pool,
+      batch.map((w) => w.run),
+    );
+    for (const w of batch) w.resolve(finished.has(w.run.id));
+  }
 }
 
-/** Turns a task definition into a graphile-worker task bound to `app`. */
-export function wrapTask(task: TaskDefinition, app: AppContext): Task {
+/**
+ * A run that is not claimed yet (see CLAIM_AFTER_MS). A class rather than an object of closures:
+ * this is built for every job, and its methods are then shared rather than created each time.
+ */
+class DeferredRun implements StartedRun {
+  private readonly startedAt = new Date();
+  private claiming: Promise<boolean> | undefined;
+  private readonly timer: NodeJS.Timeout;
+  constructor(
+    readonly app: AppContext,
+    private readonly finishes: FinishBatcher,
+    readonly id: string,
+    private readonly attempt: number,
+    readonly data: unknown,
+    readonly workspaceId: string | null,
+    readonly tenantId: string | null,
+  ) {
+    this.timer = setTimeout(claimInBackground, CLAIM_AFTER_MS, this);
+    this.timer.unref();
+  }
+
+  claimOnce(): Promise<boolean> {
+    return (this.claiming ??= jobRuns.claimJobRun(this.app.pool, this.id, this.attempt).then((row) => row !== null));
+  }
+
+  claim(): Promise<boolean> {
+    clearTimeout(this.timer);
+    return this.claimOnce();
+  }
+
+  async succeed(result: unknown): Promise<void> {
+    clearTimeout(this.timer);
+    if (this.claiming && (await this.claiming)) return jobRuns.completeJobRun(this.app.pool, this.id, result);
+    const finished = await this.finishes.finish({ id: this.id, attempt: this.attempt, startedAt: this.startedAt, result });
+    if (!finished) this.app.logger.warn('job finished, but its run was no longer runnable (cancelled or already finished)', { job_run_id: this.id });
+  }
+
+  async fail(detail: string): Promise<void> {
+    clearTimeout(this.timer);
+    await jobRuns.failJobRun(this.app.pool, this.id, detail, this.attempt);
+  }
+}
+
+function claimInBackground(run: DeferredRun): void {
+  run.claimOnce().catch((err) => run.app.logger.warn('could not mark a job running', { job_run_id: run.id, err }));
+}
+
+type Outcome = 'succeeded' | 'failed' | 'retried' | 'skipped';
+function observeAttempt(task: string, outcome: Outcome, started: bigint): void {
+  jobsCompleted.inc({ task, outcome });
+  jobDuration.observe({ task, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+/**
+ * Turns a task definition into a graphile-worker task bound to `app`. The path of a quick job that
+ * succeeds does as little as it can besides the task itself (one statement, shared with other runs
+ * finishing at the same time, see FinishBatcher; no per-job logger or closures beyond the task's
+ * context): at no-op jobs that is what the runtime costs over graphile-worker.
+ */
+export function wrapTask(task: TaskDefinition, app: AppContext, finishes: FinishBatcher): Task {
   if (task.untracked) return wrapUntrackedTask(task, app);
   return async (rawPayload: unknown, helpers: JobHelpers) => {
     const started = process.hrtime.bigint();
     jobQueueLatency.observe({ task: task.name }, Math.max(0, Date.now() - new Date(helpers.job.run_at).getTime()) / 1000);
-    const observe = (outcome: 'succeeded' | 'failed' | 'retried' | 'skipped') => {
-      jobsCompleted.inc({ task: task.name, outcome });
-      jobDuration.observe({ task: task.name, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
-    };
-    const log = app.logger.child({ task: task.name, worker_job_id: helpers.job.id });
-
-    const run = await startRun(task, app, rawPayload, helpers);
+    const run = await startRun(task, app, finishes, rawPayload, helpers);
     if (!run) {
-      log.warn('job skipped: no runnable job_runs row (cancelled, finished or malformed envelope)');
-      observe('skipped');
+      app.logger.warn('job skipped: no runnable job_runs row (cancelled, finished or malformed envelope)', { task: task.name, worker_job_id: helpers.job.id });
+      observeAttempt(task.name, 'skipped', started);
       return;
     }
-    return withTrace(`job:${run.id}`, async () => {
-      const parsed = task.payload.safeParse(run.data);
-      if (!parsed.success) {
-        await run.fail(describeError(parsed.error, run.id));
-        log.error('job failed: invalid payload', { job_run_id: run.id, error: describeError(parsed.error, run.id) });
-        observe('failed');
-        return;
-      }
-      const ctx: JobContext = {
-        app,
-        runId: run.id,
-        attempt: helpers.job.attempts,
-        maxAttempts: helpers.job.max_attempts,
-        workspaceId: run.workspaceId,
-        tenantId: run.tenantId,
-        progress: async (percent, step) => {
-          if (await run.claim()) await jobRuns.recordJobProgress(app.pool, run.id, Math.max(0, Math.min(100, Math.round(percent))), step);
-        },
-        signal: helpers.abortSignal,
-      };
-      try {
-        const result = await task.run(parsed.data, ctx);
-        await run.succeed(result);
-        observe('succeeded');
-      } catch (err) {
-        const detail = describeError(err, run.id);
-        const permanent = err instanceof PermanentJobError || err instanceof z.ZodError;
-        if (permanent || helpers.job.attempts >= helpers.job.max_attempts) {
-          await run.fail(detail);
-          log.error('job failed', { job_run_id: run.id, attempt: helpers.job.attempts, err });
-          observe('failed');
-          return; // recorded; nothing for graphile-worker to retry
-        }
-        await run.claim(); // the attempt is recorded on the row before it goes back to queued
-        await jobRuns.retryJobRun(app.pool, run.id, detail);
-        log.warn('job attempt failed; will retry', { job_run_id: run.id, attempt: helpers.job.attempts, err });
-        observe('retried');
-        throw err;
-      }
-    });
+    return withTrace(`job:${run.id}`, () => runAttempt(task, app, run, helpers, started));
   };
+}
+
+/** One attempt of a tracked task inside its trace scope: the task, then its outcome recorded. */
+async function runAttempt(task: TaskDefinition, app: AppContext, run: StartedRun, helpers: JobHelpers, started: bigint): Promise<void> {
+  const where = { task: task.name, worker_job_id: helpers.job.id, job_run_id: run.id };
+  const parsed = task.payload.safeParse(run.data);
+  if (!parsed.success) {
+    const error = describeError(parsed.error, run.id);
+    await run.fail(error);
+    app.logger.error('job failed: invalid payload', { ...where, error });
+    observeAttempt(task.name, 'failed', started);
+    return;
+  }
+  const ctx: JobContext = {
+    app,
+    runId: run.id,
+    attempt: helpers.job.attempts,
+    maxAttempts: helpers.job.max_attempts,
+    workspaceId: run.workspaceId,
+    tenantId: run.tenantId,
+    progress: async (percent, step) => {
+      if (await run.claim()) await jobRuns.recordJobProgress(app.pool, run.id, Math.max(0, Math.min(100, Math.round(percent))), step);
+    },
+    signal: helpers.abortSignal,
+  };
+  try {
+    const result = await task.run(parsed.data, ctx);
+    await run.succeed(result);
+    observeAttempt(task.name, 'succeeded', started);
+  } catch (err) {
+    const detail = describeError(err, run.id);
+    const permanent = err instanceof PermanentJobError || err instanceof z.ZodError;
+    if (permanent || helpers.job.attempts >= helpers.job.max_attempts) {
+      await run.fail(detail);
+      app.logger.error('job failed', { ...where, attempt: helpers.job.attempts, err });
+      observeAttempt(task.name, 'failed', started);
+      return; // recorded; nothing for graphile-worker to retry
+    }
+    await run.claim(); // the attempt is recorded on the row before it goes back to queued
+    await jobRuns.retryJobRun(app.pool, run.id, detail);
+    app.logger.warn('job attempt failed; will retry', { ...where, attempt: helpers.job.attempts, err });
+    observeAttempt(task.name, 'retried', started);
+    throw err;
+  }
 }
 
 /**
@@ -355,7 +435,7 @@ function wrapUntrackedTask(task: TaskDefinition, app: AppContext): Task {
  * enqueued without their scope in the envelope are claimed before the task starts; the others when
  * CLAIM_AFTER_MS says. Cron-scheduled jobs get a row created on the fly.
  */
-async function startRun(task: TaskDefinition, app: AppContext, rawPayload: unknown, helpers: JobHelpers): Promise<StartedRun | null> {
+async function startRun(task: TaskDefinition, app: AppContext, finishes: FinishBatcher, rawPayload: unknown, helpers: JobHelpers): Promise<StartedRun | null> {
   const envelope = envelopeSchema.safeParse(rawPayload);
   if (envelope.success) {
     const { job_run_id: id, data, workspace_id: workspaceId, tenant_id: tenantId } = envelope.data;
@@ -363,7 +443,7 @@ async function startRun(task: TaskDefinition, app: AppContext, rawPayload: unkno
       const row = await jobRuns.claimJobRun(app.pool, id, helpers.job.attempts, task.coalescing);
       return row ? claimedRun(app, row, data) : null;
     }
-    return deferredRun(app, id, helpers.job.attempts, data, workspaceId, tenantId);
+    return new DeferredRun(app, finishes, id, helpers.job.attempts, data, workspaceId, tenantId);
   }
   if (cronEnvelopeSchema.safeParse(rawPayload).success) {
     const { _cron, ...data } = rawPayload as Record<string, unknown>;

@@ -7,7 +7,7 @@ import { Logger as WorkerLogger, parseCrontab, run, type Runner, type TaskList, 
 import type { AppContext } from '../lib/context.ts';
 import { untilDatabaseAnswers, type Pool } from '../lib/db.ts';
 import { startHeartbeat } from './heartbeat.ts';
-import { wrapTask, type TaskDefinition } from './runtime.ts';
+import { FinishBatcher, wrapTask, type TaskDefinition } from './runtime.ts';
 
 export interface WorkerHandle {
   runner: Runner;
@@ -32,7 +32,9 @@ const RESTART_PAUSE_MS = 30_000;
 
 export async function startWorker(app: AppContext, options: WorkerOptions): Promise<WorkerHandle> {
   const taskList: TaskList = {};
-  for (const task of options.tasks) taskList[task.name] = wrapTask(task, app);
+  // Quick runs finishing together are recorded together (jobs/runtime.ts).
+  const finishes = new FinishBatcher(app.pool);
+  for (const task of options.tasks) taskList[task.name] = wrapTask(task, app, finishes);
   const log = app.logger.child({ component: 'worker' });
   const logger = new WorkerLogger(() => (level, message, meta) => {
     // graphile-worker reports each failed attempt itself; our wrapper already logged it.

@@ -107,7 +107,8 @@ export async function setWorkerJobId(db: Queryable, id: string, workerJobId: num
  * worker's synchronous commit of the same job follows it and makes it durable, and if the server
  * crashed in between the job simply runs again. This halves the flushes per job.
  */
-const ASYNC_COMMIT = `from (select set_config('synchronous_commit', 'off', true)) as async_commit`;
+const ASYNC_COMMIT_SOURCE = `(select set_config('synchronous_commit', 'off', true)) as async_commit`;
+const ASYNC_COMMIT = `from ${ASYNC_COMMIT_SOURCE}`;
 
 /**
  * Moves a queued (or retried) run to running; null when it was cancelled or is unknown. With
@@ -142,18 +143,36 @@ export async function completeJobRun(db: Queryable, id: string, result: unknown)
   );
 }
 
+export interface FinishedRun {
+  id: string;
+  attempt: number;
+  /** When the attempt started (the row was never claimed, so it does not say). */
+  startedAt: Date;
+  result: unknown;
+}
+
 /**
- * A quick run in one statement: queued (never claimed) or running straight to succeeded, with the
- * attempt and the time it started. False when the row was not runnable (cancelled or finished).
+ * Quick runs that finished, in one statement: each queued (never claimed) or running run straight to
+ * succeeded, with its attempt and the time it started. Returns the ids it moved; a run missing from
+ * them was not runnable (cancelled or already finished). A named (prepared) statement: the update
+ * joined to an unnest costs more to plan than to run, and each worker connection plans it once.
  */
-export async function finishJobRun(db: Queryable, id: string, attempt: number, startedAt: Date, result: unknown): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `update job_runs set status = 'succeeded', attempts = $2, started_at = coalesce(started_at, $3), progress = 100, result = $4,
-       error_detail = null, finished_at = now(), updated_at = now()
-     ${ASYNC_COMMIT} where id = $1 and status in ('queued', 'running')`,
-    [id, attempt, startedAt, result === undefined ? null : JSON.stringify(result)],
-  );
-  return rowCount === 1;
+export async function finishJobRuns(db: Queryable, runs: FinishedRun[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string }>({
+    name: 'job_runs_finish',
+    text: `update job_runs as r set status = 'succeeded', attempts = f.attempt, started_at = coalesce(r.started_at, f.started_at), progress = 100,
+         result = f.result, error_detail = null, finished_at = now(), updated_at = now()
+       from unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::jsonb[]) as f(id, attempt, started_at, result), ${ASYNC_COMMIT_SOURCE}
+       where r.id = f.id and r.status in ('queued', 'running')
+       returning r.id`,
+    values: [
+      runs.map((run) => run.id),
+      runs.map((run) => run.attempt),
+      runs.map((run) => run.startedAt),
+      runs.map((run) => (run.result === undefined ? null : JSON.stringify(run.result))),
+    ],
+  });
+  return new Set(rows.map((row) => row.id));
 }
 
 /** Terminal failure; `attempt` when the wrapper knows it (a run may fail before it was claimed). */

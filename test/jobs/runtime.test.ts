@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { cancelJob, defineTask, enqueueJob, PermanentJobError, type TaskDefinition } from '../../jobs/runtime.ts';
+import { cancelJob, defineTask, enqueueJob, FinishBatcher, PermanentJobError, type TaskDefinition } from '../../jobs/runtime.ts';
 import { withTransaction } from '../../lib/db.ts';
 import { AppError } from '../../lib/errors.ts';
 import { registry } from '../../lib/metrics.ts';
@@ -261,6 +261,86 @@ test('a quick job is recorded queued -> succeeded in one update, with its attemp
   assert.is(done.progress, 100);
   assert.ok(done.started_at && done.finished_at && done.started_at <= done.finished_at);
   assert.is(invocations.get(key), 1);
+});
+
+test('quick jobs finishing together are each recorded succeeded with their own result, attempt and start time', async () => {
+  const keys = Array.from({ length: 12 }, () => randomUUID());
+  const jobs = await withTransaction(t.app.pool, (client) =>
+    Promise.all(keys.map(async (key) => (await enqueueJob(client, countedTask, { key }, { workspaceId: t.demo.workspaceId })).job)),
+  );
+  for (const [i, job] of jobs.entries()) {
+    const done = await untilStatus(job.id, 'succeeded');
+    assert.equal(done.result, { runs: 1 });
+    assert.is(done.attempts, 1);
+    assert.ok(done.started_at && done.finished_at && done.started_at <= done.finished_at);
+    assert.is(invocations.get(keys[i]), 1);
+    // The run was recorded before graphile-worker completed (deleted) its job.
+    await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : true), 5_000, 'worker job removed');
+  }
+});
+
+test('quick runs finishing together are recorded by one statement; a result the database refuses fails only its own run', async () => {
+  const ids = Array.from({ length: 7 }, () => randomUUID());
+  await t.app.pool.query(
+    `insert into job_runs (id, kind, payload, max_attempts, workspace_id, status) select unnest($1::uuid[]), 'test__counted', '{}', 5, $2, 'queued'`,
+    [ids, t.demo.workspaceId],
+  );
+  await t.app.pool.query("update job_runs set status = 'cancelled' where id = $1", [ids[3]]);
+  let statements = 0;
+  const pool = {
+    query: ((config: never) => {
+      statements++;
+      return t.app.pool.query(config);
+    }) as never,
+  };
+  const batcher = new FinishBatcher(pool);
+  const startedAt = new Date(Date.now() - 1000);
+
+  // Four runs finishing in one turn of the event loop go in one statement. It is refused (jsonb cannot
+  // store a NUL), so each is then recorded alone: only that run fails; the cancelled one is not moved.
+  const outcomes = await Promise.allSettled([
+    batcher.finish({ id: ids[0], attempt: 1, startedAt, result: { n: 0 } }),
+    batcher.finish({ id: ids[1], attempt: 2, startedAt, result: { n: 1 } }),
+    batcher.finish({ id: ids[2], attempt: 1, startedAt, result: { text: 'nul \u0000 is not storable in jsonb' } }),
+    batcher.finish({ id: ids[3], attempt: 1, startedAt, result: { n: 3 } }),
+  ]);
+  assert.equal(
+    outcomes.map((o) => o.status),
+    ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+  );
+  assert.equal(
+    outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined)),
+    [true, true, undefined, false],
+  );
+  assert.is(statements, 5);
+  const rows = await Promise.all(ids.slice(0, 4).map((id) => jobRun(id)));
+  assert.equal(
+    rows.map((r) => [r!.status, r!.result, r!.attempts]),
+    [
+      ['succeeded', { n: 0 }, 1],
+      ['succeeded', { n: 1 }, 2],
+      ['queued', null, 0],
+      ['cancelled', null, 0],
+    ],
+  );
+  assert.equal(rows[1]!.started_at, startedAt);
+
+  // Two in one turn: one statement. A third arriving while it is on its way waits for the next one.
+  statements = 0;
+  const both = Promise.all([ids[4], ids[5]].map((id, n) => batcher.finish({ id, attempt: 1, startedAt, result: { n } })));
+  await new Promise((resolve) => setImmediate(resolve)); // the batcher has sent its statement
+  const third = batcher.finish({ id: ids[6], attempt: 1, startedAt, result: { n: 2 } });
+  assert.equal(await both, [true, true]);
+  assert.is(await third, true);
+  assert.is(statements, 2);
+  assert.equal(
+    (await Promise.all(ids.slice(4).map((id) => jobRun(id)))).map((r) => [r!.status, r!.result]),
+    [
+      ['succeeded', { n: 0 }],
+      ['succeeded', { n: 1 }],
+      ['succeeded', { n: 2 }],
+    ],
+  );
 });
 
 test('a busy job that reports no progress is shown running once the claim delay has passed', async () => {
