@@ -73,15 +73,20 @@ try {
   const headers = { authorization: `Bearer ${token}` };
 
   /** Paced GET /v1/issues until `done()`; latencies in ms. */
+  // What the engine run is doing when a request starts (see `watcher`), for the table of phases.
+  let phase = 'idle';
+  const phaseOf: string[] = [];
   const poll = async (done: () => boolean): Promise<number[]> => {
     const latencies: number[] = [];
     while (!done()) {
+      const at = phase;
       const started = performance.now();
       const res = await fetch(`${platform}/v1/issues?limit=25`, { headers });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`GET /v1/issues answered ${res.status}`);
       const took = performance.now() - started;
       latencies.push(took);
+      phaseOf.push(at);
       await sleep(Math.max(0, INTERVAL_MS - took));
     }
     return latencies;
@@ -101,12 +106,20 @@ try {
   });
   const runId = ((await posted.json()) as { run_id: string }).run_id;
   const runStarted = Date.now();
+  const duringFrom = phaseOf.length;
   let finished: string | undefined;
   const watcher = (async () => {
     while (!finished) {
       await sleep(500);
-      const run = (await (await fetch(`${platform}/v1/engine/runs/${runId}`, { headers })).json()) as { status: string };
+      const run = (await (await fetch(`${platform}/v1/engine/runs/${runId}`, { headers })).json()) as {
+        status: string;
+        manifest: { stages: Array<{ stage: string }> };
+      };
       if (run.status === 'succeeded' || run.status === 'failed') finished = run.status;
+      // The stage being computed follows the last one stored; once the last is stored, the results are applied.
+      const stored = run.manifest.stages;
+      phase =
+        run.status !== 'running' ? run.status : stored.length === 0 ? 'until snapshot stored' : stored.length >= 10 ? 'apply' : `after ${stored.at(-1)!.stage}`;
     }
   })();
   const during = await poll(() => finished !== undefined);
@@ -131,6 +144,22 @@ try {
         ['ratio during / idle', '', fmt(rows[1].p50 / rows[0].p50), fmt(ratio), ''],
       ],
     ),
+  );
+  // Where the slow requests of the run fall (phase as the watcher last saw it, polled every 500 ms).
+  const byPhase = new Map<string, number[]>();
+  during.forEach((ms, i) => {
+    const name = phaseOf[duringFrom + i];
+    byPhase.set(name, [...(byPhase.get(name) ?? []), ms]);
+  });
+  console.log(
+    '\n' +
+      table(
+        ['phase of the run', 'requests', 'p50 ms', 'max ms', `over idle p99 (${fmt(rows[0].p99)} ms)`],
+        [...byPhase].map(([name, ms]) => {
+          const r = summary(name, ms);
+          return [name, String(r.n), fmt(r.p50), fmt(r.max), String(ms.filter((x) => x > rows[0].p99).length)];
+        }),
+      ),
   );
   console.log(`\nTarget p99 during the run <= 2x idle: ${fmt(ratio)}x -> ${verdict(ratio <= 2)}`);
   console.log(
