@@ -404,24 +404,20 @@ async function main() {
         table(
           ['target', 'jobs', 'seconds', 'jobs/s', 'node CPU µs/job', 'postgres CPU µs/job', 'enqueue jobs/s (not timed)'],
           [
-            [
-              'raw graphile-worker',
-              String(raw.jobs),
-              fmt(raw.seconds),
-              fmt(raw.jobsPerSecond, 0),
-              fmt(raw.nodeUsPerJob, 0),
-              fmt(raw.postgresUsPerJob, 0),
-              fmt(raw.enqueuePerSecond, 0),
-            ],
-            [
-              'job wrapper (job_runs)',
-              String(wrapped.jobs),
-              fmt(wrapped.seconds),
-              fmt(wrapped.jobsPerSecond, 0),
-              fmt(wrapped.nodeUsPerJob, 0),
-              fmt(wrapped.postgresUsPerJob, 0),
-              fmt(wrapped.enqueuePerSecond, 0),
-            ],
+            ...(
+              [
+                ['raw graphile-worker', raw],
+                ['job wrapper (job_runs)', wrapped],
+              ] as const
+            ).map(([label, r]) => [
+              label,
+              String(r.jobs),
+              fmt(r.seconds),
+              fmt(r.jobsPerSecond, 0),
+              fmt(r.nodeUsPerJob, 0),
+              fmt(r.postgresUsPerJob, 0),
+              fmt(r.enqueuePerSecond, 0),
+            ]),
             [
               'ratio wrapper / raw',
               '',
