@@ -15,12 +15,10 @@ export interface FileExportInput {
   format: ExportFormat;
   filters: Record<string, unknown>;
   ttlHours: number;
-  /** Rows per cursor fetch (the product's default when not given; benchmarks vary it). */
-  fetchRows?: number;
 }
 
 export type FileExportResult = { rows: number; bytes: number };
 
-serveExportProcess<FileExportInput, FileExportResult>(async ({ fetchRows, ...e }, { pool, progress, signal }) =>
-  withTransaction(pool, (client) => writeExport(client, e, async (rows) => progress(rows), signal, fetchRows)),
+serveExportProcess<FileExportInput, FileExportResult>(async (e, { pool, progress, signal }) =>
+  withTransaction(pool, (client) => writeExport(client, e, async (rows) => progress(rows), signal)),
 );

@@ -52,11 +52,14 @@ export function createPool(connectionString: string, options: { max?: number; ap
   return pool;
 }
 
-/** Runs `fn` inside BEGIN/COMMIT on one client; rolls back and rethrows on any error. */
-export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` inside BEGIN/COMMIT on one client; rolls back and rethrows on any error. `begin` may carry
+ * the transaction's modes (`begin isolation level repeatable read read only`).
+ */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'begin'): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('begin');
+    await client.query(begin);
     const result = await fn(client);
     await client.query('commit');
     return result;

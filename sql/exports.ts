@@ -224,7 +224,6 @@ export async function writeExport(
   e: { id: string; workspaceId: string; resource: ExportResource; format: ExportFormat; filters: Record<string, unknown>; ttlHours: number },
   progress: (rows: number) => Promise<void>,
   signal?: AbortSignal,
-  fetchRows = EXPORT_FETCH_ROWS,
 ): Promise<{ rows: number; bytes: number }> {
   await client.query('delete from export_chunks where export_id = $1', [e.id]); // a retried attempt starts over
   const def = exportDefinitions[e.resource];
@@ -248,7 +247,7 @@ export async function writeExport(
   }
   for (;;) {
     signal?.throwIfAborted();
-    const batch = await client.query({ text: `fetch ${Math.trunc(fetchRows)} from export_rows`, rowMode: 'array' });
+    const batch = await client.query({ text: `fetch ${EXPORT_FETCH_ROWS} from export_rows`, rowMode: 'array' });
     const values = batch.rows as Array<Array<string | number | null>>;
     if (xlsx) {
       for (const row of values) {
@@ -267,7 +266,7 @@ export async function writeExport(
       await sink.write(Buffer.from(text));
     }
     rows += values.length;
-    if (values.length < fetchRows) break;
+    if (values.length < EXPORT_FETCH_ROWS) break;
     await progress(rows);
   }
   await client.query('close export_rows');

@@ -274,7 +274,7 @@ test('quick jobs finishing together are each recorded succeeded with their own r
     assert.is(done.attempts, 1);
     assert.ok(done.started_at && done.finished_at && done.started_at <= done.finished_at);
     assert.is(invocations.get(keys[i]), 1);
-    // The run was recorded before graphile-worker completed (deleted) its job.
+    // graphile-worker then completed (deleted) its job.
     await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : true), 5_000, 'worker job removed');
   }
 });

@@ -6,6 +6,7 @@
  * zip, and the cursor waits. The route kills this process when the reader goes away, which closes the
  * connection and so ends the transaction and its cursors.
  */
+import { withTransaction } from '../../../lib/db.ts';
 import { serveExportProcess } from '../../../lib/exportProcess.ts';
 import { useTenantSchema } from '../../../sql/tenantSchema.ts';
 import { writeRemediationWorkbook } from './exportWorkbook.ts';
@@ -14,18 +15,13 @@ export interface WorkbookExportInput {
   schema: string;
 }
 
-serveExportProcess<WorkbookExportInput, Record<string, number>>(async ({ schema }, { pool, output, signal }) => {
-  const client = await pool.connect();
-  try {
-    await client.query('begin isolation level repeatable read read only');
-    await useTenantSchema(client, schema);
-    const rows = await writeRemediationWorkbook(client, output, signal);
-    await client.query('commit');
-    return rows;
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
-});
+serveExportProcess<WorkbookExportInput, Record<string, number>>(({ schema }, { pool, output, signal }) =>
+  withTransaction(
+    pool,
+    async (client) => {
+      await useTenantSchema(client, schema);
+      return writeRemediationWorkbook(client, output, signal);
+    },
+    'begin isolation level repeatable read read only',
+  ),
+);
