@@ -17,8 +17,11 @@
  *    Target: stack p50 <= 1.5x baseline p50, the median of the per-round ratios.
  * 2. Jobs: no-op job throughput through enqueueJob + wrapTask (job_runs row) against raw
  *    graphile-worker, same concurrency and poll interval, same database (bench/jobThroughput.ts),
- *    in alternating rounds. Target (issue 11): wrapper >= 0.8x raw, the median of the per-round ratios.
- *    CPU per job (this process and the Postgres backends) is reported beside it.
+ *    every target in every round. Target (issue 11): wrapper >= 0.8x raw, the median of the
+ *    per-round ratios. Also measured, so that the figure is not read for more than it says: raw
+ *    graphile-worker with its completions batched as our runner configures it, and the wrapper with a
+ *    task that returns a result (one more statement per batch of finishing runs). CPU per job (this
+ *    process and the Postgres backends) is reported beside each.
  *
  * Run: `npm run bench:http` (flags: --seconds, --rounds, --warmup, --concurrency, --jobs,
  * --job-rounds, --job-concurrency, --only http|jobs). Results: docs/benchmarks.md.
@@ -366,12 +369,21 @@ async function main() {
     let jobPass: boolean | undefined;
     if (runJobs) {
       const options = { databaseUrl: db.url, jobs: settings.jobs, concurrency: settings.jobConcurrency, pollInterval: settings.pollInterval };
-      const rounds: { raw: JobRoundResult[]; wrapped: JobRoundResult[] } = { raw: [], wrapped: [] };
+      // The target compares the first two; the others say what the figure does not: graphile-worker
+      // with its completions batched as our runner has them, and our wrapper with a task that has a result.
+      const targets = [
+        { label: 'raw graphile-worker', run: () => rawJobRound(pool, options) },
+        { label: 'job wrapper, no-op', run: () => wrappedJobRound(app, demo.workspaceId, options) },
+        { label: 'raw graphile-worker, batched completions', run: () => rawJobRound(pool, options, true) },
+        { label: 'job wrapper, no-op with a result', run: () => wrappedJobRound(app, demo.workspaceId, options, true) },
+      ];
+      const rounds: JobRoundResult[][] = targets.map(() => []);
       for (let r = 0; r < settings.jobRounds; r++) {
-        const order: Array<'raw' | 'wrapped'> = r % 2 === 0 ? ['raw', 'wrapped'] : ['wrapped', 'raw'];
-        for (const name of order) {
-          console.log(`Jobs: round ${r + 1}/${settings.jobRounds}, ${name}, ${settings.jobs} jobs`);
-          rounds[name].push(name === 'raw' ? await rawJobRound(pool, options) : await wrappedJobRound(app, demo.workspaceId, options));
+        // Each round runs every target, in an order rotated from round to round.
+        for (let k = 0; k < targets.length; k++) {
+          const i = (k + r) % targets.length;
+          console.log(`Jobs: round ${r + 1}/${settings.jobRounds}, ${targets[i].label}, ${settings.jobs} jobs`);
+          rounds[i].push(await targets[i].run());
         }
       }
       const rate = (results: JobRoundResult[]) => {
@@ -389,50 +401,36 @@ async function main() {
           postgresUsPerJob: (1e6 * postgresCpu) / jobs,
         };
       };
-      const raw = rate(rounds.raw);
-      const wrapped = rate(rounds.wrapped);
-      // As for HTTP, the verdict is the median of the per-round ratios (each round runs both targets).
-      const roundRatios = rounds.wrapped.map((w, r) => w.jobs / w.seconds / (rounds.raw[r].jobs / rounds.raw[r].seconds));
-      const ratio = median(roundRatios);
+      const rates = rounds.map(rate);
+      // As for HTTP, a ratio is the median of the per-round ratios (each round runs every target).
+      const perRound = (a: number, b: number) => rounds[a].map((x, r) => x.jobs / x.seconds / (rounds[b][r].jobs / rounds[b][r].seconds));
+      const ratios = [
+        { label: 'job wrapper, no-op / raw graphile-worker (the target)', rounds: perRound(1, 0) },
+        { label: 'job wrapper, no-op / raw graphile-worker, batched completions', rounds: perRound(1, 2) },
+        { label: 'job wrapper, no-op with a result / raw graphile-worker', rounds: perRound(3, 0) },
+      ];
+      const ratio = median(ratios[0].rounds);
       jobPass = ratio >= JOB_TARGET;
       say('');
       say(
-        `Jobs: no-op jobs, ${settings.jobs} enqueued up front per round, ${settings.jobRounds} alternating rounds per target, ` +
+        `Jobs: ${settings.jobs} jobs enqueued up front per round and target, ${settings.jobRounds} rounds running every target in rotated order, ` +
           `concurrency ${settings.jobConcurrency}, pollInterval ${settings.pollInterval} ms, first job started to last job deleted`,
       );
       say(
         table(
           ['target', 'jobs', 'seconds', 'jobs/s', 'node CPU µs/job', 'postgres CPU µs/job', 'enqueue jobs/s (not timed)'],
-          [
-            ...(
-              [
-                ['raw graphile-worker', raw],
-                ['job wrapper (job_runs)', wrapped],
-              ] as const
-            ).map(([label, r]) => [
-              label,
-              String(r.jobs),
-              fmt(r.seconds),
-              fmt(r.jobsPerSecond, 0),
-              fmt(r.nodeUsPerJob, 0),
-              fmt(r.postgresUsPerJob, 0),
-              fmt(r.enqueuePerSecond, 0),
-            ]),
-            [
-              'ratio wrapper / raw',
-              '',
-              '',
-              fmt(wrapped.jobsPerSecond / raw.jobsPerSecond),
-              fmt(wrapped.nodeUsPerJob / raw.nodeUsPerJob),
-              fmt(wrapped.postgresUsPerJob / raw.postgresUsPerJob),
-              fmt(wrapped.enqueuePerSecond / raw.enqueuePerSecond),
-            ],
-          ],
+          targets.map(({ label }, i) => [
+            label,
+            String(rates[i].jobs),
+            fmt(rates[i].seconds),
+            fmt(rates[i].jobsPerSecond, 0),
+            fmt(rates[i].nodeUsPerJob, 0),
+            fmt(rates[i].postgresUsPerJob, 0),
+            fmt(rates[i].enqueuePerSecond, 0),
+          ]),
         ),
       );
-      say(`Per-round wrapper / raw: ${roundRatios.map((x) => fmt(x)).join(', ')}`);
-      const cpuPerJob = (x: JobRoundResult) => (x.cpu.node + (x.cpu.postgres ?? Number.NaN)) / x.jobs;
-      say(`Per-round CPU per job (node + postgres) raw / wrapper: ${rounds.wrapped.map((w, r) => fmt(cpuPerJob(rounds.raw[r]) / cpuPerJob(w))).join(', ')}`);
+      for (const { label, rounds: values } of ratios) say(`${label}: median ${fmt(median(values))}x (rounds ${values.map((x) => fmt(x)).join(', ')})`);
       say(`Target: wrapper >= ${JOB_TARGET}x raw (median of rounds): ${fmt(ratio)}x -> ${verdict(jobPass)}`);
     }
 

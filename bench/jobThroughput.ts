@@ -36,14 +36,21 @@ export interface JobRoundResult {
   cpu: { node: number; postgres: number | null };
 }
 
-const WRAPPED_TASK = 'bench__noop';
 const RAW_TASK = 'bench__raw_noop';
 const ENQUEUE_BATCH = 1000;
 
+/** A no-op (nothing to store: its success commits with graphile-worker's deletion of the job). */
 const noopTask = defineTask({
-  name: WRAPPED_TASK,
+  name: 'bench__noop',
   payload: z.object({ i: z.number().int() }),
   run: async () => undefined,
+});
+
+/** A no-op with a result, as most real tasks have one: the wrapper writes it before the job is deleted. */
+const noopWithResultTask = defineTask({
+  name: 'bench__noop_result',
+  payload: z.object({ i: z.number().int() }),
+  run: async ({ i }) => ({ i }),
 });
 
 const silentWorkerLogger = new WorkerLogger(() => () => {});
@@ -96,12 +103,16 @@ async function timeUntilDrained(runner: Runner, pool: Pool, task: string, count:
   }
 }
 
-/** Our runtime: enqueueJob (job_runs row + add_job) in a few transactions, then startWorker. */
-export async function wrappedJobRound(app: AppContext, workspaceId: string, options: JobRoundOptions): Promise<JobRoundResult> {
+/**
+ * Our runtime: enqueueJob (job_runs row + add_job) in a few transactions, then startWorker. With
+ * `withResult` the task returns a small result (one more statement per batch of finishing runs).
+ */
+export async function wrappedJobRound(app: AppContext, workspaceId: string, options: JobRoundOptions, withResult = false): Promise<JobRoundResult> {
+  const task = withResult ? noopWithResultTask : noopTask;
   const enqueueStart = process.hrtime.bigint();
   for (let from = 0; from < options.jobs; from += ENQUEUE_BATCH) {
     await withTransaction(app.pool, async (client) => {
-      for (let i = from; i < Math.min(options.jobs, from + ENQUEUE_BATCH); i++) await enqueueJob(client, noopTask, { i }, { workspaceId });
+      for (let i = from; i < Math.min(options.jobs, from + ENQUEUE_BATCH); i++) await enqueueJob(client, task, { i }, { workspaceId });
     });
   }
   const enqueueSeconds = seconds(enqueueStart);
@@ -110,24 +121,28 @@ export async function wrappedJobRound(app: AppContext, workspaceId: string, opti
   const workerPool = createPool(options.databaseUrl, { max: options.concurrency + 2, applicationName: 'svc-bench-worker' });
   try {
     const postgresBefore = await postgresCpu(app.pool);
-    const worker = await startWorker(app, { tasks: [noopTask], concurrency: options.concurrency, pool: workerPool, pollInterval: options.pollInterval });
-    const drained = await timeUntilDrained(worker.runner, app.pool, WRAPPED_TASK, options.jobs);
+    const worker = await startWorker(app, { tasks: [task], concurrency: options.concurrency, pool: workerPool, pollInterval: options.pollInterval });
+    const drained = await timeUntilDrained(worker.runner, app.pool, task.name, options.jobs);
     const postgres = cpuBetween(postgresBefore, await postgresCpu(app.pool)).postgres;
     await worker.stop();
     const { rows } = await app.pool.query<{ status: string; n: number }>('select status, count(*)::int as n from job_runs where kind = $1 group by status', [
-      WRAPPED_TASK,
+      task.name,
     ]);
     const succeeded = rows.find((r) => r.status === 'succeeded')?.n ?? 0;
     if (succeeded !== options.jobs || rows.length !== 1) throw new Error(`job_runs after the wrapped round: ${JSON.stringify(rows)}`);
-    await app.pool.query('delete from job_runs where kind = $1', [WRAPPED_TASK]);
+    await app.pool.query('delete from job_runs where kind = $1', [task.name]);
     return { jobs: options.jobs, seconds: drained.seconds, enqueueSeconds, cpu: { node: drained.nodeCpu, postgres } };
   } finally {
     await workerPool.end();
   }
 }
 
-/** Raw graphile-worker: add_job for every job in one statement, then `run()` with a no-op task. */
-export async function rawJobRound(pool: Pool, options: JobRoundOptions): Promise<JobRoundResult> {
+/**
+ * Raw graphile-worker: add_job for every job in one statement, then `run()` with a no-op task, with
+ * graphile-worker's defaults or, with `batchedCompletions`, completions batched per tick as our
+ * runner configures it (jobs/worker.ts: `completeJobBatchDelay: 0`).
+ */
+export async function rawJobRound(pool: Pool, options: JobRoundOptions, batchedCompletions = false): Promise<JobRoundResult> {
   const enqueueStart = process.hrtime.bigint();
   await pool.query(`select graphile_worker.add_job($1, json_build_object('i', i)) from generate_series(1, $2) i`, [RAW_TASK, options.jobs]);
   const enqueueSeconds = seconds(enqueueStart);
@@ -143,6 +158,7 @@ export async function rawJobRound(pool: Pool, options: JobRoundOptions): Promise
       pollInterval: options.pollInterval,
       noHandleSignals: true,
       logger: silentWorkerLogger,
+      ...(batchedCompletions ? { preset: { worker: { completeJobBatchDelay: 0 } } } : {}),
     });
     const drained = await timeUntilDrained(runner, pool, RAW_TASK, options.jobs);
     const postgres = cpuBetween(postgresBefore, await postgresCpu(pool)).postgres;

@@ -141,10 +141,12 @@ export async function cancelJob(app: AppContext, runId: string, scope: jobRuns.J
     const run = (await jobRuns.lockJobRun(client, runId))!;
     if (run.status === 'cancelled') return run;
     if (run.status !== 'queued') throw new AppError('conflict', `Job is ${run.status}; only queued jobs can be cancelled`);
+    // Marked first: removing the job would otherwise record the run as succeeded (migration 000189).
+    const cancelled = await jobRuns.markJobRunCancelled(client, runId);
     const { removed, stillQueued } =
       run.worker_job_id === null ? { removed: false, stillQueued: false } : await jobRuns.removeQueuedWorkerJob(client, run.worker_job_id);
     if (!removed && stillQueued) throw new AppError('conflict', 'Job is already running; only queued jobs can be cancelled');
-    return jobRuns.markJobRunCancelled(client, runId);
+    return cancelled;
   });
 }
 
@@ -217,8 +219,10 @@ function claimedRun(app: AppContext, row: JobRun, data: unknown): StartedRun {
 }
 
 /**
- * Group commit of quick runs' successes. A quick run's only bookkeeping is its success (queued ->
- * succeeded), and a statement's round trip and commit cost more CPU than the update itself, on both
+ * Group commit of quick runs' results. A quick run's only bookkeeping is its success (queued ->
+ * succeeded) with its result; a run without a result needs no statement at all (graphile-worker's
+ * deletion of the job records it, migration 000189). A statement's round trip and commit cost more
+ * CPU than the update itself, on both
  * sides of the socket. So the successes that arrive in the same turn of the event loop, or while
  * such a statement is on its way, are recorded by one statement (`finishJobRuns`). A run's promise
  * settles only once its own row is written, so graphile-worker still deletes a job only after its
@@ -300,6 +304,8 @@ class DeferredRun implements StartedRun {
 
   async succeed(result: unknown): Promise<void> {
     clearTimeout(this.timer);
+    // Nothing to store: graphile-worker's completion of the job records the success (migration 000189).
+    if (result === undefined || result === null) return;
     if (this.claiming && (await this.claiming)) return jobRuns.completeJobRun(this.app.pool, this.id, result);
     const finished = await this.finishes.finish({ id: this.id, attempt: this.attempt, startedAt: this.startedAt, result });
     if (!finished) this.app.logger.warn('job finished, but its run was no longer runnable (cancelled or already finished)', { job_run_id: this.id });
@@ -323,9 +329,10 @@ function observeAttempt(task: string, outcome: Outcome, started: bigint): void {
 
 /**
  * Turns a task definition into a graphile-worker task bound to `app`. The path of a quick job that
- * succeeds does as little as it can besides the task itself (one statement, shared with other runs
- * finishing at the same time, see FinishBatcher; no per-job logger or closures beyond the task's
- * context): at no-op jobs that is what the runtime costs over graphile-worker.
+ * succeeds does as little as it can besides the task itself: no statement when it has no result (its
+ * success commits with graphile-worker's deletion of the job, migration 000189), else one statement
+ * shared with other runs finishing at the same time (FinishBatcher); no per-job logger or closures
+ * beyond the task's context.
  */
 export function wrapTask(task: TaskDefinition, app: AppContext, finishes: FinishBatcher): Task {
   if (task.untracked) return wrapUntrackedTask(task, app);

@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, parseCrontab, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from '../lib/context.ts';
 import { untilDatabaseAnswers, type Pool } from '../lib/db.ts';
+import { completionTriggerInstalled } from '../sql/jobRuns.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { FinishBatcher, wrapTask, type TaskDefinition } from './runtime.ts';
 
@@ -31,6 +32,10 @@ const STUCK_AFTER_MS = 5000;
 const RESTART_PAUSE_MS = 30_000;
 
 export async function startWorker(app: AppContext, options: WorkerOptions): Promise<WorkerHandle> {
+  // A run without a result is recorded succeeded by graphile-worker's deletion of its job: without the
+  // trigger that does it, such runs would stay queued forever.
+  if (!(await untilDatabaseAnswers('worker start', () => completionTriggerInstalled(options.pool), app.logger)))
+    throw new Error('graphile_worker._private_jobs lacks the job_runs_succeed_on_completion trigger (migration 000189): run `svc migrate`');
   const taskList: TaskList = {};
   // Quick runs finishing together are recorded together (jobs/runtime.ts).
   const finishes = new FinishBatcher(app.pool);

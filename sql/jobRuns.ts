@@ -175,6 +175,17 @@ export async function finishJobRuns(db: Queryable, runs: FinishedRun[]): Promise
   return new Set(rows.map((row) => row.id));
 }
 
+/**
+ * True when graphile-worker's completion of a job records its run's success (migration 000189's
+ * trigger on graphile_worker._private_jobs): the wrapper relies on it for runs without a result.
+ */
+export async function completionTriggerInstalled(db: Queryable): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `select 1 from pg_trigger where tgrelid = to_regclass('graphile_worker._private_jobs') and tgname = 'job_runs_succeed_on_completion' and tgenabled <> 'D'`,
+  );
+  return rowCount === 1;
+}
+
 /** Terminal failure; `attempt` when the wrapper knows it (a run may fail before it was claimed). */
 export async function failJobRun(db: Queryable, id: string, errorDetail: string, attempt?: number): Promise<void> {
   await db.query(

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { cancelJob, defineTask, enqueueJob, FinishBatcher, PermanentJobError, type TaskDefinition } from '../../jobs/runtime.ts';
+import { startWorker } from '../../jobs/worker.ts';
 import { withTransaction } from '../../lib/db.ts';
 import { AppError } from '../../lib/errors.ts';
 import { registry } from '../../lib/metrics.ts';
@@ -109,6 +110,15 @@ const coalescingTask = defineTask({
   },
 });
 
+/** A task with nothing to store (a no-op): graphile-worker's completion of its job records its success. */
+const noResultTask = defineTask({
+  name: 'test__no_result',
+  payload: z.object({ key: z.string() }),
+  async run({ key }) {
+    countRun(key);
+  },
+});
+
 /** The same task as an older deploy declared it: a looser payload reaches the worker's strict parser. */
 const legacyStrictTask: TaskDefinition = { ...strictTask, payload: z.object({ count: z.unknown() }) } as TaskDefinition;
 
@@ -122,6 +132,7 @@ const testTasks = [
   countedTask,
   strictTask,
   coalescingTask,
+  noResultTask,
 ] as TaskDefinition[];
 
 let t: TestApp;
@@ -341,6 +352,66 @@ test('quick runs finishing together are recorded by one statement; a result the 
       ['succeeded', { n: 2 }],
     ],
   );
+});
+
+test('a job without a result is recorded succeeded by the deletion of its worker job, with no statement of the wrapper', async () => {
+  const key = randomUUID();
+  const statements: string[] = [];
+  const query = t.app.pool.query;
+  t.app.pool.query = ((config: string | { text: string }, ...rest: unknown[]) => {
+    statements.push(typeof config === 'string' ? config : config.text);
+    return (query as (...args: unknown[]) => unknown).call(t.app.pool, config, ...rest);
+  }) as typeof query;
+  try {
+    const { job } = await enqueueJob(t.app.pool, noResultTask, { key }, { workspaceId: t.demo.workspaceId });
+    const done = await untilStatus(job.id, 'succeeded');
+    assert.is(done.result, null);
+    assert.is(done.attempts, 1);
+    assert.is(done.progress, 100);
+    assert.is(done.error_detail, null);
+    assert.ok(done.started_at && done.finished_at && done.started_at <= done.finished_at);
+    assert.is(invocations.get(key), 1);
+    assert.is(await workerJobExists(job.worker_job_id), false);
+    assert.equal(
+      statements.filter((text) => /update job_runs/.test(text)),
+      [],
+      'the wrapper wrote nothing for the run',
+    );
+  } finally {
+    t.app.pool.query = query;
+  }
+});
+
+test('completing a worker job records its run; terminal runs and payloads without a run id are left alone', async () => {
+  const later = { workspaceId: t.demo.workspaceId, runAt: inAnHour() };
+  const queued = (await enqueueJob(t.app.pool, noResultTask, { key: randomUUID() }, later)).job;
+  const failed = (await enqueueJob(t.app.pool, noResultTask, { key: randomUUID() }, later)).job;
+  await t.app.pool.query("update job_runs set status = 'failed', error_detail = 'gave up' where id = $1", [failed.id]);
+  const { rows } = await t.app.pool.query<{ id: string }>(
+    `select id from graphile_worker.add_job('test__no_result', '{"job_run_id": "not-a-uuid"}'::json, run_at => now() + interval '1 hour')
+     union all select id from graphile_worker.add_job('test__no_result', '[1, 2]'::json, run_at => now() + interval '1 hour')`,
+  );
+  // What graphile-worker runs when a task returned: the deletion of the jobs.
+  await t.app.pool.query('select graphile_worker.complete_jobs($1::bigint[])', [[queued.worker_job_id, failed.worker_job_id, ...rows.map((r) => r.id)]]);
+  for (const id of [queued.worker_job_id, failed.worker_job_id, ...rows.map((r) => Number(r.id))]) assert.is(await workerJobExists(id), false);
+  const done = (await jobRun(queued.id))!;
+  assert.equal([done.status, done.progress, done.result], ['succeeded', 100, null]);
+  assert.ok(done.started_at && done.finished_at);
+  assert.equal([(await jobRun(failed.id))!.status, (await jobRun(failed.id))!.error_detail], ['failed', 'gave up']);
+});
+
+test('a worker does not start without the trigger that records runs as their jobs complete', async () => {
+  const trigger = 'job_runs_succeed_on_completion';
+  await t.app.pool.query(`alter table graphile_worker._private_jobs disable trigger ${trigger}`);
+  try {
+    const err = await rejection(
+      startWorker(t.app, { tasks: testTasks, concurrency: 1, pool: t.app.pool, pollInterval: 100 }),
+      'a worker starting without the trigger',
+    );
+    assert.match((err as Error).message, /lacks the job_runs_succeed_on_completion trigger \(migration 000189\)/);
+  } finally {
+    await t.app.pool.query(`alter table graphile_worker._private_jobs enable trigger ${trigger}`);
+  }
 });
 
 test('a busy job that reports no progress is shown running once the claim delay has passed', async () => {
