@@ -1,9 +1,9 @@
 /**
  * Ingest of already validated records into a workspace: the one write path behind `POST
  * /v1/ingest/events`, `POST /v1/ingest/batch` and `svc ingest`. The issues, their events, review
- * items, the post-ingest job and the re-verification of implemented fixes of the records' patterns
- * commit in one transaction, attempted again when a concurrent ingest created one of the same new
- * keys first (the retry re-ingests it).
+ * items, the post-ingest job (which enqueues the notifications' routing when it runs) and the
+ * re-verification of implemented fixes of the records' patterns commit in one transaction, attempted
+ * again when a concurrent ingest created one of the same new keys first (the retry re-ingests it).
  */
 import type { AppContext } from '../lib/context.ts';
 import { withEventBatch, type Actor } from '../sql/events.ts';
@@ -12,7 +12,6 @@ import { ingestIssues, type IngestOutcome, type IssueInput } from '../sql/issues
 import { enqueueJob } from './runtime.ts';
 import { ingestProcess } from './tasks/ingest__process.ts';
 import { enqueueVerifications } from './tasks/recommendation__verify.ts';
-import { enqueueNotifications, notifiable } from './tasks/notification__route.ts';
 
 export interface IngestResult {
   outcome: IngestOutcome;
@@ -46,19 +45,24 @@ export async function ingestRecords(
       await alsoInTransaction?.(client, outcome);
       const issueIds = outcome.results.map((r) => r.issue_id);
       const created = outcome.results.filter((r) => r.created).length;
+      const reingested = outcome.results.filter((r) => !r.created).map((r) => r.issue_id);
+      const escalated = outcome.results.filter((r) => r.escalated).map((r) => r.issue_id);
       const { job } = await enqueueJob(
         client,
         ingestProcess,
-        { workspace_id: workspaceId, mode, issue_ids: issueIds, created, updated: outcome.results.length - created, rejected },
+        {
+          workspace_id: workspaceId,
+          mode,
+          issue_ids: issueIds,
+          created,
+          updated: outcome.results.length - created,
+          rejected,
+          notify: { reingested: [...new Set(reingested)], escalated: [...new Set(escalated)] },
+        },
         { workspaceId },
       );
       // A new issue has no pattern yet: only re-ingested ones can belong to an implemented fix's pattern.
-      await enqueueVerifications(
-        client,
-        workspaceId,
-        outcome.results.filter((r) => !r.created).map((r) => r.issue_id),
-      );
-      await enqueueNotifications(client, { source: 'issues', workspace_id: workspaceId, ...notifiable(outcome.results) });
+      await enqueueVerifications(client, workspaceId, reingested);
       const summary = { eligible: 0, blocked_no_narrative: 0, ineligible: 0 };
       for (const r of outcome.results) summary[r.engine_status] += 1;
       return { outcome, issueIds, created, jobId: job.id, summary };

@@ -5,6 +5,7 @@ import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
+import { ingestProcess } from '../../../jobs/tasks/ingest__process.ts';
 
 let t: TestApp;
 let api: Client;
@@ -389,6 +390,64 @@ test('the job_id is a pollable job that records the outbound issue.ingested / is
   const batch_ = rows.find((r) => r.event_type === 'issue.batch_ingested' && JSON.stringify(r.payload.issue_ids) === JSON.stringify(batch.body.issue_ids));
   assert.ok(batch_, 'issue.batch_ingested recorded');
   assert.equal(batch_!.payload, { issue_ids: batch.body.issue_ids, accepted: 2, created: 2, updated: 0, rejected: 1 });
+});
+
+test('a batch enqueues one job; it records the event and enqueues the routing of its notifications once, even when retried', async () => {
+  const known = ext();
+  const first = await ingestOne({ external_id: known, title: 'known before the batch', source: 'notify', narrative: 'text', severity: 'medium' });
+  assert.is(first.status, 202, first.text);
+  const [b, c] = [ext(), ext()];
+  const batch = await ingestBatch([
+    { external_id: known, title: 'known, now critical', source: 'notify', narrative: 'text', severity: 'critical' },
+    { external_id: b, title: 'b, first version', source: 'notify', narrative: 'text' },
+    { external_id: c, title: 'c', source: 'notify', narrative: 'text' },
+    { external_id: b, title: 'b, last version wins', source: 'notify', narrative: 'text' },
+  ]);
+  assert.is(batch.status, 202, batch.text);
+  const [a, newB, newC] = [batch.body.issue_ids[0], batch.body.issue_ids[1], batch.body.issue_ids[2]];
+  assert.is(a, first.body.issue_id);
+  // The request's transaction (its issues carry its clock) enqueued the ingest job and nothing else.
+  const { rows: enqueued } = await t.app.pool.query<{ kind: string; payload: { notify: unknown } }>(
+    `select kind, payload from job_runs where date_trunc('milliseconds', created_at) = (select created_at from issues where id = $1)`,
+    [newB],
+  );
+  assert.equal(
+    enqueued.map((r) => r.kind),
+    ['ingest__process'],
+  );
+  assert.equal(enqueued[0].payload.notify, { reingested: [a], escalated: [a] });
+  const routingJobs = async () =>
+    (
+      await t.app.pool.query<{ id: string; payload: Record<string, unknown> }>(
+        `select id, payload from job_runs where kind = 'notification__route' and payload->'created' ? $1`,
+        [newB],
+      )
+    ).rows;
+  const routed = await eventually(
+    async () => {
+      const jobs = await routingJobs();
+      return jobs.length ? jobs : undefined;
+    },
+    20_000,
+    'the routing job',
+  );
+  assert.is(routed.length, 1);
+  assert.equal(routed[0].payload, { source: 'issues', workspace_id: t.demo.workspaceId, created: [newB, newC], escalated: [a] });
+  // A retry of the same run (its worker died after the commit) finds the event and enqueues nothing.
+  const { rows: runs } = await t.app.pool.query<{ payload: unknown }>('select payload from job_runs where id = $1', [batch.body.job_id]);
+  const retried = (await ingestProcess.run(ingestProcess.payload.parse(runs[0].payload), {
+    app: t.app,
+    runId: batch.body.job_id,
+    attempt: 2,
+    maxAttempts: 5,
+    workspaceId: t.demo.workspaceId,
+    tenantId: null,
+    progress: async () => {},
+    signal: new AbortController().signal,
+  })) as { event_type: string };
+  assert.is(retried.event_type, 'issue.batch_ingested');
+  assert.is((await routingJobs()).length, 1);
+  assert.is((await t.app.pool.query(`select 1 from outbound_events where job_run_id = $1`, [batch.body.job_id])).rowCount, 1);
 });
 
 test('Idempotency-Key is mandatory and a retry replays the first acknowledgement', async () => {
