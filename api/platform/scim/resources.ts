@@ -291,7 +291,8 @@ async function setMembers(db: PoolClient, scope: ScimScope, group: scim.ScimGrou
   if (unknown.length) throw invalidValue(`No such User: ${unknown.join(', ')}`);
   await scim.setGroupMembers(db, group.id, memberIds);
   const affected = new Set([...previous, ...memberIds]);
-  for (const user of await scim.scimUsersByIds(db, scope.workspaceId, [...affected])) await syncMembership(db, scope.workspaceId, user, 'scim_deactivated', true);
+  for (const user of await scim.scimUsersByIds(db, scope.workspaceId, [...affected]))
+    await syncMembership(db, scope.workspaceId, user, 'scim_deactivated', true);
 }
 
 const groupNameTaken = (name: string) => new ScimError(409, `A group named '${name}' already exists`, 'uniqueness');
