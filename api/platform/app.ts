@@ -214,7 +214,9 @@ export function platformOpenApi(routes: PlatformRoute[]) {
       responses['400'] ??= errorResponse('Validation failed (`validation_error`)');
       if (route.auth !== 'public') responses['401'] ??= errorResponse('Missing or invalid credentials (`unauthorized`)');
       if (route.scope) {
-        responses['403'] ??= errorResponse('The token lacks the required scope (`forbidden`)');
+        responses['403'] ??= errorResponse(
+          'The token lacks the required scope (`forbidden`); the workspace enforces MFA and the user has no verified factor (`mfa_required`) or enforces SSO and the sign-in was not made through it (`sso_required`)',
+        );
         operation.security = [{ bearerAuth: [route.scope] }];
         operation['x-required-scope'] = route.scope;
       } else if (route.auth === 'provisioning') {
