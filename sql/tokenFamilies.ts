@@ -4,11 +4,15 @@
  */
 import type { Queryable } from '../lib/db.ts';
 
+/** How a sign-in began: a subject token (exchange, invitation acceptance) or an SSO connection. */
+export type SignInMethod = 'exchange' | 'sso';
+
 export interface FamilyRow {
   id: string;
   user_id: string;
   workspace_id: string;
   scopes: string[];
+  method: SignInMethod;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -23,10 +27,17 @@ export interface RefreshTokenRow {
 }
 
 /** `createdAt` (the application clock) starts the family's absolute lifetime; default the database's now(). */
-export async function insertFamily(db: Queryable, userId: string, workspaceId: string, scopes: string[], createdAt?: Date): Promise<FamilyRow> {
+export async function insertFamily(
+  db: Queryable,
+  userId: string,
+  workspaceId: string,
+  scopes: string[],
+  createdAt?: Date,
+  method: SignInMethod = 'exchange',
+): Promise<FamilyRow> {
   const { rows } = await db.query<FamilyRow>(
-    'insert into token_families (user_id, workspace_id, scopes, created_at) values ($1, $2, $3, coalesce($4, now())) returning *',
-    [userId, workspaceId, scopes, createdAt ?? null],
+    'insert into token_families (user_id, workspace_id, scopes, created_at, method) values ($1, $2, $3, coalesce($4, now()), $5) returning *',
+    [userId, workspaceId, scopes, createdAt ?? null, method],
   );
   return rows[0];
 }
@@ -43,9 +54,16 @@ export async function insertRefreshToken(db: Queryable, familyId: string, tokenH
 /** The refresh token and its family, row-locked for rotation. */
 export async function lockRefreshToken(db: Queryable, tokenHash: string): Promise<{ token: RefreshTokenRow; family: FamilyRow } | null> {
   const { rows } = await db.query<
-    RefreshTokenRow & { f_user_id: string; f_workspace_id: string; f_scopes: string[]; f_created_at: Date; f_revoked_at: Date | null }
+    RefreshTokenRow & {
+      f_user_id: string;
+      f_workspace_id: string;
+      f_scopes: string[];
+      f_method: SignInMethod;
+      f_created_at: Date;
+      f_revoked_at: Date | null;
+    }
   >(
-    `select r.*, f.user_id as f_user_id, f.workspace_id as f_workspace_id, f.scopes as f_scopes,
+    `select r.*, f.user_id as f_user_id, f.workspace_id as f_workspace_id, f.scopes as f_scopes, f.method as f_method,
             f.created_at as f_created_at, f.revoked_at as f_revoked_at
        from refresh_tokens r join token_families f on f.id = r.family_id
       where r.token_hash = $1
@@ -61,6 +79,7 @@ export async function lockRefreshToken(db: Queryable, tokenHash: string): Promis
       user_id: r.f_user_id,
       workspace_id: r.f_workspace_id,
       scopes: r.f_scopes,
+      method: r.f_method,
       created_at: r.f_created_at,
       revoked_at: r.f_revoked_at,
     },
@@ -78,15 +97,25 @@ export async function revokeFamily(db: Queryable, familyId: string, reason: stri
   ]);
 }
 
-/** The caller's current role when the family is live and the membership still exists. */
-export async function liveFamilyRole(db: Queryable, familyId: string, userId: string, workspaceId: string): Promise<string | null> {
-  const { rows } = await db.query<{ role: string }>(
-    `select m.role from token_families f
+/**
+ * A live sign-in (the family is not revoked and the membership still exists): the member's current
+ * role, and whether the workspace now enforces SSO on a sign-in that did not come through it.
+ */
+export async function liveSignIn(db: Queryable, familyId: string, userId: string, workspaceId: string): Promise<{ role: string; ssoRequired: boolean } | null> {
+  const { rows } = await db.query<{ role: string; sso_required: boolean }>(
+    `select m.role, (w.sso_required and f.method <> 'sso') as sso_required
+       from token_families f
        join memberships m on m.workspace_id = f.workspace_id and m.user_id = f.user_id
+       join workspaces w on w.id = f.workspace_id
       where f.id = $1 and f.user_id = $2 and f.workspace_id = $3 and f.revoked_at is null`,
     [familyId, userId, workspaceId],
   );
-  return rows[0]?.role ?? null;
+  return rows[0] ? { role: rows[0].role, ssoRequired: rows[0].sso_required } : null;
+}
+
+/** The caller's current role when the family is live and the membership still exists. */
+export async function liveFamilyRole(db: Queryable, familyId: string, userId: string, workspaceId: string): Promise<string | null> {
+  return (await liveSignIn(db, familyId, userId, workspaceId))?.role ?? null;
 }
 
 /** Revokes every live token family of a user in a workspace (their tokens stop working at once). */

@@ -6,7 +6,7 @@
  * consume budget. `memory` counts per process; `postgres` (rate_limit_take() in SQL) is shared by
  * every process on the database.
  */
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Pool } from '../../lib/db.ts';
 import { takeRateLimit } from '../../sql/rateLimits.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -107,8 +107,8 @@ export interface RateLimitOptions {
   windowMs: number;
   now: () => number;
   logger: Logger;
-  /** Writes the surface's own 429 body; headers are already set. */
-  onLimited(res: Response): void;
+  /** Writes the surface's own 429 body (the request says which API it was for); headers are already set. */
+  onLimited(res: Response, req: Request): void;
 }
 
 /** Sets X-RateLimit-Limit/-Remaining on every response; 429 with Retry-After when over budget. */
@@ -126,6 +126,6 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     res.setHeader('X-RateLimit-Remaining', String(result.remaining));
     if (result.allowed) return next();
     res.setHeader('Retry-After', String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))));
-    options.onLimited(res);
+    options.onLimited(res, req);
   };
 }

@@ -22,6 +22,9 @@ import { bearerToken, type PlatformAuthenticator, type Principal } from './princ
 import type { PlatformRoute } from './route.ts';
 import { allScopes, scopeTable } from './scopes.ts';
 import { createScimRouter } from './scim/app.ts';
+import { ScimError, sendScimError } from './scim/errors.ts';
+
+const SCIM_BASE = '/scim/v2';
 
 export const RATE_LIMIT = { limit: 600, windowMs: 60_000 };
 const JSON_BODY_LIMIT = '5mb';
@@ -63,12 +66,14 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
       store: options.rateLimitStore,
       now: () => app.clock.now().getTime(),
       logger: app.logger,
-      onLimited: (res) =>
-        res.status(429).json({ error: { code: 'rate_limited', message: 'Rate limit exceeded; retry after the number of seconds in Retry-After' } }),
+      onLimited: (res, req) =>
+        req.path.startsWith(SCIM_BASE)
+          ? sendScimError(res, new ScimError(429, 'Rate limit exceeded; retry after the number of seconds in Retry-After'))
+          : res.status(429).json({ error: { code: 'rate_limited', message: 'Rate limit exceeded; retry after the number of seconds in Retry-After' } }),
     }),
   );
   server.use(requireIdempotencyKey());
-  server.use('/scim/v2', createScimRouter(app));
+  server.use(SCIM_BASE, createScimRouter(app));
   // Bodies are parsed per declared route: JSON sent to an unknown path is still a plain 404.
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   const rawBody = express.raw({ limit: JSON_BODY_LIMIT, type: () => true });
@@ -209,7 +214,9 @@ export function platformOpenApi(routes: PlatformRoute[]) {
       responses['400'] ??= errorResponse('Validation failed (`validation_error`)');
       if (route.auth !== 'public') responses['401'] ??= errorResponse('Missing or invalid credentials (`unauthorized`)');
       if (route.scope) {
-        responses['403'] ??= errorResponse('The token lacks the required scope (`forbidden`)');
+        responses['403'] ??= errorResponse(
+          'The token lacks the required scope (`forbidden`); the workspace enforces MFA and the user has no verified factor (`mfa_required`) or enforces SSO and the sign-in was not made through it (`sso_required`)',
+        );
         operation.security = [{ bearerAuth: [route.scope] }];
         operation['x-required-scope'] = route.scope;
       } else if (route.auth === 'provisioning') {

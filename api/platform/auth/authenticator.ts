@@ -10,10 +10,11 @@ import type { AppContext } from '../../../lib/context.ts';
 import { constantTimeEqual, sha256Hex } from '../../../lib/crypto.ts';
 import { findLiveApiKey, touchApiKey } from '../../../sql/apiKeys.ts';
 import { findLiveServiceAccountToken, touchServiceAccountToken } from '../../../sql/serviceAccounts.ts';
-import { liveFamilyRole } from '../../../sql/tokenFamilies.ts';
+import { liveSignIn } from '../../../sql/tokenFamilies.ts';
 import type { PlatformAuthenticator, Principal, ProvisioningKeyCheck } from '../principal.ts';
 import { isScope, type Scope } from '../scopes.ts';
 import { createVerifiedTokenCache } from './accessTokens.ts';
+import { ssoRequired } from './tokenPairs.ts';
 import { assertMfaEnrolment } from './mfaEnforcement.ts';
 import { roleScopes, type Role } from './roles.ts';
 
@@ -50,8 +51,11 @@ export function createPlatformAuthenticator(app: AppContext): PlatformAuthentica
       }
       const claims = await verifyAccessToken(token);
       if (!claims) return null;
-      const role = (await liveFamilyRole(app.pool, claims.familyId, claims.userId, claims.workspaceId)) as Role | null;
-      if (!role) return null;
+      const live = await liveSignIn(app.pool, claims.familyId, claims.userId, claims.workspaceId);
+      if (!live) return null;
+      // Authentication rule 8: in a workspace that enforces SSO, a sign-in made otherwise is refused.
+      if (live.ssoRequired) throw ssoRequired();
+      const role = live.role as Role;
       await assertMfaEnrolment(app, claims.workspaceId, claims.userId, req);
       const allowed = new Set<string>(roleScopes[role]);
       return {

@@ -39,7 +39,7 @@ export async function signInIdentity(
     const grant = async (userId: string, grantedWorkspaceId: string, role: Role) => {
       const blocked = await signInBlocked(app, client, (await findWorkspace(client, grantedWorkspaceId))!, userId, policy, clientIp);
       if (blocked) return { kind: 'blocked' as const, error: blocked };
-      return { kind: 'granted' as const, pair: await issueTokenPair(app, client, userId, grantedWorkspaceId, role, clientIp) };
+      return { kind: 'granted' as const, pair: await issueTokenPair(app, client, userId, grantedWorkspaceId, role, clientIp, policy.method) };
     };
     let user = await users.findUserentity(client, identity.issuer, identity.subject);
     if (!user && identity.email && identity.emailVerified) {

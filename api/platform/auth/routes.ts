@@ -59,6 +59,7 @@ export const authRoutes = [
     responses: {
       200: { description: 'New token pair', schema: tokenPairSchema },
       401: { description: 'Invalid, expired, revoked or reused refresh token (`invalid_grant`)' },
+      403: { description: 'The workspace enforces SSO and this sign-in was not made through it (`sso_required`)' },
     },
     handler: async ({ body, app, req }) => reply.ok(await rotateRefreshToken(app, body.refresh_token, req.clientIp)),
   }),

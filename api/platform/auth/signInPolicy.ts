@@ -12,11 +12,13 @@ import type { Queryable } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { recordAudit } from '../../../sql/audit.ts';
 import * as mfa from '../../../sql/mfa.ts';
+import type { SignInMethod } from '../../../sql/tokenFamilies.ts';
 import type { WorkspaceRow } from '../../../sql/workspaces.ts';
+import { ssoRequired } from './tokenPairs.ts';
 import { checkFactorCode, factorLocked, LOCK_MS, MAX_FAILED_ATTEMPTS, sendSmsChallenge, useRecoveryCode } from '../mfa/factors.ts';
 
 export interface SignInPolicyInput {
-  method: 'exchange' | 'sso';
+  method: SignInMethod;
   mfaCode?: string;
 }
 
@@ -41,7 +43,7 @@ export async function signInBlocked(
     return error;
   };
   if (workspace.sso_required && input.method !== 'sso') {
-    return blocked(new AppError('sso_required', 'This workspace requires sign-in through its SSO connection'), 'sso_required');
+    return blocked(ssoRequired(), 'sso_required');
   }
   if (!userId) return null;
   const factors = await mfa.lockVerifiedFactors(db, userId);

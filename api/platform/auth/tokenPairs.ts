@@ -41,9 +41,17 @@ async function pairFor(app: AppContext, db: Queryable, familyId: string, userId:
 }
 
 /** Starts a new sign-in (token family) for a member and returns its first token pair. */
-export async function issueTokenPair(app: AppContext, db: Queryable, userId: string, workspaceId: string, role: Role, clientIp: string): Promise<TokenPair> {
+export async function issueTokenPair(
+  app: AppContext,
+  db: Queryable,
+  userId: string,
+  workspaceId: string,
+  role: Role,
+  clientIp: string,
+  method: families.SignInMethod = 'exchange',
+): Promise<TokenPair> {
   const scopes = roleScopes[role];
-  const family = await families.insertFamily(db, userId, workspaceId, [...scopes], app.clock.now());
+  const family = await families.insertFamily(db, userId, workspaceId, [...scopes], app.clock.now(), method);
   await recordAudit(db, {
     workspaceId,
     action: 'auth.token.issued',
@@ -52,12 +60,13 @@ export async function issueTokenPair(app: AppContext, db: Queryable, userId: str
     targetType: 'token_family',
     targetId: family.id,
     clientIp,
-    metadata: { role },
+    metadata: { role, method },
   });
   return pairFor(app, db, family.id, userId, workspaceId, scopes);
 }
 
 const invalidRefresh = () => new AppError('invalid_grant', 'The refresh token is invalid, expired or revoked');
+export const ssoRequired = () => new AppError('sso_required', 'This workspace requires sign-in through its SSO connection');
 
 export async function rotateRefreshToken(app: AppContext, refreshToken: string, clientIp: string): Promise<TokenPair> {
   const outcome = await withTransaction(app.pool, async (client) => {
@@ -82,15 +91,18 @@ export async function rotateRefreshToken(app: AppContext, refreshToken: string, 
       await families.revokeFamily(client, family.id, 'absolute_lifetime');
       return { kind: 'invalid' as const };
     }
-    const role = (await families.liveFamilyRole(client, family.id, family.user_id, family.workspace_id)) as Role | null;
-    if (!role) {
+    const live = await families.liveSignIn(client, family.id, family.user_id, family.workspace_id);
+    if (!live) {
       await families.revokeFamily(client, family.id, 'membership_removed');
       return { kind: 'invalid' as const };
     }
+    // Refreshing prolongs a sign-in: one not made through SSO ends when the workspace enforces SSO.
+    if (live.ssoRequired) return { kind: 'sso_required' as const };
     await families.markRotated(client, token.id);
-    return { kind: 'ok' as const, pair: await pairFor(app, client, family.id, family.user_id, family.workspace_id, roleScopes[role]) };
+    return { kind: 'ok' as const, pair: await pairFor(app, client, family.id, family.user_id, family.workspace_id, roleScopes[live.role as Role]) };
   });
   // The revocation above commits before the caller learns the token was refused.
+  if (outcome.kind === 'sso_required') throw ssoRequired();
   if (outcome.kind !== 'ok') throw invalidRefresh();
   return outcome.pair;
 }

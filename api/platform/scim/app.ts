@@ -1,8 +1,9 @@
 /**
  * SCIM 2.0 at `{base_url}/scim/v2/{tenant}` (tenant = organization slug), authenticated by a SCIM
  * token of one of that organization's workspaces (only its SHA-256 hash is stored). Every answer is
- * `application/scim+json`; every failure a SCIM error body. Bodies are accepted as
- * `application/scim+json` or `application/json`.
+ * `application/scim+json`; every failure a SCIM error body. Bodies are read after the token is
+ * checked, as JSON when sent as `application/scim+json`, `application/json` or without a
+ * Content-Type; any other Content-Type is 415.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from '../../../lib/context.ts';
@@ -61,7 +62,15 @@ export function createScimRouter(app: AppContext): express.Router {
   const router = express.Router({ mergeParams: true });
   const lastTouched = new Map<string, number>();
 
-  router.use(express.json({ limit: '1mb', type: ['application/scim+json', 'application/json'] }));
+  // `req.is` is null without a body and false for a body of another type.
+  const requireJsonBody = (req: Request, _res: Response, next: NextFunction) => {
+    if (req.headers['content-type'] && req.is(['application/scim+json', 'application/json']) === false) {
+      throw new ScimError(415, `Send the body as application/scim+json (or application/json), not ${req.headers['content-type']}`);
+    }
+    next();
+  };
+  // What reaches the parser is JSON or untyped (Okta's published requests name no Content-Type).
+  const jsonBody = express.json({ limit: '1mb', type: () => true });
 
   const authenticate = async (req: Request, _res: Response, next: NextFunction) => {
     const token = bearerToken(req);
@@ -93,6 +102,8 @@ export function createScimRouter(app: AppContext): express.Router {
         next();
       },
       authenticate,
+      requireJsonBody,
+      jsonBody,
       async (req, res) => handler(req, res, req.scim!, String(req.params.id ?? '')),
     );
   };

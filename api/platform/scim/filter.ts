@@ -1,16 +1,23 @@
 /**
  * SCIM filters (RFC 7644 section 3.4.2.2), parsed by `scim2-parse-filter` and translated to SQL over
  * the attributes a resource type exposes for filtering. Supported: `eq`, `ne`, `co`, `sw`, `ew`,
- * `pr`, `and`, `or`, `not`, and value paths such as `emails[value eq "a@b.c"]`. Anything else is 400
- * `invalidFilter`.
+ * `pr`, `and`, `or`, `not`, and value filters over a multi-valued attribute's elements such as
+ * `emails[type eq "work" and value eq "a@b.c"]`. Microsoft Entra's documented
+ * `emails[type eq "work"].value eq "a@b.c"` parses as `emails[type eq "work"] and emails.value eq
+ * "a@b.c"`. Anything else is 400 `invalidFilter`.
  */
 import { parse, type Filter } from 'scim2-parse-filter';
 import { ScimError } from './errors.ts';
 
-/** How one filterable attribute reads in SQL: a scalar column, or a value inside a JSON array. */
-export type FilterAttribute = { kind: 'column'; sql: string; caseExact: boolean } | { kind: 'jsonArray'; column: string; key: string; caseExact: boolean };
+/** A scalar column, or a multi-valued attribute stored as a JSON array of objects (`key`: the sub-attribute `emails.value` means). */
+export type FilterAttribute =
+  | { kind: 'column'; sql: string; caseExact: boolean }
+  | { kind: 'jsonArray'; column: string; key: string; caseExact: boolean; subAttributes: readonly string[] };
 
 const invalidFilter = (detail: string) => new ScimError(400, detail, 'invalidFilter');
+
+/** How an attribute path reads in the current scope: the resource's columns, or one element of a JSON array. */
+type Scope = { kind: 'resource'; attributes: Record<string, FilterAttribute> } | { kind: 'element'; parent: string; subAttributes: readonly string[] };
 
 /** `where` SQL (placeholders numbered after `firstParam - 1`) and its parameters. */
 export function filterToSql(text: string, attributes: Record<string, FilterAttribute>, firstParam = 2): { sql: string; params: unknown[] } {
@@ -51,28 +58,36 @@ export function filterToSql(text: string, attributes: Record<string, FilterAttri
         throw invalidFilter(`The operator '${op}' is not supported`);
     }
   };
-  const attributeCondition = (attribute: FilterAttribute, op: string, value: unknown): string => {
+  const elements = (column: string, condition: string) => `exists (select 1 from jsonb_array_elements(${column}) as e where ${condition})`;
+  /** A comparison on one attribute path in `scope`. */
+  const condition = (scope: Scope, path: string, op: string, value: unknown): string => {
+    if (scope.kind === 'element') {
+      const sub = scope.subAttributes.find((name) => name.toLowerCase() === path.toLowerCase());
+      if (!sub) throw invalidFilter(`'${scope.parent}' has no sub-attribute '${path}' to filter on (supported: ${scope.subAttributes.join(', ')})`);
+      return compare(`(e ->> '${sub}')`, false, op, value);
+    }
+    const attribute = lookup(path);
     if (attribute.kind === 'column') return compare(attribute.sql, attribute.caseExact, op, value);
-    return `exists (select 1 from jsonb_array_elements(${attribute.column}) as e where ${compare(`(e ->> '${attribute.key}')`, attribute.caseExact, op, value)})`;
+    return elements(attribute.column, compare(`(e ->> '${attribute.key}')`, attribute.caseExact, op, value));
   };
-  const walk = (node: Filter): string => {
+  const walk = (node: Filter, scope: Scope): string => {
     switch (node.op) {
       case 'and':
       case 'or':
-        return `(${node.filters.map(walk).join(` ${node.op} `)})`;
+        return `(${node.filters.map((f) => walk(f, scope)).join(` ${node.op} `)})`;
       case 'not':
-        return `not (${walk(node.filter)})`;
+        return `not (${walk(node.filter, scope)})`;
       case '[]': {
-        // emails[value eq "x"]: the sub-filter applies to the sub-attributes of `emails`.
-        const inner = node.valFilter as Filter & { attrPath?: string };
-        if (!inner.attrPath || inner.op === '[]') throw invalidFilter('Only one comparison is supported inside [ ]');
-        return walk({ ...inner, attrPath: `${node.attrPath}.${inner.attrPath}` } as Filter);
+        if (scope.kind === 'element') throw invalidFilter('Value filters cannot be nested');
+        const attribute = lookup(node.attrPath);
+        if (attribute.kind !== 'jsonArray') throw invalidFilter(`'${node.attrPath}' is not multi-valued: it takes no [ ] filter`);
+        return elements(attribute.column, walk(node.valFilter, { kind: 'element', parent: node.attrPath, subAttributes: attribute.subAttributes }));
       }
       case 'pr':
-        return attributeCondition(lookup(node.attrPath), 'pr', null);
+        return condition(scope, node.attrPath, 'pr', null);
       default:
-        return attributeCondition(lookup(node.attrPath), node.op, node.compValue);
+        return condition(scope, node.attrPath, node.op, node.compValue);
     }
   };
-  return { sql: walk(ast), params };
+  return { sql: walk(ast, { kind: 'resource', attributes }), params };
 }

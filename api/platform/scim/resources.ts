@@ -2,7 +2,7 @@
  * SCIM Users and Groups of one workspace. The stored SCIM document is the source of truth for what
  * a client sent; the columns are its projection for filtering and uniqueness. Each provisioned user
  * is a `users` row; while active they hold a membership whose role is the highest role among their
- * groups (in no group: the role they have, `member` for a new membership; an `owner` stays owner). Deactivation (active=false) keeps the user
+ * groups (see syncMembership). Deactivation (active=false) keeps the user
  * listed, removes the membership and revokes every sign-in; DELETE does the same and forgets them.
  */
 import type { PoolClient, Queryable } from '../../../lib/db.ts';
@@ -35,14 +35,16 @@ const optionalString = (value: unknown, attribute: string): string | null => {
 };
 const READ_ONLY = ['id', 'meta', 'groups', 'password', 'schemas'];
 
+const EMAIL_SUB_ATTRIBUTES = ['value', 'type', 'primary'] as const;
 export const userFilterAttributes: Record<string, FilterAttribute> = {
   id: { kind: 'column', sql: 'id::text', caseExact: true },
   userName: { kind: 'column', sql: 'user_name', caseExact: false },
   externalId: { kind: 'column', sql: 'external_id', caseExact: true },
   displayName: { kind: 'column', sql: 'display_name', caseExact: false },
   active: { kind: 'column', sql: 'active::text', caseExact: false },
-  'emails.value': { kind: 'jsonArray', column: 'emails', key: 'value', caseExact: false },
-  emails: { kind: 'jsonArray', column: 'emails', key: 'value', caseExact: false },
+  'emails.value': { kind: 'jsonArray', column: 'emails', key: 'value', caseExact: false, subAttributes: EMAIL_SUB_ATTRIBUTES },
+  'emails.type': { kind: 'jsonArray', column: 'emails', key: 'type', caseExact: false, subAttributes: EMAIL_SUB_ATTRIBUTES },
+  emails: { kind: 'jsonArray', column: 'emails', key: 'value', caseExact: false, subAttributes: EMAIL_SUB_ATTRIBUTES },
   'name.givenName': { kind: 'column', sql: 'given_name', caseExact: false },
   'name.familyName': { kind: 'column', sql: 'family_name', caseExact: false },
 };
@@ -140,8 +142,13 @@ export async function renderUsers(db: Queryable, rows: scim.ScimUserRow[], base:
   );
 }
 
-/** Brings the membership in line with the provisioned user: active → member with the group role; inactive → none. */
-async function syncMembership(db: PoolClient, workspaceId: string, row: scim.ScimUserRow, revokeReason: string): Promise<void> {
+/**
+ * Brings the membership in line with the provisioned user: active → member with the group role;
+ * inactive → none. `groupsChanged`: their group memberships just changed, so a user left in no group
+ * falls back to `member` (leaving the Admins group takes admin away); otherwise a user in no group
+ * keeps the role they have. An owner stays owner.
+ */
+async function syncMembership(db: PoolClient, workspaceId: string, row: scim.ScimUserRow, revokeReason: string, groupsChanged = false): Promise<void> {
   const membership = await users.findMembership(db, workspaceId, row.user_id);
   if (!row.active) {
     if (membership) {
@@ -154,8 +161,9 @@ async function syncMembership(db: PoolClient, workspaceId: string, row: scim.Sci
     return;
   }
   const groupRole = await scim.groupRoleOf(db, row.id);
-  if (!membership) await users.ensureMembership(db, workspaceId, row.user_id, groupRole ?? 'member');
-  else if (groupRole && membership.role !== 'owner' && membership.role !== groupRole) await users.updateMembershipRole(db, workspaceId, row.user_id, groupRole);
+  if (!membership) return void (await users.ensureMembership(db, workspaceId, row.user_id, groupRole ?? 'member'));
+  const role = groupRole ?? (groupsChanged ? 'member' : null);
+  if (role && membership.role !== 'owner' && membership.role !== role) await users.updateMembershipRole(db, workspaceId, row.user_id, role);
 }
 
 const audit = (db: PoolClient, scope: ScimScope, action: string, targetType: string, targetId: string, metadata: Record<string, unknown> = {}) =>
@@ -283,7 +291,8 @@ async function setMembers(db: PoolClient, scope: ScimScope, group: scim.ScimGrou
   if (unknown.length) throw invalidValue(`No such User: ${unknown.join(', ')}`);
   await scim.setGroupMembers(db, group.id, memberIds);
   const affected = new Set([...previous, ...memberIds]);
-  for (const user of await scim.scimUsersByIds(db, scope.workspaceId, [...affected])) await syncMembership(db, scope.workspaceId, user, 'scim_deactivated');
+  for (const user of await scim.scimUsersByIds(db, scope.workspaceId, [...affected]))
+    await syncMembership(db, scope.workspaceId, user, 'scim_deactivated', true);
 }
 
 const groupNameTaken = (name: string) => new ScimError(409, `A group named '${name}' already exists`, 'uniqueness');
@@ -330,7 +339,7 @@ export async function patchGroup(db: PoolClient, scope: ScimScope, id: string, o
 export async function deleteGroup(db: PoolClient, scope: ScimScope, id: string) {
   await lockGroup(db, scope, id);
   const members = await scim.deleteScimGroup(db, scope.workspaceId, id);
-  for (const user of await scim.scimUsersByIds(db, scope.workspaceId, members)) await syncMembership(db, scope.workspaceId, user, 'scim_deactivated');
+  for (const user of await scim.scimUsersByIds(db, scope.workspaceId, members)) await syncMembership(db, scope.workspaceId, user, 'scim_deactivated', true);
   await audit(db, scope, 'scim.group.deleted', 'scim_group', id);
 }
 

@@ -197,15 +197,47 @@ test('OIDC refusals: deny by default, and ID tokens with a wrong nonce, audience
   assertError(await t.platform.get('/v1/auth/sso/callback?state=made-up&code=x'), 401, 'invalid_grant');
 });
 
-test('sso_required: exchange gets 403 sso_required, SSO still signs in', async () => {
+/**
+ * Authentication rule 8, "other sign-in gets 403 sso_required", read as every way a person signs in
+ * other than the workspace's SSO (docs/decisions.md): exchange, accepting an invitation, and the
+ * sign-ins already made otherwise, whose access tokens and refresh tokens are refused while SSO is
+ * enforced. Machine credentials (service-account tokens, API keys) are no sign-in and keep working.
+ */
+test('sso_required: every sign-in not made through SSO gets 403 sso_required (exchange, live sessions, refresh); SSO still signs in', async () => {
+  const alice = await exchange('alice-exchange', 'alice@example.com');
+  assert.is(alice.status, 200, alice.text);
+  const robot = await t.platform.post('/v1/service-accounts', { name: 'break-glass', scopes: ['workspace:admin', 'members:read'] }, { token: owner });
+  const robotToken = (
+    await t.platform.post(
+      `/v1/service-accounts/${robot.body.id}/tokens`,
+      { name: 'k', expires_at: new Date(Date.now() + 86400_000).toISOString() },
+      { token: owner },
+    )
+  ).body.token;
+
   const on = await t.platform.patch('/v1/workspaces/current', { sso_required: true }, { token: owner });
   assert.is(on.status, 200, on.text);
   assert.is(on.body.sso_required, true);
   assertError(await exchange('alice-exchange', 'alice@example.com'), 403, 'sso_required');
+  assertError(await t.platform.get('/v1/issues', { token: alice.body.access_token }), 403, 'sso_required');
+  assertError(await t.platform.post('/v1/auth/refresh', { refresh_token: alice.body.refresh_token }), 403, 'sso_required');
+  assertError(await t.platform.get('/v1/workspaces/current', { token: owner }), 403, 'sso_required');
+  assert.is((await t.platform.get('/v1/workspaces/current', { token: robotToken })).status, 200, 'a service account is no sign-in');
+
   const { res } = await oidcSignIn({ sub: 'alice-sso', email: 'alice@example.com' });
   assert.is(res.status, 200, res.text);
+  assert.is((await t.platform.get('/v1/issues', { token: res.body.access_token })).status, 200);
+  const refreshed = await t.platform.post('/v1/auth/refresh', { refresh_token: res.body.refresh_token });
+  assert.is(refreshed.status, 200, refreshed.text);
+  const methods = (await t.app.pool.query(`select method from token_families where revoked_at is null order by created_at`)).rows.map((r) => r.method);
+  assert.ok(methods.includes('sso') && methods.includes('exchange'), methods.join());
+
+  // The owner's identity at the provider is already linked: they sign in through SSO like anyone.
+  const ownerSso = (await oidcSignIn({ sub: 'owner-sub', email: 'demo@svc.local' })).res;
+  assert.is(ownerSso.status, 200, ownerSso.text);
+  const admin = ownerSso.body.access_token;
   // Accepting an invitation makes the member but is no sign-in: that goes through SSO.
-  const invite = await t.platform.post('/v1/invitations', { email: 'carol@example.com', role: 'viewer' }, { token: owner });
+  const invite = await t.platform.post('/v1/invitations', { email: 'carol@example.com', role: 'viewer' }, { token: admin });
   const accepted = await t.platform.post('/v1/invitations/accept', {
     invitation_token: new URL(invite.body.url).searchParams.get('token'),
     subject_token: await idp.sign({ sub: 'carol-exchange', email: 'carol@example.com', email_verified: true }),
@@ -215,9 +247,12 @@ test('sso_required: exchange gets 403 sso_required, SSO still signs in', async (
   assert.is(carol.res.status, 200, carol.res.text);
   assert.ok(carol.res.body.scope.split(' ').includes('issues:read'));
   assert.not.ok(carol.res.body.scope.split(' ').includes('issues:write'), 'the invited viewer role');
-  assertError(await t.platform.delete(`/v1/sso/connections/${oidcConnection}`, { token: owner }), 409, 'conflict');
-  assert.is((await t.platform.patch('/v1/workspaces/current', { sso_required: false }, { token: owner })).status, 200);
+  assertError(await t.platform.delete(`/v1/sso/connections/${oidcConnection}`, { token: admin }), 409, 'conflict');
+
+  // Turned off (here by the service account, the break-glass credential), other sign-ins work again.
+  assert.is((await t.platform.patch('/v1/workspaces/current', { sso_required: false }, { token: robotToken })).status, 200);
   assert.is((await exchange('alice-exchange', 'alice@example.com')).status, 200);
+  assert.is((await t.platform.get('/v1/workspaces/current', { token: owner })).status, 200);
 });
 
 // ---------------------------------------------------------------------------------------------
