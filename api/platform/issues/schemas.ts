@@ -60,7 +60,12 @@ export const severityInput = z.string().transform((v, ctx) => {
   return normalized;
 });
 
-export const timestampInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }).transform((v) => new Date(v));
+// Year 0000 is ISO 8601 but has no PostgreSQL timestamp (which goes from 1 BC to 1 AD): refused here
+// rather than failing the whole write.
+export const timestampInput = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 timestamp' })
+  .transform((v) => new Date(v))
+  .refine((d) => d.getUTCFullYear() >= 1, 'must be in the years 0001 to 9999');
 
 export const narrativeInput = z.string().max(100_000, 'must be at most 100000 characters');
 

@@ -72,6 +72,15 @@ test('external_id, title and source are required; each missing one is a validati
   assert.is(list.body.data.length, 0, 'nothing was stored');
 });
 
+test('occurred_at in year 0000 (ISO 8601, but no PostgreSQL timestamp) is a validation error, not a failed write', async () => {
+  const record = { external_id: ext(), title: 'Year zero', source: 'jira', narrative: 'text', occurred_at: '0000-06-01T00:00:00Z' };
+  assertValidation(await ingestOne(record), { occurred_at: 'must be in the years 0001 to 9999' });
+  const batch = await ingestBatch([record, { ...record, external_id: ext(), occurred_at: '0001-01-01T00:00:00Z' }]);
+  assert.is(batch.status, 202, batch.text);
+  assert.equal(batch.body.rejected, [{ index: 0, errors: [{ field: 'occurred_at', message: 'must be in the years 0001 to 9999' }] }]);
+  assert.is((await issue(batch.body.issue_ids[0])).occurred_at, '0001-01-01T00:00:00.000Z');
+});
+
 test('narrative is optional: blocked_no_narrative and a missing_narrative review item', async () => {
   for (const narrative of [undefined, null, '', '   \n ']) {
     const res = await ingestOne({ external_id: ext(), title: 'No story told', source: 'pager', ...(narrative === undefined ? {} : { narrative }) });
