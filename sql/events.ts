@@ -71,9 +71,7 @@ const insertEventsSql = (
 ) => `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
      select $1, ${firstSequence} + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type,
             case when e.from_row is null then e.payload
-                 else (select issue_event_payload(e.event_type, e.from_row, i.source, i.external_id, i.title, i.narrative, i.severity, i.occurred_at,
-                                                  i.source_created_at, i.engine_status, i.ineligible_reason)
-                         from issues i where i.workspace_id = $1 and i.id = e.aggregate_id) end,
+                 else (select issue_event_payload(i, e.event_type, e.from_row) from issues i where i.workspace_id = $1 and i.id = e.aggregate_id) end,
             e.actor_type, e.actor_id, coalesce(e.occurred_at, $2), $2
        from ${from}rows from (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::uuid[]), unnest($7::text[]), jsonb_array_elements($8::jsonb),
                               unnest($9::timestamptz[]), unnest($11::text[]))

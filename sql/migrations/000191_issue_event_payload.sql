@@ -7,22 +7,14 @@
 -- toISOString() writes them (UTC, milliseconds, "Z"; the two agree for the years 1 to 9999, the only
 -- ones an issue row can hold), absent values as null. `via` is the issue.created event's `via`
 -- (ignored for issue.reingested). Tested against the JSON payloads in test/sql/eventLog.test.ts.
--- The row's columns are passed one by one (not the row): a one-expression SQL function of scalars is
--- inlined into the calling statement, and no composite row is built per event.
-create function issue_event_payload(
-  event_type text, via text, source text, external_id text, title text, narrative text, severity text,
-  occurred_at timestamptz, source_created_at timestamptz, engine_status text, ineligible_reason text
-) returns jsonb language sql stable as $$
-  select case when event_type = 'issue.created'
-    then jsonb_build_object(
-           'source', source, 'external_id', external_id, 'title', title, 'narrative', narrative, 'severity', severity,
-           'occurred_at', to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'source_created_at', to_char(source_created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'engine_status', engine_status, 'ineligible_reason', ineligible_reason, 'via', via)
-    else jsonb_build_object(
-           'title', title, 'narrative', narrative, 'severity', severity,
-           'occurred_at', to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'source_created_at', to_char(source_created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'engine_status', engine_status, 'ineligible_reason', ineligible_reason)
-  end
+create function issue_event_payload(i issues, event_type text, via text) returns jsonb language sql stable as $$
+  select jsonb_build_object(
+           'title', i.title,
+           'narrative', i.narrative,
+           'severity', i.severity,
+           'occurred_at', to_char(i.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'source_created_at', to_char(i.source_created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'engine_status', i.engine_status,
+           'ineligible_reason', i.ineligible_reason)
+         || case when event_type = 'issue.created' then jsonb_build_object('source', i.source, 'external_id', i.external_id, 'via', via) else '{}'::jsonb end
 $$;
