@@ -31,13 +31,6 @@ export interface NewEvent {
   eventType: string;
   payload: Record<string, unknown>;
   occurredAt?: Date;
-  /**
-   * The payload is stored as Postgres builds it from the issue's row (`issue_event_payload`, migration
-   * 000191) instead of being sent: set by ingest for issue.created / issue.reingested, whose payload is
-   * that row's fields. The row is read when the batch is flushed, so only the last event of an issue
-   * in its transaction may carry this, and `payload` must equal what the function builds (a test checks).
-   */
-  payloadFromIssueRow?: boolean;
 }
 
 export interface StoredEvent {
@@ -62,20 +55,14 @@ const STATEMENT_EVENTS = 5000;
 
 // The events travel as parallel arrays, the payloads as one JSON array (not a jsonb[] literal, whose
 // per-element quoting costs more than the insert on both ends); rows from (…) with ordinality keeps
-// the columns aligned. $1 workspace, $2 recorded_at, $3..$9 and $11 the events, $10 the first sequence
-// or count. $11 marks the payloads built from the issue's row (null in $8): the `via` of an
-// issue.created event, '' for issue.reingested; null for a payload sent in $8.
+// the columns aligned. $1 workspace, $2 recorded_at, $3..$9 the events, $10 the first sequence or count.
 const insertEventsSql = (
   firstSequence: string,
   from: string,
 ) => `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
-     select $1, ${firstSequence} + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type,
-            case when e.from_row is null then e.payload
-                 else (select issue_event_payload(i, e.event_type, e.from_row) from issues i where i.workspace_id = $1 and i.id = e.aggregate_id) end,
-            e.actor_type, e.actor_id, coalesce(e.occurred_at, $2), $2
-       from ${from}rows from (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::uuid[]), unnest($7::text[]), jsonb_array_elements($8::jsonb),
-                              unnest($9::timestamptz[]), unnest($11::text[]))
-            with ordinality as e(actor_type, actor_id, aggregate_type, aggregate_id, event_type, payload, occurred_at, from_row, ord)`;
+     select $1, ${firstSequence} + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type, e.payload, e.actor_type, e.actor_id, coalesce(e.occurred_at, $2), $2
+       from ${from}rows from (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::uuid[]), unnest($7::text[]), jsonb_array_elements($8::jsonb), unnest($9::timestamptz[]))
+            with ordinality as e(actor_type, actor_id, aggregate_type, aggregate_id, event_type, payload, occurred_at, ord)`;
 
 // Takes the counter row, reserves $10 sequences and inserts the first statement's events: one round trip.
 const reserveAndInsertSql = `with reserved as (
@@ -136,12 +123,11 @@ export class EventBatch {
         chunk.map((p) => p.event.aggregateType),
         chunk.map((p) => p.event.aggregateId),
         chunk.map((p) => p.event.eventType),
-        JSON.stringify(chunk.map((p) => (p.event.payloadFromIssueRow ? null : p.event.payload))),
+        JSON.stringify(chunk.map((p) => p.event.payload)),
         chunk.map((p) => p.event.occurredAt ?? null),
       ];
-      const fromRow = chunk.map((p) => (p.event.payloadFromIssueRow ? String(p.event.payload.via ?? '') : null));
-      if (start === 0) first = (await this.db.query<{ first: number }>(reserveAndInsertSql, [...params, this.pending.length, fromRow])).rows[0].first;
-      else await this.db.query(insertMoreSql, [...params, first + start, fromRow]);
+      if (start === 0) first = (await this.db.query<{ first: number }>(reserveAndInsertSql, [...params, this.pending.length])).rows[0].first;
+      else await this.db.query(insertMoreSql, [...params, first + start]);
     }
     return this.pending.map(({ event }, i) => ({
       workspace_id: this.workspaceId,

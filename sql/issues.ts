@@ -164,16 +164,13 @@ export async function ingestIssues(db: Queryable, events: EventBatch, actor: Act
       engine_status: eligibility.status,
       ineligible_reason: eligibility.reason,
     };
-    // One event per issue (the last record of a key decides it): Postgres builds its payload from the
-    // row this transaction writes (see NewEvent).
     const event: NewEvent = state
-      ? { aggregateType: 'issue', aggregateId: state.id, eventType: 'issue.reingested', payload: common, payloadFromIssueRow: true }
+      ? { aggregateType: 'issue', aggregateId: state.id, eventType: 'issue.reingested', payload: common }
       : {
           aggregateType: 'issue',
           aggregateId: randomUUID(),
           eventType: 'issue.created',
           payload: { source: input.source, external_id: input.external_id, ...common, via },
-          payloadFromIssueRow: true,
         };
     return { state, event, created: !state };
   });
