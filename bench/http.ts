@@ -45,7 +45,7 @@ import { platformRoute, type PlatformRoute } from '../api/platform/route.ts';
 import { platformRoutes } from '../api/platform/routes.ts';
 import { reply } from '../api/http/routes.ts';
 import { jobRunList, jobStatuses, type JobRun } from '../sql/jobRuns.ts';
-import { liveFamilyRole } from '../sql/tokenFamilies.ts';
+import { liveSignIn } from '../sql/tokenFamilies.ts';
 import { createAppContext } from '../scripts/processes.ts';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import type { LoadResult, LoadRound } from './httpLoadClient.ts';
@@ -242,7 +242,7 @@ async function main() {
       };
       // The baseline: the endpoint's own database work (sign-in check, page, total), nothing else.
       bareApp.get('/v1/bench/bare-sql', async (_req, res) => {
-        if (!(await liveFamilyRole(pool, claims.fam, claims.sub, claims.ws))) throw new Error('sign-in is not live');
+        if (!(await liveSignIn(pool, claims.fam, claims.sub, claims.ws))) throw new Error('sign-in is not live');
         sendJson(res, JSON.stringify(await listPage()));
       });
       bareApp.get('/v1/bench/bare-list', async (_req, res) => sendJson(res, JSON.stringify(await listPage())));

@@ -105,16 +105,6 @@ export async function insertOutboxSms(db: Queryable, to: string, body: string, s
   await db.query('insert into outbox_sms (to_number, body, status) values ($1, $2, $3)', [to, body, status]);
 }
 
-/** Whether the workspace enforces MFA and this user has no verified factor (the 403 `mfa_required` case). */
-export async function mfaEnrolmentMissing(db: Queryable, workspaceId: string, userId: string): Promise<boolean> {
-  const { rows } = await db.query<{ missing: boolean }>(
-    `select w.mfa_required and not exists (select 1 from mfa_factors f where f.user_id = $2 and f.status = 'verified') as missing
-       from workspaces w where w.id = $1`,
-    [workspaceId, userId],
-  );
-  return rows[0]?.missing ?? false;
-}
-
 /** GET /v1/mfa/factors: the caller's own factors. */
 export function factorList(userId: string): ListSource {
   return {

@@ -99,23 +99,26 @@ export async function revokeFamily(db: Queryable, familyId: string, reason: stri
 
 /**
  * A live sign-in (the family is not revoked and the membership still exists): the member's current
- * role, and whether the workspace now enforces SSO on a sign-in that did not come through it.
+ * role, whether the workspace now enforces SSO on a sign-in that did not come through it, and whether
+ * it enforces MFA on a member without a verified factor. One query: it runs on every bearer request.
  */
-export async function liveSignIn(db: Queryable, familyId: string, userId: string, workspaceId: string): Promise<{ role: string; ssoRequired: boolean } | null> {
-  const { rows } = await db.query<{ role: string; sso_required: boolean }>(
-    `select m.role, (w.sso_required and f.method <> 'sso') as sso_required
+export async function liveSignIn(
+  db: Queryable,
+  familyId: string,
+  userId: string,
+  workspaceId: string,
+): Promise<{ role: string; ssoRequired: boolean; mfaMissing: boolean } | null> {
+  const { rows } = await db.query<{ role: string; sso_required: boolean; mfa_missing: boolean }>(
+    `select m.role, (w.sso_required and f.method <> 'sso') as sso_required,
+            (w.mfa_required and not exists (select 1 from mfa_factors x where x.user_id = f.user_id and x.status = 'verified')) as mfa_missing
        from token_families f
        join memberships m on m.workspace_id = f.workspace_id and m.user_id = f.user_id
        join workspaces w on w.id = f.workspace_id
       where f.id = $1 and f.user_id = $2 and f.workspace_id = $3 and f.revoked_at is null`,
     [familyId, userId, workspaceId],
   );
-  return rows[0] ? { role: rows[0].role, ssoRequired: rows[0].sso_required } : null;
-}
-
-/** The caller's current role when the family is live and the membership still exists. */
-export async function liveFamilyRole(db: Queryable, familyId: string, userId: string, workspaceId: string): Promise<string | null> {
-  return (await liveSignIn(db, familyId, userId, workspaceId))?.role ?? null;
+  const row = rows[0];
+  return row ? { role: row.role, ssoRequired: row.sso_required, mfaMissing: row.mfa_missing } : null;
 }
 
 /** Revokes every live token family of a user in a workspace (their tokens stop working at once). */

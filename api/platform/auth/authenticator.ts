@@ -55,9 +55,8 @@ export function createPlatformAuthenticator(app: AppContext): PlatformAuthentica
       if (!live) return null;
       // Authentication rule 8: in a workspace that enforces SSO, a sign-in made otherwise is refused.
       if (live.ssoRequired) throw ssoRequired();
-      const role = live.role as Role;
-      await assertMfaEnrolment(app, claims.workspaceId, claims.userId, req);
-      const allowed = new Set<string>(roleScopes[role]);
+      assertMfaEnrolment(live.mfaMissing, req);
+      const allowed = new Set<string>(roleScopes[live.role as Role]);
       return {
         kind: 'user',
         workspaceId: claims.workspaceId,
