@@ -161,7 +161,8 @@ async function main() {
     const rawEvents = newRaw(); // issue and event rows
     const addCpu = (acc: number | null, v: number | null) => (acc === null || v === null ? null : acc + v);
     // Per round: HTTP rate over the raw issue+event rate of the same round (its neighbour in time).
-    const roundRates: Array<{ http: number; rawEvents: number }> = [];
+    const httpRoundRates: number[] = [];
+    const rawEventsRoundRates: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const start = WARMUP + round * perRound;
       const count = Math.min(perRound, WARMUP + RECORDS - start);
@@ -174,7 +175,7 @@ async function main() {
         const cpu = cpuBetween(before, await cpuSnapshot(pool, db.name));
         acc.records += count;
         acc.seconds += seconds;
-        if (withEvents) roundRates[round] = { ...roundRates[round], rawEvents: count / seconds };
+        if (withEvents) rawEventsRoundRates[round] = count / seconds;
         acc.cpuClient += cpu.self;
         acc.cpuPostgres = addCpu(acc.cpuPostgres, cpu.postgres);
         log(
@@ -186,7 +187,7 @@ async function main() {
         const r = await client.run(httpJob(start, count));
         const cpu = cpuBetween(before, await cpuSnapshot(pool, db.name));
         checkHttp(`round ${round + 1}`, r);
-        roundRates[round] = { ...roundRates[round], http: r.accepted / r.seconds };
+        httpRoundRates[round] = r.accepted / r.seconds;
         http.records += r.accepted;
         http.seconds += r.seconds;
         http.bytes += r.bodyBytes;
@@ -224,7 +225,7 @@ async function main() {
     const httpRate = http.records / http.seconds;
     const rawRate = raw.records / raw.seconds;
     const rawEventsRate = rawEvents.records / rawEvents.seconds;
-    const roundRatios = roundRates.map((r) => r.http / r.rawEvents);
+    const roundRatios = httpRoundRates.map((rate, round) => rate / rawEventsRoundRates[round]);
     const ratio = median(roundRatios);
     log();
     log('| measure | value | target | verdict |');

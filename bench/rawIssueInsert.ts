@@ -16,6 +16,7 @@ import { DEFAULT_SEVERITY, normalizeSeverity } from '../domain/severity.ts';
 import { engineEligibility } from '../domain/engineEligibility.ts';
 import type { SyntheticRecord } from '../fixtures/syntheticIssues.ts';
 import { issueRowColumns } from '../sql/issueProjection.ts';
+import { MISSING_NARRATIVE_REASON } from '../sql/issues.ts';
 
 export const SCRATCH_TABLE = 'bench_issues';
 const SCRATCH_ISSUES_WITH_EVENTS = 'bench_issues_with_events';
@@ -59,9 +60,6 @@ const withEventsSql = `with issues as (${insertInto(SCRATCH_ISSUES_WITH_EVENTS)}
   select $${n + 1}, nextval('${SCRATCH_SEQUENCE}'), e.aggregate_type, e.aggregate_id, e.event_type, e.payload, 'service_account', null, now(), now()
     from rows from (unnest($${n + 2}::text[]), unnest($${n + 3}::uuid[]), unnest($${n + 4}::text[]), jsonb_array_elements($${n + 5}::jsonb))
          as e(aggregate_type, aggregate_id, event_type, payload)`;
-
-// The review item the service opens for an issue without a narrative (sql/issues.ts).
-const MISSING_NARRATIVE_REASON = 'The issue has no narrative; supply one to make it eligible for clustering.';
 
 export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: Date): RawBatch {
   const cols: unknown[][] = columns.map(() => []);

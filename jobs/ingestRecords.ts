@@ -44,8 +44,8 @@ export async function ingestRecords(
       const outcome = await ingestIssues(client, events, actor, inputs, 'ingest');
       await alsoInTransaction?.(client, outcome);
       const issueIds = outcome.results.map((r) => r.issue_id);
-      const created = outcome.results.filter((r) => r.created).length;
       const reingested = outcome.results.filter((r) => !r.created).map((r) => r.issue_id);
+      const created = outcome.results.length - reingested.length;
       const escalated = outcome.results.filter((r) => r.escalated).map((r) => r.issue_id);
       const { job } = await enqueueJob(
         client,
@@ -55,7 +55,7 @@ export async function ingestRecords(
           mode,
           issue_ids: issueIds,
           created,
-          updated: outcome.results.length - created,
+          updated: reingested.length,
           rejected,
           notify: { reingested: [...new Set(reingested)], escalated: [...new Set(escalated)] },
         },

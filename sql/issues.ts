@@ -29,6 +29,9 @@ export interface IngestOutcome {
   results: Array<{ issue_id: string; engine_status: EngineStatus; created: boolean; escalated: boolean }>;
 }
 
+/** The reason of the review item an issue without a narrative opens. */
+export const MISSING_NARRATIVE_REASON = 'The issue has no narrative; supply one to make it eligible for clustering.';
+
 const keyOf = (source: string, externalId: string) => `${source}\u0000${externalId}`;
 
 /**
@@ -115,7 +118,7 @@ async function writeIssueEvents(
     blocked.map((n) => ({
       kind: 'missing_narrative' as const,
       issueId: n.after.id,
-      reason: 'The issue has no narrative; supply one to make it eligible for clustering.',
+      reason: MISSING_NARRATIVE_REASON,
     })),
   );
   const unblocked = next.filter((n) => n.before?.engine_status === 'blocked_no_narrative' && n.after.engine_status !== 'blocked_no_narrative');
