@@ -8,7 +8,8 @@
  * a real `svc serve` child process on it (HTTP in its process, the job runner in its worker process,
  * the engine's stages in a worker thread there). A client in this process sends `GET /v1/issues?limit=25`
  * one after another every `--interval-ms` (paced: the product's per-IP limit of 600 requests a minute
- * applies to a real process, and an API client polls rather than floods): first for `--idle-seconds`
+ * applies to a real process, and an API client polls rather than floods; with the run's status polled
+ * every second that is 560 a minute): first for `--idle-seconds`
  * with nothing running, then from `POST /v1/engine/runs` until the run has succeeded, then idle again.
  * Target: p99 during the run at most 2x the idle p99 (both idle phases pooled).
  */
@@ -116,7 +117,7 @@ try {
   let finished: string | undefined;
   const watcher = (async () => {
     while (!finished) {
-      await sleep(500);
+      await sleep(1000);
       const run = (await (await fetch(`${platform}/v1/engine/runs/${runId}`, { headers })).json()) as {
         status: string;
         manifest: { stages: Array<{ stage: string }> };
@@ -128,7 +129,10 @@ try {
         run.status !== 'running' ? run.status : stored.length === 0 ? 'until snapshot stored' : stored.length >= 10 ? 'apply' : `after ${stored.at(-1)!.stage}`;
     }
   })();
-  const during = await poll(() => finished !== undefined);
+  // A failed request ends the watcher too, so the error reported is the request's.
+  const during = await poll(() => finished !== undefined).finally(() => {
+    finished ??= 'abandoned';
+  });
   await watcher;
   const runSeconds = (Date.now() - runStarted) / 1000;
   if (finished !== 'succeeded') throw new Error(`the engine run ${finished}`);
@@ -148,10 +152,12 @@ try {
       [
         ...rows.map((r) => [r.name, String(r.n), fmt(r.p50), fmt(r.p99), fmt(r.max)]),
         ['ratio during / idle', '', fmt(rows[1].p50 / rows[0].p50), fmt(ratio), ''],
+        // The two idle phases apart: the run leaves the table changed (new row versions, dead old ones).
+        ...[summary('  idle before', idleBefore), summary('  idle after', idleAfter)].map((r) => [r.name, String(r.n), fmt(r.p50), fmt(r.p99), fmt(r.max)]),
       ],
     ),
   );
-  // Where the slow requests of the run fall (phase as the watcher last saw it, polled every 500 ms).
+  // Where the slow requests of the run fall (phase as the watcher last saw it, polled every second).
   const byPhase = new Map<string, number[]>();
   during.forEach((ms, i) => {
     const name = phaseOf[duringFrom + i];

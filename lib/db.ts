@@ -52,6 +52,24 @@ export function createPool(connectionString: string, options: { max?: number; ap
   return pool;
 }
 
+const preparedNames = new Set<string>();
+
+/**
+ * A constant statement of a hot path, prepared once per connection: Postgres parses and plans it on its
+ * first use there and then only binds and executes it (after five runs with a custom plan it keeps a
+ * generic one when that costs no more). Parsing and planning were about a tenth of the database's work
+ * on the ingest path (docs/benchmarks.md). Rules: the text is constant (built once, at module load);
+ * the result columns are named, never `*`, because a prepared statement whose result columns change
+ * (a migration adds a column) fails with "cached plan must not change result type" until its
+ * connection is replaced; `name` is unique in the process (checked here). A pooler in front of
+ * Postgres must support prepared statements (docs/decisions.md).
+ */
+export function prepared(name: string, text: string): (values: unknown[]) => pg.QueryConfig {
+  if (preparedNames.has(name)) throw new Error(`prepared statement ${name} is defined twice`);
+  preparedNames.add(name);
+  return (values) => ({ name, text, values });
+}
+
 /**
  * Runs `fn` inside BEGIN/COMMIT on one client; rolls back and rethrows on any error. `begin` may carry
  * the transaction's modes (`begin isolation level repeatable read read only`).

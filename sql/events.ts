@@ -15,7 +15,7 @@
  * that the holder needs (no deadlock). Writers of one workspace run concurrently up to that point, so
  * the part that is serialised per workspace is only the events insert and the commit.
  */
-import { withTransaction, withTransactionRetry, type Pool, type PoolClient, type Queryable } from '../lib/db.ts';
+import { prepared, withTransaction, withTransactionRetry, type Pool, type PoolClient, type Queryable } from '../lib/db.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
 
 export const aggregateTypes = ['issue', 'pattern', 'review_item', 'config', 'engine_run', 'alert', 'recommendation'] as const;
@@ -65,16 +65,20 @@ const insertEventsSql = (
             with ordinality as e(actor_type, actor_id, aggregate_type, aggregate_id, event_type, payload, occurred_at, ord)`;
 
 // Takes the counter row, reserves $10 sequences and inserts the first statement's events: one round trip.
-const reserveAndInsertSql = `with reserved as (
+const reserveAndInsert = prepared(
+  'events_reserve_and_insert',
+  `with reserved as (
        insert into workspace_event_counters (workspace_id, last_sequence) values ($1, $10::bigint)
        on conflict (workspace_id) do update set last_sequence = workspace_event_counters.last_sequence + $10::bigint
        returning last_sequence - $10::bigint + 1 as first
      ), written as (
        ${insertEventsSql('r.first', 'reserved as r cross join ')}
      )
-     select first from reserved`;
+     select first from reserved`,
+);
 
-const insertMoreSql = insertEventsSql('$10::bigint', '');
+const insertMore = prepared('events_insert_more', insertEventsSql('$10::bigint', ''));
+const transactionClock = prepared('transaction_clock', `select date_trunc('milliseconds', now()) as now`);
 
 /**
  * The events one transaction appends, written as its last statement (see the protocol above).
@@ -93,7 +97,7 @@ export class EventBatch {
 
   /** Starts the batch of the transaction `db` is in (`now()` is the transaction's start, whenever it is read). */
   static async start(db: Queryable, workspaceId: string): Promise<EventBatch> {
-    const { rows } = await db.query<{ now: Date }>(`select date_trunc('milliseconds', now()) as now`);
+    const { rows } = await db.query<{ now: Date }>(transactionClock([]));
     return new EventBatch(db, workspaceId, rows[0].now);
   }
 
@@ -126,8 +130,8 @@ export class EventBatch {
         JSON.stringify(chunk.map((p) => p.event.payload)),
         chunk.map((p) => p.event.occurredAt ?? null),
       ];
-      if (start === 0) first = (await this.db.query<{ first: number }>(reserveAndInsertSql, [...params, this.pending.length])).rows[0].first;
-      else await this.db.query(insertMoreSql, [...params, first + start]);
+      if (start === 0) first = (await this.db.query<{ first: number }>(reserveAndInsert([...params, this.pending.length]))).rows[0].first;
+      else await this.db.query(insertMore([...params, first + start]));
     }
     return this.pending.map(({ event }, i) => ({
       workspace_id: this.workspaceId,

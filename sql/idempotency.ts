@@ -4,7 +4,7 @@
  * refused instead of executed twice; a claim left behind by a crashed process expires after
  * `lockMs`.
  */
-import type { Queryable } from '../lib/db.ts';
+import { prepared, type Queryable } from '../lib/db.ts';
 
 export interface IdempotencyId {
   authHash: string;
@@ -20,19 +20,27 @@ export interface StoredResponse {
 
 export type ClaimResult = { outcome: 'claimed' } | { outcome: 'replay'; response: StoredResponse } | { outcome: 'in_flight' } | { outcome: 'mismatch' };
 
+// Every idempotent request runs these two statements: prepared (lib/db.ts).
+const claim = prepared(
+  'idempotency_claim',
+  `insert into idempotency_keys (auth_hash, idempotency_key, path, request_hash, state, locked_until, expires_at)
+   values ($1, $2, $3, $4, 'in_flight', now() + $5 * interval '1 millisecond', now() + $6 * interval '1 millisecond')
+   on conflict (auth_hash, idempotency_key, path) do update
+     set request_hash = excluded.request_hash, state = 'in_flight', locked_until = excluded.locked_until,
+         created_at = now(), expires_at = excluded.expires_at,
+         response_status = null, response_headers = null, response_body = null
+     where idempotency_keys.expires_at < now()
+        or (idempotency_keys.state = 'in_flight' and idempotency_keys.locked_until < now())
+   returning 1`,
+);
+const store = prepared(
+  'idempotency_store',
+  `update idempotency_keys set state = 'completed', response_status = $4, response_headers = $5, response_body = $6
+   where auth_hash = $1 and idempotency_key = $2 and path = $3`,
+);
+
 export async function claimIdempotencyKey(db: Queryable, id: IdempotencyId, requestHash: string, lockMs: number, ttlMs: number): Promise<ClaimResult> {
-  const claimed = await db.query(
-    `insert into idempotency_keys (auth_hash, idempotency_key, path, request_hash, state, locked_until, expires_at)
-     values ($1, $2, $3, $4, 'in_flight', now() + $5 * interval '1 millisecond', now() + $6 * interval '1 millisecond')
-     on conflict (auth_hash, idempotency_key, path) do update
-       set request_hash = excluded.request_hash, state = 'in_flight', locked_until = excluded.locked_until,
-           created_at = now(), expires_at = excluded.expires_at,
-           response_status = null, response_headers = null, response_body = null
-       where idempotency_keys.expires_at < now()
-          or (idempotency_keys.state = 'in_flight' and idempotency_keys.locked_until < now())
-     returning 1`,
-    [id.authHash, id.key, id.path, requestHash, lockMs, ttlMs],
-  );
+  const claimed = await db.query(claim([id.authHash, id.key, id.path, requestHash, lockMs, ttlMs]));
   if (claimed.rowCount) return { outcome: 'claimed' };
   const { rows } = await db.query<{
     request_hash: string;
@@ -53,11 +61,7 @@ export async function claimIdempotencyKey(db: Queryable, id: IdempotencyId, requ
 }
 
 export async function storeIdempotentResponse(db: Queryable, id: IdempotencyId, response: StoredResponse): Promise<void> {
-  await db.query(
-    `update idempotency_keys set state = 'completed', response_status = $4, response_headers = $5, response_body = $6
-     where auth_hash = $1 and idempotency_key = $2 and path = $3`,
-    [id.authHash, id.key, id.path, response.status, JSON.stringify(response.headers), response.body],
-  );
+  await db.query(store([id.authHash, id.key, id.path, response.status, JSON.stringify(response.headers), response.body]));
 }
 
 /** Non-2xx outcomes are not cached: the claim is dropped so that a retry executes again. */

@@ -11,7 +11,7 @@
  * - issue.status_changed {from, to}
  * - issue.pattern_assigned {pattern_id, run_id}
  */
-import type { Queryable } from '../lib/db.ts';
+import { prepared, type Queryable } from '../lib/db.ts';
 import type { StoredEvent } from './events.ts';
 import type { EngineStatus } from '../domain/engineEligibility.ts';
 import type { IssueStatus } from '../domain/issueTransitions.ts';
@@ -176,14 +176,15 @@ function rowsJson(rows: IssueRow[]): string {
  * json_to_recordset reads fields straight from the text, where jsonb would first build a binary copy
  * of the whole batch (about 6 ms instead of 4 ms per 500 rows on the benchmark machine).
  */
+const upsertIssues = prepared(
+  'issues_upsert',
+  `insert into issues (${columnList})
+   select ${columnList} from json_to_recordset($1::json) as r(${recordType})
+   on conflict (id) do update set ${updateSet}`,
+);
 export async function upsertIssueRows(db: Queryable, rows: IssueRow[]): Promise<void> {
   if (!rows.length) return;
-  await db.query(
-    `insert into issues (${columnList})
-     select ${columnList} from json_to_recordset($1::json) as r(${recordType})
-     on conflict (id) do update set ${updateSet}`,
-    [rowsJson(rows)],
-  );
+  await db.query(upsertIssues([rowsJson(rows)]));
 }
 
 /** The columns an issue.pattern_assigned event changes (the fold above): what `updateIssueColumns` writes for one. */

@@ -6,7 +6,7 @@
  * events in the transaction's batch, which the caller flushes last (sql/events.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../lib/db.ts';
+import { prepared, type Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Actor, EventBatch, NewEvent } from './events.ts';
 import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueRow } from './issueProjection.ts';
@@ -34,35 +34,40 @@ export const MISSING_NARRATIVE_REASON = 'The issue has no narrative; supply one 
 
 const keyOf = (source: string, externalId: string) => `${source}\u0000${externalId}`;
 
+// One probe of the primary key per id, in the order of the sorted array: the lateral subquery with its
+// own `for update` is never flattened, so the rows are locked in that order.
+const lockIssues = prepared(
+  'issues_lock_by_id',
+  `select i.* from unnest($2::uuid[]) as k(wanted_id)
+     cross join lateral (select ${issueColumns} from issues where workspace_id = $1 and id = k.wanted_id for update) as i`,
+);
+
+// One probe of the (workspace_id, source, external_id) unique index per key (`limit 1` keeps the
+// lateral subquery from being flattened into a join that the planner could turn into a scan of the
+// whole workspace while statistics lag behind a bulk load).
+const issueIdsByKey = prepared(
+  'issues_ids_by_key',
+  `select i.id from unnest($2::text[], $3::text[]) as k(wanted_source, wanted_external_id)
+     cross join lateral (
+       select id from issues where workspace_id = $1 and source = k.wanted_source and external_id = k.wanted_external_id limit 1
+     ) as i`,
+);
+
 /**
  * Locks issues `for update` in id order, the one order of every writer that locks several issues
  * (ingest, the engine's results, rebuild), so that two of them never wait for each other in a cycle.
  */
 export async function lockIssuesById(db: Queryable, workspaceId: string, ids: string[]): Promise<IssueRow[]> {
   if (!ids.length) return [];
-  // One probe of the primary key per id, in the order of the sorted array: the lateral subquery with
-  // its own `for update` is never flattened, so the rows are locked in that order.
-  const { rows } = await db.query<IssueRow>(
-    `select i.* from unnest($2::uuid[]) as k(wanted_id)
-       cross join lateral (select ${issueColumns} from issues where workspace_id = $1 and id = k.wanted_id for update) as i`,
-    [workspaceId, [...new Set(ids)].sort()],
-  );
+  const { rows } = await db.query<IssueRow>(lockIssues([workspaceId, [...new Set(ids)].sort()]));
   return rows;
 }
 
 async function existingByKeys(db: Queryable, workspaceId: string, inputs: IssueInput[]): Promise<Map<string, IssueRow>> {
   const keyed = inputs.filter((i) => i.external_id !== null);
   if (!keyed.length) return new Map();
-  // One probe of the (workspace_id, source, external_id) unique index per key (`limit 1` keeps the
-  // lateral subquery from being flattened into a join that the planner could turn into a scan of the
-  // whole workspace while statistics lag behind a bulk load). Locked afterwards, in id order.
-  const { rows: found } = await db.query<{ id: string }>(
-    `select i.id from unnest($2::text[], $3::text[]) as k(wanted_source, wanted_external_id)
-       cross join lateral (
-         select id from issues where workspace_id = $1 and source = k.wanted_source and external_id = k.wanted_external_id limit 1
-       ) as i`,
-    [workspaceId, keyed.map((i) => i.source), keyed.map((i) => i.external_id)],
-  );
+  // The rows are locked afterwards, in id order.
+  const { rows: found } = await db.query<{ id: string }>(issueIdsByKey([workspaceId, keyed.map((i) => i.source), keyed.map((i) => i.external_id)]));
   const rows = await lockIssuesById(
     db,
     workspaceId,

@@ -3,7 +3,7 @@
  * job finishes). A domain write and the job it triggers commit together: `insertJobRun` and
  * `graphile_worker.add_job` run on the caller's client.
  */
-import type { Queryable } from '../lib/db.ts';
+import { prepared, type Queryable } from '../lib/db.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
 
 export const jobStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
@@ -157,21 +157,23 @@ export interface FinishedRun {
  * them was not runnable (cancelled or already finished). A named (prepared) statement: the update
  * joined to an unnest costs more to plan than to run, and each worker connection plans it once.
  */
+const finishJobRunsStatement = prepared(
+  'job_runs_finish',
+  `update job_runs as r set status = 'succeeded', attempts = f.attempt, started_at = coalesce(r.started_at, f.started_at), progress = 100,
+       result = f.result, error_detail = null, finished_at = now(), updated_at = now()
+     from unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::jsonb[]) as f(id, attempt, started_at, result), ${ASYNC_COMMIT_SOURCE}
+     where r.id = f.id and r.status in ('queued', 'running')
+     returning r.id`,
+);
 export async function finishJobRuns(db: Queryable, runs: FinishedRun[]): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string }>({
-    name: 'job_runs_finish',
-    text: `update job_runs as r set status = 'succeeded', attempts = f.attempt, started_at = coalesce(r.started_at, f.started_at), progress = 100,
-         result = f.result, error_detail = null, finished_at = now(), updated_at = now()
-       from unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::jsonb[]) as f(id, attempt, started_at, result), ${ASYNC_COMMIT_SOURCE}
-       where r.id = f.id and r.status in ('queued', 'running')
-       returning r.id`,
-    values: [
+  const { rows } = await db.query<{ id: string }>(
+    finishJobRunsStatement([
       runs.map((run) => run.id),
       runs.map((run) => run.attempt),
       runs.map((run) => run.startedAt),
       runs.map((run) => (run.result === undefined ? null : JSON.stringify(run.result))),
-    ],
-  });
+    ]),
+  );
   return new Set(rows.map((row) => row.id));
 }
 

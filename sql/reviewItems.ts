@@ -10,7 +10,7 @@
  * engine or a pattern's majority settled it) is closed as `resolved` by the engine with a
  * `review_item.superseded` event, which is not a reviewer's decision and never feeds a run.
  */
-import type { Queryable } from '../lib/db.ts';
+import { prepared, type Queryable } from '../lib/db.ts';
 import type { Actor, EventBatch, NewEvent } from './events.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
 
@@ -51,19 +51,26 @@ export interface NewReviewItem {
   riskBlocked?: number;
 }
 
+const reviewItemColumns =
+  'id, workspace_id, kind, status, issue_id, pattern_id, reason, candidates, provenance, decision, decided_by, decided_at, question_key, issue_count, risk_blocked, created_at, updated_at';
+
+const insertReviewItems = prepared(
+  'review_items_open',
+  `insert into review_items (workspace_id, kind, issue_id, pattern_id, reason, candidates, provenance, question_key, issue_count, risk_blocked)
+   select $1, i.kind, i.issue_id, i.pattern_id, i.reason, i.candidates, i.provenance, i.question_key, i.issue_count, i.risk_blocked
+     from rows from (unnest($2::text[]), unnest($3::uuid[]), unnest($4::uuid[]), unnest($5::text[]), jsonb_array_elements($6::jsonb), jsonb_array_elements($7::jsonb),
+                     unnest($8::text[]), unnest($9::int[]), unnest($10::float8[]))
+          as i(kind, issue_id, pattern_id, reason, candidates, provenance, question_key, issue_count, risk_blocked)
+   on conflict do nothing
+   returning ${reviewItemColumns}`,
+);
+
 /** Opens items (one open item per issue and kind: an existing open one is kept) and logs them. */
 export async function openReviewItems(db: Queryable, events: EventBatch, actor: Actor, items: NewReviewItem[]): Promise<ReviewItemRow[]> {
   if (!items.length) return [];
   const workspaceId = events.workspaceId;
   const { rows } = await db.query<ReviewItemRow>(
-    `insert into review_items (workspace_id, kind, issue_id, pattern_id, reason, candidates, provenance, question_key, issue_count, risk_blocked)
-     select $1, i.kind, i.issue_id, i.pattern_id, i.reason, i.candidates, i.provenance, i.question_key, i.issue_count, i.risk_blocked
-       from rows from (unnest($2::text[]), unnest($3::uuid[]), unnest($4::uuid[]), unnest($5::text[]), jsonb_array_elements($6::jsonb), jsonb_array_elements($7::jsonb),
-                       unnest($8::text[]), unnest($9::int[]), unnest($10::float8[]))
-            as i(kind, issue_id, pattern_id, reason, candidates, provenance, question_key, issue_count, risk_blocked)
-     on conflict do nothing
-     returning *`,
-    [
+    insertReviewItems([
       workspaceId,
       items.map((i) => i.kind),
       items.map((i) => i.issueId),
@@ -75,7 +82,7 @@ export async function openReviewItems(db: Queryable, events: EventBatch, actor: 
       items.map((i) => i.questionKey ?? null),
       items.map((i) => i.issueCount ?? 1),
       items.map((i) => i.riskBlocked ?? 0),
-    ],
+    ]),
   );
   events.add(
     actor,

@@ -1,5 +1,5 @@
 /** Service accounts (machine identities) and their tokens; tokens are stored only as SHA-256 hashes. */
-import type { Queryable } from '../lib/db.ts';
+import { prepared, type Queryable } from '../lib/db.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
 
 export interface ServiceAccountRow extends Record<string, unknown> {
@@ -80,13 +80,16 @@ export async function revokeServiceAccountToken(
   return rows[0] ?? null;
 }
 
+const liveServiceAccountToken = prepared(
+  'service_account_token_live',
+  `select t.id, t.service_account_id, t.workspace_id, a.scopes
+     from service_account_tokens t join service_accounts a on a.id = t.service_account_id
+    where t.token_hash = $1 and t.revoked_at is null and t.expires_at > $2 and a.status = 'active'`,
+);
 /** A live (unrevoked, unexpired at `now`) service-account token with its account's scopes. */
 export async function findLiveServiceAccountToken(db: Queryable, tokenHash: string, now: Date) {
   const { rows } = await db.query<{ id: string; service_account_id: string; workspace_id: string; scopes: string[] }>(
-    `select t.id, t.service_account_id, t.workspace_id, a.scopes
-       from service_account_tokens t join service_accounts a on a.id = t.service_account_id
-      where t.token_hash = $1 and t.revoked_at is null and t.expires_at > $2 and a.status = 'active'`,
-    [tokenHash, now],
+    liveServiceAccountToken([tokenHash, now]),
   );
   return rows[0] ?? null;
 }

@@ -2,7 +2,7 @@
  * Sign-in sessions of human users on /v1: a token family per exchange, refresh tokens rotating
  * inside it. Presenting a refresh token that was already rotated revokes the whole family.
  */
-import type { Queryable } from '../lib/db.ts';
+import { prepared, type Queryable } from '../lib/db.ts';
 
 /** How a sign-in began: a subject token (exchange, invitation acceptance) or an SSO connection. */
 export type SignInMethod = 'exchange' | 'sso';
@@ -97,10 +97,20 @@ export async function revokeFamily(db: Queryable, familyId: string, reason: stri
   ]);
 }
 
+const liveSignInStatement = prepared(
+  'token_family_live_sign_in',
+  `select m.role, (w.sso_required and f.method <> 'sso') as sso_required,
+          (w.mfa_required and not exists (select 1 from mfa_factors x where x.user_id = f.user_id and x.status = 'verified')) as mfa_missing
+     from token_families f
+     join memberships m on m.workspace_id = f.workspace_id and m.user_id = f.user_id
+     join workspaces w on w.id = f.workspace_id
+    where f.id = $1 and f.user_id = $2 and f.workspace_id = $3 and f.revoked_at is null`,
+);
+
 /**
  * A live sign-in (the family is not revoked and the membership still exists): the member's current
  * role, whether the workspace now enforces SSO on a sign-in that did not come through it, and whether
- * it enforces MFA on a member without a verified factor. One query: it runs on every bearer request.
+ * it enforces MFA on a member without a verified factor. One prepared query: it runs on every bearer request.
  */
 export async function liveSignIn(
   db: Queryable,
@@ -108,15 +118,7 @@ export async function liveSignIn(
   userId: string,
   workspaceId: string,
 ): Promise<{ role: string; ssoRequired: boolean; mfaMissing: boolean } | null> {
-  const { rows } = await db.query<{ role: string; sso_required: boolean; mfa_missing: boolean }>(
-    `select m.role, (w.sso_required and f.method <> 'sso') as sso_required,
-            (w.mfa_required and not exists (select 1 from mfa_factors x where x.user_id = f.user_id and x.status = 'verified')) as mfa_missing
-       from token_families f
-       join memberships m on m.workspace_id = f.workspace_id and m.user_id = f.user_id
-       join workspaces w on w.id = f.workspace_id
-      where f.id = $1 and f.user_id = $2 and f.workspace_id = $3 and f.revoked_at is null`,
-    [familyId, userId, workspaceId],
-  );
+  const { rows } = await db.query<{ role: string; sso_required: boolean; mfa_missing: boolean }>(liveSignInStatement([familyId, userId, workspaceId]));
   const row = rows[0];
   return row ? { role: row.role, ssoRequired: row.sso_required, mfaMissing: row.mfa_missing } : null;
 }
