@@ -2,7 +2,7 @@
  * The ingest benchmark's baselines: the same records written as plain rows by one statement per batch
  * (autocommit, so one commit per batch as through HTTP). *Issue rows*: one multi-row
  * `insert … select from unnest(…)` of all the issue columns into `bench_issues`, a scratch copy of
- * `issues` with all its indexes, defaults, checks, its foreign key to `workspaces` and the `search`
+ * `issue_records` (the table behind the view `issues`) with all its indexes, defaults, checks, its foreign key to `workspaces` and the `search`
  * tsvector trigger. *Issue and event rows*: the same insert (into a second copy,
  * `bench_issues_with_events`) and, in the same statement, every event the service writes for the batch
  * (the `issue.created` event of each issue and the `review_item.opened` event of each issue without a
@@ -15,7 +15,7 @@ import type { Pool } from '../lib/db.ts';
 import { DEFAULT_SEVERITY, normalizeSeverity } from '../domain/severity.ts';
 import { engineEligibility } from '../domain/engineEligibility.ts';
 import type { SyntheticRecord } from '../fixtures/syntheticIssues.ts';
-import { issueRowColumns } from '../sql/issueProjection.ts';
+import { issueRecordColumns } from '../sql/issueProjection.ts';
 import { MISSING_NARRATIVE_REASON } from '../sql/issues.ts';
 
 export const SCRATCH_TABLE = 'bench_issues';
@@ -25,20 +25,21 @@ const SCRATCH_SEQUENCE = 'bench_event_sequence';
 
 export async function createScratchIssuesTable(pool: Pool): Promise<void> {
   for (const [table, like] of [
-    [SCRATCH_TABLE, 'issues'],
-    [SCRATCH_ISSUES_WITH_EVENTS, 'issues'],
+    [SCRATCH_TABLE, 'issue_records'],
+    [SCRATCH_ISSUES_WITH_EVENTS, 'issue_records'],
     [SCRATCH_EVENTS, 'events'],
   ]) {
     await pool.query(`drop table if exists ${table}`);
     // LIKE copies indexes, defaults and checks but no foreign key: the rows are checked against workspaces as the real ones are.
     await pool.query(`create table ${table} (like ${like} including all, foreign key (workspace_id) references workspaces (id) on delete cascade)`);
     // Triggers are not copied by LIKE: the issues' full-text document is kept by one (migration 000188).
-    if (like === 'issues') await pool.query(`create trigger search_on_insert before insert on ${table} for each row execute function issues_search_document()`);
+    if (like === 'issue_records')
+      await pool.query(`create trigger search_on_insert before insert on ${table} for each row execute function issues_search_document()`);
   }
   await pool.query(`drop sequence if exists ${SCRATCH_SEQUENCE}; create sequence ${SCRATCH_SEQUENCE}`);
 }
 
-const columns = issueRowColumns;
+const columns = issueRecordColumns;
 
 const insertInto = (table: string) => `insert into ${table} (${columns.map(([c]) => c).join(', ')})
   select * from unnest(${columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`;
@@ -87,7 +88,6 @@ export function rawBatch(records: SyntheticRecord[], workspaceId: string, now: D
       eligibility.reason,
       occurred,
       occurred ?? now,
-      null,
       now,
       now,
       null,

@@ -32,7 +32,7 @@ import type { PredictOutput } from '../engine/stages/09_predict.ts';
 import type { RecommendOutput } from '../engine/stages/10_recommend.ts';
 import { applyAlerts } from './alerts.ts';
 import { EventBatch, type Actor, type NewEvent, type SequencedEvent } from './events.ts';
-import { applyIssueEvent, patternAssignmentColumns, updateIssueColumns, type IssueRow } from './issueProjection.ts';
+import { applyIssueEvent, assignPatterns, type IssueRow } from './issueProjection.ts';
 import { lockIssuesById } from './issues.ts';
 import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow } from './patternProjection.ts';
 import { replaceFinancials, replaceHazards } from './patternResults.ts';
@@ -271,7 +271,7 @@ async function writePatterns(
       }),
     );
   }
-  await inChunks([...assigned.values()], (rows) => updateIssueColumns(db, rows, patternAssignmentColumns));
+  await inChunks([...assigned.values()], (rows) => assignPatterns(db, rows));
   events.add(ENGINE, assignEvents);
 
   // The run's questions (grouped per pattern and question) become the open review items.

@@ -1,7 +1,10 @@
 /**
- * The issue projection: `applyIssueEvent` folds issue.* events into the row stored in `issues`.
- * Live writes and `svc projections rebuild` both go through this fold and `upsertIssueRows`, so the
- * rebuilt table equals the live one by construction (a test checks it).
+ * The issue projection: `applyIssueEvent` folds issue.* events into an issue row. A row is stored in
+ * two tables (migration 000191): `issue_records` holds every column but the pattern, `issue_patterns`
+ * the pattern of each assigned issue, and the view `issues` joins them back for readers. An engine
+ * run's assignments (`assignPatterns`) then write only the narrow table and leave the issue records
+ * alone. Live writes and `svc projections rebuild` both go through this fold and `upsertIssueRows`, so
+ * the rebuilt rows equal the live ones by construction (a test checks it).
  *
  * Event types and payloads:
  * - issue.created     {source, external_id, title, narrative, severity, occurred_at, source_created_at,
@@ -9,7 +12,8 @@
  * - issue.reingested  {title, narrative, severity, occurred_at, source_created_at, engine_status, ineligible_reason}
  * - issue.updated     {changes: {title?, narrative?, severity?, engine_status?, ineligible_reason?}}
  * - issue.status_changed {from, to}
- * - issue.pattern_assigned {pattern_id, run_id}
+ * - issue.pattern_assigned {pattern_id, run_id}: the engine's grouping, not a change of the issue, so
+ *   it moves neither `version` nor `updated_at` (which count the issue's own changes)
  */
 import { prepared, type Queryable } from '../lib/db.ts';
 import type { StoredEvent } from './events.ts';
@@ -106,16 +110,15 @@ export function applyIssueEvent(state: IssueRow | undefined, event: IssueEvent):
       }
       return next;
     }
-    case 'issue.pattern_assigned': // changes exactly patternAssignmentColumns
-      next.pattern_id = (p.pattern_id as string | null) ?? null;
-      return next;
+    case 'issue.pattern_assigned': // changes exactly the pattern (what `assignPatterns` writes)
+      return { ...state, pattern_id: (p.pattern_id as string | null) ?? null };
     default:
       throw new Error(`unknown issue event ${event.event_type}`);
   }
 }
 
-/** Every column of an issue row with its Postgres type, in table order (also the ingest benchmark's raw-insert baseline). */
-export const issueRowColumns = [
+/** Every column of `issue_records` with its Postgres type, in table order (also the ingest benchmark's raw-insert baseline). */
+export const issueRecordColumns = [
   ['id', 'uuid'],
   ['workspace_id', 'uuid'],
   ['source', 'text'],
@@ -128,14 +131,13 @@ export const issueRowColumns = [
   ['ineligible_reason', 'text'],
   ['occurred_at', 'timestamptz'],
   ['source_created_at', 'timestamptz'],
-  ['pattern_id', 'uuid'],
   ['created_at', 'timestamptz'],
   ['updated_at', 'timestamptz'],
   ['resolved_at', 'timestamptz'],
   ['closed_at', 'timestamptz'],
   ['version', 'integer'],
 ] as const;
-const columns = issueRowColumns;
+const columns = issueRecordColumns;
 const columnList = columns.map(([c]) => c).join(', ');
 const recordType = columns.map(([c, t]) => `${c} ${t}`).join(', ');
 const updateSet = columns
@@ -172,42 +174,46 @@ function rowsJson(rows: IssueRow[]): string {
 }
 
 /**
- * Writes projection rows (insert or replace) in one statement. The rows travel as one `json` document:
- * json_to_recordset reads fields straight from the text, where jsonb would first build a binary copy
- * of the whole batch (about 6 ms instead of 4 ms per 500 rows on the benchmark machine).
+ * Writes projection rows (insert or replace) in one statement: the records, and the pattern of each row
+ * (assigned, or removed from a row that may have had one; a row of version 1 is taken to have none stored,
+ * which holds for every live write: only its creation writes it, and the rebuild clears the patterns of
+ * the workspace before it writes). The caller holds the rows' locks (`lockIssuesById`). The rows travel
+ * as one `json` document: json_to_recordset reads fields straight from the text, where jsonb would first
+ * build a binary copy of the whole batch (about 6 ms instead of 4 ms per 500 rows on the benchmark machine).
  */
 const upsertIssues = prepared(
   'issues_upsert',
-  `insert into issues (${columnList})
-   select ${columnList} from json_to_recordset($1::json) as r(${recordType})
-   on conflict (id) do update set ${updateSet}`,
+  `with r as materialized (select * from json_to_recordset($1::json) as r(${recordType}, pattern_id uuid)),
+   records as (
+     insert into issue_records (${columnList}) select ${columnList} from r
+     on conflict (id) do update set ${updateSet}
+   ),
+   unassigned as (delete from issue_patterns p using r where r.pattern_id is null and r.version > 1 and p.issue_id = r.id),
+   assigned as (
+     insert into issue_patterns (issue_id, pattern_id) select id, pattern_id from r where pattern_id is not null
+     on conflict (issue_id) do update set pattern_id = excluded.pattern_id
+   )
+   select 1`,
 );
 export async function upsertIssueRows(db: Queryable, rows: IssueRow[]): Promise<void> {
   if (!rows.length) return;
   await db.query(upsertIssues([rowsJson(rows)]));
 }
 
-/** The columns an issue.pattern_assigned event changes (the fold above): what `updateIssueColumns` writes for one. */
-export const patternAssignmentColumns = ['pattern_id', 'updated_at', 'version'] as const;
-
 /**
- * Writes only the `changed` columns of existing rows (the others must equal what is stored). A whole-row
- * upsert would recompute the stored `search` tsvector over the narrative twice (insert attempt and
- * update) and rewrite every index: an engine run assigning 5,000 patterns spent 1.6-2.0 s on that
- * against 0.34 s for this UPDATE on the benchmark machine.
+ * An engine run's assignments: each issue's pattern set, or removed (null). Only the narrow
+ * `issue_patterns` is written; the issue records, their indexes and full-text document stay untouched.
  */
-export async function updateIssueColumns(db: Queryable, rows: IssueRow[], changed: ReadonlyArray<keyof IssueRow>): Promise<void> {
-  if (!rows.length || !changed.length) return;
-  const written = columns.filter(([c]) => c === 'id' || changed.includes(c));
+export async function assignPatterns(db: Queryable, rows: Array<Pick<IssueRow, 'id' | 'pattern_id'>>): Promise<void> {
+  if (!rows.length) return;
   await db.query(
-    `update issues i set ${written
-      .filter(([c]) => c !== 'id')
-      .map(([c]) => `${c} = r.${c}`)
-      .join(', ')}
-       from json_to_recordset($1::json) as r(${written.map(([c, t]) => `${c} ${t}`).join(', ')})
-      where i.id = r.id`,
-    [JSON.stringify(rows.map((row) => Object.fromEntries(written.map(([c]) => [c, row[c]]))))],
+    `with r as materialized (select * from json_to_recordset($1::json) as r(id uuid, pattern_id uuid)),
+     unassigned as (delete from issue_patterns p using r where r.pattern_id is null and p.issue_id = r.id)
+     insert into issue_patterns (issue_id, pattern_id) select id, pattern_id from r where pattern_id is not null
+     on conflict (issue_id) do update set pattern_id = excluded.pattern_id`,
+    [JSON.stringify(rows.map((row) => ({ id: row.id, pattern_id: row.pattern_id })))],
   );
 }
 
-export const issueColumns = columnList;
+/** The columns of an issue row as the view `issues` gives them (a select list). */
+export const issueColumns = `${columnList}, pattern_id`;

@@ -34,13 +34,20 @@ export const MISSING_NARRATIVE_REASON = 'The issue has no narrative; supply one 
 
 const keyOf = (source: string, externalId: string) => `${source}\u0000${externalId}`;
 
+// An issue is locked through its record (the view `issues` joins the pattern with an outer join, which
+// cannot be locked) and read afterwards, by a statement of its own: every writer of a pattern holds its
+// issue record's lock (sql/issueProjection.ts), and only a statement that starts after the lock was
+// granted sees what the previous holder committed (one reading both at once would see the record as
+// locked and the pattern as it was before the wait, and write that back).
+//
 // One probe of the primary key per id, in the order of the sorted array: the lateral subquery with its
 // own `for update` is never flattened, so the rows are locked in that order.
 const lockIssues = prepared(
   'issues_lock_by_id',
-  `select i.* from unnest($2::uuid[]) as k(wanted_id)
-     cross join lateral (select ${issueColumns} from issues where workspace_id = $1 and id = k.wanted_id for update) as i`,
+  `select i.id from unnest($2::uuid[]) as k(wanted_id)
+     cross join lateral (select id from issue_records where workspace_id = $1 and id = k.wanted_id for update) as i`,
 );
+const issuesById = prepared('issues_by_id', `select ${issueColumns} from issues where id = any($1::uuid[])`);
 
 // One probe of the (workspace_id, source, external_id) unique index per key (`limit 1` keeps the
 // lateral subquery from being flattened into a join that the planner could turn into a scan of the
@@ -49,7 +56,7 @@ const issueIdsByKey = prepared(
   'issues_ids_by_key',
   `select i.id from unnest($2::text[], $3::text[]) as k(wanted_source, wanted_external_id)
      cross join lateral (
-       select id from issues where workspace_id = $1 and source = k.wanted_source and external_id = k.wanted_external_id limit 1
+       select id from issue_records where workspace_id = $1 and source = k.wanted_source and external_id = k.wanted_external_id limit 1
      ) as i`,
 );
 
@@ -59,7 +66,9 @@ const issueIdsByKey = prepared(
  */
 export async function lockIssuesById(db: Queryable, workspaceId: string, ids: string[]): Promise<IssueRow[]> {
   if (!ids.length) return [];
-  const { rows } = await db.query<IssueRow>(lockIssues([workspaceId, [...new Set(ids)].sort()]));
+  const { rows: locked } = await db.query<{ id: string }>(lockIssues([workspaceId, [...new Set(ids)].sort()]));
+  if (!locked.length) return [];
+  const { rows } = await db.query<IssueRow>(issuesById([locked.map((r) => r.id)]));
   return rows;
 }
 
@@ -202,10 +211,9 @@ export async function findIssue(db: Queryable, workspaceId: string, id: string):
 }
 
 async function lockIssue(db: Queryable, workspaceId: string, id: string): Promise<IssueRow> {
-  const row = await findIssue(db, workspaceId, id);
+  const [row] = await lockIssuesById(db, workspaceId, [id]);
   if (!row) throw new AppError('not_found', 'Issue not found');
-  const { rows } = await db.query<IssueRow>(`select ${issueColumns} from issues where id = $1 for update`, [id]);
-  return rows[0];
+  return row;
 }
 
 export interface IssuePatch {

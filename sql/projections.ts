@@ -34,7 +34,7 @@ export async function foldIssues(events: AsyncIterable<StoredEvent> | Iterable<S
 
 export async function rebuildProjections(db: Queryable, workspaceId: string): Promise<{ issues: number; patterns: number }> {
   // The one lock order: issues by id, then patterns, the counter last.
-  await db.query('select id from issues where workspace_id = $1 order by id for update', [workspaceId]);
+  await db.query('select id from issue_records where workspace_id = $1 order by id for update', [workspaceId]);
   await db.query('select id from patterns where workspace_id = $1 order by id for update', [workspaceId]);
   await lockEventCounter(db, workspaceId);
   const patterns = new Map<string, PatternRow>();
@@ -43,8 +43,12 @@ export async function rebuildProjections(db: Queryable, workspaceId: string): Pr
   await upsertPatternRows(db, [...patterns.values()]);
   const issues = await foldIssues(eventsOf(db, workspaceId, 'issue'));
   const rows = [...issues.values()];
+  // Every pattern is written again from the log: a row the log leaves without one may have one stored
+  // (which `upsertIssueRows` does not look for on a row that was never changed, version 1).
+  await db.query('delete from issue_patterns p using issue_records r where p.issue_id = r.id and r.workspace_id = $1', [workspaceId]);
   for (let i = 0; i < rows.length; i += PAGE) await upsertIssueRows(db, rows.slice(i, i + PAGE));
-  await db.query(`delete from issues where workspace_id = $1 and not (id = any($2::uuid[]))`, [workspaceId, rows.map((r) => r.id)]);
+  // Their patterns go with them (foreign key, on delete cascade).
+  await db.query(`delete from issue_records where workspace_id = $1 and not (id = any($2::uuid[]))`, [workspaceId, rows.map((r) => r.id)]);
   await db.query(`delete from patterns where workspace_id = $1 and not (id = any($2::uuid[]))`, [workspaceId, [...patterns.keys()]]);
   return { issues: rows.length, patterns: patterns.size };
 }

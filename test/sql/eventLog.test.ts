@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
-import { EventBatch } from '../../sql/events.ts';
+import { EventBatch, type StoredEvent } from '../../sql/events.ts';
 import { ingestIssues } from '../../sql/issues.ts';
-import { rebuildProjections } from '../../sql/projections.ts';
+import { foldIssues, rebuildProjections } from '../../sql/projections.ts';
 import { createEngineRun, executeEngineRun } from '../../jobs/engineRun.ts';
 import { generateIssues } from '../../fixtures/synthetic.ts';
 import { insertOrganization, insertWorkspace } from '../../sql/workspaces.ts';
@@ -463,22 +463,27 @@ test('a rebuild restores corrupted projection rows', async () => {
   const other = await otherWorkspace();
   const otherBefore = await projections(other);
 
+  // The rows behind the view `issues`: the issue records and their patterns.
   await t.app.pool.query(
-    `update issues set title = 'corrupted', narrative = 'nonsense words', status = 'closed', severity = 'low', engine_status = 'ineligible',
-            pattern_id = null, version = 999, updated_at = now() where id = $1`,
+    `update issue_records set title = 'corrupted', narrative = 'nonsense words', status = 'closed', severity = 'low', engine_status = 'ineligible',
+            version = 999, updated_at = now() where id = $1`,
     [victim.id],
   );
-  await t.app.pool.query(`update issues set created_at = '2000-01-01', source_created_at = '2000-01-01', closed_at = now() where id = $1`, [unreviewed.id]);
+  await t.app.pool.query('delete from issue_patterns where issue_id = $1', [victim.id]);
+  await t.app.pool.query(`insert into issue_patterns (issue_id, pattern_id) values ($1, $2)`, [unreviewed.id, randomUUID()]);
+  await t.app.pool.query(`update issue_records set created_at = '2000-01-01', source_created_at = '2000-01-01', closed_at = now() where id = $1`, [
+    unreviewed.id,
+  ]);
   assert.is((await t.app.pool.query(`select 1 from review_items where issue_id = $1`, [deleted.id])).rowCount, 0, 'deleting this row loses no review item');
-  await t.app.pool.query('delete from issues where id = $1', [deleted.id]);
+  await t.app.pool.query('delete from issue_records where id = $1', [deleted.id]);
   await t.app.pool.query(
-    `insert into issues (id, workspace_id, source, title, severity, status, engine_status, source_created_at, created_at, updated_at, version)
+    `insert into issue_records (id, workspace_id, source, title, severity, status, engine_status, source_created_at, created_at, updated_at, version)
      values ($1, $2, 'ghost', 'No event wrote me', 'low', 'open', 'eligible', now(), now(), now(), 1)`,
     [randomUUID(), ws],
   );
   await t.app.pool.query(`update patterns set risk_score = 1, name = 'corrupted', top_terms = '{}', provenance = '{"x":1}' where id = $1`, [pattern.id]);
   await t.app.pool.query('delete from patterns where id = $1', [lostPattern.id]);
-  await t.app.pool.query(`update issues set title = 'corrupted too' where workspace_id = $1`, [other]);
+  await t.app.pool.query(`update issue_records set title = 'corrupted too' where workspace_id = $1`, [other]);
   assert.not.equal(await projections(ws), live);
 
   const run = await svc('projections', 'rebuild', '--workspace', ws);
@@ -562,14 +567,29 @@ test('an engine run writes its results while its issues are re-ingested and edit
   assert.ok(result.summary.applied && result.summary.applied.patterns_created > 0, JSON.stringify(result.summary));
   assert.ok(rounds > 1, `${rounds} rounds of writes ran during the engine run`);
 
-  // Every issue row is the fold of all its events (its version counts them), whoever wrote them.
+  // Every issue row is the fold of all its events, whoever wrote them: its version counts its own changes
+  // (a pattern assignment is not one) and its pattern is the one its events leave it with.
   const { rows: lost } = await t.app.pool.query(
-    `select i.id, i.version, (select count(*)::int from events e where e.workspace_id = $1 and e.aggregate_type = 'issue' and e.aggregate_id = i.id) as events
+    `select i.id, i.version, (select count(*)::int from events e where e.workspace_id = $1 and e.aggregate_type = 'issue' and e.aggregate_id = i.id
+                                and e.event_type <> 'issue.pattern_assigned') as events
        from issues i where i.workspace_id = $1 and i.source = 'engine-race'
-      and i.version <> (select count(*) from events e where e.workspace_id = $1 and e.aggregate_type = 'issue' and e.aggregate_id = i.id)`,
+      and i.version <> (select count(*) from events e where e.workspace_id = $1 and e.aggregate_type = 'issue' and e.aggregate_id = i.id
+                          and e.event_type <> 'issue.pattern_assigned')`,
     [ws],
   );
   assert.equal(lost, []);
+  const folded = await foldIssues(
+    (await t.app.pool.query<StoredEvent>(`select * from events where workspace_id = $1 and aggregate_type = 'issue' order by sequence`, [ws])).rows,
+  );
+  const { rows: stored } = await t.app.pool.query<{ id: string; pattern_id: string | null }>(
+    `select id, pattern_id from issues where workspace_id = $1 and source = 'engine-race'`,
+    [ws],
+  );
+  assert.equal(
+    stored.filter((r) => folded.get(r.id)!.pattern_id !== r.pattern_id),
+    [],
+    'every stored pattern is the folded one',
+  );
   const assigned = await t.app.pool.query(
     `select count(*)::int as n from issues where workspace_id = $1 and source = 'engine-race' and pattern_id is not null`,
     [ws],
