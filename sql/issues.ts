@@ -204,14 +204,16 @@ export async function ingestIssues(db: Queryable, events: EventBatch, actor: Act
   };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export async function findIssue(db: Queryable, workspaceId: string, id: string): Promise<IssueRow | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!UUID.test(id)) return null;
   const { rows } = await db.query<IssueRow>(`select ${issueColumns} from issues where workspace_id = $1 and id = $2`, [workspaceId, id]);
   return rows[0] ?? null;
 }
 
 async function lockIssue(db: Queryable, workspaceId: string, id: string): Promise<IssueRow> {
-  const [row] = await lockIssuesById(db, workspaceId, [id]);
+  const [row] = UUID.test(id) ? await lockIssuesById(db, workspaceId, [id]) : [];
   if (!row) throw new AppError('not_found', 'Issue not found');
   return row;
 }

@@ -13,6 +13,14 @@ create table issue_patterns (
 insert into issue_patterns (issue_id, pattern_id) select id, pattern_id from issues where pattern_id is not null;
 drop index issues_workspace_pattern;
 alter table issues drop column pattern_id;
+-- An assignment no longer counts as a change of the issue (sql/issueProjection.ts): the stored version and
+-- updated_at become what the fold now gives, the count and the time of the issue's other events, so that
+-- a rebuild still reproduces every row.
+update issues i set version = e.n, updated_at = e.last_at
+  from (select aggregate_id, count(*)::int as n, (array_agg(recorded_at order by sequence desc))[1] as last_at
+          from events where aggregate_type = 'issue' and event_type <> 'issue.pattern_assigned'
+         group by workspace_id, aggregate_id) e
+ where i.id = e.aggregate_id and (i.version, i.updated_at) is distinct from (e.n, e.last_at);
 alter table issues rename to issue_records;
 alter table issue_patterns add foreign key (issue_id) references issue_records (id) on delete cascade;
 create index issue_patterns_pattern on issue_patterns (pattern_id);
