@@ -191,7 +191,7 @@ const upsertIssues = prepared(
    unassigned as (delete from issue_patterns p using r where r.pattern_id is null and r.version > 1 and p.issue_id = r.id),
    assigned as (
      insert into issue_patterns (issue_id, pattern_id) select id, pattern_id from r where pattern_id is not null
-     on conflict (issue_id) do update set pattern_id = excluded.pattern_id
+     on conflict (issue_id) do update set pattern_id = excluded.pattern_id where issue_patterns.pattern_id <> excluded.pattern_id
    )
    select 1`,
 );
