@@ -57,8 +57,8 @@ const preparedNames = new Set<string>();
 /**
  * A constant statement of a hot path, prepared once per connection: Postgres parses and plans it on its
  * first use there and then only binds and executes it (after five runs with a custom plan it keeps a
- * generic one when that costs no more). Parsing and planning were about a tenth of the database's work
- * on the ingest path (docs/benchmarks.md). Rules: the text is constant (built once, at module load);
+ * generic one when that costs no more). Planning alone took 0.1-0.3 ms per statement on every call, more
+ * than a token check takes to run (0.05 ms; docs/benchmarks.md, issue 11 session 8). Rules: the text is constant (built once, at module load);
  * the result columns are named, never `*`, because a prepared statement whose result columns change
  * (a migration adds a column) fails with "cached plan must not change result type" until its
  * connection is replaced; `name` is unique in the process (checked here). A pooler in front of
