@@ -38,13 +38,7 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')}`,
 );
-const workspace = await fillWorkspace(ISSUES);
-if (flags.vacuum) {
-  const client = new (await import('pg')).default.Client(workspace.url);
-  await client.connect();
-  await client.query('vacuum analyze');
-  await client.end();
-}
+const workspace = await fillWorkspace(ISSUES, { vacuum: flags.vacuum });
 console.log(`filled in ${(workspace.ingestMs / 1000).toFixed(1)} s${flags.vacuum ? ', then vacuumed' : ''}`);
 // The fill's garbage (the generated issues) is collected now, not by a major GC of this client in the middle
 // of the measurement: a pause of the client's event loop is counted as request latency (one of 26 ms seen).

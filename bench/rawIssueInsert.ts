@@ -2,8 +2,8 @@
  * The ingest benchmark's baselines: the same records written as plain rows by one statement per batch
  * (autocommit, so one commit per batch as through HTTP). *Issue rows*: one multi-row
  * `insert … select from unnest(…)` of all the issue columns into `bench_issues`, a scratch copy of
- * `issue_records` (the table behind the view `issues`) with all its indexes, defaults, checks, its foreign key to `workspaces` and the `search`
- * tsvector trigger. *Issue and event rows*: the same insert (into a second copy,
+ * `issue_records` (the table behind the view `issues`) with all its indexes, defaults, checks, its
+ * foreign key to `workspaces` and the `search` tsvector trigger. *Issue and event rows*: the same insert (into a second copy,
  * `bench_issues_with_events`) and, in the same statement, every event the service writes for the batch
  * (the `issue.created` event of each issue and the `review_item.opened` event of each issue without a
  * narrative, with the payloads the service writes) into `bench_events`, a scratch copy of the event

@@ -30,7 +30,8 @@ export interface Workspace {
   drop(): Promise<void>;
 }
 
-export async function fillWorkspace(n: number): Promise<Workspace> {
+/** `vacuum`: vacuum the filled tables as well as analyze them (what autovacuum does soon after a bulk ingest). */
+export async function fillWorkspace(n: number, options: { vacuum?: boolean } = {}): Promise<Workspace> {
   const { createTestDatabase } = await import('../fixtures/database.ts');
   const { seedDevelopmentData } = await import('../sql/seed.ts');
   const { ingestIssues } = await import('../sql/issues.ts');
@@ -53,7 +54,7 @@ export async function fillWorkspace(n: number): Promise<Workspace> {
       await withEventBatch(pool, workspaceId, (client, events) => ingestIssues(client, events, { type: 'system', id: null }, chunk, 'ingest'));
     }
     const ingestMs = performance.now() - started;
-    await pool.query('analyze');
+    await pool.query(options.vacuum ? 'vacuum analyze' : 'analyze');
     return { url: db.url, workspaceId, ingestMs, drop: db.drop };
   } finally {
     await pool.end();
