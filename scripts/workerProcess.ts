@@ -3,9 +3,15 @@
  * report rendering and every other job's CPU stay off the event loop that serves HTTP. The child
  * is restarted if it dies (the jobs it held are released by the next one's heartbeat sweep), its
  * metrics are merged into this process's /metrics, and it is stopped after the HTTP servers.
+ *
+ * On Linux the child runs on every CPU this process may use but the first (`taskset`, before the
+ * child's runtime starts, so each of its threads inherits it): an engine run cannot take the core
+ * HTTP needs, and the HTTP process itself stays free to use all of them (docs/decisions.md).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { Logger } from '../lib/logger.ts';
@@ -24,23 +30,62 @@ const CHILD = fileURLToPath(new URL('./workerChild.ts', import.meta.url));
 const RESTART_DELAY_MS = 1000;
 const STOP_TIMEOUT_MS = 35_000;
 
+/** CPU numbers of a `Cpus_allowed_list` value ("0-3,6"), in order. */
+export function parseCpuList(list: string): number[] {
+  const cpus: number[] = [];
+  for (const part of list.trim().split(',')) {
+    const [from, to = from] = part.split('-').map(Number);
+    if (!Number.isInteger(from) || !Number.isInteger(to)) return [];
+    for (let cpu = from; cpu <= to; cpu++) cpus.push(cpu);
+  }
+  return cpus;
+}
+
+/**
+ * The CPUs for the worker process (a `taskset -c` list) and the taskset to apply them: every CPU this
+ * process may use but the first, or null where that is not possible (one CPU, not Linux, no taskset).
+ */
+export function workerCpus(): { taskset: string; cpus: string } | null {
+  if (process.platform !== 'linux') return null;
+  let allowed: number[];
+  try {
+    allowed = parseCpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '');
+  } catch {
+    return null;
+  }
+  if (allowed.length < 2) return null;
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
+    const taskset = path.join(dir, 'taskset');
+    try {
+      accessSync(taskset, constants.X_OK);
+      return { taskset, cpus: allowed.slice(1).join(',') };
+    } catch {
+      // not in this directory
+    }
+  }
+  return null;
+}
+
 export function startWorkerProcess(databaseUrl: string, logger: Logger): WorkerProcess {
   const log = logger.child({ component: 'worker-process' });
   let child: ChildProcess | undefined;
   let stopping = false;
   const pendingMetrics = new Map<string, (metrics: Metrics) => void>();
+  const confined = workerCpus();
+  const nodeArgs = ['--import', import.meta.resolve('tsx')];
 
   // Not awaited: HTTP does not wait for the runner (a job waits in the queue until it is up).
   const spawnChild = () => {
+    // taskset execs node in its own process: the pid, the IPC channel and signals are node's.
     const proc = fork(CHILD, [], {
-      execArgv: ['--import', import.meta.resolve('tsx')],
+      ...(confined ? { execPath: confined.taskset, execArgv: ['-c', confined.cpus, process.execPath, ...nodeArgs] } : { execArgv: nodeArgs }),
       // The database this process opened (the embedded one when DATABASE_URL is unset).
       env: { ...process.env, DATABASE_URL: databaseUrl },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child = proc;
     proc.on('message', (message: ChildMessage) => {
-      if (message.type === 'ready') log.info('worker process started', { pid: proc.pid, pool_id: message.poolId });
+      if (message.type === 'ready') log.info('worker process started', { pid: proc.pid, pool_id: message.poolId, cpus: confined?.cpus ?? 'all' });
       if (message.type === 'metrics') pendingMetrics.get(message.id)?.(message.metrics);
     });
     proc.once('exit', (code, signal) => {

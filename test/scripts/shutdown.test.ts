@@ -13,6 +13,8 @@ import { deferred } from '../helpers/async.ts';
 import { createTestDatabase } from '../../fixtures/database.ts';
 import { request } from '../helpers/http.ts';
 import { logLines, spawnSvc, svcEnv } from '../../fixtures/svcProcess.ts';
+import { parseCpuList, workerCpus } from '../../scripts/workerProcess.ts';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** A GET on a fresh connection (no keep-alive pool), resolving with status and body. */
 function get(url: string): Promise<{ status: number; body: string }> {
@@ -138,6 +140,19 @@ test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async ()
     assert.is(scrape.status, 200);
     assert.match(scrape.text, 'svc_http_request_duration_seconds');
 
+    // The worker process runs on every CPU but the first (Linux with taskset), each of its threads.
+    const started = await eventually(async () => lines().find((l) => l.msg === 'worker process started'), 30_000, 'the worker process');
+    const confined = workerCpus();
+    assert.is(started.cpus, confined?.cpus ?? 'all');
+    if (confined) {
+      const tasks = `/proc/${started.pid}/task`;
+      for (const tid of readdirSync(tasks)) {
+        const allowed = /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`${tasks}/${tid}/status`, 'utf8'))![1];
+        assert.equal(parseCpuList(allowed), parseCpuList(confined.cpus), `thread ${tid}`);
+      }
+      assert.not.ok(parseCpuList(confined.cpus).includes(parseCpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))![1])[0]));
+    }
+
     const requestLine = await eventually(async () => lines().find((l) => l.msg === 'request' && l.path === '/health/ready'), 5_000, 'the access log line');
     assert.is(requestLine.trace_id, requestId);
     assert.is(requestLine.status, 200);
@@ -167,6 +182,13 @@ test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async ()
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await db.drop();
   }
+});
+
+test('a CPU list is read as the kernel writes it', () => {
+  assert.equal(parseCpuList('0-3,6'), [0, 1, 2, 3, 6]);
+  assert.equal(parseCpuList('1'), [1]);
+  assert.equal(parseCpuList('2,4-5\n'), [2, 4, 5]);
+  assert.equal(parseCpuList('x'), []);
 });
 
 test.run();
