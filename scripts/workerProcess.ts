@@ -41,18 +41,22 @@ export function parseCpuList(list: string): number[] {
   return cpus;
 }
 
+/** The CPUs a thread may run on, from its status file (Linux); empty where it cannot be read. */
+export function allowedCpus(statusFile = '/proc/self/status'): number[] {
+  try {
+    return parseCpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(statusFile, 'utf8'))?.[1] ?? '');
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The CPUs for the worker process (a `taskset -c` list) and the taskset to apply them: every CPU this
  * process may use but the first, or null where that is not possible (one CPU, not Linux, no taskset).
  */
 export function workerCpus(): { taskset: string; cpus: string } | null {
   if (process.platform !== 'linux') return null;
-  let allowed: number[];
-  try {
-    allowed = parseCpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '');
-  } catch {
-    return null;
-  }
+  const allowed = allowedCpus();
   if (allowed.length < 2) return null;
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
     const taskset = path.join(dir, 'taskset');

@@ -13,8 +13,8 @@ import { deferred } from '../helpers/async.ts';
 import { createTestDatabase } from '../../fixtures/database.ts';
 import { request } from '../helpers/http.ts';
 import { logLines, spawnSvc, svcEnv } from '../../fixtures/svcProcess.ts';
-import { parseCpuList, workerCpus } from '../../scripts/workerProcess.ts';
-import { readdirSync, readFileSync } from 'node:fs';
+import { allowedCpus, parseCpuList, workerCpus } from '../../scripts/workerProcess.ts';
+import { readdirSync } from 'node:fs';
 
 /** A GET on a fresh connection (no keep-alive pool), resolving with status and body. */
 function get(url: string): Promise<{ status: number; body: string }> {
@@ -145,12 +145,9 @@ test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async ()
     const confined = workerCpus();
     assert.is(started.cpus, confined?.cpus ?? 'all');
     if (confined) {
-      const tasks = `/proc/${started.pid}/task`;
-      for (const tid of readdirSync(tasks)) {
-        const allowed = /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`${tasks}/${tid}/status`, 'utf8'))![1];
-        assert.equal(parseCpuList(allowed), parseCpuList(confined.cpus), `thread ${tid}`);
-      }
-      assert.not.ok(parseCpuList(confined.cpus).includes(parseCpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))![1])[0]));
+      const cpus = parseCpuList(confined.cpus);
+      assert.not.ok(cpus.includes(allowedCpus()[0]), 'the first CPU of the server is not among them');
+      for (const tid of readdirSync(`/proc/${started.pid}/task`)) assert.equal(allowedCpus(`/proc/${started.pid}/task/${tid}/status`), cpus, `thread ${tid}`);
     }
 
     const requestLine = await eventually(async () => lines().find((l) => l.msg === 'request' && l.path === '/health/ready'), 5_000, 'the access log line');
