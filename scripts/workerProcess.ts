@@ -54,7 +54,7 @@ export function allowedCpus(statusFile = '/proc/self/status'): number[] {
  * The CPUs for the worker process (a `taskset -c` list) and the taskset to apply them: every CPU this
  * process may use but the first, or null where that is not possible (one CPU, not Linux, no taskset).
  */
-export function workerCpus(): { taskset: string; cpus: string } | null {
+function workerCpus(): { taskset: string; cpus: string } | null {
   if (process.platform !== 'linux') return null;
   const allowed = allowedCpus();
   if (allowed.length < 2) return null;
