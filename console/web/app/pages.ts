@@ -7,6 +7,11 @@ import { StaffForgotPassword } from '../pages/staff/ForgotPassword.tsx';
 import { StaffResetPassword } from '../pages/staff/ResetPassword.tsx';
 import { StaffSignIn } from '../pages/staff/SignIn.tsx';
 import { Tenants } from '../pages/staff/Tenants.tsx';
+import { TenantOnboarding } from '../pages/staff/tenant/TenantOnboarding.tsx';
+import { Operations } from '../pages/staff/Operations.tsx';
+import { Jobs } from '../pages/staff/Jobs.tsx';
+import { JobDetail } from '../pages/staff/JobDetail.tsx';
+import { Outbox } from '../pages/staff/Outbox.tsx';
 import { AcceptInvite } from '../pages/tenant/AcceptInvite.tsx';
 import { TenantResetPassword } from '../pages/tenant/ResetPassword.tsx';
 import { TenantSignIn } from '../pages/tenant/SignIn.tsx';
@@ -19,6 +24,11 @@ export const pages: readonly PageDefinition[] = [
   { path: '/admin/forgot-password', title: 'Reset your staff password', area: 'public', component: StaffForgotPassword },
   { path: '/admin/reset-password', title: 'Choose a new staff password', area: 'public', component: StaffResetPassword },
   { path: '/admin/tenants', title: 'Tenants', area: 'staff', component: Tenants },
+  { path: '/admin/tenants/:tenantId', title: 'Tenant onboarding', area: 'staff', component: TenantOnboarding },
+  { path: '/admin/operations', title: 'Operations', area: 'staff', component: Operations },
+  { path: '/admin/jobs', title: 'Background jobs', area: 'staff', component: Jobs },
+  { path: '/admin/jobs/:jobId', title: 'Background job', area: 'staff', component: JobDetail },
+  { path: '/admin/outbox', title: 'Outbox (development)', area: 'staff', component: Outbox },
   // Tenant console (links the product mails open: /accept-invite, /reset-password)
   { path: '/sign-in', title: 'Sign in', area: 'public', component: TenantSignIn },
   { path: '/accept-invite', title: 'Accept your invitation', area: 'public', component: AcceptInvite },
