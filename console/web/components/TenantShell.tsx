@@ -12,6 +12,7 @@ export const TENANT_NAV: Array<{ href: string; label: string }> = [{ href: '/', 
 
 export function toTenantSignIn(expired: boolean) {
   const here = currentLocation();
+  if (here.pathname === '/sign-in') return; // several requests of one page failed together
   navigate(`/sign-in?next=${encodeURIComponent(here.pathname + here.search)}${expired ? '&expired=1' : ''}`, { replace: true });
 }
 
