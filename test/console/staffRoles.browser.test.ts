@@ -61,7 +61,7 @@ if (chromiumAvailable('the staff console roles and sessions in a browser')) {
     assert.ok(count >= 8, `the onboarding page has its write buttons (${count})`);
     for (let i = 0; i < count; i++) {
       const button = buttons.nth(i);
-      assert.ok(await button.isDisabled(), `${await button.innerText()} is disabled`);
+      assert.ok(await button.isDisabled(), `${await button.textContent()} is disabled`);
     }
     assert.is(
       await page.locator('main button[type="submit"]').first().getAttribute('title'),
@@ -72,7 +72,7 @@ if (chromiumAvailable('the staff console roles and sessions in a browser')) {
     await page
       .locator('#go-live form')
       .first()
-      .evaluate((form: HTMLFormElement) => form.requestSubmit());
+      .evaluate((form: any) => form.requestSubmit());
     await page.locator('#go-live').getByRole('alert').filter({ hasText: 'support_readonly' }).waitFor();
     await noSeriousViolations(page, 'readonly-tenant');
 
@@ -127,7 +127,7 @@ if (chromiumAvailable('the staff console roles and sessions in a browser')) {
     await page.locator('#invitations').getByLabel('E-mail of the person to invite').fill('someone@example.com');
     await page.locator('#invitations').getByRole('button', { name: 'Send invitation' }).click();
     await page.locator('#invitations').getByRole('alert').waitFor();
-    assert.match(await page.locator('#invitations').getByRole('alert').innerText(), /provision/i);
+    assert.match((await page.locator('#invitations').getByRole('alert').textContent()) ?? '', /provision/i);
     await noSeriousViolations(page, 'errors-in-place');
 
     await page.getByRole('link', { name: 'Tenants' }).click();
@@ -136,7 +136,7 @@ if (chromiumAvailable('the staff console roles and sessions in a browser')) {
     await page.getByRole('button', { name: 'Create tenant' }).click();
     const slugError = page.locator('.field', { has: page.getByLabel('Slug', { exact: true }) }).locator('.field__error');
     await slugError.waitFor();
-    assert.is(await slugError.innerText(), "Tenant slug 'taken' already exists.");
+    assert.is(await slugError.textContent(), "Tenant slug 'taken' already exists.");
 
     await page.goto(`${c.url}/admin/jobs/00000000-0000-4000-8000-000000000000`);
     await page.getByRole('alert').filter({ hasText: 'Job not found' }).waitFor();
