@@ -128,7 +128,11 @@ export const configSchema = z
       issues.addIssue({ code: 'custom', path: ['DATABASE_POOL_MODE'], message: 'transaction needs DATABASE_URL (the pooler) and DATABASE_DIRECT_URL' });
     }
     if (c.DATABASE_POOL_MODE === 'transaction' && !c.DATABASE_DIRECT_URL) {
-      issues.addIssue({ code: 'custom', path: ['DATABASE_DIRECT_URL'], message: 'is required when DATABASE_POOL_MODE=transaction (LISTEN, advisory locks and the job runner need a session)' });
+      issues.addIssue({
+        code: 'custom',
+        path: ['DATABASE_DIRECT_URL'],
+        message: 'is required when DATABASE_POOL_MODE=transaction (LISTEN, advisory locks and the job runner need a session)',
+      });
     }
     if (c.AUTH_PROVIDER === 'oidc') {
       if (!c.OIDC_ISSUER) issues.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_PROVIDER=oidc' });

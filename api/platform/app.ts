@@ -153,10 +153,9 @@ async function handle(app: AppContext, options: PlatformAppOptions, route: Platf
     }
   }
   try {
-    const run = (pool: AppContext['pool']) =>
+    const run = async (pool: AppContext['pool']) =>
       route.handler({ ...parsed.value, principal, app: pool === app.pool ? app : { ...app, pool }, req, res } as Parameters<PlatformRoute['handler']>[0]);
-    const result =
-      route.readsFrom === 'replica' && principal ? await withReadPool(app.pool, app.replica, principal.workspaceId, run) : await run(app.pool);
+    const result = route.readsFrom === 'replica' && principal ? await withReadPool(app.pool, app.replica, principal.workspaceId, run) : await run(app.pool);
     // A write of this workspace is committed: its reads stay on the primary until the replica has it.
     if (principal && app.replica && req.method !== 'GET' && req.method !== 'HEAD') app.replica.noteWrite(principal.workspaceId);
     if (!result) {

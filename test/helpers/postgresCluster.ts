@@ -33,7 +33,9 @@ export function freePort(): Promise<number> {
 
 const asRoot = process.getuid?.() === 0;
 const postgresIds = (): { uid: number; gid: number } | undefined =>
-  asRoot ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) } : undefined;
+  asRoot
+    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) }
+    : undefined;
 
 function run(command: string, args: string[]) {
   const result = spawnSync(command, args, { ...postgresIds(), encoding: 'utf8', cwd: os.tmpdir() });
@@ -107,6 +109,13 @@ export function restartStandby(bin: string, root: string, standby: Cluster): Clu
   return standby;
 }
 
+/** PgBouncer's executable (Debian installs it in /usr/sbin, which a non-root PATH may lack), or null. */
+export function pgbouncerBinary(): string | null {
+  const found = spawnSync('sh', ['-c', 'command -v pgbouncer'], { encoding: 'utf8' });
+  if (found.status === 0) return found.stdout.trim();
+  return existsSync('/usr/sbin/pgbouncer') ? '/usr/sbin/pgbouncer' : null;
+}
+
 export interface Bouncer {
   port: number;
   /** The URL of `database` through the pooler. */
@@ -117,7 +126,7 @@ export interface Bouncer {
 }
 
 /** PgBouncer in transaction pooling mode in front of `target` (host, port and database of a trust server). */
-export async function startPgBouncer(root: string, target: { port: number; database: string }, poolSize = 2): Promise<Bouncer> {
+export async function startPgBouncer(binary: string, root: string, target: { port: number; database: string }, poolSize = 2): Promise<Bouncer> {
   const port = await freePort();
   const ini = path.join(root, 'pgbouncer.ini');
   writeFileSync(
@@ -140,7 +149,7 @@ export async function startPgBouncer(root: string, target: { port: number; datab
   );
   const ids = postgresIds();
   if (ids) chownSync(ini, ids.uid, ids.gid);
-  const child: ChildProcess = spawn('pgbouncer', [ini], { ...ids, stdio: 'ignore' });
+  const child: ChildProcess = spawn(binary, [ini], { ...ids, stdio: 'ignore' });
   await waitForPort(port);
   return {
     port,
