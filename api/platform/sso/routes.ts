@@ -94,6 +94,14 @@ const notFound = () => new AppError('not_found', 'SSO connection not found');
 const nameTaken = (name: string) => new AppError('conflict', `An SSO connection named '${name}' already exists`);
 const unique = <T>(values: T[] | undefined) => (values ? [...new Set(values)] : undefined);
 
+/** A SAML connection may not name the platform's own identity provider as its IdP (the identity links are namespaced anyway; this is a clear error). */
+function assertNotPlatformIssuer(app: AppContext, entityId: string | null) {
+  const platform = app.config.OIDC_ISSUER?.replace(/\/+$/, '');
+  if (entityId && platform && entityId.replace(/\/+$/, '') === platform) {
+    throw new AppError('validation_error', 'Request validation failed', { 'saml.idp_entity_id': "must not be the platform's identity provider (OIDC_ISSUER)" });
+  }
+}
+
 async function requireConnection(app: AppContext, workspaceId: string, id: string) {
   const row = await sso.findConnection(app.pool, workspaceId, id);
   if (!row) throw notFound();
@@ -129,6 +137,7 @@ export const ssoConnectionRoutes = [
           samlIdpCertificate: body.type === 'saml' ? normalizeCertificate(body.saml.idp_certificate).pem : null,
         });
         if (!row) throw nameTaken(body.name);
+        assertNotPlatformIssuer(app, row.saml_idp_entity_id);
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'sso.connection.created',
@@ -211,6 +220,7 @@ export const ssoConnectionRoutes = [
           samlIdpCertificate: body.saml?.idp_certificate ? normalizeCertificate(body.saml.idp_certificate).pem : row.saml_idp_certificate,
         });
         if (!updated) throw nameTaken(body.name!);
+        assertNotPlatformIssuer(app, updated.saml_idp_entity_id);
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'sso.connection.updated',
