@@ -281,7 +281,7 @@ export const ssoConnectionRoutes = [
     handler: async ({ params: p, principal, app, req }) => {
       const row = await requireConnection(app, principal.workspaceId, p.id);
       return reply.ok(
-        row.type === 'oidc' ? await testOidcConnection(row) : testSamlConnection(row, samlEndpoints(platformBaseUrl(app, req), row.id), app.clock.now()),
+        row.type === 'oidc' ? await testOidcConnection(app, row) : testSamlConnection(row, samlEndpoints(platformBaseUrl(app, req), row.id), app.clock.now()),
       );
     },
   }),

@@ -57,7 +57,7 @@ export async function startSsoSignIn(
   if (connection.type === 'oidc') {
     const codeVerifier = randomToken(48);
     const nonce = randomToken(24);
-    const redirectUrl = await oidcAuthorizeUrl(connection, { redirectUri: input.redirectUri!, state, nonce, codeVerifier });
+    const redirectUrl = await oidcAuthorizeUrl(app, connection, { redirectUri: input.redirectUri!, state, nonce, codeVerifier });
     await sso.insertLoginState(app.pool, {
       stateHash: sha256Hex(state),
       connectionId: connection.id,
