@@ -94,7 +94,9 @@ test('a redirect to an internal address is not followed: the internal server is 
   assert.match(tested.body.detail, /discovery document answered a redirect, which is not followed/);
   assert.not.ok(leaks(tested.text), tested.text);
 
-  const authorize = await t.platform.get(`/v1/auth/sso/authorize?workspace=demo&connection_id=${id}&redirect_uri=${encodeURIComponent('https://app.example/cb')}`);
+  const authorize = await t.platform.get(
+    `/v1/auth/sso/authorize?workspace=demo&connection_id=${id}&redirect_uri=${encodeURIComponent('https://app.example/cb')}`,
+  );
   assert.is(authorize.status, 503, authorize.text);
   assert.is(authorize.body.error.code, 'service_unavailable');
   assert.not.ok(leaks(authorize.text), authorize.text);
@@ -106,7 +108,9 @@ test('an internal issuer is refused by the address policy in production', async 
   const tested = await t.platform.post(`/v1/sso/connections/${id}/test`, undefined, { token: owner });
   assert.is(tested.body.ok, false);
   assert.is(tested.body.detail, 'the discovery document address is refused by the outbound policy');
-  const authorize = await t.platform.get(`/v1/auth/sso/authorize?workspace=demo&connection_id=${id}&redirect_uri=${encodeURIComponent('https://app.example/cb')}`);
+  const authorize = await t.platform.get(
+    `/v1/auth/sso/authorize?workspace=demo&connection_id=${id}&redirect_uri=${encodeURIComponent('https://app.example/cb')}`,
+  );
   assert.is(authorize.status, 503, authorize.text);
   assert.not.ok(leaks(authorize.text), authorize.text);
   assert.is(internalHits, 0, 'the internal server was reached');
