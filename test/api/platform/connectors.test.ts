@@ -112,7 +112,7 @@ test('inbound: raw-body HMAC in either header form, 202, ingested with the conne
   const raw = JSON.stringify({ external_id: 'in-1', title: 'Inbound disk alert', narrative: 'Disk at 99%' });
   const res = await inbound(connector.id, raw, { 'x-svc-signature': sign(hook.signing_secret, raw) });
   assert.is(res.status, 202, res.text);
-  assert.equal(Object.keys(res.body).sort(), ['accepted', 'connector_id', 'delivery_id', 'issue_ids', 'received', 'rejected']);
+  assert.equal(Object.keys(res.body).sort(), ['accepted', 'connector_id', 'delivery_id', 'duplicate', 'issue_ids', 'received', 'rejected']);
   assert.equal([res.body.received, res.body.connector_id, res.body.accepted], [true, connector.id, 1]);
   const issue = (await t.app.pool.query('select source, external_id, title from issues where id = $1', [res.body.issue_ids[0]])).rows[0];
   assert.equal(issue, { source: 'alerts-push', external_id: 'in-1', title: 'Inbound disk alert' });
