@@ -8,6 +8,7 @@
  * Afterwards the victim's row, identities and memberships are unchanged and no token for `vic` was
  * issued to the attacker.
  */
+import http from 'node:http';
 import { decodeJwt } from 'jose';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -210,6 +211,26 @@ test("finding 2: an SSO connection's e-mails count as verified only in its organ
   assert.is((await signIn('victim-at-atk-idp', VICTIM)).status, 403);
   assert.equal(await victimState(), before);
   assert.is(await tokensForVictimWorkspaceSince(since), 0);
+});
+
+test('without PLATFORM_URL, the SAML SP entity id and ACS URL come from the listening address, not the Host header', async () => {
+  const connection = (await t.platform.get('/v1/sso/connections', { token: attacker.token })).body.data.find((c: any) => c.type === 'saml');
+  // fetch keeps its own Host header: node:http sends the spoofed one.
+  const spoofed = await new Promise<{ status: number; body: any; text: string }>((resolve, reject) => {
+    const req = http.get(
+      `${t.platform.base}/v1/sso/connections/${connection.id}`,
+      { headers: { host: 'evil.example', authorization: `Bearer ${attacker.token}` } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), text }));
+      },
+    );
+    req.on('error', reject);
+  });
+  assert.is(spoofed.status, 200, spoofed.text);
+  assert.is(spoofed.body.saml.acs_url, `${t.platform.base}/v1/auth/sso/saml/acs`);
+  assert.ok(spoofed.body.saml.sp_entity_id.startsWith(`${t.platform.base}/`), spoofed.body.saml.sp_entity_id);
 });
 
 test.run();
