@@ -359,7 +359,7 @@ export const ssoSignInRoutes = [
     summary: 'Complete an OIDC sign-in: code exchange and ID-token validation, then the token pair',
     description:
       'Called with the `code` and `state` the identity provider appended to the redirect URI. The ID token is checked for signature, issuer, audience, nonce and expiry; ' +
-      "the identity then signs in by exchange rule 1 (deny by default) into the connection's workspace. A user with a second factor adds `mfa_code`.",
+      "the identity then signs in by exchange rule 1 (deny by default) into the connection's workspace. A user with a second factor sends the same `code` and `state` with `mfa_code` to POST /v1/auth/sso/callback instead (never in a query string).",
     tags: ['sso'],
     auth: 'public',
     query: z.object({
@@ -367,7 +367,9 @@ export const ssoSignInRoutes = [
       code: z.string().min(1, 'must not be empty').optional(),
       error: z.string().optional(),
       error_description: z.string().optional(),
-      mfa_code: z.string().trim().min(1).max(64).optional(),
+      mfa_code: z
+        .never({ error: 'must not travel in the query string (proxies and browser history keep it): POST /v1/auth/sso/callback with it in the body' })
+        .optional(),
     }),
     responses: {
       200: { description: 'Token pair', schema: tokenPairSchema },
@@ -378,8 +380,28 @@ export const ssoSignInRoutes = [
       if (query.error || !query.code) {
         throw new AppError('invalid_grant', 'The identity provider did not sign the user in', { reason: query.error_description ?? query.error ?? 'no code' });
       }
-      return reply.ok(await completeOidcCallback(app, req, { state: query.state, code: query.code, mfaCode: query.mfa_code }));
+      return reply.ok(await completeOidcCallback(app, req, { state: query.state, code: query.code }));
     },
+  }),
+  platformRoute({
+    method: 'post',
+    path: '/v1/auth/sso/callback',
+    operationId: 'completeSsoCallbackWithMfa',
+    summary: 'Complete an OIDC sign-in with a second factor: code, state and mfa_code in the body',
+    description: 'The same as GET /v1/auth/sso/callback, with `mfa_code` in the body so that it never appears in a URL (issue 26).',
+    tags: ['sso'],
+    auth: 'public',
+    body: z.object({
+      state: z.string().min(1, 'must not be empty'),
+      code: z.string().min(1, 'must not be empty'),
+      mfa_code: z.string().trim().min(1, 'must not be empty').max(64).optional(),
+    }),
+    responses: {
+      200: { description: 'Token pair', schema: tokenPairSchema },
+      401: { description: 'The state, code, ID token or mfa_code is invalid (`invalid_grant`)' },
+      403: { description: 'No membership (`forbidden`) or a second factor is needed (`mfa_required`)' },
+    },
+    handler: async ({ body, app, req }) => reply.ok(await completeOidcCallback(app, req, { state: body.state, code: body.code, mfaCode: body.mfa_code })),
   }),
   platformRoute({
     method: 'post',

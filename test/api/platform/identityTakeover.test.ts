@@ -233,4 +233,14 @@ test('without PLATFORM_URL, the SAML SP entity id and ACS URL come from the list
   assert.ok(spoofed.body.saml.sp_entity_id.startsWith(`${t.platform.base}/`), spoofed.body.saml.sp_entity_id);
 });
 
+test('mfa_code is refused in the OIDC callback query string (it belongs in the POST body)', async () => {
+  const res = await t.platform.get('/v1/auth/sso/callback?state=s&code=c&mfa_code=123456');
+  assert.is(res.status, 400, res.text);
+  assert.is(res.body.error.code, 'validation_error');
+  assert.match(res.body.error.details.mfa_code, /POST \/v1\/auth\/sso\/callback/);
+  const posted = await t.platform.post('/v1/auth/sso/callback', { state: 'unknown', code: 'c', mfa_code: '123456' });
+  assert.is(posted.status, 401, posted.text);
+  assert.is(posted.body.error.code, 'invalid_grant');
+});
+
 test.run();
