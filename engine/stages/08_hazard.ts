@@ -103,7 +103,10 @@ export interface HorizonForecastOutput {
   /** Predictive interval of the count (integers), parameter and process uncertainty, at `interval_level`. */
   lower: number;
   upper: number;
-  /** Share of simulated paths with at least one occurrence within the horizon (probability, 0-1). */
+  /**
+   * P(at least one occurrence within the horizon | since_last_days), 0-1: recurrenceProbability, the
+   * quantity p_alert and stage 9's p_recurrence give at their horizons (one computation, one value).
+   */
   probability_any: number;
 }
 
@@ -176,6 +179,8 @@ export interface HazardOutput {
   as_of: string;
   /** Level of every interval in this output (hazard config `interval_level`). */
   interval_level: number;
+  /** The horizon of every p_alert (hazard config `alert_horizon_days`); absent in outputs stored before it was recorded. */
+  alert_horizon_days?: number;
   /** One entry per pattern of stage 7, in its order. */
   patterns: PatternHazard[];
   /** Fitted patterns whose p_alert estimate ≥ alert_threshold, ordered by probability descending, then pattern id. */
@@ -317,7 +322,8 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
         monte_carlo_error: h.monteCarloError,
         lower: h.lower,
         upper: h.upper,
-        probability_any: h.probabilityAny,
+        // The same quantity as p_alert and stage 9's p_recurrence at equal horizons, so computed the same way.
+        probability_any: recurrenceProbability(fit, since, h.horizon, level).estimate,
       })),
       p_alert: { estimate: alert.estimate, lower: alert.lower, upper: alert.upper },
       provenance: prov,
@@ -342,5 +348,5 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
     });
   }
   alerts.sort((a, b) => b.probability - a.probability || (a.pattern_id < b.pattern_id ? -1 : 1));
-  return { as_of: ctx.asOf, interval_level: level, patterns, alerts };
+  return { as_of: ctx.asOf, interval_level: level, alert_horizon_days: cfg.alert_horizon_days, patterns, alerts };
 }

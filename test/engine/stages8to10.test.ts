@@ -19,6 +19,9 @@ import { hazard, type HazardOutput, type PatternHazardFitted, type PatternHazard
 import { predict, scoreForecasts } from '../../engine/stages/09_predict.ts';
 import { recommend, type RecommendOutput } from '../../engine/stages/10_recommend.ts';
 import { testConfigs, testContext, type ConfigOverrides } from '../helpers/engineInput.ts';
+import { buildFacts } from '../../engine/report/facts.ts';
+import { checkNarrative, conflictingFacts } from '../../engine/report/factCheck.ts';
+import { builtInTemplate, renderTemplate } from '../../engine/report/templates.ts';
 
 const DAY = 86_400_000;
 const AS_OF = '2024-03-06T00:00:00.000Z';
@@ -381,6 +384,55 @@ test('recommend: the refined risk score by its documented formula; the part-1 sc
   assert.equal([b.basis, b.risk_score, b.components, b.expected_cost], ['patterns', 40, { severity: 0.55, recency: 0.5, volume: 0.3 }, null]);
   // Bit-identical on the same input.
   assert.equal(encodeOutput(recommend({ ...input, hazard: out, predict: predicted }, ctx)), encodeOutput(recommended));
+});
+
+test('one fact per quantity: the brief of a fitted pattern holds one recurrence probability per horizon, narrative and table alike', () => {
+  const irregular = [0, 0.1, 0.3, 10, 10.2, 10.25, 20, 20.1, 30, 30.4, 30.5, 33]; // the Weibull: Monte Carlo and the formula differ
+  const members = issuesOf(
+    600,
+    irregular.map((day) => ({ day })),
+  );
+  const snap = snapshot({ workspace_id: id(1000), event_sequence: 12, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] }, ctx);
+  const own = {
+    snapshot: snap,
+    patterns: {
+      patterns: [
+        pattern(
+          7,
+          members.map((m) => m.id),
+          'timeout',
+        ),
+      ],
+      pattern_ids: [],
+      retired: [],
+      review: [],
+    },
+  };
+  const h = hazard(own, ctx);
+  const p = predict({ ...own, hazard: h }, ctx);
+  const r = recommend({ ...own, hazard: h, predict: p }, ctx);
+  const patternId = id(9007);
+  const facts = buildFacts(
+    'pattern_brief',
+    {
+      run: { id: ctx.runId, as_of: AS_OF, engine_version: 'test', output_digest: 'd', config_versions: {} },
+      stages: [],
+      patterns: own.patterns.patterns,
+      hazard: h,
+      predict: p,
+      recommend: r,
+      members: { [patternId]: members.map((m) => m.id) },
+      occurrences: { [patternId]: members.map((m) => m.occurred_at!) },
+      rootCauseNames: {},
+    },
+    patternId,
+  ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const row30 = facts.hazard.forecast.find((f: { horizon_days: { value: number } }) => f.horizon_days.value === 30);
+  assert.is(row30.probability_any.value, facts.prediction.p_recurrence.estimate.value);
+  assert.is(facts.hazard.p_alert.estimate.value, facts.prediction.p_recurrence.estimate.value); // alert horizon 30 too
+  assert.equal(conflictingFacts(facts), []);
+  const narrative = renderTemplate(builtInTemplate(facts as never), facts as never);
+  assert.ok(checkNarrative(narrative, facts).ok, narrative);
 });
 
 test.run();

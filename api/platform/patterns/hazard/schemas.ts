@@ -59,7 +59,11 @@ export const hazardSchema = z.object({
       monte_carlo_error: z.number(),
       lower: z.number().int(),
       upper: z.number().int(),
-      probability_any: z.number(),
+      probability_any: z
+        .number()
+        .describe(
+          'P(at least one occurrence within the horizon | time since the last occurrence): the same value as p_alert and the prediction at equal horizons',
+        ),
     }),
   ),
   p_alert: estimateSchema.describe('P(recurrence within the alert horizon | time since the last occurrence)'),
