@@ -134,7 +134,11 @@ function hazardFacts(h: PatternHazard | undefined, level: number, alertHorizon: 
     first_occurrence_at: date(h.first_occurrence_at),
     last_occurrence_at: date(h.last_occurrence_at),
     since_last_days: q(h.since_last_days, 'days'),
-    p_alert: {
+    // Outputs stored before dormancy was decided have no `dormancy`: they were not dormant.
+    dormant: h.dormancy?.dormant ?? false,
+    silence_probability: h.dormancy ? q(h.dormancy.silence_probability, 'probability') : null,
+    dormancy_level: h.dormancy ? q(h.dormancy.level, 'probability') : null,
+    p_alert: h.p_alert && {
       ...estimate(h.p_alert, 'probability'),
       // Runs stored before the output named its alert horizon: not marked.
       ...(alertHorizon === undefined ? {} : { estimate: recurrenceProbability(h.pattern_id, alertHorizon, h.p_alert.estimate) }),

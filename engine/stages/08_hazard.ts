@@ -16,6 +16,11 @@
  *   enough events to estimate a model, so the API reason is `insufficient_events` too. The maths'
  *   reason is kept in `detail`.
  *
+ * Dormant: a fitted pattern whose silence since its last occurrence the model gives less than a 1%
+ * chance (engine/hazard/dormancy.ts) keeps its fit and curves (its history) but gets no forecast and
+ * no p_alert, so no crest alert: the model no longer describes it. The next occurrence ends dormancy
+ * (the next run sees a short silence).
+ *
  * A fitted pattern gets its curves on a grid of `curve_points` times (days), the forecast of
  * occurrences over each horizon (forecastOccurrences, seeded from the run seed and the pattern id) and
  * p_alert = P(recurrence within `alert_horizon_days` | days since the last occurrence)
@@ -26,6 +31,7 @@ import { deriveSeed } from '../rng.ts';
 import { DAY_MS } from '../time.ts';
 import { censoredGaps } from '../hazard/censoredGaps.ts';
 import { evenGrid, hazardCurves } from '../hazard/curves.ts';
+import { dormancyOf, type Dormancy } from '../hazard/dormancy.ts';
 import { describeFit, type HazardFit, type HazardModelName, type NotFittedReason } from '../hazard/fit.ts';
 import { forecastOccurrences } from '../hazard/forecast.ts';
 import { forecastPaths } from '../hazard/forecastPaths.ts';
@@ -129,10 +135,15 @@ export interface PatternHazardFitted {
   /** Days from the last occurrence to as-of (the age of the open gap). */
   since_last_days: number;
   curves: HazardCurvesOutput;
-  /** One entry per forecast horizon (hazard config `forecast_horizons_days` ∪ `prediction_horizon_days`), ascending. */
+  /** Whether the silence since the last occurrence is one the model could produce (engine/hazard/dormancy.ts). */
+  dormancy: Dormancy;
+  /**
+   * One entry per forecast horizon (hazard config `forecast_horizons_days` ∪ `prediction_horizon_days`),
+   * ascending; empty when the pattern is dormant (the forecast is withheld).
+   */
   forecast: HorizonForecastOutput[];
-  /** P(recurrence within `alert_horizon_days` | since_last_days), probability 0-1 with interval. */
-  p_alert: Estimate;
+  /** P(recurrence within `alert_horizon_days` | since_last_days), probability 0-1 with interval; null when dormant. */
+  p_alert: Estimate | null;
   provenance: Provenance;
 }
 
@@ -278,14 +289,9 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
     const since = gaps.sinceLast;
     const gridEnd = gaps.time.reduce((a, b) => Math.max(a, b), horizons.at(-1)!);
     const curves = hazardCurves(fit, evenGrid(gridEnd, cfg.curve_points), level);
-    const forecast = forecastOccurrences(fit, {
-      sinceLast: since,
-      horizons,
-      seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`),
-      paths: forecastPaths(fit, horizons.at(-1)!, FORECAST_PATHS),
-      level,
-    });
-    const alert = recurrenceProbability(fit, since, cfg.alert_horizon_days, level);
+    // A silence the model cannot produce: it no longer describes the pattern, so no forecast is made from it.
+    const dormancy = dormancyOf(fit, since);
+    const alert = dormancy.dormant ? null : recurrenceProbability(fit, since, cfg.alert_horizon_days, level);
     return {
       pattern_id: pattern.id,
       status: 'fitted',
@@ -316,23 +322,32 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
         hazard_lower: curves.hazardLower,
         hazard_upper: curves.hazardUpper,
       },
-      forecast: forecast.horizons.map((h) => ({
-        horizon_days: h.horizon,
-        expected: h.expected,
-        monte_carlo_error: h.monteCarloError,
-        lower: h.lower,
-        upper: h.upper,
-        // The same quantity as p_alert and stage 9's p_recurrence at equal horizons, so computed the same way.
-        probability_any: recurrenceProbability(fit, since, h.horizon, level).estimate,
-      })),
-      p_alert: { estimate: alert.estimate, lower: alert.lower, upper: alert.upper },
+      dormancy,
+      forecast: dormancy.dormant
+        ? []
+        : forecastOccurrences(fit, {
+            sinceLast: since,
+            horizons,
+            seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`),
+            paths: forecastPaths(fit, horizons.at(-1)!, FORECAST_PATHS),
+            level,
+          }).horizons.map((h) => ({
+            horizon_days: h.horizon,
+            expected: h.expected,
+            monte_carlo_error: h.monteCarloError,
+            lower: h.lower,
+            upper: h.upper,
+            // The same quantity as p_alert and stage 9's p_recurrence at equal horizons, so computed the same way.
+            probability_any: recurrenceProbability(fit, since, h.horizon, level).estimate,
+          })),
+      p_alert: alert && { estimate: alert.estimate, lower: alert.lower, upper: alert.upper },
       provenance: prov,
     };
   });
 
   const alerts: CrestAlert[] = [];
   for (const p of patterns) {
-    if (p.status !== 'fitted' || p.p_alert.estimate < cfg.alert_threshold) continue;
+    if (p.status !== 'fitted' || p.p_alert === null || p.p_alert.estimate < cfg.alert_threshold) continue;
     alerts.push({
       id: derivedUuid(`${ctx.runId}:alert:${p.pattern_id}`),
       pattern_id: p.pattern_id,

@@ -152,11 +152,11 @@ test('hazard: the forecast of a Poisson process (expected h·d/Σt) over each ho
 test('hazard: p_alert = 1 - exp(-30·d/Σt) with the interval of log ΔH; an alert at or above the threshold only', () => {
   const a = fitted(1);
   const rate = 3 / 35;
-  close(a.p_alert.estimate, 1 - Math.exp(-30 * rate), 1e-12, 'p_alert');
-  close(a.p_alert.lower, 1 - Math.exp(-30 * rate * Math.exp(-z90 * Math.sqrt(1 / 3))), 1e-12, 'lower');
-  close(a.p_alert.upper, 1 - Math.exp(-30 * rate * Math.exp(z90 * Math.sqrt(1 / 3))), 1e-12, 'upper');
+  close(a.p_alert!.estimate, 1 - Math.exp(-30 * rate), 1e-12, 'p_alert');
+  close(a.p_alert!.lower, 1 - Math.exp(-30 * rate * Math.exp(-z90 * Math.sqrt(1 / 3))), 1e-12, 'lower');
+  close(a.p_alert!.upper, 1 - Math.exp(-30 * rate * Math.exp(z90 * Math.sqrt(1 / 3))), 1e-12, 'upper');
   const e = fitted(5);
-  close(e.p_alert.estimate, 1 - Math.exp((-30 * 3) / (300 + 100)), 1e-12, 'p_alert of E'); // Σt = 3 gaps of 100 + the open gap 100
+  close(e.p_alert!.estimate, 1 - Math.exp((-30 * 3) / (300 + 100)), 1e-12, 'p_alert of E'); // Σt = 3 gaps of 100 + the open gap 100
   // A (0.924) and D (same data) alert; E (0.218) does not.
   assert.equal(
     out.alerts.map((x) => x.pattern_id),
@@ -166,7 +166,7 @@ test('hazard: p_alert = 1 - exp(-30·d/Σt) with the interval of log ΔH; an ale
   assert.is(alert.threshold, 0.8);
   assert.is(alert.horizon_days, 30);
   assert.is(alert.as_of, AS_OF);
-  assert.is(alert.probability, a.p_alert.estimate);
+  assert.is(alert.probability, a.p_alert!.estimate);
   assert.is(alert.last_occurrence_at, at(30));
   // Lower the threshold below E's probability and E alerts too; raise it above A's and none does.
   assert.is(hazard(input, ctxWith({ hazard: { min_gaps: 3, alert_threshold: 0.2 } })).alerts.length, 3);
@@ -205,7 +205,7 @@ test('hazard: irregular gaps in days are fitted as selectModel fits them (here t
   close(f.selection.aic_weibull!, expected.aic.weibull!, 1e-9, 'AIC');
   close(f.selection.lrt_p_value!, expected.likelihoodRatio!.pValue, 1e-9, 'LRT p-value');
   close(f.since_last_days, 2, 1e-9, 'since last');
-  close(f.p_alert.estimate, recurrenceProbability(fit, 2, 30, 0.9).estimate, 1e-12, 'p_alert');
+  close(f.p_alert!.estimate, recurrenceProbability(fit, 2, 30, 0.9).estimate, 1e-12, 'p_alert');
 });
 
 test('hazard: not fitted, with the API reasons and no curve', () => {
