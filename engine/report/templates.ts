@@ -134,7 +134,7 @@ function patternSections(f: F): string[] {
     );
     if (h.dormant) {
       out.push(
-        '**Dormant:** under this model a silence as long as the present one has a probability below {{hazard.dormancy_level|pct0}} ({{hazard.silence_probability|pct2}}). ' +
+        '**Dormant:** under this model a silence this long has a probability below {{hazard.dormancy_level|pct0}} ({{hazard.silence_probability|pct2}}). ' +
           'The model no longer describes the pattern, so no forecast is made from it; its history stays, and the next occurrence makes it forecastable again.',
         '',
       );

@@ -435,4 +435,63 @@ test('one fact per quantity: the brief of a fitted pattern holds one recurrence 
   assert.ok(checkNarrative(narrative, facts).ok, narrative);
 });
 
+test('dormant: a pattern silent for far longer than its gaps keeps its fit but gets no forecast, alert, prediction or case; the brief says so', () => {
+  // Every 3 days for 60 days, then silent for a year before as-of.
+  const members = issuesOf(
+    700,
+    Array.from({ length: 21 }, (_, i) => ({ day: -425 + 3 * i })),
+  );
+  const snap = snapshot({ workspace_id: id(1000), event_sequence: 21, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] }, ctx);
+  const own = {
+    snapshot: snap,
+    patterns: {
+      patterns: [
+        pattern(
+          8,
+          members.map((m) => m.id),
+          'timeout',
+        ),
+      ],
+      pattern_ids: [],
+      retired: [],
+      review: [],
+    },
+  };
+  const h = hazard(own, ctx);
+  const fit = h.patterns[0] as PatternHazardFitted;
+  assert.is(fit.status, 'fitted');
+  assert.ok(fit.dormancy.dormant && fit.dormancy.silence_probability < fit.dormancy.level, JSON.stringify(fit.dormancy));
+  assert.ok(fit.curves.survival.length > 0 && fit.n_gaps === 20, 'the history stays');
+  assert.equal([fit.forecast, fit.p_alert, h.alerts], [[], null, []]);
+  const p = predict({ ...own, hazard: h }, ctx);
+  assert.equal(p.predictions, []);
+  const r = recommend({ ...own, hazard: h, predict: p }, ctx);
+  assert.equal(
+    [r.recommendations[0].abstain_reason, r.recommendations[0].business_case, r.financials[0].basis, r.financials[0].horizons],
+    ['dormant', null, 'none', []],
+  );
+  const patternId = id(9008);
+  const facts = buildFacts(
+    'pattern_brief',
+    {
+      run: { id: ctx.runId, as_of: AS_OF, engine_version: 'test', output_digest: 'd', config_versions: {} },
+      stages: [],
+      patterns: own.patterns.patterns,
+      hazard: h,
+      predict: p,
+      recommend: r,
+      members: { [patternId]: members.map((m) => m.id) },
+      occurrences: { [patternId]: members.map((m) => m.occurred_at!) },
+      rootCauseNames: {},
+    },
+    patternId,
+  );
+  const narrative = renderTemplate(builtInTemplate(facts), facts);
+  assert.match(narrative, /\*\*Dormant:\*\* under this model a silence this long has a probability below 1%/);
+  assert.not.match(narrative, /Probability of any|probability of a recurrence within/);
+  assert.ok(checkNarrative(narrative, facts).ok, JSON.stringify(checkNarrative(narrative, facts)));
+  // A pattern that recurs as usual is not dormant.
+  assert.not.ok(fitted(1).dormancy.dormant);
+});
+
 test.run();

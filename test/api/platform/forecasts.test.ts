@@ -120,6 +120,16 @@ test('a run through stage 10 stores hazard fits, predictions, a backtest, financ
     membersOf[theme] = members;
   }
   assert.equal(Object.keys(patternOf).sort(), [...FIXTURE_THEMES].sort());
+  // What the run said of each pattern's recurrence, on the list and on one pattern.
+  assert.equal(
+    FIXTURE_THEMES.map((theme) => patternOf[theme].recurrence),
+    ['recurring', 'recurring', 'not_fitted', 'not_fitted'],
+  );
+  assert.is((await api.get(`/v1/patterns/${patternOf.memory.id}`)).body.recurrence, 'recurring');
+  const hazard = (await api.get(`/v1/patterns/${patternOf.memory.id}/hazard`)).body;
+  assert.equal([hazard.dormancy.dormant, hazard.dormancy.level, hazard.forecast.length > 0, hazard.p_alert !== null], [false, 0.01, true, true]);
+  const described = (await t.platform.get('/openapi.json')).body;
+  assert.ok(JSON.stringify(described).includes('dormant'), 'the description names dormancy');
 });
 
 test('GET /v1/patterns/{id}/hazard: model, parameters with uncertainty, curves and forecast, with provenance', async () => {
