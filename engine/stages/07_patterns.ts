@@ -2,8 +2,8 @@
  * Stage 7, patterns: promotes trusted clusters to patterns. Each pattern
  * - keeps the id of the previous run's pattern it matches (score = ½ Jaccard of members + ½ cosine of
  *   term centroids, greedy one-to-one above `match_threshold`), else gets a new id derived from the run;
- * - is named so that a person recognises it: a templated pattern by its template (`<*>` at the
- *   variables), a prose pattern by the title of its most central member (highest cosine to the
+ * - is named so that a person recognises it: a templated pattern by its template (`…` at the
+ *   variables: the `<*>` wildcard is the template field's notation, not a name's), a prose pattern by the title of its most central member (highest cosine to the
  *   centroid) followed by the distinctive terms of the pattern (centroid weight minus corpus mean
  *   weight) that the title does not already say, both shortened; names stay unique within the run;
  * - carries up to three representative example issues (the most central members, distinct titles);
@@ -29,6 +29,7 @@ import type { SnapshotOutput } from './01_snapshot.ts';
 import type { NormalizeOutput } from './02_normalize.ts';
 import type { ExtractOutput, Judgement } from './03_extract.ts';
 import { fnv1a } from '../text/hashing.ts';
+import { WILDCARD } from '../text/templateTokens.ts';
 import type { VectorizeOutput } from './04_vectorize.ts';
 import type { ClusterOutput } from './05_cluster.ts';
 import type { StabilityOutput, StabilityStatus } from './06_stability.ts';
@@ -209,7 +210,7 @@ export function patterns(
   const stabilityOf = new Map(input.stability.clusters.map((c) => [c.label, c]));
   const templateOf = new Map(input.cluster.templates.map((t) => [t.label, t.text]));
   const nameOf = (template: string | null, title: string, topTerms: string[]) => {
-    if (template !== null) return shorten(template, NAME_TEMPLATE_CHARS);
+    if (template !== null) return shorten(template.replaceAll(WILDCARD, '…'), NAME_TEMPLATE_CHARS);
     const head = shorten(title, NAME_TITLE_CHARS);
     const said = new Set(normalizeText(title).tokens);
     const extra = topTerms.filter((t) => !t.split(' ').every((w) => said.has(w))).slice(0, 2);
