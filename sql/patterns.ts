@@ -43,3 +43,15 @@ export async function latestPatternRollup(
   );
   return rows[0] ?? null;
 }
+
+/**
+ * The workspace's patterns as GET /v1/patterns counts them: all, and those with no issues (patterns of
+ * earlier runs that the latest run did not find, kept with their history) by status.
+ */
+export async function patternTotals(db: Queryable, workspaceId: string): Promise<{ total: number; empty: Array<{ status: string; count: number }> }> {
+  const { rows } = await db.query<{ status: string; empty: boolean; count: number }>(
+    'select status, issue_count = 0 as empty, count(*)::int as count from patterns where workspace_id = $1 group by 1, 2 order by 1, 2',
+    [workspaceId],
+  );
+  return { total: rows.reduce((n, r) => n + r.count, 0), empty: rows.filter((r) => r.empty).map((r) => ({ status: r.status, count: r.count })) };
+}

@@ -524,6 +524,7 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
       issue(5, { severity: 'medium', occurred_at: '2024-07-01T00:00:00.000Z' }),
       issue(6, { severity: 'low', occurred_at: '2024-08-02T00:00:00.000Z' }),
     ],
+    left_out: [],
     decisions: [],
     previous_patterns: options.previous ?? [],
     input_digest: '0'.repeat(64),
