@@ -59,6 +59,7 @@ const patternListQuery = listQuery(patternFilters, ['risk_score', 'issue_count',
 export const patternRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns',
     operationId: 'listPatterns',
     summary: 'List patterns, riskiest first',
@@ -75,6 +76,7 @@ export const patternRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}',
     operationId: 'getPattern',
     summary: 'Get a pattern',
