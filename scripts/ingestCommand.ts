@@ -9,7 +9,7 @@ import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFi
 import path from 'node:path';
 import type { AppContext } from '../lib/context.ts';
 import { validateIngestRecord, type RecordError } from '../api/platform/ingest/record.ts';
-import { ingestRecords } from '../jobs/ingestRecords.ts';
+import { ingestRecords } from '../usecases/ingestRecords.ts';
 import type { IssueInput } from '../sql/issues.ts';
 import { createProgress } from './progress.ts';
 import { openRecordFile } from './recordFiles.ts';

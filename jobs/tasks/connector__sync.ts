@@ -16,7 +16,7 @@ import { postOutbound } from '../../lib/outbound/index.ts';
 import { findConnector, recordSyncOutcome, saveSyncCursor, type ConnectorRow } from '../../sql/connectors.ts';
 import { recordOutboundEvent } from '../../sql/outboundEvents.ts';
 import { withTransaction } from '../../lib/db.ts';
-import { ingestRecords } from '../ingestRecords.ts';
+import { ingestRecords } from '../../usecases/ingestRecords.ts';
 import { ingestRecordSchema, toIssueInput } from '../../api/platform/ingest/record.ts';
 import type { IssueInput } from '../../sql/issues.ts';
 import { defineTask, PermanentJobError, type JobContext } from '../runtime.ts';

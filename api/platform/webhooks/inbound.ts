@@ -19,7 +19,7 @@ import { findWebhookOfConnector } from '../../../sql/webhooks.ts';
 import type { IssueInput } from '../../../sql/issues.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { reply, type Request } from '../../http/routes.ts';
-import { ingestRecords } from '../../../jobs/ingestRecords.ts';
+import { ingestRecords } from '../../../usecases/ingestRecords.ts';
 import { ingestRecordSchema, toIssueInput } from '../ingest/record.ts';
 import { MAX_BATCH } from '../ingest/record.ts';
 import { platformRoute } from '../route.ts';
