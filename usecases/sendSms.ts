@@ -3,8 +3,8 @@
  * `outbox_sms` table and logs it (like mail without SMTP_URL); with SMS_WEBHOOK_URL each message is
  * POSTed as JSON `{to, body}` to that gateway and recorded as `sent` or `failed`.
  */
-import type { AppContext } from './context.ts';
-import type { Queryable } from './db.ts';
+import type { AppContext } from '../lib/context.ts';
+import type { Queryable } from '../lib/db.ts';
 import { insertOutboxSms } from '../sql/mfa.ts';
 
 export interface SmsSender {
