@@ -1,12 +1,11 @@
 /**
  * What every request handler and job receives: settings, the pool, the logger, the clock and the
- * process's signing keys. Built once per process (or per test app).
+ * process's signing keys (loaded by usecases/loadSecrets.ts). Built once per process (or per test app).
  */
 import type { Config } from './config.ts';
 import type { Pool } from './db.ts';
 import type { Logger } from './logger.ts';
-import { ensureGeneratedSecret } from '../sql/appSettings.ts';
-import { createSecretBox, deriveEncryptionKey, deriveKey, keyFromSetting, type SecretBox } from './secretBox.ts';
+import type { SecretBox } from './secretBox.ts';
 
 /** The only source of "now" outside the database; tests inject a controllable one. */
 export interface Clock {
@@ -35,25 +34,4 @@ export interface AppContext {
   logger: Logger;
   clock: Clock;
   secrets: Secrets;
-}
-
-export async function loadSecrets(config: Config, pool: Pool): Promise<Secrets> {
-  const jwt = config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'jwt_secret'));
-  const cursor = await ensureGeneratedSecret(pool, 'cursor_key');
-  const webhookKey = config.WEBHOOK_SECRET_KEY
-    ? keyFromSetting(config.WEBHOOK_SECRET_KEY)
-    : config.JWT_SECRET
-      ? deriveKey(config.JWT_SECRET, 'webhook-secrets')
-      : keyFromSetting(await ensureGeneratedSecret(pool, 'webhook_secret_key'));
-  const encryption = config.SVC_ENCRYPTION_KEY ?? config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'encryption_key'));
-  const secretsKey = config.SECRETS_KEY ?? (await ensureGeneratedSecret(pool, 'secrets_key'));
-  const csrf = await ensureGeneratedSecret(pool, 'csrf_key');
-  return {
-    jwtKey: new TextEncoder().encode(jwt),
-    cursorKey: Buffer.from(cursor),
-    webhookKey,
-    encryptionKey: deriveEncryptionKey(encryption),
-    secretBox: createSecretBox(secretsKey),
-    csrfKey: Buffer.from(csrf),
-  };
 }

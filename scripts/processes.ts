@@ -5,7 +5,8 @@
  */
 import type { Config } from '../lib/config.ts';
 import { setPasswordHashCost } from '../lib/passwords.ts';
-import { systemClock, loadSecrets, type AppContext, type Clock } from '../lib/context.ts';
+import { systemClock, type AppContext, type Clock } from '../lib/context.ts';
+import { loadSecrets } from '../usecases/loadSecrets.ts';
 import { createPool, poolTimeouts, type Pool } from '../lib/db.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
