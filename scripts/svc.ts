@@ -19,7 +19,7 @@ import { ingestFiles } from './ingestCommand.ts';
 import { cancelQueuedJob, jobTable, listJobs, parseJobStatus, retryJob, showJob } from './jobsCommand.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
 import { findWorkspace, workspacesOfOrganizationSlug } from '../sql/workspaces.ts';
-import { MAX_BATCH } from '../api/platform/ingest/record.ts';
+import { MAX_BATCH } from '../domain/ingestRecord.ts';
 
 function serveCommand(name: string, summary: string, roles: Roles): Command {
   return {

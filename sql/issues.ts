@@ -13,16 +13,8 @@ import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueRow } from '.
 import { canTransition, type IssueStatus } from '../domain/issueTransitions.ts';
 import { engineEligibility, type EngineStatus } from '../domain/engineEligibility.ts';
 import type { Severity } from '../domain/severity.ts';
+import type { IssueInput } from '../domain/ingestRecord.ts';
 import { closeOpenItemsOfIssues, openReviewItems } from './reviewItems.ts';
-
-export interface IssueInput {
-  source: string;
-  external_id: string | null;
-  title: string;
-  narrative: string | null;
-  severity: Severity;
-  occurred_at: Date | null;
-}
 
 export interface IngestOutcome {
   /** One entry per input record, in input order. */

@@ -8,7 +8,8 @@
 import type { AppContext } from '../lib/context.ts';
 import { withEventBatch, type Actor } from '../sql/events.ts';
 import type { PoolClient } from '../lib/db.ts';
-import { ingestIssues, type IngestOutcome, type IssueInput } from '../sql/issues.ts';
+import type { IssueInput } from '../domain/ingestRecord.ts';
+import { ingestIssues, type IngestOutcome } from '../sql/issues.ts';
 import { enqueueJob } from '../jobs/runtime.ts';
 import { ingestProcess } from '../jobs/tasks/ingest__process.ts';
 import { enqueueVerifications } from '../jobs/tasks/recommendation__verify.ts';

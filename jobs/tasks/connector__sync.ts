@@ -17,8 +17,7 @@ import { findConnector, recordSyncOutcome, saveSyncCursor, type ConnectorRow } f
 import { recordOutboundEvent } from '../../sql/outboundEvents.ts';
 import { withTransaction } from '../../lib/db.ts';
 import { ingestRecords } from '../../usecases/ingestRecords.ts';
-import { ingestRecordSchema, toIssueInput } from '../../api/platform/ingest/record.ts';
-import type { IssueInput } from '../../sql/issues.ts';
+import { validateIngestRecord, type IssueInput } from '../../domain/ingestRecord.ts';
 import { defineTask, PermanentJobError, type JobContext } from '../runtime.ts';
 import { policyOf } from './webhook__deliver.ts';
 
@@ -90,8 +89,8 @@ function toInputs(connector: ConnectorRow, records: unknown[]): { inputs: IssueI
   const inputs: IssueInput[] = [];
   let rejected = 0;
   for (const record of records) {
-    const parsed = ingestRecordSchema.safeParse(record && typeof record === 'object' ? { source: connector.name, ...record } : record);
-    if (parsed.success) inputs.push(toIssueInput(parsed.data));
+    const checked = validateIngestRecord(record, connector.name);
+    if (checked.ok) inputs.push(checked.input);
     else rejected++;
   }
   return { inputs, rejected };

@@ -6,11 +6,10 @@
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
 import { ingestRecords } from '../../../usecases/ingestRecords.ts';
-import type { IssueInput } from '../../../sql/issues.ts';
 import { reply } from '../../http/routes.ts';
 import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { ingestRecordSchema, MAX_BATCH, toIssueInput, validateIngestRecord } from './record.ts';
+import { ingestRecordSchema, MAX_BATCH, toIssueInput, validateIngestRecord, type IssueInput } from '../../../domain/ingestRecord.ts';
 
 const summarySchema = z.object({ eligible: z.number().int(), blocked_no_narrative: z.number().int(), ineligible: z.number().int() });
 const rejectionSchema = z.object({ index: z.number().int(), errors: z.array(z.object({ field: z.string(), message: z.string() })) });

@@ -14,7 +14,8 @@ import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 import { eventSchema, toEvent } from '../events/schema.ts';
-import { DEFAULT_SEVERITY, issueSchema, narrativeInput, severityInput, timestampInput, toIssue } from './schemas.ts';
+import { DEFAULT_SEVERITY, issueSchema, toIssue } from './schemas.ts';
+import { narrativeInput, severityInput, timestampInput } from '../../../domain/ingestRecord.ts';
 
 const idParams = z.object({ id: z.string() });
 const notFound = () => new AppError('not_found', 'Issue not found');
