@@ -16,11 +16,20 @@ import { fileURLToPath } from 'node:url';
  * they may import anything, and nothing of the floors may import them.
  */
 export const floors: Record<string, { what: string; mayImport: string[] }> = {
-  scripts: { what: 'the svc CLI, process composition and child-process entries', mayImport: ['console', 'api', 'jobs/tasks', 'usecases', 'jobs', 'sql', 'domain', 'engine', 'lib'] },
+  scripts: {
+    what: 'the svc CLI, process composition and child-process entries',
+    mayImport: ['console', 'api', 'jobs/tasks', 'usecases', 'jobs', 'sql', 'domain', 'engine', 'lib'],
+  },
   console: { what: 'the consoles: reach the product API over HTTP only', mayImport: ['lib'] },
   api: { what: 'HTTP entry points: parse, authorize, call one use case, shape the answer', mayImport: ['usecases', 'jobs', 'sql', 'domain', 'engine', 'lib'] },
-  'jobs/tasks': { what: 'task entry points: parse the payload, call one use case, record the status', mayImport: ['usecases', 'jobs', 'sql', 'domain', 'engine', 'lib'] },
-  usecases: { what: 'one module per use case: calls domain for the rules, sql to read and write, enqueues jobs', mayImport: ['jobs', 'sql', 'domain', 'engine', 'lib'] },
+  'jobs/tasks': {
+    what: 'task entry points: parse the payload, call one use case, record the status',
+    mayImport: ['usecases', 'jobs', 'sql', 'domain', 'engine', 'lib'],
+  },
+  usecases: {
+    what: 'one module per use case: calls domain for the rules, sql to read and write, enqueues jobs',
+    mayImport: ['jobs', 'sql', 'domain', 'engine', 'lib'],
+  },
   jobs: { what: 'the job runtime and the job declarations (what can be enqueued)', mayImport: ['sql', 'domain', 'engine', 'lib'] },
   sql: { what: 'stores and reads, decides nothing', mayImport: ['domain', 'engine', 'lib'] },
   domain: { what: 'pure rules', mayImport: ['engine', 'lib/errors.ts'] },
