@@ -56,7 +56,7 @@ async function childReport(
   runId: string,
   kind: string,
 ): Promise<Measured & { factsBytes: number; numerals: number; htmlBytes: number; members: number }> {
-  const { reportGenerate } = await import('../jobs/tasks/report__generate.ts');
+  const { reportGenerateTask } = await import('../jobs/tasks/report__generate.ts');
   const { insertReportJob } = await import('../sql/reports.ts');
   const { patternKinds } = await import('../engine/report/facts.ts');
   const { pool, app } = await openDatabase(url);
@@ -74,7 +74,7 @@ async function childReport(
     await insertReportJob(pool, { id, workspaceId, kind: kind as 'pattern_brief', runId, patternId: pattern, template: null });
     const memory = memorySampler();
     const started = performance.now();
-    const result = (await reportGenerate.run(
+    const result = (await reportGenerateTask.run(
       { report_id: id, workspace_id: workspaceId },
       { app, runId: id, attempt: 1, maxAttempts: 1, workspaceId, tenantId: null, progress: async () => {}, signal: new AbortController().signal },
     )) as { numerals_checked: number };

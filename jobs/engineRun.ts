@@ -19,9 +19,9 @@ import { activeConfigs, findConfigVersion, configVersionId } from '../sql/config
 import { configDefinitions } from '../engine/config/index.ts';
 import * as runs from '../sql/engineRuns.ts';
 import { applyRunResults, type AppliedForecasts, type AppliedResults } from '../sql/engineResults.ts';
-import { enqueueVerifications } from './tasks/recommendation__verify.ts';
+import { enqueueVerifications } from './queue/recommendation__verify.ts';
 import { engineStageDuration } from '../lib/metrics.ts';
-import { enqueueNotifications } from './tasks/notification__route.ts';
+import { enqueueNotifications } from './queue/notification__route.ts';
 
 export interface RunRequest {
   workspaceId: string;

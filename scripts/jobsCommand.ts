@@ -5,7 +5,7 @@
 import type { AppContext } from '../lib/context.ts';
 import { AppError } from '../lib/errors.ts';
 import { cancelJob, retryTerminalJob } from '../jobs/runtime.ts';
-import { engineQueue } from '../jobs/tasks/engine__run.ts';
+import { engineQueue } from '../jobs/queue/engine__run.ts';
 import { findJobRun, findWorkerJob, jobStatuses, listJobRuns, type JobRun, type JobStatus } from '../sql/jobRuns.ts';
 import { UsageError } from './cli.ts';
 

@@ -11,8 +11,8 @@ import type { PoolClient } from '../lib/db.ts';
 import type { IssueInput } from '../domain/ingestRecord.ts';
 import { ingestIssues, type IngestOutcome } from '../sql/issues.ts';
 import { enqueueJob } from '../jobs/runtime.ts';
-import { ingestProcess } from '../jobs/tasks/ingest__process.ts';
-import { enqueueVerifications } from '../jobs/tasks/recommendation__verify.ts';
+import { ingestProcess } from '../jobs/queue/ingest__process.ts';
+import { enqueueVerifications } from '../jobs/queue/recommendation__verify.ts';
 
 export interface IngestResult {
   outcome: IngestOutcome;

@@ -18,8 +18,8 @@ import {
   type NotificationRow,
 } from '../../sql/notifications.ts';
 import { enqueueJob } from '../runtime.ts';
-import { queueMail } from '../tasks/mail__send.ts';
-import { notificationChat } from '../tasks/notification__chat.ts';
+import { queueMail } from '../queue/mail__send.ts';
+import { notificationChat } from '../queue/notification__chat.ts';
 import { digestMail, notificationMail } from './emails.ts';
 import { decide, type Decision, type NotificationItem } from './routing.ts';
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { dispatchDueDeliveries } from '../notifications/deliver.ts';
 import { defineTask } from '../runtime.ts';
 
-export const notificationDispatch = defineTask({
+export const notificationDispatchTask = defineTask({
   name: 'notification__dispatch',
   payload: z.object({}).loose(),
   maxAttempts: 3,

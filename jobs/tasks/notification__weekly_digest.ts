@@ -42,7 +42,7 @@ export async function produceWeeklyDigests(app: AppContext): Promise<number> {
   return produced;
 }
 
-export const notificationWeeklyDigest = defineTask({
+export const notificationWeeklyDigestTask = defineTask({
   name: 'notification__weekly_digest',
   payload: z.object({}).loose(),
   maxAttempts: 3,

@@ -1,8 +1,8 @@
 /** Issues: create, list (filters of the spec), get, update, close, and per-issue event history. */
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
-import { enqueueVerifications } from '../../../jobs/tasks/recommendation__verify.ts';
-import { enqueueNotifications, notifiable } from '../../../jobs/tasks/notification__route.ts';
+import { enqueueVerifications } from '../../../jobs/queue/recommendation__verify.ts';
+import { enqueueNotifications, notifiable } from '../../../jobs/queue/notification__route.ts';
 import { issueEventList, withEventBatch, type StoredEvent } from '../../../sql/events.ts';
 import type { IssueRow } from '../../../sql/issueProjection.ts';
 import { issueStatuses } from '../../../domain/issueTransitions.ts';

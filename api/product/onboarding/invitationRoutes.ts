@@ -10,7 +10,7 @@ import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../lib/passwords.ts';
-import { queueMail } from '../../../jobs/tasks/mail__send.ts';
+import { queueMail } from '../../../jobs/queue/mail__send.ts';
 import { roleProfileNames } from '../../../sql/tenantRoles.ts';
 import { recordTenantAudit } from '../../../sql/tenantAudit.ts';
 import {
@@ -31,7 +31,8 @@ import { productRoute } from '../route.ts';
 import { mintTenantSession, requestIp, tenantMeSchema } from '../session/identity.ts';
 import { enforceLoginRateLimit, tenantAccountKey } from '../session/loginRateLimit.ts';
 import { requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { hasOnboardingSchema, iso, PROVISIONED_STATES, requireProvisionedTenant } from './provisioned.ts';
+import { hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
+import { isProvisioned } from '../../../domain/tenantLifecycle.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const INVITATION_INVALID = 'This invitation is not pending or has expired.';
@@ -80,7 +81,7 @@ function invitationMail(app: AppContext, tenant: TenantRow, email: string, role:
 /** The tenant of an accept-invite request: one that exists and is onboarding or live. */
 async function invitingTenant(app: AppContext, slug: string): Promise<TenantRow | null> {
   const tenant = await findTenantBySlug(app.pool, slug);
-  return tenant && (PROVISIONED_STATES as readonly string[]).includes(tenant.lifecycle_state) ? tenant : null;
+  return tenant && isProvisioned(tenant.lifecycle_state) ? tenant : null;
 }
 
 export const invitationRoutes = [

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { withTransaction } from '../../../lib/db.ts';
 import { conflict, notFound } from '../../../lib/errors.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
-import { tenantTrain, trainJobKey } from '../../../jobs/tasks/tenant__train.ts';
+import { tenantTrain, trainJobKey } from '../../../jobs/queue/tenant__train.ts';
 import { activateCheckpoint, listCheckpoints, type CheckpointRow } from '../../../sql/checkpoints.ts';
 import { latestDataset } from '../../../sql/datasets.ts';
 import { jobStatuses, latestTenantJobRun } from '../../../sql/jobRuns.ts';

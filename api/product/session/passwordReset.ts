@@ -12,7 +12,7 @@ import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../lib/passwords.ts';
-import { queueMail } from '../../../jobs/tasks/mail__send.ts';
+import { queueMail } from '../../../jobs/queue/mail__send.ts';
 import { recordControlAudit } from '../../../sql/controlAudit.ts';
 import { findEmployeeByEmail, revokeAllEmployeeSessions, setEmployeePassword } from '../../../sql/employees.ts';
 import { consumePasswordReset, insertPasswordReset } from '../../../sql/passwordResets.ts';
