@@ -1,6 +1,6 @@
 /** Replays an engine run from its frozen inputs and reports whether every stage came out identical. */
 import { findEngineRun } from '../../sql/engineRuns.ts';
-import { replayEngineRun } from '../engineRun.ts';
+import { replayEngineRun } from '../../usecases/runEngine.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
 import { engineReplay } from '../queue/engine__replay.ts';
 

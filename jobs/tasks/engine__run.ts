@@ -1,5 +1,5 @@
 /** Runs an engine run recorded by POST /v1/engine/runs (one queue per workspace: never two at once). */
-import { executeEngineRun } from '../engineRun.ts';
+import { executeEngineRun } from '../../usecases/runEngine.ts';
 import { defineTask } from '../runtime.ts';
 import { engineRun } from '../queue/engine__run.ts';
 

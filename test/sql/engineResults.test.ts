@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
 import { decodeOutput } from '../../engine/manifest.ts';
 import type { StageOutputs } from '../../engine/pipeline.ts';
-import { contextOf, createEngineRun, executeEngineRun } from '../../jobs/engineRun.ts';
+import { contextOf, createEngineRun, executeEngineRun } from '../../usecases/runEngine.ts';
 import { verificationKey } from '../../jobs/queue/recommendation__verify.ts';
 import { recommendationVerifyTask } from '../../jobs/tasks/recommendation__verify.ts';
 import { applyRunResults } from '../../sql/engineResults.ts';

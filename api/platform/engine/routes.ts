@@ -9,7 +9,7 @@ import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { configKinds } from '../../../engine/config/index.ts';
 import { stageIndex, stageNames, type StageName } from '../../../engine/pipeline.ts';
-import { createEngineRun, type ReplayResult } from '../../../jobs/engineRun.ts';
+import { createEngineRun, type ReplayResult } from '../../../usecases/runEngine.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
 import { engineQueue, engineRun } from '../../../jobs/queue/engine__run.ts';
 import { engineReplay } from '../../../jobs/queue/engine__replay.ts';

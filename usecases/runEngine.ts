@@ -11,7 +11,7 @@ import { withTransaction, type Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
 import { configKinds, type ConfigKind } from '../engine/config/index.ts';
 import { ENGINE_VERSION, outputDigest } from '../engine/manifest.ts';
-import { runPipelineInThread } from './engineThread.ts';
+import { runPipelineInThread } from '../jobs/engineThread.ts';
 import { stageIndex, stageNames, type StageName, type StageOutputs } from '../engine/pipeline.ts';
 import type { StageContext } from '../engine/stages/context.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
@@ -19,9 +19,9 @@ import { activeConfigs, findConfigVersion, configVersionId } from '../sql/config
 import { configDefinitions } from '../engine/config/index.ts';
 import * as runs from '../sql/engineRuns.ts';
 import { applyRunResults, type AppliedForecasts, type AppliedResults } from '../sql/engineResults.ts';
-import { enqueueVerifications } from './queue/recommendation__verify.ts';
+import { enqueueVerifications } from '../jobs/queue/recommendation__verify.ts';
 import { engineStageDuration } from '../lib/metrics.ts';
-import { enqueueNotifications } from './queue/notification__route.ts';
+import { enqueueNotifications } from '../jobs/queue/notification__route.ts';
 
 export interface RunRequest {
   workspaceId: string;
