@@ -3,7 +3,7 @@
  * `train:{tenant_id}:{dataset_id}:{config_hash}`; the configuration travels in the payload, so the
  * job trains with exactly the settings its key names even if they change while it waits.
  */
-import { trainTenantModel } from '../tenantTraining.ts';
+import { trainTenantModel } from '../../usecases/trainTenant.ts';
 import { defineTask } from '../runtime.ts';
 import { tenantTrain } from '../queue/tenant__train.ts';
 

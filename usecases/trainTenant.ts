@@ -10,7 +10,7 @@ import { configDefinitions, configKinds } from '../engine/config/index.ts';
 import type { ClusterConfig } from '../engine/config/cluster.ts';
 import { ENGINE_VERSION } from '../engine/manifest.ts';
 import { stageIndex, type StageOutputs } from '../engine/pipeline.ts';
-import { runPipelineInThread } from './engineThread.ts';
+import { runPipelineInThread } from '../jobs/engineThread.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
 import { checkpointOfJobRun, insertCheckpoint, latestCheckpoint, type CheckpointMetrics, type CheckpointRow } from '../sql/checkpoints.ts';
@@ -20,7 +20,7 @@ import { insertInsightCollection, previousModelPatterns, type InsightPattern } f
 import { findTenant } from '../sql/tenants.ts';
 import { withTenant } from '../sql/tenantSchema.ts';
 import { dataPolicy } from '../sql/trainingSettings.ts';
-import { PermanentJobError, type JobContext } from './runtime.ts';
+import { PermanentJobError, type JobContext } from '../jobs/runtime.ts';
 
 export interface TrainRequest {
   tenant_id: string;
