@@ -8,7 +8,7 @@
  */
 import { findPreferences } from '../../sql/notificationPreferences.ts';
 import { findDelivery, markDeliveries } from '../../sql/notifications.ts';
-import { chatBody, chatSigningSecret } from '../notifications/chat.ts';
+import { chatBody, chatSigningSecret } from '../../usecases/notifications/chat.ts';
 import { postSigned } from '../../lib/outbound/index.ts';
 import { policyOf } from '../../lib/outbound/appPolicy.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';

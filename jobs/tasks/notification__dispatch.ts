@@ -3,7 +3,7 @@
  * or the member's daily / weekly digest time reached: one digest e-mail per member).
  */
 import { z } from 'zod';
-import { dispatchDueDeliveries } from '../notifications/deliver.ts';
+import { dispatchDueDeliveries } from '../../usecases/notifications/deliver.ts';
 import { defineTask } from '../runtime.ts';
 
 export const notificationDispatchTask = defineTask({

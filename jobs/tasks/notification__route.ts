@@ -1,12 +1,12 @@
 /**
- * Routes the notifications of one producer's event to the workspace's members (jobs/notifications):
+ * Routes the notifications of one producer's event to the workspace's members (usecases/notifications):
  * the issues an ingest or edit created or escalated to critical, an engine run's findings, an
  * invitation. Producers enqueue it on the transaction of their own write (`enqueueNotifications`),
  * so a committed event always gets its notifications, and a retry sends nothing twice (the
  * notifications' unique key).
  */
-import { routeNotifications } from '../notifications/deliver.ts';
-import { engineRunItems, invitationItem, issueItems } from '../notifications/subjects.ts';
+import { routeNotifications } from '../../usecases/notifications/deliver.ts';
+import { engineRunItems, invitationItem, issueItems } from '../../usecases/notifications/subjects.ts';
 import { defineTask } from '../runtime.ts';
 import { notificationRoute } from '../queue/notification__route.ts';
 

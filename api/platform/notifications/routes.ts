@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { chatSigningSecret } from '../../../jobs/notifications/chat.ts';
+import { chatSigningSecret } from '../../../usecases/notifications/chat.ts';
 import { policyOf } from '../../../lib/outbound/appPolicy.ts';
 import { checkOutboundUrl, OutboundRefusedError } from '../../../lib/outbound/index.ts';
 import {

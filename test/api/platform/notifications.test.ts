@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { dispatchDueDeliveries } from '../../../jobs/notifications/deliver.ts';
+import { dispatchDueDeliveries } from '../../../usecases/notifications/deliver.ts';
 import { notificationRouteTask } from '../../../jobs/tasks/notification__route.ts';
 import { produceWeeklyDigests } from '../../../jobs/tasks/notification__weekly_digest.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';

@@ -17,9 +17,9 @@ import {
   type NewDelivery,
   type NotificationRow,
 } from '../../sql/notifications.ts';
-import { enqueueJob } from '../runtime.ts';
-import { queueMail } from '../queue/mail__send.ts';
-import { notificationChat } from '../queue/notification__chat.ts';
+import { enqueueJob } from '../../jobs/runtime.ts';
+import { queueMail } from '../../jobs/queue/mail__send.ts';
+import { notificationChat } from '../../jobs/queue/notification__chat.ts';
 import { digestMail, notificationMail } from './emails.ts';
 import { decide, type Decision, type NotificationItem } from './routing.ts';
 

@@ -1,8 +1,8 @@
 /** The routing decision and its wall-clock arithmetic: pure, with fixed instants (no clock). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { afterQuietHours, inQuietHours, instantAt, nextDigestAt, weekOf } from '../../jobs/notifications/localTime.ts';
-import { decide, type NotificationItem } from '../../jobs/notifications/routing.ts';
+import { afterQuietHours, inQuietHours, instantAt, nextDigestAt, weekOf } from '../../usecases/notifications/localTime.ts';
+import { decide, type NotificationItem } from '../../usecases/notifications/routing.ts';
 import { applyPreferences, defaultPreferences, type Recipient, type StoredPreferences } from '../../sql/notificationPreferences.ts';
 
 const at = (iso: string) => new Date(iso);
