@@ -27,7 +27,7 @@ import { createProductApp } from '../api/product/app.ts';
 import { productRoutes } from '../api/product/routes.ts';
 import { startRealtime } from '../api/platform/realtime/server.ts';
 import { startWorker, type WorkerHandle } from '../jobs/worker.ts';
-import { crontab, tasks } from '../jobs/taskList.ts';
+import { crontab, tasks } from '../jobs/tasks/index.ts';
 import { startWorkerProcess, type WorkerProcess } from './workerProcess.ts';
 
 export interface Roles {
