@@ -1,13 +1,12 @@
 /**
- * Corrective action plans of a tenant (inside its schema: every function takes a client inside
- * `withTenant`, and the writing ones must run in its transaction). Every change writes its tenant
- * audit row in that transaction; statuses move only as domain/capWorkflow.ts allows.
+ * Corrective action plans of a tenant, stored and read (inside its schema: every function takes a
+ * client inside `withTenant`, and the writing ones must run in its transaction). The rules (status
+ * moves, the version rule) are domain/capWorkflow.ts; the use cases that apply them, with their audit
+ * rows, are usecases/createCap.ts, usecases/editCap.ts and usecases/decideReview.ts.
  */
 import type { Queryable } from '../lib/db.ts';
-import { AppError, conflict, notFound } from '../lib/errors.ts';
-import { assertNotFinal, assertTransition, requestsReview, type CapStatus } from '../domain/capWorkflow.ts';
-import { insertReview, lockReview, recordDecision, REVIEW_ALREADY_DECIDED, REVIEW_NOT_FOUND, type ReviewDecision, type ReviewRow } from './reviews.ts';
-import { recordTenantAudit } from './tenantAudit.ts';
+import { AppError, conflict } from '../lib/errors.ts';
+import type { CapStatus } from '../domain/capWorkflow.ts';
 
 /**
  * What a CAP can be about: what the engine produced for the tenant (`pattern`: a pattern of one of
@@ -38,7 +37,6 @@ export const capColumns = `id, version, status, title, problem_statement, target
 export const allCapsSql = `select ${capColumns} from caps order by created_at, id`;
 
 export const CAP_NOT_FOUND = 'CAP not found.';
-export const CAP_VERSION_MOVED = 'This CAP changed since you loaded it — refresh and retry.';
 const OPEN_DUPLICATE = 'Another open CAP on this target has the same problem statement (or, without one, the same title).';
 
 export interface CapFilter {
@@ -68,12 +66,12 @@ const targetExists: Partial<Record<CapTargetType, string>> = {
   source: 'select 1 from sources where id::text = $1',
 };
 
-async function assertTarget(db: Queryable, type: CapTargetType, id: string): Promise<void> {
+export async function assertTarget(db: Queryable, type: CapTargetType, id: string): Promise<void> {
   const sql = targetExists[type];
   if (sql && !(await db.query(sql, [id])).rowCount) throw new AppError('unprocessable', `Unknown ${type} '${id}' in this workspace.`);
 }
 
-async function assertOwner(db: Queryable, ownerId: string | null | undefined): Promise<void> {
+export async function assertOwner(db: Queryable, ownerId: string | null | undefined): Promise<void> {
   if (ownerId && !(await db.query('select 1 from users where id = $1 and active', [ownerId])).rowCount) {
     throw new AppError('unprocessable', `owner_user_id '${ownerId}' is not an active user of this workspace.`);
   }
@@ -88,35 +86,25 @@ export interface NewCap {
   dueDate?: string | null;
 }
 
-export interface Actor {
-  userId: string;
-  clientIp: string | null;
-}
-
 const isUniqueViolation = (err: unknown, constraint: string) =>
   (err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === constraint;
 
 /**
- * Creates a draft CAP, or (rule 3) answers the open CAP on the same target with the same dedupe key
- * unchanged (`created: false`, no row, no audit entry). Concurrent identical creations meet at the
- * unique partial index `caps_open_dedupe`: ON CONFLICT DO NOTHING waits for the other transaction and,
- * when it committed, skips; the select that follows (a new snapshot under READ COMMITTED) finds its row.
+ * Inserts a draft CAP, or (rule 3) finds the open CAP on the same target with the same dedupe key
+ * (`created: false`, no row). Concurrent identical creations meet at the unique partial index
+ * `caps_open_dedupe`: ON CONFLICT DO NOTHING waits for the other transaction and, when it committed,
+ * skips; the select that follows (a new snapshot under READ COMMITTED) finds its row.
  */
-export async function createCap(db: Queryable, cap: NewCap, actor: Actor): Promise<{ cap: CapRow; created: boolean }> {
-  await assertTarget(db, cap.targetType, cap.targetId);
-  await assertOwner(db, cap.ownerUserId);
+export async function insertCap(db: Queryable, cap: NewCap, createdBy: string): Promise<{ cap: CapRow; created: boolean }> {
   for (;;) {
     const { rows } = await db.query<CapRow>(
       `insert into caps (target_type, target_id, title, problem_statement, owner_user_id, due_date, created_by)
        values ($1, $2, $3, $4, $5, $6, $7)
        on conflict (target_type, target_id, md5(dedupe_key)) where status not in ('closed', 'rejected', 'cancelled') do nothing
        returning ${capColumns}`,
-      [cap.targetType, cap.targetId, cap.title, cap.problemStatement ?? null, cap.ownerUserId ?? null, cap.dueDate ?? null, actor.userId],
+      [cap.targetType, cap.targetId, cap.title, cap.problemStatement ?? null, cap.ownerUserId ?? null, cap.dueDate ?? null, createdBy],
     );
-    if (rows[0]) {
-      await audit(db, actor, 'cap_created', rows[0], { status: rows[0].status, title: rows[0].title, target_type: cap.targetType, target_id: cap.targetId });
-      return { cap: rows[0], created: true };
-    }
+    if (rows[0]) return { cap: rows[0], created: true };
     const existing = await db.query<CapRow>(
       `select ${capColumns} from caps
         where target_type = $1 and target_id = $2 and status not in ('closed', 'rejected', 'cancelled')
@@ -144,23 +132,20 @@ const editableColumns = {
 } as const satisfies Record<keyof Omit<CapChanges, 'status'>, keyof CapRow>;
 
 /**
- * Applies an edit when the stored version is `expectedVersion` (rule 1), under a row lock: of two
- * concurrent edits based on one version the second waits, then sees the new version and gets 409.
- * A status change must be allowed to `edit` by the workflow; entering `submitted` opens a review.
+ * Writes an edit of `cap` (read under its row lock) that moves it to `to`, adding one to its version;
+ * answers the new row and what changed (for the audit row). A change that would duplicate another
+ * open CAP on the target is 409.
  */
-export async function updateCap(db: Queryable, id: string, expectedVersion: number, changes: CapChanges, actor: Actor): Promise<CapRow> {
-  const cap = await findCap(db, id, true);
-  if (!cap) throw notFound(CAP_NOT_FOUND);
-  if (cap.version !== expectedVersion) throw conflict(CAP_VERSION_MOVED);
-  const to = changes.status ?? cap.status;
-  if (to !== cap.status) assertTransition(cap.status, to, 'edit');
-  else assertNotFinal(cap.status);
-  if (changes.ownerUserId !== undefined) await assertOwner(db, changes.ownerUserId);
-
+export async function updateCapRow(
+  db: Queryable,
+  cap: CapRow,
+  to: CapStatus,
+  changes: CapChanges,
+): Promise<{ updated: CapRow; diff: Record<string, { from: unknown; to: unknown }> }> {
   const diff: Record<string, { from: unknown; to: unknown }> = {};
   if (to !== cap.status) diff.status = { from: cap.status, to };
   const sets = ['status = $3'];
-  const values: unknown[] = [cap.id, expectedVersion, to];
+  const values: unknown[] = [cap.id, cap.version, to];
   for (const [field, column] of Object.entries(editableColumns) as Array<
     [keyof typeof editableColumns, (typeof editableColumns)[keyof typeof editableColumns]]
   >) {
@@ -170,71 +155,23 @@ export async function updateCap(db: Queryable, id: string, expectedVersion: numb
     sets.push(`${column} = $${values.length}`);
     if (cap[column] !== value) diff[column] = { from: cap[column], to: value };
   }
-  let updated: CapRow;
   try {
     const { rows } = await db.query<CapRow>(
       `update caps set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning ${capColumns}`,
       values,
     );
-    updated = rows[0];
+    return { updated: rows[0], diff };
   } catch (err) {
     if (isUniqueViolation(err, 'caps_open_dedupe')) throw conflict(OPEN_DUPLICATE);
     throw err;
   }
-  await audit(db, actor, 'cap_updated', updated, { version: updated.version, changes: diff });
-  if (to !== cap.status && requestsReview(to)) {
-    const review = await insertReview(db, updated, actor.userId);
-    await auditReview(db, actor, 'review_requested', review, { cap_id: updated.id, cap_version: updated.version });
-  }
-  return updated;
 }
 
-/**
- * Decides a review exactly once (rule 2) and moves its CAP (`approved` or `rejected`), under row locks
- * taken review first, then CAP: of two concurrent decisions the second waits, then finds it decided (409).
- */
-export async function decideReview(
-  db: Queryable,
-  id: string,
-  decision: ReviewDecision,
-  comment: string | null,
-  actor: Actor,
-): Promise<{ review: ReviewRow; cap: CapRow }> {
-  const review = await lockReview(db, id);
-  if (!review) throw notFound(REVIEW_NOT_FOUND);
-  if (review.decision) throw conflict(REVIEW_ALREADY_DECIDED);
-  const cap = (await findCap(db, review.cap_id, true))!;
-  assertTransition(cap.status, decision, 'review');
-  const decided = await recordDecision(db, review.id, decision, comment, actor.userId);
-  await auditReview(db, actor, 'review_decided', decided, { cap_id: cap.id, decision, comment });
+/** Sets a CAP's status (a review decision), adding one to its version. */
+export async function setCapStatus(db: Queryable, id: string, status: CapStatus): Promise<CapRow> {
   const { rows } = await db.query<CapRow>(`update caps set status = $2, version = version + 1, updated_at = now() where id = $1 returning ${capColumns}`, [
-    cap.id,
-    decision,
+    id,
+    status,
   ]);
-  await audit(db, actor, 'cap_updated', rows[0], { version: rows[0].version, changes: { status: { from: cap.status, to: decision } } });
-  return { review: decided, cap: rows[0] };
-}
-
-function audit(db: Queryable, actor: Actor, action: string, cap: CapRow, metadata: Record<string, unknown>): Promise<void> {
-  return recordTenantAudit(db, {
-    action,
-    actorType: 'user',
-    actorId: actor.userId,
-    resourceType: 'cap',
-    resourceId: cap.id,
-    clientIp: actor.clientIp,
-    metadata,
-  });
-}
-
-function auditReview(db: Queryable, actor: Actor, action: string, review: ReviewRow, metadata: Record<string, unknown>): Promise<void> {
-  return recordTenantAudit(db, {
-    action,
-    actorType: 'user',
-    actorId: actor.userId,
-    resourceType: 'review',
-    resourceId: review.id,
-    clientIp: actor.clientIp,
-    metadata,
-  });
+  return rows[0];
 }

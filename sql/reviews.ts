@@ -27,7 +27,6 @@ const select = `select r.id, r.cap_id, r.cap_version, c.target_type, c.target_id
   from reviews r join caps c on c.id = r.cap_id`;
 
 export const REVIEW_NOT_FOUND = 'Review not found.';
-export const REVIEW_ALREADY_DECIDED = 'This review has already been decided.';
 
 /** Newest first; filtered by the target of their CAP. */
 export async function listReviews(db: Queryable, filter: CapFilter = {}): Promise<ReviewRow[]> {

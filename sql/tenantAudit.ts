@@ -63,3 +63,28 @@ export async function recentTenantAudit(db: Queryable, limit: number): Promise<T
 
 /** The whole audit log of the tenant schema, in order (the remediation export's sheet). */
 export const allTenantAuditSql = `select ${tenantAuditColumns} from audit_log order by occurred_at, seq`;
+
+/** A tenant user acting through the product surface, as their audit rows name them. */
+export interface TenantUserActor {
+  userId: string;
+  clientIp: string | null;
+}
+
+/** The audit row of a tenant user's change to one resource (a CAP, a review …). */
+export function recordUserChange(
+  db: Queryable,
+  actor: TenantUserActor,
+  action: string,
+  resource: { type: string; id: string },
+  metadata: Record<string, unknown>,
+): Promise<void> {
+  return recordTenantAudit(db, {
+    action,
+    actorType: 'user',
+    actorId: actor.userId,
+    resourceType: resource.type,
+    resourceId: resource.id,
+    clientIp: actor.clientIp,
+    metadata,
+  });
+}
