@@ -5,6 +5,7 @@
 import type { Config } from './config.ts';
 import type { Pool } from './db.ts';
 import type { Logger } from './logger.ts';
+import type { ReadReplica } from './readReplica.ts';
 import type { SecretBox } from './secretBox.ts';
 
 /** The only source of "now" outside the database; tests inject a controllable one. */
@@ -34,4 +35,11 @@ export interface AppContext {
   logger: Logger;
   clock: Clock;
   secrets: Secrets;
+  /** DATABASE_REPLICA_URL: lag-tolerant /v1 reads may be served there (lib/readReplica.ts). */
+  replica?: ReadReplica;
+  /**
+   * A URL that reaches Postgres itself, not a transaction-mode pooler (DATABASE_DIRECT_URL): for what
+   * needs a session of its own (LISTEN, export children). Unset: the pool's own URL.
+   */
+  directDatabaseUrl?: string;
 }

@@ -25,6 +25,7 @@ const issueListQuery = listQuery(issueFilters, ['created_at', 'source_created_at
 export const issueRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/issues',
     operationId: 'listIssues',
     summary: 'List issues, newest first',
@@ -91,6 +92,7 @@ export const issueRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/issues/{id}',
     operationId: 'getIssue',
     summary: 'Get an issue',
@@ -154,6 +156,7 @@ export const issueRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/issues/{id}/events',
     operationId: 'listIssueEvents',
     summary: "An issue's event history, oldest first",
