@@ -8,7 +8,8 @@ import { createPool, poolTimeouts, withTransaction, type Pool } from '../lib/db.
 import type { Logger } from '../lib/logger.ts';
 import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
-import { commandHelp, isUuid, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
+import { commandHelp, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
+import { isUuid } from '../lib/ids.ts';
 import { checkRecordFile, RecordFileError } from './recordFiles.ts';
 import { createAppContext, openDatabase, startProcess, type Roles } from './processes.ts';
 import { hashPassword } from '../lib/passwords.ts';
