@@ -7,9 +7,9 @@
 import type { Queryable } from '../lib/db.ts';
 import { notFound } from '../lib/errors.ts';
 import { assertCurrentVersion, assertNotFinal, assertTransition, requestsReview } from '../domain/capWorkflow.ts';
-import { assertOwner, CAP_NOT_FOUND, findCap, updateCapRow, type CapChanges, type CapRow } from '../sql/caps.ts';
-import { insertReview } from '../sql/reviews.ts';
-import { recordUserChange, type TenantUserActor } from '../sql/tenantAudit.ts';
+import { assertOwner, CAP_NOT_FOUND, findCap, updateCapRow, type CapChanges, type CapRow } from '../sql/tenant/caps.ts';
+import { insertReview } from '../sql/tenant/reviews.ts';
+import { recordUserChange, type TenantUserActor } from '../sql/tenant/audit.ts';
 
 export async function editCap(db: Queryable, id: string, expectedVersion: number, changes: CapChanges, actor: TenantUserActor): Promise<CapRow> {
   const cap = await findCap(db, id, true);

@@ -13,13 +13,13 @@ import { stageIndex, type StageOutputs } from '../engine/pipeline.ts';
 import { runPipelineInThread } from '../jobs/engineThread.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
-import { checkpointOfJobRun, insertCheckpoint, latestCheckpoint, type CheckpointMetrics, type CheckpointRow } from '../sql/checkpoints.ts';
+import { checkpointOfJobRun, insertCheckpoint, latestCheckpoint, type CheckpointMetrics, type CheckpointRow } from '../sql/tenant/checkpoints.ts';
 import { configVersionId } from '../sql/configs.ts';
-import { findDataset, trainingRecords, type TrainingRecord } from '../sql/datasets.ts';
-import { insertInsightCollection, previousModelPatterns, type InsightPattern } from '../sql/insights.ts';
+import { findDataset, trainingRecords, type TrainingRecord } from '../sql/tenant/datasets.ts';
+import { insertInsightCollection, previousModelPatterns, type InsightPattern } from '../sql/tenant/insights.ts';
 import { findTenant } from '../sql/tenants.ts';
-import { withTenant } from '../sql/tenantSchema.ts';
-import { dataPolicy } from '../sql/trainingSettings.ts';
+import { withTenant } from '../sql/tenant/schema.ts';
+import { dataPolicy } from '../sql/tenant/trainingSettings.ts';
 import { PermanentJobError, type JobContext } from '../jobs/runtime.ts';
 
 export interface TrainRequest {

@@ -5,8 +5,8 @@
  * The tenant is `provisioning` while it runs and `onboarding` once it succeeded.
  */
 import type { Pool } from '../../lib/db.ts';
-import { seedRoleProfiles } from '../../sql/tenantRoles.ts';
-import { createTenantSchema, migrateTenantSchema, seedTenantDefaults, withTenant } from '../../sql/tenantSchema.ts';
+import { seedRoleProfiles } from '../../sql/tenant/roles.ts';
+import { createTenantSchema, migrateTenantSchema, seedTenantDefaults, withTenant } from '../../sql/tenant/schema.ts';
 import { findTenant, transitionTenant } from '../../sql/tenants.ts';
 import { PROVISIONABLE_STATES } from '../../domain/tenantLifecycle.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';

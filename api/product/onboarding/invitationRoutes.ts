@@ -11,19 +11,19 @@ import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../lib/passwords.ts';
 import { queueMail } from '../../../jobs/queue/mail__send.ts';
-import { roleProfileNames } from '../../../sql/tenantRoles.ts';
-import { recordTenantAudit } from '../../../sql/tenantAudit.ts';
+import { roleProfileNames } from '../../../sql/tenant/roles.ts';
+import { recordTenantAudit } from '../../../sql/tenant/audit.ts';
 import {
   insertTenantInvitation,
   listTenantInvitations,
   findTenantInvitationByTokenHash,
   markTenantInvitationAccepted,
   type TenantInvitationRow,
-} from '../../../sql/tenantInvitations.ts';
+} from '../../../sql/tenant/invitations.ts';
 import { findTenantBySlug, type TenantRow } from '../../../sql/tenants.ts';
-import { useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
-import { revokeAllTenantSessions } from '../../../sql/tenantSessions.ts';
-import { grantRoleProfile, upsertTenantUser } from '../../../sql/tenantUsers.ts';
+import { useTenantSchema, withTenant } from '../../../sql/tenant/schema.ts';
+import { revokeAllTenantSessions } from '../../../sql/tenant/sessions.ts';
+import { grantRoleProfile, upsertTenantUser } from '../../../sql/tenant/users.ts';
 import { reply } from '../../http/routes.ts';
 import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';

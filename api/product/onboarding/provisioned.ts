@@ -8,7 +8,7 @@ import type { Queryable } from '../../../lib/db.ts';
 import { conflict } from '../../../lib/errors.ts';
 import type { TenantRow } from '../../../sql/tenants.ts';
 import { beforeProvisioning, isProvisioned } from '../../../domain/tenantLifecycle.ts';
-import { appliedTenantMigrations } from '../../../sql/tenantSchema.ts';
+import { appliedTenantMigrations } from '../../../sql/tenant/schema.ts';
 import { requireTenant } from '../tenants/lookup.ts';
 
 export async function requireProvisionedTenant(db: Queryable, tenantId: string, unprovisionedMessage?: string): Promise<TenantRow> {

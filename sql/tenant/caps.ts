@@ -4,9 +4,9 @@
  * moves, the version rule) are domain/capWorkflow.ts; the use cases that apply them, with their audit
  * rows, are usecases/createCap.ts, usecases/editCap.ts and usecases/decideReview.ts.
  */
-import type { Queryable } from '../lib/db.ts';
-import { AppError, conflict } from '../lib/errors.ts';
-import type { CapStatus } from '../domain/capWorkflow.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { AppError, conflict } from '../../lib/errors.ts';
+import type { CapStatus } from '../../domain/capWorkflow.ts';
 
 /**
  * What a CAP can be about: what the engine produced for the tenant (`pattern`: a pattern of one of

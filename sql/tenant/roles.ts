@@ -3,7 +3,7 @@
  * writes these profiles into each tenant's `role_profiles` (so re-provisioning updates them); a
  * user's permissions are the union of the profiles granted to them.
  */
-import type { Queryable } from '../lib/db.ts';
+import type { Queryable } from '../../lib/db.ts';
 
 export const tenantPermissions = [
   'insights.read',

@@ -2,8 +2,8 @@
  * Invitations to a tenant's workspace (inside its schema). The token is stored only as its SHA-256
  * hash; an invitation is `pending` until accepted, and usable until `expires_at`.
  */
-import type { Queryable } from '../lib/db.ts';
-import { recordTenantAudit } from './tenantAudit.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { recordTenantAudit } from './audit.ts';
 
 export interface TenantInvitationRow {
   id: string;

@@ -3,10 +3,10 @@
  * inside its schema. Without a row the defaults apply: the engine's shipped cluster config, and a
  * policy that keeps every record unredacted.
  */
-import type { Queryable } from '../lib/db.ts';
-import { configDefinitions } from '../engine/config/index.ts';
-import type { ClusterConfig } from '../engine/config/cluster.ts';
-import { configVersionId } from './configs.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { configDefinitions } from '../../engine/config/index.ts';
+import type { ClusterConfig } from '../../engine/config/cluster.ts';
+import { configVersionId } from '../configs.ts';
 
 export interface TrainingConfig {
   document: ClusterConfig;

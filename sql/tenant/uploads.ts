@@ -2,8 +2,8 @@
  * Uploaded record files of a tenant (inside its schema). An upload is parsed when it arrives and
  * keeps its records until a commit turns them into a dataset version.
  */
-import type { Queryable } from '../lib/db.ts';
-import { recordTenantAudit } from './tenantAudit.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { recordTenantAudit } from './audit.ts';
 
 export type UploadStatus = 'uploaded' | 'failed' | 'committed';
 

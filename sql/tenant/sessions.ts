@@ -1,6 +1,6 @@
 /** Tenant sessions inside the tenant's schema (run inside `withTenant`); tokens stored only as hashes. */
-import type { Queryable } from '../lib/db.ts';
-import type { TenantUserRow } from './tenantUsers.ts';
+import type { Queryable } from '../../lib/db.ts';
+import type { TenantUserRow } from './users.ts';
 
 export async function insertTenantSession(
   db: Queryable,

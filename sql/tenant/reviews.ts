@@ -2,7 +2,7 @@
  * Reviews of a tenant's CAPs (inside its schema). A review is opened when its CAP is submitted and
  * decided exactly once (rule 2); deciding it, which also moves the CAP, is `decideReview` in caps.ts.
  */
-import type { Queryable } from '../lib/db.ts';
+import type { Queryable } from '../../lib/db.ts';
 import type { CapFilter, CapRow, CapTargetType } from './caps.ts';
 
 export const reviewDecisions = ['approved', 'rejected'] as const;

@@ -2,7 +2,7 @@
  * Users of one tenant, their role-profile grants and permissions. Every function runs inside
  * `withTenant` (search_path is the tenant's schema), so the tenant is the schema itself.
  */
-import type { Queryable } from '../lib/db.ts';
+import type { Queryable } from '../../lib/db.ts';
 
 export interface TenantUserRow {
   id: string;

@@ -3,7 +3,7 @@
  * found in one dataset version, written together with the checkpoint and never changed afterwards.
  * The snapshot is read in one statement, so it is always one (dataset_version, model_version) pair.
  */
-import type { Queryable } from '../lib/db.ts';
+import type { Queryable } from '../../lib/db.ts';
 import type { CheckpointRow } from './checkpoints.ts';
 
 export interface InsightPattern {

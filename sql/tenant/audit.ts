@@ -3,8 +3,8 @@
  * change to CAPs, reviews, sources, uploads and memberships writes its row in the transaction of the
  * change itself, so a change is never without its entry nor an entry without its change.
  */
-import type { Queryable } from '../lib/db.ts';
-import { currentTraceId } from '../lib/logger.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { currentTraceId } from '../../lib/logger.ts';
 
 export interface TenantAuditEntry {
   action: string;

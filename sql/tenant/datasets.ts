@@ -3,9 +3,9 @@
  * version n's records with the upload's merged in, the same (source, external_id) replacing the
  * earlier record. The data policy's PII redaction is applied to the upload's records on the way in.
  */
-import type { Queryable } from '../lib/db.ts';
-import { recordTenantAudit, type TenantActor } from './tenantAudit.ts';
-import type { UploadRow } from './tenantUploads.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { recordTenantAudit, type TenantActor } from './audit.ts';
+import type { UploadRow } from './uploads.ts';
 
 export interface DatasetRow {
   id: string;

@@ -2,7 +2,7 @@
  * Model checkpoints of a tenant (inside its schema): one per successful training, with its metrics
  * and the insight collection it materialised. At most one is active.
  */
-import type { Queryable } from '../lib/db.ts';
+import type { Queryable } from '../../lib/db.ts';
 
 export interface CheckpointMetrics {
   records: number;

@@ -2,9 +2,9 @@
  * A tenant's sources (inside its schema: every function takes a client scoped to the tenant).
  * Names are unique per tenant; `file_upload` sources take file uploads.
  */
-import type { Queryable } from '../lib/db.ts';
-import { AppError } from '../lib/errors.ts';
-import { recordTenantAudit, type TenantActor } from './tenantAudit.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { AppError } from '../../lib/errors.ts';
+import { recordTenantAudit, type TenantActor } from './audit.ts';
 
 export const sourceKinds = ['file_upload', 'api', 'webhook', 'email'] as const;
 export type SourceKind = (typeof sourceKinds)[number];

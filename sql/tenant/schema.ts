@@ -10,10 +10,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Pool, PoolClient, Queryable } from '../lib/db.ts';
-import { withTransaction } from '../lib/db.ts';
+import type { Pool, PoolClient, Queryable } from '../../lib/db.ts';
+import { withTransaction } from '../../lib/db.ts';
 
-const tenantDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'tenant');
+const tenantDir = path.dirname(fileURLToPath(import.meta.url));
 const SCHEMA_NAME = /^tenant_[0-9a-f]{32}$/;
 
 export interface TenantSqlFile {

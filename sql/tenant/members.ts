@@ -1,5 +1,5 @@
 /** The member directory of a tenant (inside its schema): active users with their role profiles. */
-import type { Queryable } from '../lib/db.ts';
+import type { Queryable } from '../../lib/db.ts';
 
 export interface MemberRow {
   user_id: string;
