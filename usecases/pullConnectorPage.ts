@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AppContext } from '../lib/context.ts';
 import { postOutbound } from '../lib/outbound/index.ts';
 import { policyOf } from '../lib/outbound/appPolicy.ts';
+import { openSecret, sealSecret } from '../lib/secretBox.ts';
 
 export const httpPullConfigSchema = z.object({
   url: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters'),
@@ -22,6 +23,24 @@ export const httpPullConfigSchema = z.object({
     .optional(),
 });
 export type HttpPullConfig = z.output<typeof httpPullConfigSchema>;
+
+/**
+ * An http_pull config as stored: its `headers` (usually credentials) sealed like webhook signing
+ * secrets (lib/secretBox.ts, Secrets.webhookKey) in `headers_sealed`, their names alone in the clear
+ * in `header_names` (issue 26).
+ */
+export function sealPullConfig(app: Pick<AppContext, 'secrets'>, config: HttpPullConfig): Record<string, unknown> {
+  const { headers, ...rest } = config;
+  if (!headers || !Object.keys(headers).length) return rest;
+  return { ...rest, header_names: Object.keys(headers), headers_sealed: sealSecret(app.secrets.webhookKey, JSON.stringify(headers)) };
+}
+
+/** The stored config with its headers opened (a config stored before issue 26 keeps plain `headers`). */
+export function openPullConfig(app: Pick<AppContext, 'secrets'>, stored: Record<string, unknown>): HttpPullConfig {
+  const { headers_sealed: sealed, header_names: _names, ...rest } = stored;
+  const headers = typeof sealed === 'string' ? JSON.parse(openSecret(app.secrets.webhookKey, sealed)) : rest.headers;
+  return httpPullConfigSchema.parse({ ...rest, ...(headers ? { headers } : {}) });
+}
 
 const MAX_PAGE_BYTES = 20 * 1024 * 1024;
 const PULL_TIMEOUT_MS = 30_000;

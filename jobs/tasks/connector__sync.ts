@@ -18,7 +18,7 @@ import { ingestRecords } from '../../usecases/ingestRecords.ts';
 import { validateIngestRecord, type IssueInput } from '../../domain/ingestRecord.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
 import { connectorSync } from '../queue/connector__sync.ts';
-import { httpPullConfigSchema, pullPage } from '../../usecases/pullConnectorPage.ts';
+import { openPullConfig, pullPage } from '../../usecases/pullConnectorPage.ts';
 
 /** At most this many pages per sync (a source that never says it is done cannot loop forever). */
 const MAX_PAGES = 1_000;
@@ -41,7 +41,7 @@ export const connectorSyncTask = defineTask({
     const connector = await findConnector(app.pool, payload.workspace_id, payload.connector_id);
     if (!connector) throw new PermanentJobError('the connector no longer exists');
     if (connector.kind !== 'http_pull') throw new PermanentJobError(`a ${connector.kind} connector does not sync`);
-    const config = httpPullConfigSchema.parse(connector.config);
+    const config = openPullConfig(job.app, connector.config);
     const caller = { workspaceId: connector.workspace_id, actor: { type: 'system' as const, id: connector.id } };
     let cursor = connector.sync_cursor;
     let pages = 0;
