@@ -32,7 +32,12 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-export interface TaskDefinition<S extends z.ZodType = z.ZodType> {
+/**
+ * What can be enqueued: a job's name, payload and options, declared in jobs/queue/<name>.ts apart
+ * from its handler (jobs/tasks/<name>.ts), so that use cases and routes enqueue a job without
+ * importing the task that runs it (which imports use cases).
+ */
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** graphile-worker task identifier, `<aggregate>__<verb>`. */
   name: string;
   payload: S;
@@ -48,7 +53,15 @@ export interface TaskDefinition<S extends z.ZodType = z.ZodType> {
    * durable record (webhook deliveries). Enqueued with graphile_worker.add_jobs directly.
    */
   untracked?: boolean;
+}
+
+/** A job's declaration with its handler: what the worker runs. */
+export interface TaskDefinition<S extends z.ZodType = z.ZodType> extends JobDefinition<S> {
   run(payload: z.output<S>, job: JobContext): Promise<unknown>;
+}
+
+export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
+  return def;
 }
 
 export function defineTask<S extends z.ZodType>(def: TaskDefinition<S>): TaskDefinition<S> {
@@ -87,7 +100,7 @@ export interface EnqueueResult {
  */
 export async function enqueueJob<S extends z.ZodType>(
   db: Queryable,
-  task: TaskDefinition<S>,
+  task: JobDefinition<S>,
   payload: z.input<S>,
   options: EnqueueOptions = {},
 ): Promise<EnqueueResult> {

@@ -5,6 +5,7 @@
  */
 import { prepared, type Queryable } from '../lib/db.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export const jobStatuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof jobStatuses)[number];
@@ -223,7 +224,7 @@ export interface JobScope {
 
 /** A job run visible to the given workspace or tenant (never another's). */
 export async function findJobRun(db: Queryable, id: string, scope: JobScope): Promise<JobRun | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<JobRun>(
     `select * from job_runs where id = $1
        and ($2::uuid is null or workspace_id = $2) and ($3::uuid is null or tenant_id = $3)`,

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { issueStatuses } from '../../domain/issueTransitions.ts';
 import { severities } from '../../domain/severity.ts';
-import { patternStatuses } from '../../sql/patternProjection.ts';
+import { patternStatuses } from '../../domain/patternLifecycle.ts';
 import { queryBoolean, queryDecimal, queryInteger } from '../http/routes.ts';
 
 /** A cross-field rule: the arguments of `.refine`. */

@@ -11,8 +11,9 @@ import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
 import { decodeOutput } from '../../engine/manifest.ts';
 import type { StageOutputs } from '../../engine/pipeline.ts';
-import { contextOf, createEngineRun, executeEngineRun } from '../../jobs/engineRun.ts';
-import { recommendationVerify, verificationKey } from '../../jobs/tasks/recommendation__verify.ts';
+import { contextOf, createEngineRun, executeEngineRun } from '../../usecases/runEngine.ts';
+import { verificationKey } from '../../jobs/queue/recommendation__verify.ts';
+import { recommendationVerifyTask } from '../../jobs/tasks/recommendation__verify.ts';
 import { applyRunResults } from '../../sql/engineResults.ts';
 import { findEngineRun, loadStageOutput } from '../../sql/engineRuns.ts';
 import { withEventBatch } from '../../sql/events.ts';
@@ -146,7 +147,7 @@ test('a fix recorded before the pattern’s first occurrence has no pre-fix rate
     progress: async () => {},
     signal: new AbortController().signal,
   };
-  const result = await recommendationVerify.run({ workspace_id: ws, recommendation_id: proposed.id }, job);
+  const result = await recommendationVerifyTask.run({ workspace_id: ws, recommendation_id: proposed.id }, job);
   assert.equal(result, { recommendation_id: proposed.id, verdict: 'insufficient_data', periods_observed: 0, regressed_now: false });
   const res = await api.get(`/v1/recommendations/${proposed.id}/verification`);
   assert.is(res.status, 200, res.text);

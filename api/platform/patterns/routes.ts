@@ -1,7 +1,8 @@
 /** Patterns (read side): list with the spec's filters and sorts, and one pattern. */
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
-import { patternStatuses, type PatternRow } from '../../../sql/patternProjection.ts';
+import type { PatternRow } from '../../../sql/patternProjection.ts';
+import { patternStatuses } from '../../../domain/patternLifecycle.ts';
 import { findPattern } from '../../../sql/patterns.ts';
 import { recurrenceStatuses, type RecurrenceStatus } from '../../../sql/patternResults.ts';
 import { reply } from '../../http/routes.ts';

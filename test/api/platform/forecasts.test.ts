@@ -14,7 +14,7 @@ import { stageNames } from '../../../engine/pipeline.ts';
 import { occurrenceCost } from '../../../engine/finance/occurrenceCost.ts';
 import { defaultRateCard } from '../../../engine/config/rateCard.ts';
 import { defaultCluster } from '../../../engine/config/cluster.ts';
-import { crontab } from '../../../jobs/taskList.ts';
+import { crontab } from '../../../jobs/tasks/index.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sha256Hex } from '../../../lib/crypto.ts';
 import { findTenant } from '../../../sql/tenants.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createTenant, productClient, provisionTenant, setCookies, setTenantState, staffLogin } from '../../helpers/product.ts';
