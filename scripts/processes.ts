@@ -6,7 +6,7 @@
 import type { Config } from '../lib/config.ts';
 import { setPasswordHashCost } from '../lib/passwords.ts';
 import { systemClock, loadSecrets, type AppContext, type Clock } from '../lib/context.ts';
-import { createPool, poolTimeouts, type Pool } from '../lib/db.ts';
+import { createPool, endPool, poolTimeouts, type Pool } from '../lib/db.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { registerQueueDepthReader } from '../lib/metrics.ts';
@@ -91,7 +91,7 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error('shutdown step failed', { err }));
   };
   stops.push(async () => database.embedded?.stop());
-  stops.push(async () => pool.end());
+  stops.push(() => endPool(pool));
   try {
     await migrate(pool, logger);
     if (config.AUTH_PROVIDER === 'none' && config.NODE_ENV !== 'production') await seedDevelopmentData(pool, logger);
@@ -104,11 +104,11 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
     stops.push(() => running.metrics!.close());
 
     if (roles.worker && roles.api) {
-      running.workerProcess = startWorkerProcess(database.url, logger);
+      running.workerProcess = startWorkerProcess(database.url, logger, config.SHUTDOWN_GRACE_MS);
       stops.push(() => running.workerProcess!.stop());
     } else if (roles.worker) {
       const workerPool = createPool(database.url, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts: poolTimeouts(config) });
-      stops.push(async () => workerPool.end());
+      stops.push(() => endPool(workerPool));
       running.worker = await startWorker(app, { tasks, crontab, concurrency: config.WORKER_CONCURRENCY, pool: workerPool });
       stops.push(() => running.worker!.stop());
     }

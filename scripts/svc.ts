@@ -29,17 +29,24 @@ function serveCommand(name: string, summary: string, roles: Roles): Command {
     flags: {},
     async run() {
       const config = loadConfig();
+      // Listening before anything starts: a signal during start-up stops what has started, in order.
+      // One signal stops everything (HTTP, then the runner, then the database). Under `npm start` a
+      // Ctrl-C arrives twice (from the terminal and forwarded by npm): a repeat is not a new request.
+      let signalled: ((signal: string) => void) | undefined;
+      let pending: string | undefined;
+      const onSignal = (signal: string) => (signalled ? signalled(signal) : (pending ??= signal));
+      process.on('SIGTERM', () => onSignal('SIGTERM'));
+      process.on('SIGINT', () => onSignal('SIGINT'));
       const running = await startProcess(config, roles);
       await new Promise<void>((resolve) => {
         let stopping = false;
-        const shutdown = (signal: string) => {
-          if (stopping) return;
+        signalled = (signal) => {
+          if (stopping) return running.app.logger.info('already shutting down', { signal });
           stopping = true;
-          running.app.logger.info('shutting down', { signal });
+          running.app.logger.info('shutting down', { signal, grace_ms: config.SHUTDOWN_GRACE_MS });
           running.stop().then(resolve, resolve);
         };
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
-        process.once('SIGINT', () => shutdown('SIGINT'));
+        if (pending) signalled(pending);
       });
       running.app.logger.info('stopped');
     },
