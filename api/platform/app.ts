@@ -16,7 +16,7 @@ import { requestContext } from '../http/requestContext.ts';
 import { CLIENT_ERROR_BODY, type ClientErrorBody } from '../http/server.ts';
 import { expressPath, parseRequest, type Reply } from '../http/routes.ts';
 import * as idempotencyStore from '../../sql/idempotency.ts';
-import { platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
+import { issuesToDetails, platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotencyIdentity, idempotencyKeyRequired, requireIdempotencyKey } from './idempotency.ts';
 import { bearerToken, type PlatformAuthenticator, type Principal } from './principal.ts';
 import type { PlatformRoute } from './route.ts';
@@ -75,7 +75,8 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
   server.use(requireIdempotencyKey());
   server.use(SCIM_BASE, createScimRouter(app));
   // Bodies are parsed per declared route: JSON sent to an unknown path is still a plain 404.
-  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  // Not strict: a JSON string, number or null is JSON, and fails the route's schema (not "Malformed JSON").
+  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] });
   const rawBody = express.raw({ limit: JSON_BODY_LIMIT, type: () => true });
   // Browsers POST SAML responses to the assertion consumer service as a form.
   const formBody = express.urlencoded({ limit: JSON_BODY_LIMIT, extended: false });
@@ -140,7 +141,12 @@ function send(res: Response, out: { status: number; headers: Record<string, stri
 async function handle(app: AppContext, options: PlatformAppOptions, route: PlatformRoute, principal: Principal | null, req: Request, res: Response) {
   // Validated before the idempotency cache is consulted: nothing malformed reaches the database.
   const parsed = parseRequest(route, req);
-  if (!parsed.ok) return sendPlatformError(req, res, validationError(parsed.issues), route.validationStatus);
+  if (!parsed.ok) {
+    const { invalidBody } = route;
+    if (invalidBody && parsed.issues.every((i) => i.location === 'body'))
+      return sendPlatformError(req, res, new AppError(invalidBody.code, invalidBody.message, issuesToDetails(parsed.issues)));
+    return sendPlatformError(req, res, validationError(parsed.issues), route.validationStatus);
+  }
   const idempotency = idempotencyIdentity(req);
   if (idempotency) {
     const claim = await idempotencyStore.claimIdempotencyKey(app.pool, idempotency.id, idempotency.requestHash, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS);

@@ -87,6 +87,7 @@ export const configRoutes = [
     scope: 'configs:write',
     params: kindParams,
     body: z.record(z.string(), z.unknown(), { error: 'must be a JSON object (the config document)' }),
+    invalidBody: { code: 'config_invalid', message: 'The config document is invalid' },
     responses: {
       201: { description: 'Created', schema: versionSchema.extend({ created: z.literal(true) }) },
       200: { description: 'Identical to an existing version', schema: versionSchema.extend({ created: z.literal(false) }) },
