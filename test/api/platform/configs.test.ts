@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configDefinitions, configKinds, type ConfigKind } from '../../../engine/config/index.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
-import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
+import { assertError, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
 
