@@ -31,10 +31,10 @@
  * Also: per kill, whether it interrupted a job, and the time from the kill to the release of the
  * interrupted attempt (job_runs.interruptions[].released_at) and to the job's completion.
  */
+import { benchArgs } from './args.ts';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { generateIssues } from '../fixtures/synthetic.ts';
 import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
@@ -42,7 +42,7 @@ import { seedDevelopmentData } from '../sql/seed.ts';
 import { fmt, intFlag, table, verdict } from './measure.ts';
 import { openDatabase } from './workspace.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     minutes: { type: 'string', default: '10' },
     'kill-every': { type: 'string', default: '60' },

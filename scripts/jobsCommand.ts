@@ -7,7 +7,7 @@ import { AppError } from '../lib/errors.ts';
 import { cancelJob, retryTerminalJob } from '../jobs/runtime.ts';
 import { engineQueue } from '../jobs/tasks/engine__run.ts';
 import { findJobRun, findWorkerJob, jobStatuses, listJobRuns, type JobRun, type JobStatus } from '../sql/jobRuns.ts';
-import { UsageError } from './cli.ts';
+import { InputError, UsageError } from './cli.ts';
 
 export function parseJobStatus(value: string | undefined): JobStatus | undefined {
   if (value === undefined) return undefined;
@@ -38,7 +38,7 @@ export async function listJobs(app: AppContext, filter: { status?: JobStatus; ki
 
 export async function showJob(app: AppContext, id: string) {
   const run = await findJobRun(app.pool, id, {});
-  if (!run) throw new UsageError(`job ${id} does not exist`);
+  if (!run) throw new InputError(`job ${id} does not exist`);
   const queued = run.worker_job_id !== null ? await findWorkerJob(app.pool, run.worker_job_id) : null;
   return { ...run, queue: queued };
 }
@@ -48,19 +48,19 @@ function queueOf(run: JobRun): string | undefined {
   return run.kind.startsWith('engine__') && run.workspace_id ? engineQueue(run.workspace_id) : undefined;
 }
 
-/** AppErrors (not found, conflict) are the operator's mistake: shown as usage errors. */
+/** AppErrors (not found, conflict) are the operator's mistake: shown as one-line input errors. */
 async function operatorAction<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof AppError) throw new UsageError(err.message);
+    if (err instanceof AppError) throw new InputError(err.message);
     throw err;
   }
 }
 
 export async function retryJob(app: AppContext, id: string): Promise<JobRun> {
   const run = await findJobRun(app.pool, id, {});
-  if (!run) throw new UsageError(`job ${id} does not exist`);
+  if (!run) throw new InputError(`job ${id} does not exist`);
   return operatorAction(() => retryTerminalJob(app, id, { queueName: queueOf(run) }));
 }
 

@@ -3,17 +3,17 @@
  * data-engineer commands. `svc <command> --help` describes each.
  */
 import { loadConfig, ConfigError, type Config } from '../lib/config.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createLogger, stderrSink } from '../lib/logger.ts';
 import { createPool, poolTimeouts, withTransaction, type Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/logger.ts';
 import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
-import { commandHelp, isUuid, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
+import { commandHelp, InputError, isUuid, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
 import { checkRecordFile, RecordFileError } from './recordFiles.ts';
 import { createAppContext, openDatabase, startProcess, type Roles } from './processes.ts';
 import { hashPassword } from '../lib/passwords.ts';
 import { upsertEmployee } from '../sql/employees.ts';
-import { parseStaffInput } from './staffCommand.ts';
+import { parseStaffInput, readPassword } from './staffCommand.ts';
 import { engineRunCommand, engineStageCommand, parseStageRange } from './engineCommands.ts';
 import { ingestFiles } from './ingestCommand.ts';
 import { cancelQueuedJob, jobTable, listJobs, parseJobStatus, retryJob, showJob } from './jobsCommand.ts';
@@ -70,6 +70,7 @@ const commands: Command[] = [
       await withDatabase('migrate', async ({ logger, applied }) => {
         logger.info(applied.length ? 'migrations applied' : 'database is up to date', { applied });
         if (flags.json) printJson({ applied });
+        else process.stdout.write(applied.length ? `applied ${applied.length} migrations: ${applied.join(', ')}\n` : 'database is up to date\n');
       });
     },
   },
@@ -94,14 +95,18 @@ const commands: Command[] = [
   {
     name: 'staff',
     summary: 'Seed an employee of the staff console (re-running with the same e-mail updates password and role).',
-    usage: 'svc staff create --email <email> --password <password> --role onboarding_admin|support_readonly [--name <full name>] [--json]',
+    usage:
+      'svc staff create --email <email> --role onboarding_admin|support_readonly [--name <full name>] [--json]  (the password is prompted for, or read from the first line of stdin)',
     flags: { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } },
     positionals: ['action'],
     async run(flags, positionals) {
       if (positionals[0] !== 'create') throw new UsageError(positionals[0] ? `unknown action '${positionals[0]}'` : 'an action is required (create)');
       const input = parseStaffInput(flags);
+      if (input.password !== undefined)
+        process.stderr.write('svc staff: --password is visible to other users (ps) and printed by `npm run`; prefer the prompt or stdin\n');
+      const password = input.password ?? (await readPassword());
       return withDatabase('staff', async ({ pool }) => {
-        const { employee, created } = await upsertEmployee(pool, { ...input, passwordHash: await hashPassword(input.password) });
+        const { employee, created } = await upsertEmployee(pool, { ...input, passwordHash: await hashPassword(password) });
         if (flags.json) printJson({ id: employee.id, email: employee.email, role: employee.control_role, created });
         else process.stdout.write(`employee ${employee.email} ${created ? 'created' : 'updated'} (${employee.control_role}, id ${employee.id})\n`);
       });
@@ -255,12 +260,12 @@ function integerFlag(flags: Record<string, string | boolean | undefined>, name: 
  */
 async function resolveWorkspace(pool: Pool, value: string): Promise<string> {
   if (isUuid(value)) {
-    if (!(await findWorkspace(pool, value))) throw new UsageError(`workspace ${value} does not exist`);
+    if (!(await findWorkspace(pool, value))) throw new InputError(`workspace ${value} does not exist`);
     return value;
   }
   if (!/^[a-z0-9][a-z0-9-]*$/.test(value)) throw new UsageError('--workspace must be a workspace id (UUID) or an organization slug');
   const workspaces = await workspacesOfOrganizationSlug(pool, value);
-  if (!workspaces.length) throw new UsageError(`no organization '${value}'`);
+  if (!workspaces.length) throw new InputError(`no organization '${value}'`);
   if (workspaces.length > 1)
     throw new UsageError(`organization '${value}' has ${workspaces.length} workspaces; name one by id: ${workspaces.map((w) => w.id).join(', ')}`);
   return workspaces[0].id;
@@ -269,7 +274,8 @@ async function resolveWorkspace(pool: Pool, value: string): Promise<string> {
 /** Opens the configured database, migrates it, runs `fn` (told which migrations it applied), and closes everything. */
 async function withDatabase<T>(role: string, fn: (db: { pool: Pool; logger: Logger; config: Config; applied: string[] }) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role });
+  // Logs go to stderr: stdout carries only the command's result.
+  const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role }, stderrSink);
   const database = await openDatabase(config, logger);
   const pool = createPool(database.url, { max: 4, timeouts: poolTimeouts(config) });
   try {
@@ -316,6 +322,10 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`svc ${command.name}: ${err.message}\n\n${commandHelp(command)}\n`);
+      return 2;
+    }
+    if (err instanceof InputError) {
+      process.stderr.write(`svc ${command.name}: ${err.message}\n`);
       return 2;
     }
     if (err instanceof ConfigError) {
