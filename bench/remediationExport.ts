@@ -23,7 +23,9 @@ import { withTenant } from '../sql/tenantSchema.ts';
 import { intFlag } from './measure.ts';
 import { processTreeSampler, rssOf } from './processTreeMemory.ts';
 
-const { values } = benchArgs(import.meta.url, { options: { sizes: { type: 'string', default: '100000,400000' }, 'server-node-options': { type: 'string', default: '' } } });
+const { values } = benchArgs(import.meta.url, {
+  options: { sizes: { type: 'string', default: '100000,400000' }, 'server-node-options': { type: 'string', default: '' } },
+});
 const SIZES = values.sizes!.split(',').map((s) => intFlag('sizes', s));
 const run = promisify(execFile);
 const MB = 1024 * 1024;

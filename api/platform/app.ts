@@ -14,7 +14,7 @@ import { buildOpenApi, jsonSchema } from '../http/openapi.ts';
 import { rateLimit, type RateLimitStore } from '../http/rateLimit.ts';
 import { requestContext } from '../http/requestContext.ts';
 import { CLIENT_ERROR_BODY, type ClientErrorBody } from '../http/server.ts';
-import { expressPath, parseRequest, type Reply } from '../http/routes.ts';
+import { expressPath, jsonContentTypeProblem, takesJsonBody, JSON_MEDIA_TYPES, parseRequest, type Reply } from '../http/routes.ts';
 import * as idempotencyStore from '../../sql/idempotency.ts';
 import { issuesToDetails, platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotencyIdentity, idempotencyKeyRequired, requireIdempotencyKey } from './idempotency.ts';
@@ -76,7 +76,7 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
   server.use(SCIM_BASE, createScimRouter(app));
   // Bodies are parsed per declared route: JSON sent to an unknown path is still a plain 404.
   // Not strict: a JSON string, number or null is JSON, and fails the route's schema (not "Malformed JSON").
-  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] });
+  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false, type: JSON_MEDIA_TYPES });
   const rawBody = express.raw({ limit: JSON_BODY_LIMIT, type: () => true });
   // Browsers POST SAML responses to the assertion consumer service as a form.
   const formBody = express.urlencoded({ limit: JSON_BODY_LIMIT, extended: false });
@@ -91,7 +91,12 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
       res.locals.principal = await authenticate(options, route, req);
       next();
     };
-    server[route.method](expressPath(route.path), authenticateFirst, bodyParserOf(route), async (req: Request, res: Response) => {
+    const jsonOnly = (req: Request, _res: Response, next: () => void) => {
+      const problem = jsonContentTypeProblem(route, req);
+      if (problem) throw new AppError('unsupported_media_type', problem);
+      next();
+    };
+    server[route.method](expressPath(route.path), authenticateFirst, jsonOnly, bodyParserOf(route), async (req: Request, res: Response) => {
       await handle(app, options, route, res.locals.principal as Principal | null, req, res);
     });
   }
@@ -218,6 +223,8 @@ export function platformOpenApi(routes: PlatformRoute[]) {
     decorate: (route, operation) => {
       const responses = operation.responses as Record<string, unknown>;
       responses['400'] ??= errorResponse('Validation failed (`validation_error`)');
+      if (takesJsonBody(route))
+        responses['415'] ??= errorResponse('The body is not declared as JSON: send Content-Type: application/json (`unsupported_media_type`)');
       if (route.auth !== 'public') responses['401'] ??= errorResponse('Missing or invalid credentials (`unauthorized`)');
       if (route.scope) {
         responses['403'] ??= errorResponse(

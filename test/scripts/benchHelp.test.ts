@@ -15,7 +15,12 @@ const benches = Object.entries(scripts)
   .map(([name, command]) => ({ name: name.slice('bench:'.length), file: /bench\/\S+\.ts/.exec(command)![0] }));
 
 const run = (file: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', file, ...args], { cwd: projectRoot, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '' } });
+  spawnSync(process.execPath, ['--import', 'tsx', file, ...args], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { PATH: process.env.PATH ?? '' },
+  });
 
 test('every bench script answers --help with its usage and a bad flag with one line', () => {
   assert.ok(benches.length >= 10, `bench scripts found: ${benches.map((b) => b.name)}`);
