@@ -6,6 +6,7 @@
  */
 import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
+import { jsonValue } from '../http/jsonValue.ts';
 import type { AppContext } from '../../lib/context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { accessLog } from '../http/accessLog.ts';
@@ -42,7 +43,7 @@ const errorEnvelopeSchema = z.object({
     code: z.string(),
     message: z.string(),
     trace_id: z.string().optional().describe('Equals the X-Request-Id response header; absent on 429'),
-    details: z.record(z.string(), z.unknown()).optional(),
+    details: z.record(z.string(), jsonValue('What is wrong with this field or item')).optional(),
   }),
 });
 

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { constantTimeEqual, hmacSha256 } from '../../../lib/crypto.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { withTransaction } from '../../../lib/db.ts';
@@ -24,7 +25,7 @@ const exportSchema = z.object({
   status: z.enum(jobStatuses),
   resource: z.enum(exportResources),
   format: z.enum(exportFormats),
-  filters: z.record(z.string(), z.unknown()),
+  filters: z.record(z.string(), jsonValue("A list filter's value, as the list endpoint reads it")),
   job_id: z.string().nullable(),
   row_count: z.number().int().nullable(),
   bytes: z.number().int().nullable(),

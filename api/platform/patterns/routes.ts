@@ -1,5 +1,6 @@
 /** Patterns (read side): list with the spec's filters and sorts, and one pattern. */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { patternStatuses, type PatternRow } from '../../../sql/patternProjection.ts';
 import { findPattern } from '../../../sql/patterns.ts';
@@ -22,7 +23,7 @@ export const patternSchema = z.object({
   path: z.enum(['templated', 'prose']).nullable().describe('How the engine found the pattern: a mined template or prose clustering'),
   template: z.string().nullable().describe('The template with <*> at its variable slots (templated patterns)'),
   examples: z.array(z.object({ issue_id: z.string(), title: z.string() })).describe('Representative member issues'),
-  provenance: z.record(z.string(), z.unknown()),
+  provenance: z.record(z.string(), jsonValue('A provenance value (config version ids, digests, counts)')),
   created_at: z.string(),
   updated_at: z.string(),
 });

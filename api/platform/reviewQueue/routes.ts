@@ -4,6 +4,7 @@
  * events and feed the next engine run; a decision on a pattern's question settles every member at once.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import type { PoolClient } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
@@ -37,9 +38,9 @@ const reviewItemSchema = z.object({
   risk_blocked: z.number().describe("The pattern's risk / 100 × the issues covered (one issue: its severity weight)"),
   issues_url: z.string().nullable().describe('Where to list the issues the item covers'),
   reason: z.string(),
-  candidates: z.array(z.unknown()),
-  provenance: z.record(z.string(), z.unknown()),
-  decision: z.record(z.string(), z.unknown()).nullable(),
+  candidates: z.array(jsonValue('A candidate answer: its shape depends on the item kind (a pattern, a domain, a root cause)')),
+  provenance: z.record(z.string(), jsonValue('A provenance value (config version ids, digests, counts)')),
+  decision: z.record(z.string(), jsonValue('A field of the decision, by item kind')).nullable(),
   decided_by: z.string().nullable(),
   decided_at: z.string().nullable(),
   created_at: z.string(),
@@ -180,7 +181,7 @@ export const reviewQueueRoutes = [
     tags: ['review-queue'],
     scope: 'review:write',
     params: idParams,
-    body: z.object({ decision: z.record(z.string(), z.unknown()), note: z.string().max(2000).optional() }),
+    body: z.object({ decision: z.record(z.string(), jsonValue('A field of the decision, by item kind')), note: z.string().max(2000).optional() }),
     responses: decidedResponses,
     handler: async ({ params, body, principal, app }) => reply.ok(toReviewItem(await decide(app, principal, params.id, 'resolved', body.decision, body.note))),
   }),

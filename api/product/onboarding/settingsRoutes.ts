@@ -4,6 +4,7 @@
  * seeding the tenant's sources.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { clusterSchema } from '../../../engine/config/cluster.ts';
 import { configDefinitions, validateConfig } from '../../../engine/config/index.ts';
@@ -101,7 +102,13 @@ export const settingsRoutes = [
     body: z
       .strictObject({
         sources: z
-          .array(z.strictObject({ name: z.string().trim().min(1).max(200), kind: z.enum(sourceKinds), config: z.record(z.string(), z.unknown()).optional() }))
+          .array(
+            z.strictObject({
+              name: z.string().trim().min(1).max(200),
+              kind: z.enum(sourceKinds),
+              config: z.record(z.string(), jsonValue('A setting of the source, by kind')).optional(),
+            }),
+          )
           .min(1)
           .max(100),
       })
