@@ -1,7 +1,7 @@
 /**
  * Every body and response of both /openapi.json documents names its schema: the test walks both, as
  * served, and fails on any empty schema `{}` (a value that cannot be described further must at least
- * say what it is). The batch ingest record was `{}` (issue 28).
+ * say what it is). The batch ingest record was `{}` (issue 28). And `GET /` points at the explorer.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -40,6 +40,16 @@ test('the batch ingest record is the ingest record schema', async () => {
   const items = doc.paths['/v1/ingest/batch'].post.requestBody.content['application/json'].schema.properties.records.items;
   assert.equal(items.required, ['external_id', 'title', 'source']);
   assert.ok(items.properties.severity && items.properties.occurred_at && items.properties.narrative, JSON.stringify(items));
+});
+
+test('GET / on either port points at /docs', async () => {
+  for (const surface of [t.platform, t.product]) {
+    const res = await surface.get('/');
+    assert.is(res.status, 302, res.text);
+    assert.is(res.headers.get('location'), '/docs');
+    assert.is(res.body.docs, '/docs');
+    assert.is((await surface.get('/docs')).status, 200);
+  }
 });
 
 test.run();
