@@ -8,7 +8,7 @@ import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { clusterSchema } from '../../../engine/config/cluster.ts';
 import { configDefinitions, validateConfig } from '../../../engine/config/index.ts';
-import { seedSources, sourceKinds } from '../../../sql/tenantSources.ts';
+import { HISTORICAL_IMPORT, seedSources, sourceKinds } from '../../../sql/tenantSources.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
 import { saveDataPolicy, saveTrainingConfig } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
@@ -33,8 +33,6 @@ const dataPolicySchema = z
     updated_at: z.iso.datetime().nullable(),
   })
   .meta({ title: 'DataPolicy' });
-
-const DEFAULT_SOURCES = [{ name: 'Historical import', kind: 'file_upload' as const }];
 
 const notProvisioned = {
   404: { description: 'Tenant not found.', schema: detailSchema },
@@ -110,13 +108,14 @@ export const settingsRoutes = [
             }),
           )
           .min(1)
-          .max(100),
+          .max(100)
+          .optional(),
       })
       .optional(),
     responses: { 200: { description: 'Every source of the tenant', schema: z.array(sourceSchema) }, ...notProvisioned },
     handler: async ({ app, params, body, staff }) => {
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
-      const wanted = body?.sources ?? DEFAULT_SOURCES;
+      const wanted = body?.sources ?? [HISTORICAL_IMPORT];
       const sources = await withTenant(app.pool, tenant.schema_name, (db) =>
         seedSources(
           db,
