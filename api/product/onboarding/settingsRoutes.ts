@@ -10,6 +10,8 @@ import { clusterSchema } from '../../../engine/config/cluster.ts';
 import { configDefinitions, validateConfig } from '../../../engine/config/index.ts';
 import { HISTORICAL_IMPORT, seedSources, sourceKinds } from '../../../sql/tenantSources.ts';
 import { withTenant } from '../../../sql/tenantSchema.ts';
+import { latestDataset, retentionReach } from '../../../sql/datasets.ts';
+import type { Queryable } from '../../../lib/db.ts';
 import { saveDataPolicy, saveTrainingConfig } from '../../../sql/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
@@ -33,6 +35,32 @@ const dataPolicySchema = z
     updated_at: z.iso.datetime().nullable(),
   })
   .meta({ title: 'DataPolicy' });
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A retention period that would leave none of the latest dataset version's records to train on is
+ * refused when it is set (422 naming the shortest period that keeps the newest record), not found out
+ * when training fails.
+ */
+async function refuseRetentionThatDropsEverything(db: Queryable, retentionDays: number | null): Promise<void> {
+  if (retentionDays === null) return;
+  const dataset = await latestDataset(db);
+  if (!dataset) return;
+  const reach = await retentionReach(db, dataset.id, new Date(dataset.created_at.getTime() - retentionDays * DAY_MS));
+  if (reach.total === 0 || reach.kept > 0 || !reach.newest) return;
+  const needed = Math.ceil((dataset.created_at.getTime() - reach.newest.getTime()) / DAY_MS);
+  throw new AppError('unprocessable', 'retention_days drops every record', [
+    {
+      loc: ['body', 'retention_days'],
+      msg:
+        `A retention of ${retentionDays} days would leave none of the ${reach.total} records of dataset version ${dataset.version} to train on ` +
+        `(the newest occurred ${needed} days before the version was committed); set at least ${needed} days, or null to keep every record`,
+      type: 'value_error',
+      input: retentionDays,
+    },
+  ]);
+}
 
 const notProvisioned = {
   404: { description: 'Tenant not found.', schema: detailSchema },
@@ -82,7 +110,10 @@ export const settingsRoutes = [
     responses: { 200: { description: 'The policy now in force', schema: dataPolicySchema }, ...notProvisioned },
     handler: async ({ app, params, body, staff }) => {
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
-      const saved = await withTenant(app.pool, tenant.schema_name, (db) => saveDataPolicy(db, body, staff.employeeId));
+      const saved = await withTenant(app.pool, tenant.schema_name, async (db) => {
+        await refuseRetentionThatDropsEverything(db, body.retention_days);
+        return saveDataPolicy(db, body, staff.employeeId);
+      });
       return reply.ok({ retention_days: saved.retention_days, redact_pii: saved.redact_pii, updated_at: iso(saved.updated_at) });
     },
   }),
