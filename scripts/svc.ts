@@ -18,6 +18,7 @@ import { engineRunCommand, engineStageCommand, parseStageRange } from './engineC
 import { ingestFiles } from './ingestCommand.ts';
 import { cancelQueuedJob, jobTable, listJobs, parseJobStatus, retryJob, showJob } from './jobsCommand.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
+import { findOutboxEmail, listOutboxEmails } from '../sql/outbox.ts';
 import { findWorkspace, workspacesOfOrganizationSlug } from '../sql/workspaces.ts';
 import { MAX_BATCH } from '../api/platform/ingest/record.ts';
 
@@ -225,6 +226,41 @@ const commands: Command[] = [
         });
       }
       throw new UsageError(action ? `unknown action '${action}' (list, show, retry or cancel)` : 'an action is required: list, show, retry or cancel');
+    },
+  },
+  {
+    name: 'outbox',
+    summary:
+      'The development mailbox: what the product sent or, without SMTP_URL, would have sent (list newest first, show one with its body). Delivered bodies are erased.',
+    usage: 'svc outbox list [--to <address>] [--limit N] [--json]  |  svc outbox show <message-id> [--json]',
+    flags: { to: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: ['action', 'message'],
+    async run(flags, positionals) {
+      const [action, id] = positionals;
+      if (action === 'list') {
+        if (id) throw new UsageError(`unexpected argument '${id}'`);
+        const limit = integerFlag(flags, 'limit', 20, 1, 1000);
+        return withDatabase('outbox', async ({ pool }) => {
+          const messages = await listOutboxEmails(pool, { to: typeof flags.to === 'string' ? flags.to : undefined, limit });
+          if (flags.json) return printJson(messages);
+          process.stdout.write(
+            messages.length
+              ? `${messages.map((m) => `${m.id}  ${m.created_at.toISOString()}  ${m.status.padEnd(6)}  ${m.to_address}  ${m.subject}`).join('\n')}\n`
+              : 'no messages\n',
+          );
+        });
+      }
+      if (action === 'show') {
+        if (!id) throw new UsageError('a message id is required: svc outbox show <message-id>');
+        if (!isUuid(id)) throw new UsageError('the message id must be a UUID');
+        return withDatabase('outbox', async ({ pool }) => {
+          const mail = await findOutboxEmail(pool, id);
+          if (!mail) throw new InputError(`message ${id} does not exist`);
+          if (flags.json) return printJson(mail);
+          process.stdout.write(`To: ${mail.to_address}\nSubject: ${mail.subject}\nStatus: ${mail.status}\n\n${mail.text_body}\n`);
+        });
+      }
+      throw new UsageError(action ? `unknown action '${action}' (list or show)` : 'an action is required: list or show');
     },
   },
 ];

@@ -39,3 +39,21 @@ export async function markOutboxEmail(db: Queryable, id: string, status: 'sent' 
     [id, status, errorDetail ?? null, ERASED_BODY],
   );
 }
+
+export interface OutboxListing {
+  id: string;
+  to_address: string;
+  subject: string;
+  status: OutboxEmail['status'];
+  created_at: Date;
+}
+
+/** The newest messages first, optionally to one address (the development mailbox, `svc outbox`). */
+export async function listOutboxEmails(db: Queryable, filter: { to?: string; limit: number }): Promise<OutboxListing[]> {
+  const { rows } = await db.query<OutboxListing>(
+    `select id, to_address, subject, status, created_at from outbox_emails
+      where ($1::text is null or lower(to_address) = lower($1)) order by created_at desc, id limit $2`,
+    [filter.to ?? null, filter.limit],
+  );
+  return rows;
+}
