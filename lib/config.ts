@@ -42,10 +42,25 @@ const allowlistIsValid = (entries: string[]) => {
   }
 };
 
+/** Comma-separated keys of at least 32 characters each (the first signs; the others are still accepted). */
+const keyList = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean),
+  )
+  .refine((keys) => keys.every((k) => k.length >= 32), 'every key must be at least 32 characters');
+
 export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), postgresUrl),
+    DATABASE_DIRECT_URL: z.preprocess((v) => (v === '' ? undefined : v), postgresUrl),
+    DATABASE_REPLICA_URL: z.preprocess((v) => (v === '' ? undefined : v), postgresUrl),
+    DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
     PLATFORM_PORT: port.default(8080),
     PRODUCT_PORT: port.default(8081),
     METRICS_PORT: port.default(9464),
@@ -59,10 +74,19 @@ export const configSchema = z
     SVC_PROVISION_KEY_HASHES: hexSha256List,
     SMTP_URL: optionalString,
     MAIL_FROM: z.string().min(3).default('svc <no-reply@svc.local>'),
+    /** Unset: the console, `http://127.0.0.1:<CONSOLE_PORT>` (resolved below, once CONSOLE_PORT is known). */
     APP_URL: z
       .url()
-      .default('http://127.0.0.1:8081')
-      .transform((u) => u.replace(/\/+$/, '')),
+      .optional()
+      .transform((u) => u?.replace(/\/+$/, '')),
+    CONSOLE_PORT: port.default(8082),
+    /** Unset: the local product surface, `http://127.0.0.1:<PRODUCT_PORT>`. */
+    PRODUCT_URL: z
+      .url()
+      .optional()
+      .transform((u) => u?.replace(/\/+$/, '')),
+    CONSOLE_PROXY_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    CONSOLE_PROXY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(120_000),
     RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
     TRUST_PROXY: flag,
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
@@ -103,6 +127,11 @@ export const configSchema = z
     SECRETS_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
     DNS_RESOLVER: optionalString,
+    // Rotatable HMAC keys (issue 26): comma-separated, the first signs and every one verifies.
+    CURSOR_KEY: keyList,
+    CSRF_KEY: keyList,
+    CHAT_SIGNING_KEY: keyList,
+    EXPORT_URL_KEY: keyList,
   })
   .superRefine((c, issues) => {
     if (c.NODE_ENV === 'production') {
@@ -122,11 +151,26 @@ export const configSchema = z
     if (c.WORKER_DEAD_AFTER_MS < 2 * c.WORKER_HEARTBEAT_INTERVAL_MS) {
       issues.addIssue({ code: 'custom', path: ['WORKER_DEAD_AFTER_MS'], message: 'must be at least twice WORKER_HEARTBEAT_INTERVAL_MS' });
     }
+    if (c.DATABASE_POOL_MODE === 'transaction' && !c.DATABASE_URL) {
+      issues.addIssue({ code: 'custom', path: ['DATABASE_POOL_MODE'], message: 'transaction needs DATABASE_URL (the pooler) and DATABASE_DIRECT_URL' });
+    }
+    if (c.DATABASE_POOL_MODE === 'transaction' && !c.DATABASE_DIRECT_URL) {
+      issues.addIssue({
+        code: 'custom',
+        path: ['DATABASE_DIRECT_URL'],
+        message: 'is required when DATABASE_POOL_MODE=transaction (LISTEN, advisory locks and the job runner need a session)',
+      });
+    }
     if (c.AUTH_PROVIDER === 'oidc') {
       if (!c.OIDC_ISSUER) issues.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_PROVIDER=oidc' });
       if (!c.OIDC_AUDIENCE) issues.addIssue({ code: 'custom', path: ['OIDC_AUDIENCE'], message: 'is required when AUTH_PROVIDER=oidc' });
     }
-  });
+  })
+  .transform((c) => ({
+    ...c,
+    APP_URL: c.APP_URL ?? `http://127.0.0.1:${c.CONSOLE_PORT}`,
+    PRODUCT_URL: c.PRODUCT_URL ?? `http://127.0.0.1:${c.PRODUCT_PORT}`,
+  }));
 
 export type Config = z.output<typeof configSchema>;
 

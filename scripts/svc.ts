@@ -10,7 +10,7 @@ import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
 import { commandHelp, InputError, isUuid, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
 import { checkRecordFile, RecordFileError } from './recordFiles.ts';
-import { createAppContext, openDatabase, startProcess, type Roles } from './processes.ts';
+import { createAppContext, openDatabase, startConsoleProcess, startProcess, type Roles } from './processes.ts';
 import { hashPassword } from '../lib/passwords.ts';
 import { upsertEmployee } from '../sql/employees.ts';
 import { parseStaffInput, readPassword } from './staffCommand.ts';
@@ -30,36 +30,57 @@ function serveCommand(name: string, summary: string, roles: Roles): Command {
     flags: {},
     async run() {
       const config = loadConfig();
-      // Listening before anything starts: a signal during start-up stops what has started, in order.
-      // One signal stops everything (HTTP, then the runner, then the database). Under `npm start` a
-      // Ctrl-C arrives twice (from the terminal and forwarded by npm): a repeat is not a new request.
-      let signalled: ((signal: string) => void) | undefined;
-      let pending: string | undefined;
-      const onSignal = (signal: string) => (signalled ? signalled(signal) : (pending ??= signal));
-      process.on('SIGTERM', () => onSignal('SIGTERM'));
-      process.on('SIGINT', () => onSignal('SIGINT'));
+      const untilSignal = listenForSignals();
       const running = await startProcess(config, roles);
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        signalled = (signal) => {
-          if (stopping) return running.app.logger.info('already shutting down', { signal });
-          stopping = true;
-          running.app.logger.info('shutting down', { signal, grace_ms: config.SHUTDOWN_GRACE_MS });
-          running.stop().then(resolve, resolve);
-        };
-        if (pending) signalled(pending);
-      });
-      running.app.logger.info('stopped');
+      await untilSignal(running.app.logger, running.stop, { grace_ms: config.SHUTDOWN_GRACE_MS });
     },
+  };
+}
+
+/**
+ * Listens for SIGTERM and SIGINT from now on, before anything starts (a signal during start-up is held
+ * and acted on once it is done), and returns the wait: until a signal, then stop in order. One signal
+ * stops everything; under `npm start` a Ctrl-C arrives twice (from the terminal and forwarded by npm),
+ * and a repeat is not a new request.
+ */
+function listenForSignals(): (logger: Logger, stop: () => Promise<void>, fields?: Record<string, unknown>) => Promise<void> {
+  let signalled: ((signal: string) => void) | undefined;
+  let pending: string | undefined;
+  const onSignal = (signal: string) => (signalled ? signalled(signal) : (pending ??= signal));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  return async (logger, stop, fields = {}) => {
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      signalled = (signal) => {
+        if (stopping) return logger.info('already shutting down', { signal });
+        stopping = true;
+        logger.info('shutting down', { signal, ...fields });
+        stop().then(resolve, resolve);
+      };
+      if (pending) signalled(pending);
+    });
+    logger.info('stopped');
   };
 }
 
 const commands: Command[] = [
   serveCommand(
     'serve',
-    'Everything: database (embedded when DATABASE_URL is unset), migrations, both HTTP surfaces, /metrics, and a worker in a child process.',
-    { api: true, worker: true },
+    'Everything: database (embedded when DATABASE_URL is unset), migrations, both HTTP surfaces, the consoles, /metrics, and a worker in a child process.',
+    { api: true, worker: true, console: true },
   ),
+  {
+    name: 'console',
+    summary: 'The staff and tenant web consoles and their /api/backend/* proxy to the product API (PRODUCT_URL), on CONSOLE_PORT. Needs no database.',
+    usage: 'svc console',
+    flags: {},
+    async run() {
+      const untilSignal = listenForSignals();
+      const running = await startConsoleProcess(loadConfig());
+      await untilSignal(running.logger, running.stop);
+    },
+  },
   serveCommand('api', 'The HTTP surfaces only (platform, product and /metrics). Run any number of these against one database.', { api: true, worker: false }),
   serveCommand('worker', 'A graphile-worker runner only (and /metrics). Run any number of these against one database.', { api: false, worker: true }),
   {
@@ -241,7 +262,7 @@ const commands: Command[] = [
         if (id) throw new UsageError(`unexpected argument '${id}'`);
         const limit = integerFlag(flags, 'limit', 20, 1, 1000);
         return withDatabase('outbox', async ({ pool }) => {
-          const messages = await listOutboxEmails(pool, { to: typeof flags.to === 'string' ? flags.to : undefined, limit });
+          const messages = await listOutboxEmails(pool, limit, typeof flags.to === 'string' ? flags.to : undefined);
           if (flags.json) return printJson(messages);
           process.stdout.write(
             messages.length
@@ -313,7 +334,8 @@ async function withDatabase<T>(role: string, fn: (db: { pool: Pool; logger: Logg
   // Logs go to stderr: stdout carries only the command's result.
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role }, stderrSink);
   const database = await openDatabase(config, logger);
-  const pool = createPool(database.url, { max: 4, timeouts: poolTimeouts(config) });
+  // CLI commands hold sessions (migrations' and engine runs' advisory locks): never through a transaction pooler.
+  const pool = createPool(config.DATABASE_DIRECT_URL ?? database.url, { max: 4, timeouts: poolTimeouts(config) });
   try {
     const { applied } = await migrate(pool, logger);
     // The same development seed as `svc serve`, so that `--workspace demo` works on a fresh database.

@@ -40,20 +40,20 @@ export async function markOutboxEmail(db: Queryable, id: string, status: 'sent' 
   );
 }
 
-export interface OutboxListing {
-  id: string;
-  to_address: string;
-  subject: string;
-  status: OutboxEmail['status'];
+export interface OutboxListItem extends OutboxEmail {
   created_at: Date;
+  sent_at: Date | null;
 }
 
-/** The newest messages first, optionally to one address (the development mailbox, `svc outbox`). */
-export async function listOutboxEmails(db: Queryable, filter: { to?: string; limit: number }): Promise<OutboxListing[]> {
-  const { rows } = await db.query<OutboxListing>(
-    `select id, to_address, subject, status, created_at from outbox_emails
-      where ($1::text is null or lower(to_address) = lower($1)) order by created_at desc, id limit $2`,
-    [filter.to ?? null, filter.limit],
+/**
+ * The newest messages first, optionally only those to one address: the development outbox page and
+ * `svc outbox list` (what would have been mailed).
+ */
+export async function listOutboxEmails(db: Queryable, limit: number, to?: string): Promise<OutboxListItem[]> {
+  const { rows } = await db.query<OutboxListItem>(
+    `select id, to_address, subject, text_body, html_body, status, created_at, sent_at from outbox_emails
+      where ($2::text is null or lower(to_address) = lower($2)) order by created_at desc, id desc limit $1`,
+    [limit, to ?? null],
   );
   return rows;
 }

@@ -34,6 +34,12 @@ export interface PlatformRoute extends BaseRoute {
    * version that is not a JSON object is `config_invalid`, like any other failure of its schema).
    */
   invalidBody?: { code: ErrorCode; message: string };
+  /**
+   * `replica`: a read that tolerates replication lag; with DATABASE_REPLICA_URL its handler's `app.pool`
+   * is the replica unless the caller's workspace wrote something the replica has not replayed yet
+   * (lib/readReplica.ts). The handler must only read.
+   */
+  readsFrom: 'primary' | 'replica';
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler(input: PlatformInput<any, any, any, any>): Promise<Reply | void> | Reply | void;
 }
@@ -45,6 +51,7 @@ type RouteFields<P, Q, B, A extends PlatformAuthKind> = Omit<BaseRoute, 'params'
   auth?: A;
   validationStatus?: 400 | 422;
   invalidBody?: { code: ErrorCode; message: string };
+  readsFrom?: 'primary' | 'replica';
   handler(input: PlatformInput<P, Q, B, A>): Promise<Reply | void> | Reply | void;
 } & (A extends 'bearer' ? { scope: Scope } : { scope?: never });
 
@@ -62,6 +69,7 @@ export function platformRoute<
     auth: def.auth ?? 'bearer',
     scope: (def.scope as Scope | undefined) ?? null,
     validationStatus: def.validationStatus ?? 400,
+    readsFrom: def.readsFrom ?? 'primary',
     handler: def.handler as PlatformRoute['handler'],
   };
 }

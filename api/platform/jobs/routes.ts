@@ -57,6 +57,7 @@ const jobsQuery = listQuery(
 export const jobRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/jobs',
     operationId: 'listJobs',
     summary: 'List background jobs of the workspace, newest first',
@@ -73,6 +74,7 @@ export const jobRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/jobs/{id}',
     operationId: 'getJob',
     summary: "A job's status, progress, completed steps and error",

@@ -43,10 +43,13 @@ const counterfactualQuery = z
 export const patternHazardRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}/hazard',
     operationId: 'getPatternHazard',
     summary: 'The fitted hazard model of a pattern: parameters with uncertainty, survival and hazard curves, forecast',
     description:
+      'A dormant pattern (`dormancy.dormant`: its silence since the last occurrence is one the fitted model gives less than a 1% chance) keeps ' +
+      'its fit and curves, but its `forecast` is empty and `p_alert` null: the model no longer describes it, so the engine abstains. ' +
       '404 `not_fitted` with `details.reason` when the model cannot be fitted: `no_timestamps` (no member has occurred_at) or ' +
       '`insufficient_events` (fewer gaps than the hazard config’s min_gaps). Before any engine run fitted the pattern it is also ' +
       '`not_fitted`, with the reason its current members give and `details.run_id` null.',
@@ -91,6 +94,8 @@ export const patternHazardRoutes = [
         first_occurrence_at: h.first_occurrence_at,
         last_occurrence_at: h.last_occurrence_at,
         since_last_days: h.since_last_days,
+        // Fits stored before dormancy was decided were all forecast.
+        dormancy: h.dormancy ?? null,
         curves: h.curves,
         forecast: h.forecast,
         p_alert: h.p_alert,
@@ -100,6 +105,7 @@ export const patternHazardRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}/financials',
     operationId: 'getPatternFinancials',
     summary: "A pattern's cost per occurrence, cost to date and expected cost over the forecast horizons (rate-card config)",
@@ -119,6 +125,7 @@ export const patternHazardRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}/counterfactuals',
     operationId: 'getPatternCounterfactual',
     summary: 'What fixing the pattern at a date, or reducing its rate by a share, would have avoided (occurrences and cost)',
@@ -168,6 +175,7 @@ export const patternHazardRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}/root-causes',
     operationId: 'getPatternRootCauses',
     summary: "The pattern's root-cause rollup over its members (latest engine run) and the recommendation it led to",
