@@ -16,15 +16,15 @@
  * after such an ingest in production (it is off on the CI's Postgres): the idle list then counts with an
  * index-only scan instead of a sequential one.
  */
+import { benchArgs } from './args.ts';
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
 import { fmt, intFlag, percentile, table, verdict } from './measure.ts';
 import { fillWorkspace } from './workspace.ts';
 
-const { values: flags } = parseArgs({
+const { values: flags } = benchArgs(import.meta.url, {
   options: { issues: { type: 'string' }, 'idle-seconds': { type: 'string' }, 'interval-ms': { type: 'string' }, vacuum: { type: 'boolean' } },
 });
 const ISSUES = intFlag('issues', flags.issues ?? '100000');

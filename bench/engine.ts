@@ -35,11 +35,11 @@
  *    the least-squares slope of log time against log n. Stages 8-10 are timed against stages 1-7 of
  *    the same run (target: at most +30%).
  */
+import { benchArgs } from './args.ts';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { adjustedRandIndex, groupingAccuracy } from '../engine/cluster/agreement.ts';
 import { configDefinitions, configKinds, type ConfigKind } from '../engine/config/index.ts';
 import { runPipeline, type StageOutputs } from '../engine/pipeline.ts';
@@ -72,7 +72,7 @@ const TARGET_MINER_SECONDS = 60;
 const TARGET_PART2_SHARE = 0.3;
 const HADOOP_DUPLICATES_CSV = HADOOP_BUGS_CSV.replace(/hadoop_bugs\.csv$/, 'hadoop_duplicate_pairs.csv');
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     sections: { type: 'string', default: 'quality,loghub,hadoop,calibration,backtest,miner,speed' },
     quick: { type: 'boolean', default: false },

@@ -13,11 +13,11 @@
  * (sampled RSS, next to its RSS before the export), each against the 200 MB target: flat means under
  * 200 MB at every size. Memory is not load-sensitive; times are.
  */
+import { benchArgs } from './args.ts';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
 import { withTransaction } from '../lib/db.ts';
 import { enqueueJob } from '../jobs/runtime.ts';
@@ -28,7 +28,7 @@ import { processTreeSampler, rssOf } from './processTreeMemory.ts';
 import { fillWorkspace, mb, openDatabase } from './workspace.ts';
 
 const TARGET_PEAK = 200 * 1024 ** 2;
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     sizes: { type: 'string', default: '100000,400000' },
     formats: { type: 'string', default: 'csv,xlsx' },

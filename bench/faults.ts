@@ -31,8 +31,8 @@
  * Also: per kill, whether it interrupted a job, and the time from the kill to the release of the
  * interrupted attempt (job_runs.interruptions[].released_at) and to the job's completion.
  */
+import { benchArgs } from './args.ts';
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { generateIssues } from '../fixtures/synthetic.ts';
 import { startSvcRole, svcEnv, type SvcRole } from '../fixtures/svcProcess.ts';
@@ -40,7 +40,7 @@ import { seedDevelopmentData } from '../sql/seed.ts';
 import { fmt, intFlag, table, verdict } from './measure.ts';
 import { openDatabase } from './workspace.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     minutes: { type: 'string', default: '10' },
     'kill-every': { type: 'string', default: '60' },

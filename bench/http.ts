@@ -26,8 +26,8 @@
  * Run: `npm run bench:http` (flags: --seconds, --rounds, --warmup, --concurrency, --jobs,
  * --job-rounds, --job-concurrency, --only http|jobs). Results: docs/benchmarks.md.
  */
+import { benchArgs } from './args.ts';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import express from 'express';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
@@ -65,7 +65,7 @@ const PLUMBING_PATH = '/v1/bench/plumbing?limit=25';
 const AUTHENTICATED_PATH = '/v1/bench/authenticated?limit=25';
 const SEEDED_JOB_RUNS = 1000;
 
-const { values: flags } = parseArgs({
+const { values: flags } = benchArgs(import.meta.url, {
   options: {
     seconds: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '5' },

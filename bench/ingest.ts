@@ -17,8 +17,8 @@
  * figure to trust, as the median of the rounds' ratios (a checkpoint or a neighbour's burst of load
  * falls in one round); absolute rates move with the machine.
  */
+import { benchArgs } from './args.ts';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../lib/config.ts';
 import { createPool } from '../lib/db.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -43,7 +43,7 @@ import { createScratchIssuesTable, rawBatch, rawInsert, SCRATCH_TABLE, type RawB
 const TARGET_RECORDS_PER_SECOND = 10_000;
 const TARGET_RATIO = 0.8; // HTTP / raw issue and event rows (issue 11)
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     records: { type: 'string', default: '100000' },
     warmup: { type: 'string', default: '10000' },

@@ -16,10 +16,10 @@
  * Run: `npm run bench:realtime` (flags: --clients, --rounds, --warmup, --pollers, --seconds,
  * --poll-rounds). Results: docs/benchmarks.md.
  */
+import { benchArgs } from './args.ts';
 import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { WebSocketServer } from 'ws';
 import { loadConfig } from '../lib/config.ts';
 import { createPool } from '../lib/db.ts';
@@ -45,7 +45,7 @@ import type { ClientJob, ClientResult } from './realtimeClients.ts';
 const P99_LIMIT_MS = 250;
 const BARE_RATIO_LIMIT = 2;
 
-const { values: flags } = parseArgs({
+const { values: flags } = benchArgs(import.meta.url, {
   options: {
     clients: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '100' },

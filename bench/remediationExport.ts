@@ -11,9 +11,10 @@
  * HTTP), i.e. what the database alone needs to hand the rows out. `--server-node-options=…` sets the
  * `svc api` process's NODE_OPTIONS (the export child inherits them, before its own V8 options).
  */
+import { benchArgs } from './args.ts';
 import { execFile, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { createTestDatabase } from '../fixtures/database.ts';
 import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
 import { createTenantUser, provisionedLiveTenant } from '../fixtures/tenants.ts';
@@ -22,7 +23,9 @@ import { withTenant } from '../sql/tenant/schema.ts';
 import { intFlag } from './measure.ts';
 import { processTreeSampler, rssOf } from './processTreeMemory.ts';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '100000,400000' }, 'server-node-options': { type: 'string', default: '' } } });
+const { values } = benchArgs(import.meta.url, {
+  options: { sizes: { type: 'string', default: '100000,400000' }, 'server-node-options': { type: 'string', default: '' } },
+});
 const SIZES = values.sizes!.split(',').map((s) => intFlag('sizes', s));
 const run = promisify(execFile);
 const MB = 1024 * 1024;

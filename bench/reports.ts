@@ -9,14 +9,14 @@
  * encoded, narrative written and fact-checked, HTML rendered, report stored) in its own child. Each
  * prints its time, its ratio to the engine run's time (target: at most 10%) and its peak memory.
  */
+import { benchArgs } from './args.ts';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { fmt, intFlag, table, verdict } from './measure.ts';
 import { answerParent, fillWorkspace, mb, memorySampler, openDatabase, runChild } from './workspace.ts';
 
 const TARGET_SHARE = 0.1;
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     size: { type: 'string', default: '100000' },
     child: { type: 'string' },

@@ -9,7 +9,7 @@
  * median and slowest time per tenant, the median of each step, the catalog size, and the growth
  * ratio against the 1-tenant baseline measured in the same run.
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { createPool } from '../lib/db.ts';
 import { provisionSchema, PROVISION_STEPS, type ProvisionStep } from '../jobs/tasks/tenant__provision.ts';
 import { insertTenant } from '../sql/tenants.ts';
@@ -17,7 +17,7 @@ import { tenantMigrationFiles } from '../sql/tenant/schema.ts';
 import { createTestDatabase } from '../fixtures/database.ts';
 import { median } from './measure.ts';
 
-const { values } = parseArgs({ options: { sample: { type: 'string', default: '15' }, levels: { type: 'string', default: '1,10,100' } } });
+const { values } = benchArgs(import.meta.url, { options: { sample: { type: 'string', default: '15' }, levels: { type: 'string', default: '1,10,100' } } });
 const SAMPLE = Number(values.sample);
 const LEVELS = values.levels!.split(',').map(Number);
 

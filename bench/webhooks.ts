@@ -15,10 +15,10 @@
  * The receiver is an in-process node:http server answering 200; everything shares two cores.
  *   node --import tsx bench/webhooks.ts [--events 5000] [--webhooks 4] [--rounds 3] [--latency-samples 200]
  */
+import { benchArgs } from './args.ts';
 import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../lib/config.ts';
 import { createPool, withTransaction } from '../lib/db.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -40,7 +40,7 @@ import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts
 import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { fmt, intFlag, median, percentile, table, verdict } from './measure.ts';
 
-const { values: flags } = parseArgs({
+const { values: flags } = benchArgs(import.meta.url, {
   options: {
     events: { type: 'string', default: '5000' },
     webhooks: { type: 'string', default: '4' },

@@ -16,6 +16,7 @@ import { AppError } from '../lib/errors.ts';
 import { withTrace } from '../lib/logger.ts';
 import { jobDuration, jobQueueLatency, jobsCompleted } from '../lib/metrics.ts';
 import * as jobRuns from '../sql/jobRuns.ts';
+import { releaseWorkerJobs } from '../sql/workerHeartbeats.ts';
 import type { JobRun } from '../sql/jobRuns.ts';
 
 export interface JobContext {
@@ -66,6 +67,15 @@ export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefini
 
 export function defineTask<S extends z.ZodType>(def: TaskDefinition<S>): TaskDefinition<S> {
   return def;
+}
+
+/**
+ * Thrown by the wrapper when an orderly shutdown interrupted an attempt: the job has already been
+ * released for retry (its attempt given back), so graphile-worker's own failure handling finds
+ * nothing to do, and its log line for this error is not a failure (jobs/worker.ts).
+ */
+export class JobInterrupted extends Error {
+  override name = 'JobInterrupted';
 }
 
 /** A failure that no retry can fix (bad input, a violated precondition): recorded, never retried. */
@@ -390,6 +400,7 @@ async function runAttempt(task: TaskDefinition, app: AppContext, run: StartedRun
     await run.succeed(result);
     observeAttempt(task.name, 'succeeded', started);
   } catch (err) {
+    if (helpers.abortSignal?.aborted) return releaseForShutdown(task, app, helpers, where, err);
     const detail = describeError(err, run.id);
     const permanent = err instanceof PermanentJobError || err instanceof z.ZodError;
     if (permanent || helpers.job.attempts >= helpers.job.max_attempts) {
@@ -404,6 +415,22 @@ async function runAttempt(task: TaskDefinition, app: AppContext, run: StartedRun
     observeAttempt(task.name, 'retried', started);
     throw err;
   }
+}
+
+/**
+ * The worker is shutting down and the task stopped on its abort signal: the attempt goes back to
+ * the queue uncounted (job_runs records the interruption), and the next runner starts it at once.
+ */
+async function releaseForShutdown(task: TaskDefinition, app: AppContext, helpers: JobHelpers, where: Record<string, unknown>, err: unknown): Promise<never> {
+  const worker = helpers.job.locked_by;
+  if (worker) {
+    await withTransaction(app.pool, (client) =>
+      releaseWorkerJobs(client, { workers: [worker], workerJobIds: [helpers.job.id], reason: 'shut down', giveBackAttempt: true }),
+    );
+  }
+  jobsCompleted.inc({ task: task.name, outcome: 'interrupted' });
+  app.logger.info('job interrupted by shutdown; released for retry', { ...where, attempt: helpers.job.attempts, reason: (err as Error)?.message });
+  throw new JobInterrupted(`${task.name} interrupted by shutdown; released for retry`);
 }
 
 /**
@@ -443,6 +470,7 @@ function wrapUntrackedTask(task: TaskDefinition, app: AppContext): Task {
         });
         observe('succeeded');
       } catch (err) {
+        if (helpers.abortSignal?.aborted) return releaseForShutdown(task, app, helpers, { task: task.name, worker_job_id: helpers.job.id }, err);
         observe(helpers.job.attempts >= helpers.job.max_attempts ? 'failed' : 'retried');
         throw err;
       }

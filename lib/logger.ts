@@ -31,6 +31,8 @@ export interface Logger {
 
 type Sink = (line: string) => void;
 const stdoutSink: Sink = (line) => process.stdout.write(line + '\n');
+/** The CLI's sink: a command's stdout carries only its result (`--json` output parses). */
+export const stderrSink: Sink = (line) => process.stderr.write(line + '\n');
 
 function serializeError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;

@@ -18,7 +18,13 @@ export interface Command {
   run(flags: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number | void>;
 }
 
-export class UsageError extends Error {
+/** Bad input that is not about the command line's shape (an unknown job, a wrong state): one line, exit 2. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** A malformed command line: the message and the command's usage, exit 2. */
+export class UsageError extends InputError {
   override name = 'UsageError';
 }
 

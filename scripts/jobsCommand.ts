@@ -6,7 +6,7 @@ import type { AppContext } from '../lib/context.ts';
 import { AppError } from '../lib/errors.ts';
 import { cancelQueuedJob as cancelJob, jobWithQueue, retryFailedJob } from '../usecases/jobAdministration.ts';
 import { jobStatuses, listJobRuns, type JobRun, type JobStatus } from '../sql/jobRuns.ts';
-import { UsageError } from './cli.ts';
+import { InputError, UsageError } from './cli.ts';
 
 export function parseJobStatus(value: string | undefined): JobStatus | undefined {
   if (value === undefined) return undefined;
@@ -35,12 +35,12 @@ export async function listJobs(app: AppContext, filter: { status?: JobStatus; ki
   return listJobRuns(app.pool, filter);
 }
 
-/** AppErrors (not found, conflict) are the operator's mistake: shown as usage errors. */
+/** AppErrors (not found, conflict) are the operator's mistake: shown as one-line input errors. */
 async function operatorAction<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof AppError) throw new UsageError(err.message);
+    if (err instanceof AppError) throw new InputError(err.message);
     throw err;
   }
 }
@@ -49,7 +49,7 @@ export async function showJob(app: AppContext, id: string) {
   try {
     return await jobWithQueue(app, id);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'not_found') throw new UsageError(`job ${id} does not exist`);
+    if (err instanceof AppError && err.code === 'not_found') throw new InputError(`job ${id} does not exist`);
     throw err;
   }
 }

@@ -8,7 +8,7 @@ import type { Config } from '../lib/config.ts';
 import { setPasswordHashCost } from '../lib/passwords.ts';
 import { systemClock, type AppContext, type Clock } from '../lib/context.ts';
 import { loadSecrets } from '../usecases/loadSecrets.ts';
-import { createPool, poolTimeouts, usePreparedStatements, type Pool } from '../lib/db.ts';
+import { createPool, endPool, poolTimeouts, usePreparedStatements, type Pool } from '../lib/db.ts';
 import { ReadReplica } from '../lib/readReplica.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
@@ -105,7 +105,7 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error('shutdown step failed', { err }));
   };
   stops.push(async () => database.embedded?.stop());
-  stops.push(async () => pool.end());
+  stops.push(() => endPool(pool));
   try {
     await withDirectPool(directUrl, pool, (direct) => migrate(direct, logger));
     if (config.AUTH_PROVIDER === 'none' && config.NODE_ENV !== 'production') await seedDevelopmentData(pool, logger);
@@ -125,11 +125,11 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
     stops.push(() => running.metrics!.close());
 
     if (roles.worker && roles.api) {
-      running.workerProcess = startWorkerProcess(directUrl, logger);
+      running.workerProcess = startWorkerProcess(directUrl, logger, config.SHUTDOWN_GRACE_MS);
       stops.push(() => running.workerProcess!.stop());
     } else if (roles.worker) {
       const workerPool = createPool(directUrl, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts: poolTimeouts(config) });
-      stops.push(async () => workerPool.end());
+      stops.push(() => endPool(workerPool));
       running.worker = await startWorker(app, { tasks, crontab, concurrency: config.WORKER_CONCURRENCY, pool: workerPool });
       stops.push(() => running.worker!.stop());
     }

@@ -3,22 +3,23 @@
  * data-engineer commands. `svc <command> --help` describes each.
  */
 import { loadConfig, ConfigError, type Config } from '../lib/config.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createLogger, stderrSink } from '../lib/logger.ts';
 import { createPool, poolTimeouts, withTransaction, type Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/logger.ts';
 import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
-import { commandHelp, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
+import { commandHelp, InputError, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
 import { isUuid } from '../lib/ids.ts';
 import { checkRecordFile, RecordFileError } from './recordFiles.ts';
 import { createAppContext, openDatabase, startConsoleProcess, startProcess, type Roles } from './processes.ts';
 import { hashPassword } from '../lib/passwords.ts';
 import { upsertEmployee } from '../sql/employees.ts';
-import { parseStaffInput } from './staffCommand.ts';
+import { parseStaffInput, readPassword } from './staffCommand.ts';
 import { engineRunCommand, engineStageCommand, parseStageRange } from './engineCommands.ts';
 import { ingestFiles } from './ingestCommand.ts';
 import { cancelQueuedJob, jobTable, listJobs, parseJobStatus, retryJob, showJob } from './jobsCommand.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
+import { findOutboxEmail, listOutboxEmails } from '../sql/outbox.ts';
 import { findWorkspace, workspacesOfOrganizationSlug } from '../sql/workspaces.ts';
 import { MAX_BATCH } from '../domain/ingestRecord.ts';
 
@@ -30,26 +31,38 @@ function serveCommand(name: string, summary: string, roles: Roles): Command {
     flags: {},
     async run() {
       const config = loadConfig();
+      const untilSignal = listenForSignals();
       const running = await startProcess(config, roles);
-      await untilSignal(running.app.logger, running.stop);
+      await untilSignal(running.app.logger, running.stop, { grace_ms: config.SHUTDOWN_GRACE_MS });
     },
   };
 }
 
-/** Runs until SIGTERM or SIGINT, then stops in order. */
-async function untilSignal(logger: Logger, stop: () => Promise<void>): Promise<void> {
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info('shutting down', { signal });
-      stop().then(resolve, resolve);
-    };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
-  });
-  logger.info('stopped');
+/**
+ * Listens for SIGTERM and SIGINT from now on, before anything starts (a signal during start-up is held
+ * and acted on once it is done), and returns the wait: until a signal, then stop in order. One signal
+ * stops everything; under `npm start` a Ctrl-C arrives twice (from the terminal and forwarded by npm),
+ * and a repeat is not a new request.
+ */
+function listenForSignals(): (logger: Logger, stop: () => Promise<void>, fields?: Record<string, unknown>) => Promise<void> {
+  let signalled: ((signal: string) => void) | undefined;
+  let pending: string | undefined;
+  const onSignal = (signal: string) => (signalled ? signalled(signal) : (pending ??= signal));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  return async (logger, stop, fields = {}) => {
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      signalled = (signal) => {
+        if (stopping) return logger.info('already shutting down', { signal });
+        stopping = true;
+        logger.info('shutting down', { signal, ...fields });
+        stop().then(resolve, resolve);
+      };
+      if (pending) signalled(pending);
+    });
+    logger.info('stopped');
+  };
 }
 
 const commands: Command[] = [
@@ -64,6 +77,7 @@ const commands: Command[] = [
     usage: 'svc console',
     flags: {},
     async run() {
+      const untilSignal = listenForSignals();
       const running = await startConsoleProcess(loadConfig());
       await untilSignal(running.logger, running.stop);
     },
@@ -79,6 +93,7 @@ const commands: Command[] = [
       await withDatabase('migrate', async ({ logger, applied }) => {
         logger.info(applied.length ? 'migrations applied' : 'database is up to date', { applied });
         if (flags.json) printJson({ applied });
+        else process.stdout.write(applied.length ? `applied ${applied.length} migrations: ${applied.join(', ')}\n` : 'database is up to date\n');
       });
     },
   },
@@ -103,14 +118,18 @@ const commands: Command[] = [
   {
     name: 'staff',
     summary: 'Seed an employee of the staff console (re-running with the same e-mail updates password and role).',
-    usage: 'svc staff create --email <email> --password <password> --role onboarding_admin|support_readonly [--name <full name>] [--json]',
+    usage:
+      'svc staff create --email <email> --role onboarding_admin|support_readonly [--name <full name>] [--json]  (the password is prompted for, or read from the first line of stdin)',
     flags: { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } },
     positionals: ['action'],
     async run(flags, positionals) {
       if (positionals[0] !== 'create') throw new UsageError(positionals[0] ? `unknown action '${positionals[0]}'` : 'an action is required (create)');
       const input = parseStaffInput(flags);
+      if (input.password !== undefined)
+        process.stderr.write('svc staff: --password is visible to other users (ps) and printed by `npm run`; prefer the prompt or stdin\n');
+      const password = input.password ?? (await readPassword());
       return withDatabase('staff', async ({ pool }) => {
-        const { employee, created } = await upsertEmployee(pool, { ...input, passwordHash: await hashPassword(input.password) });
+        const { employee, created } = await upsertEmployee(pool, { ...input, passwordHash: await hashPassword(password) });
         if (flags.json) printJson({ id: employee.id, email: employee.email, role: employee.control_role, created });
         else process.stdout.write(`employee ${employee.email} ${created ? 'created' : 'updated'} (${employee.control_role}, id ${employee.id})\n`);
       });
@@ -231,6 +250,41 @@ const commands: Command[] = [
       throw new UsageError(action ? `unknown action '${action}' (list, show, retry or cancel)` : 'an action is required: list, show, retry or cancel');
     },
   },
+  {
+    name: 'outbox',
+    summary:
+      'The development mailbox: what the product sent or, without SMTP_URL, would have sent (list newest first, show one with its body). Delivered bodies are erased.',
+    usage: 'svc outbox list [--to <address>] [--limit N] [--json]  |  svc outbox show <message-id> [--json]',
+    flags: { to: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: ['action', 'message'],
+    async run(flags, positionals) {
+      const [action, id] = positionals;
+      if (action === 'list') {
+        if (id) throw new UsageError(`unexpected argument '${id}'`);
+        const limit = integerFlag(flags, 'limit', 20, 1, 1000);
+        return withDatabase('outbox', async ({ pool }) => {
+          const messages = await listOutboxEmails(pool, limit, typeof flags.to === 'string' ? flags.to : undefined);
+          if (flags.json) return printJson(messages);
+          process.stdout.write(
+            messages.length
+              ? `${messages.map((m) => `${m.id}  ${m.created_at.toISOString()}  ${m.status.padEnd(6)}  ${m.to_address}  ${m.subject}`).join('\n')}\n`
+              : 'no messages\n',
+          );
+        });
+      }
+      if (action === 'show') {
+        if (!id) throw new UsageError('a message id is required: svc outbox show <message-id>');
+        if (!isUuid(id)) throw new UsageError('the message id must be a UUID');
+        return withDatabase('outbox', async ({ pool }) => {
+          const mail = await findOutboxEmail(pool, id);
+          if (!mail) throw new InputError(`message ${id} does not exist`);
+          if (flags.json) return printJson(mail);
+          process.stdout.write(`To: ${mail.to_address}\nSubject: ${mail.subject}\nStatus: ${mail.status}\n\n${mail.text_body}\n`);
+        });
+      }
+      throw new UsageError(action ? `unknown action '${action}' (list or show)` : 'an action is required: list or show');
+    },
+  },
 ];
 
 /** A file that cannot be read is the caller's mistake: reported like bad arguments (exit 2). */
@@ -264,12 +318,12 @@ function integerFlag(flags: Record<string, string | boolean | undefined>, name: 
  */
 async function resolveWorkspace(pool: Pool, value: string): Promise<string> {
   if (isUuid(value)) {
-    if (!(await findWorkspace(pool, value))) throw new UsageError(`workspace ${value} does not exist`);
+    if (!(await findWorkspace(pool, value))) throw new InputError(`workspace ${value} does not exist`);
     return value;
   }
   if (!/^[a-z0-9][a-z0-9-]*$/.test(value)) throw new UsageError('--workspace must be a workspace id (UUID) or an organization slug');
   const workspaces = await workspacesOfOrganizationSlug(pool, value);
-  if (!workspaces.length) throw new UsageError(`no organization '${value}'`);
+  if (!workspaces.length) throw new InputError(`no organization '${value}'`);
   if (workspaces.length > 1)
     throw new UsageError(`organization '${value}' has ${workspaces.length} workspaces; name one by id: ${workspaces.map((w) => w.id).join(', ')}`);
   return workspaces[0].id;
@@ -278,7 +332,8 @@ async function resolveWorkspace(pool: Pool, value: string): Promise<string> {
 /** Opens the configured database, migrates it, runs `fn` (told which migrations it applied), and closes everything. */
 async function withDatabase<T>(role: string, fn: (db: { pool: Pool; logger: Logger; config: Config; applied: string[] }) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role });
+  // Logs go to stderr: stdout carries only the command's result.
+  const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role }, stderrSink);
   const database = await openDatabase(config, logger);
   // CLI commands hold sessions (migrations' and engine runs' advisory locks): never through a transaction pooler.
   const pool = createPool(config.DATABASE_DIRECT_URL ?? database.url, { max: 4, timeouts: poolTimeouts(config) });
@@ -326,6 +381,10 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`svc ${command.name}: ${err.message}\n\n${commandHelp(command)}\n`);
+      return 2;
+    }
+    if (err instanceof InputError) {
+      process.stderr.write(`svc ${command.name}: ${err.message}\n`);
       return 2;
     }
     if (err instanceof ConfigError) {

@@ -4,7 +4,7 @@
  * environment like any svc process; the parent says when to stop and asks for metrics over IPC.
  */
 import { loadConfig } from '../lib/config.ts';
-import { createPool, poolTimeouts, untilDatabaseAnswers } from '../lib/db.ts';
+import { createPool, endPool, poolTimeouts, untilDatabaseAnswers } from '../lib/db.ts';
 import { createLogger } from '../lib/logger.ts';
 import { registry } from '../lib/metrics.ts';
 import { startWorker } from '../jobs/worker.ts';
@@ -48,9 +48,10 @@ const worker = await startWorker(app, { tasks, crontab, concurrency: config.WORK
 stop = () =>
   (stopping ??= (async () => {
     await worker.stop();
-    await workerPool.end();
-    await pool.end();
-    if (process.connected) process.disconnect();
+    await endPool(workerPool);
+    await endPool(pool);
+    // A task abandoned after the grace period (jobs/worker.ts) may still hold a socket open.
+    process.exit(0);
   })());
 if (stopRequested || !process.connected) await stop();
 else process.send!({ type: 'ready', poolId: worker.poolId });

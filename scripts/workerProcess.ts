@@ -28,7 +28,8 @@ export interface WorkerProcess {
 
 const CHILD = fileURLToPath(new URL('./workerChild.ts', import.meta.url));
 const RESTART_DELAY_MS = 1000;
-const STOP_TIMEOUT_MS = 35_000;
+/** Beyond SHUTDOWN_GRACE_MS: the worker's own bound on a stuck job (3 s) and its closing steps. */
+const STOP_SLACK_MS = 10_000;
 
 /** CPU numbers of a `Cpus_allowed_list` value ("0-3,6"), in order. */
 export function parseCpuList(list: string): number[] {
@@ -70,7 +71,7 @@ function workerCpus(): { taskset: string; cpus: string } | null {
   return null;
 }
 
-export function startWorkerProcess(databaseUrl: string, logger: Logger): WorkerProcess {
+export function startWorkerProcess(databaseUrl: string, logger: Logger, shutdownGraceMs: number): WorkerProcess {
   const log = logger.child({ component: 'worker-process' });
   let child: ChildProcess | undefined;
   let stopping = false;
@@ -123,7 +124,7 @@ export function startWorkerProcess(databaseUrl: string, logger: Logger): WorkerP
       const proc = child;
       if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-      const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      const timer = setTimeout(() => proc.kill('SIGKILL'), shutdownGraceMs + STOP_SLACK_MS);
       if (proc.connected) proc.send({ type: 'stop' } satisfies ParentMessage);
       await exited;
       clearTimeout(timer);

@@ -41,11 +41,14 @@ export interface NewJobRun {
   status?: JobStatus;
 }
 
-/** Inserts a job run; with a job key already taken it inserts nothing and returns null. */
+/**
+ * Inserts a job run; with a job key already taken it inserts nothing and returns null. A run inserted
+ * `running` (a cron line's, a CLI engine run's) is on its first attempt.
+ */
 export async function insertJobRun(db: Queryable, run: NewJobRun): Promise<JobRun | null> {
   const { rows } = await db.query<JobRun>(
-    `insert into job_runs (kind, payload, max_attempts, workspace_id, tenant_id, job_key, status, started_at)
-     values ($1, $2, $3, $4, $5, $6, $7, case when $7 = 'running' then now() end)
+    `insert into job_runs (kind, payload, max_attempts, workspace_id, tenant_id, job_key, status, started_at, attempts)
+     values ($1, $2, $3, $4, $5, $6, $7, case when $7 = 'running' then now() end, case when $7 = 'running' then 1 else 0 end)
      on conflict (job_key) do nothing
      returning *`,
     [run.kind, JSON.stringify(run.payload ?? {}), run.maxAttempts, run.workspaceId ?? null, run.tenantId ?? null, run.jobKey ?? null, run.status ?? 'queued'],

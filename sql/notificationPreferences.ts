@@ -142,11 +142,11 @@ const eventsSchema = z.strictObject(
  */
 export const preferencesInputSchema = z.strictObject(
   {
-    user_id: z.unknown().optional(),
-    updated_at: z.unknown().optional(),
-    email_enabled: z.unknown().optional(),
-    chat_enabled: z.unknown().optional(),
-    chat_signing_secret: z.unknown().optional(),
+    user_id: z.unknown().optional().describe('Read-only: accepted and ignored on input'),
+    updated_at: z.unknown().optional().describe('Read-only: accepted and ignored on input'),
+    email_enabled: z.unknown().optional().describe('Read-only: accepted and ignored on input'),
+    chat_enabled: z.unknown().optional().describe('Read-only: accepted and ignored on input'),
+    chat_signing_secret: z.unknown().optional().describe('Read-only: accepted and ignored on input'),
     digest_frequency: z.enum(digestFrequencies, { error: `must be one of ${digestFrequencies.join(', ')}` }).optional(),
     collab_enabled: bool.optional(),
     pager_enabled: bool.optional(),

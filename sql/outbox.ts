@@ -45,11 +45,15 @@ export interface OutboxListItem extends OutboxEmail {
   sent_at: Date | null;
 }
 
-/** The newest messages first (the development outbox page: what would have been mailed). */
-export async function listOutboxEmails(db: Queryable, limit: number): Promise<OutboxListItem[]> {
+/**
+ * The newest messages first, optionally only those to one address: the development outbox page and
+ * `svc outbox list` (what would have been mailed).
+ */
+export async function listOutboxEmails(db: Queryable, limit: number, to?: string): Promise<OutboxListItem[]> {
   const { rows } = await db.query<OutboxListItem>(
-    `select id, to_address, subject, text_body, html_body, status, created_at, sent_at from outbox_emails order by created_at desc, id desc limit $1`,
-    [limit],
+    `select id, to_address, subject, text_body, html_body, status, created_at, sent_at from outbox_emails
+      where ($2::text is null or lower(to_address) = lower($2)) order by created_at desc, id desc limit $1`,
+    [limit, to ?? null],
   );
   return rows;
 }

@@ -17,6 +17,13 @@ const page = (title: string, head: string, body: string) =>
 export function docsRouter(options: { title: string; redoc: boolean }): Router {
   const router = express.Router();
   router.use('/docs/assets', express.static(swaggerDir, { index: false, maxAge: '1h' }));
+  // A person opening the port in a browser (or curl) lands on the explorer, told where it is.
+  router.get('/', (_req, res) => {
+    res
+      .status(302)
+      .location('/docs')
+      .json({ message: `${options.title}: the API explorer is at /docs and the description at /openapi.json`, docs: '/docs', openapi: '/openapi.json' });
+  });
   router.get('/docs', (_req, res) => {
     res
       .type('html')

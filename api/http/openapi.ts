@@ -3,12 +3,22 @@
  * handlers validate with (zod 4's native JSON Schema output, draft 2020-12, which OpenAPI 3.1 uses).
  */
 import { z } from 'zod';
+import { documentedAs } from './jsonValue.ts';
 import type { BaseRoute } from './routes.ts';
 
 type Json = Record<string, unknown>;
 
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  const out = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    // A schema documented as another (api/http/jsonValue.ts documentAs) shows that one.
+    override: (ctx) => {
+      const as = documentedAs(ctx.zodSchema as unknown as z.ZodType);
+      if (as) Object.assign(ctx.jsonSchema, jsonSchema(as, io));
+    },
+  }) as Json;
   delete out.$schema;
   return out;
 }

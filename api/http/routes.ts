@@ -145,6 +145,30 @@ export const unsafeInputMessage = {
   too_deep: `must not nest deeper than ${MAX_INPUT_DEPTH} levels`,
 } as const;
 
+/** The media types a JSON body may be declared as. */
+export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
+
+/** The route reads a JSON body (not raw bytes, a form or multipart). */
+export const takesJsonBody = (route: BaseRoute) =>
+  Boolean(route.body) && !route.rawBody && (!route.bodyContentType || route.bodyContentType === 'application/json');
+
+/**
+ * Why a request's body cannot be read as the JSON its route expects, or null: it carries a body
+ * (any length, or chunked) declared as something else, or not declared at all. Without this, the
+ * JSON parser skips such a body and the client only learns that "body is required" (issue 28).
+ * Both surfaces answer it with 415 Unsupported Media Type.
+ */
+export function jsonContentTypeProblem(route: BaseRoute, req: Request): string | null {
+  if (!takesJsonBody(route)) return null;
+  const length = req.headers['content-length'];
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (!hasBody || req.is(JSON_MEDIA_TYPES)) return null;
+  const declared = req.headers['content-type'];
+  return declared
+    ? `The request body must be JSON: send Content-Type: application/json (got '${declared.split(';')[0].trim()}')`
+    : 'The request body must be JSON: send Content-Type: application/json (the request has no Content-Type)';
+}
+
 /**
  * Validates path ids (the shared rule above), refuses unsafe query and body input, then parses
  * params, query and body against the route's schemas; on failure every issue comes back with where it was found.

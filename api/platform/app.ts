@@ -6,6 +6,7 @@
  */
 import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
+import { jsonValue } from '../http/jsonValue.ts';
 import type { AppContext } from '../../lib/context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { withReadPool } from '../../lib/readReplica.ts';
@@ -15,9 +16,9 @@ import { buildOpenApi, jsonSchema } from '../http/openapi.ts';
 import { rateLimit, type RateLimitStore } from '../http/rateLimit.ts';
 import { requestContext } from '../http/requestContext.ts';
 import { CLIENT_ERROR_BODY, type ClientErrorBody } from '../http/server.ts';
-import { expressPath, parseRequest, type Reply } from '../http/routes.ts';
+import { expressPath, jsonContentTypeProblem, takesJsonBody, JSON_MEDIA_TYPES, parseRequest, type Reply } from '../http/routes.ts';
 import * as idempotencyStore from '../../sql/idempotency.ts';
-import { platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
+import { issuesToDetails, platformErrorHandler, sendPlatformError, validationError } from './errors.ts';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotencyIdentity, idempotencyKeyRequired, requireIdempotencyKey } from './idempotency.ts';
 import { bearerToken, type PlatformAuthenticator, type Principal } from './principal.ts';
 import type { PlatformRoute } from './route.ts';
@@ -43,7 +44,7 @@ const errorEnvelopeSchema = z.object({
     code: z.string(),
     message: z.string(),
     trace_id: z.string().optional().describe('Equals the X-Request-Id response header; absent on 429'),
-    details: z.record(z.string(), z.unknown()).optional(),
+    details: z.record(z.string(), jsonValue('What is wrong with this field or item')).optional(),
   }),
 });
 
@@ -76,7 +77,8 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
   server.use(requireIdempotencyKey());
   server.use(SCIM_BASE, createScimRouter(app));
   // Bodies are parsed per declared route: JSON sent to an unknown path is still a plain 404.
-  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  // Not strict: a JSON string, number or null is JSON, and fails the route's schema (not "Malformed JSON").
+  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false, type: JSON_MEDIA_TYPES });
   const rawBody = express.raw({ limit: JSON_BODY_LIMIT, type: () => true });
   // Browsers POST SAML responses to the assertion consumer service as a form.
   const formBody = express.urlencoded({ limit: JSON_BODY_LIMIT, extended: false });
@@ -91,7 +93,12 @@ export function createPlatformApp(app: AppContext, options: PlatformAppOptions):
       res.locals.principal = await authenticate(options, route, req);
       next();
     };
-    server[route.method](expressPath(route.path), authenticateFirst, bodyParserOf(route), async (req: Request, res: Response) => {
+    const jsonOnly = (req: Request, _res: Response, next: () => void) => {
+      const problem = jsonContentTypeProblem(route, req);
+      if (problem) throw new AppError('unsupported_media_type', problem);
+      next();
+    };
+    server[route.method](expressPath(route.path), authenticateFirst, jsonOnly, bodyParserOf(route), async (req: Request, res: Response) => {
       await handle(app, options, route, res.locals.principal as Principal | null, req, res);
     });
   }
@@ -141,7 +148,12 @@ function send(res: Response, out: { status: number; headers: Record<string, stri
 async function handle(app: AppContext, options: PlatformAppOptions, route: PlatformRoute, principal: Principal | null, req: Request, res: Response) {
   // Validated before the idempotency cache is consulted: nothing malformed reaches the database.
   const parsed = parseRequest(route, req);
-  if (!parsed.ok) return sendPlatformError(req, res, validationError(parsed.issues), route.validationStatus);
+  if (!parsed.ok) {
+    const { invalidBody } = route;
+    if (invalidBody && parsed.issues.every((i) => i.location === 'body'))
+      return sendPlatformError(req, res, new AppError(invalidBody.code, invalidBody.message, issuesToDetails(parsed.issues)));
+    return sendPlatformError(req, res, validationError(parsed.issues), route.validationStatus);
+  }
   const idempotency = idempotencyIdentity(req);
   if (idempotency) {
     const claim = await idempotencyStore.claimIdempotencyKey(app.pool, idempotency.id, idempotency.requestHash, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS);
@@ -217,6 +229,8 @@ export function platformOpenApi(routes: PlatformRoute[]) {
     decorate: (route, operation) => {
       const responses = operation.responses as Record<string, unknown>;
       responses['400'] ??= errorResponse('Validation failed (`validation_error`)');
+      if (takesJsonBody(route))
+        responses['415'] ??= errorResponse('The body is not declared as JSON: send Content-Type: application/json (`unsupported_media_type`)');
       if (route.auth !== 'public') responses['401'] ??= errorResponse('Missing or invalid credentials (`unauthorized`)');
       if (route.scope) {
         responses['403'] ??= errorResponse(

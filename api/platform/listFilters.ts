@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { issueStatuses } from '../../domain/issueTransitions.ts';
-import { severities } from '../../domain/severity.ts';
 import { patternStatuses } from '../../domain/patternLifecycle.ts';
 import { queryBoolean, queryDecimal, queryInteger } from '../http/routes.ts';
+import { severityInput } from '../../domain/ingestRecord.ts';
 
 /** A cross-field rule: the arguments of `.refine`. */
 type Rule<T> = [(q: T) => boolean, { message: string; path: string[] }];
@@ -16,7 +16,7 @@ const timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 tim
 
 export const issueFilters = {
   status: z.enum(issueStatuses, { error: `must be one of ${issueStatuses.join(', ')}` }).optional(),
-  severity: z.enum(severities, { error: `must be one of ${severities.join(', ')}` }).optional(),
+  severity: severityInput.optional().describe('critical, high, medium or low; the ingest aliases p1..p4 and sev1..sev4 are read the same way'),
   pattern_id: z.uuid({ error: 'must be a pattern id' }).optional(),
   q: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional().describe('Full-text search over title and narrative'),
   date_from: timestamp.optional().describe('Inclusive start on source_created_at'),

@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import type { AppContext } from '../../lib/context.ts';
+import type { ErrorCode } from '../../lib/errors.ts';
 import type { AnyZodObject, BaseRoute, Reply, Request, Response } from '../http/routes.ts';
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
@@ -29,6 +30,11 @@ export interface PlatformRoute extends BaseRoute {
   /** Status of a request validation failure: 400 on /v1, 422 where the spec says so (provisioning). */
   validationStatus: 400 | 422;
   /**
+   * The error of a request whose only problems are in its body, where the contract names one (a config
+   * version that is not a JSON object is `config_invalid`, like any other failure of its schema).
+   */
+  invalidBody?: { code: ErrorCode; message: string };
+  /**
    * `replica`: a read that tolerates replication lag; with DATABASE_REPLICA_URL its handler's `app.pool`
    * is the replica unless the caller's workspace wrote something the replica has not replayed yet
    * (lib/readReplica.ts). The handler must only read.
@@ -44,6 +50,7 @@ type RouteFields<P, Q, B, A extends PlatformAuthKind> = Omit<BaseRoute, 'params'
   body?: B;
   auth?: A;
   validationStatus?: 400 | 422;
+  invalidBody?: { code: ErrorCode; message: string };
   readsFrom?: 'primary' | 'replica';
   handler(input: PlatformInput<P, Q, B, A>): Promise<Reply | void> | Reply | void;
 } & (A extends 'bearer' ? { scope: Scope } : { scope?: never });

@@ -10,7 +10,7 @@ import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { requestContext } from '../http/requestContext.ts';
 import { CLIENT_ERROR_BODY, type ClientErrorBody } from '../http/server.ts';
-import { expressPath, parseRequest } from '../http/routes.ts';
+import { expressPath, jsonContentTypeProblem, takesJsonBody, JSON_MEDIA_TYPES, parseRequest } from '../http/routes.ts';
 import { allowlist, isAllowed, type AllowedOperation } from './allowlist.ts';
 import { issuesToValidationDetail, productErrorHandler, sendProductError } from './errors.ts';
 import { createSessionGuard, staffRolesOf } from './guard.ts';
@@ -44,10 +44,15 @@ export function createProductApp(app: AppContext, options: ProductAppOptions): E
   server.use(requestContext(app.config.TRUST_PROXY, app.config.CONSOLE_PROXY_SECRET));
   server.use(accessLog('product', app.logger));
   // Parsed per published route, so that a body sent to anything else is still the plain 404.
-  const jsonBody = express.json({ limit: '1mb' });
+  const jsonBody = express.json({ limit: '1mb', type: JSON_MEDIA_TYPES });
 
   for (const route of routes) {
-    server[route.method](expressPath(route.path), jsonBody, async (req: Request, res: Response) => {
+    const jsonOnly = (req: Request, res: Response, next: () => void) => {
+      const problem = jsonContentTypeProblem(route, req);
+      if (problem) return sendProductError(res, 415, problem);
+      next();
+    };
+    server[route.method](expressPath(route.path), jsonOnly, jsonBody, async (req: Request, res: Response) => {
       req.routeTemplate = route.path;
       const principals = await guard.authorize(route, req);
       const parsed = parseRequest(route, req);
@@ -88,6 +93,7 @@ export function productOpenApi(routes: ProductRoute[]) {
     decorate: (route, operation) => {
       const responses = operation.responses as Record<string, unknown>;
       if (route.body || route.query || route.params) responses['422'] ??= { description: 'Request validation failed' };
+      if (takesJsonBody(route)) responses['415'] ??= { description: 'The body is not declared as JSON (Content-Type: application/json)' };
       if (route.auth === 'staff') operation.security = [{ staffSession: [] }];
       else if (route.auth === 'tenant') operation.security = [{ tenantSession: [] }];
       else operation.security = [];

@@ -123,3 +123,17 @@ export async function trainingRecords(
   }
   return { records, withoutNarrative, outsideRetention };
 }
+
+/**
+ * What a retention period would leave of a dataset version: its records, those it keeps (occurred on or
+ * after `notBefore`, or undated), and when the newest dated record occurred.
+ */
+export async function retentionReach(db: Queryable, datasetId: string, notBefore: Date): Promise<{ total: number; kept: number; newest: Date | null }> {
+  const { rows } = await db.query<{ total: number; kept: number; newest: Date | null }>(
+    `select count(*)::int as total, count(*) filter (where not coalesce(occurred_at < $2::timestamptz, false))::int as kept,
+            max(occurred_at) as newest
+       from dataset_records where dataset_id = $1`,
+    [datasetId, notBefore],
+  );
+  return rows[0];
+}

@@ -54,6 +54,15 @@ export async function insertSource(db: Queryable, source: NewSource): Promise<So
 }
 
 /** Adds the sources whose names are not taken yet; returns every source of the tenant. */
+/** The source every tenant gets by default, and under which staff's onboarding uploads are counted. */
+export const HISTORICAL_IMPORT = { name: 'Historical import', kind: 'file_upload' as const };
+
+/** The default source, created (as `seedSources` would) when the tenant does not have it. */
+export async function historicalImportSource(db: Queryable, createdBy: NewSource['createdBy']): Promise<SourceRow> {
+  const sources = await seedSources(db, [{ ...HISTORICAL_IMPORT, createdBy }]);
+  return sources.find((s) => s.name === HISTORICAL_IMPORT.name)!;
+}
+
 export async function seedSources(db: Queryable, sources: NewSource[]): Promise<SourceRow[]> {
   for (const s of sources) {
     const { rows } = await db.query<{ id: string }>(

@@ -105,4 +105,16 @@ test('the dashboard is a Grafana dashboard over exported metrics only, covering 
   assert.is(new Set(ids).size, ids.length, 'panel ids are unique');
 });
 
+test('a panel named after a status class plots only that class; the engine-stage panels say where CLI runs are', () => {
+  for (const panel of dashboard.panels) {
+    const named = /\b([45])xx\b/.exec(panel.title)?.[1];
+    if (!named) continue;
+    for (const target of panel.targets) assert.match(target.expr, `status=~"${named}.."`, `${panel.title}: ${target.expr}`);
+  }
+  assert.ok(dashboard.panels.some((p: any) => p.title.startsWith('5xx')) && dashboard.panels.some((p: any) => p.title.startsWith('4xx')));
+  const stagePanels = dashboard.panels.filter((p: any) => p.title.startsWith('Engine stage duration'));
+  assert.ok(stagePanels.length >= 1);
+  for (const panel of stagePanels) assert.match(panel.description, 'svc engine run', panel.title);
+});
+
 test.run();

@@ -7,7 +7,7 @@ import { migrate, migrationFiles } from '../../sql/migrate.ts';
 import { createEmptyDatabase } from '../../fixtures/database.ts';
 import { logLines, runSvc, svcEnv } from '../../fixtures/svcProcess.ts';
 
-const commands = ['serve', 'api', 'worker', 'migrate', 'projections', 'staff', 'engine', 'ingest', 'jobs'];
+const commands = ['serve', 'api', 'worker', 'migrate', 'projections', 'staff', 'engine', 'ingest', 'jobs', 'outbox'];
 // Settings that would let a command get as far as the database: it never answers, so a command that
 // wrongly passed validation fails instead of starting an embedded server or touching real data.
 const unreachable = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' };

@@ -8,6 +8,8 @@ import * as assert from 'uvu/assert';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
 import { runSvc, svcEnv } from '../../fixtures/svcProcess.ts';
+import { completeJobRun, insertJobRun } from '../../sql/jobRuns.ts';
+import { createEmptyDatabase } from '../../fixtures/database.ts';
 
 let t: TestApp;
 let jobId: string;
@@ -30,6 +32,27 @@ const graphileJob = async (id: string) =>
       [id],
     )
   ).rows[0];
+
+test('--json output is only JSON on stdout, whatever the log level: logs go to stderr', async () => {
+  // A fresh database: the command migrates and seeds it first, and logs that at info.
+  const empty = await createEmptyDatabase();
+  try {
+    const listed = await runSvc(['jobs', 'list', '--json'], svcEnv({ DATABASE_URL: empty.url, LOG_LEVEL: 'info', NODE_ENV: 'development' }), 120_000);
+    assert.is(listed.code, 0, listed.stderr);
+    assert.equal(JSON.parse(listed.stdout), []);
+    assert.match(listed.stderr, /"msg":"migration applied"/);
+  } finally {
+    await empty.drop();
+  }
+});
+
+test('a job that ran shows the attempts it took, not 0: a run started outside the queue (cron, CLI engine run) is on attempt 1', async () => {
+  const run = (await insertJobRun(t.app.pool, { kind: 'maintenance__purge_expired', payload: {}, maxAttempts: 3, status: 'running' }))!;
+  await completeJobRun(t.app.pool, run.id, { purged: 0 });
+  const table = await jobs('list', '--kind', 'maintenance__purge_expired');
+  assert.is(table.code, 0, table.stderr);
+  assert.match(table.stdout.trim().split('\n')[1], new RegExp(`^${run.id}\\s+maintenance__purge_expired\\s+succeeded\\s+100%\\s+1/3\\s`));
+});
 
 test('list and show: the queued ingest job with its queue row, as a table and as JSON', async () => {
   const listed = await jobs('list', '--kind', 'ingest__process', '--workspace', t.demo.workspaceId, '--json');
@@ -80,13 +103,20 @@ test('bad arguments exit 2 with a clear message', async () => {
     [['show', 'nope'], 'the job id must be a UUID'],
     [['list', '--status', 'bogus'], '--status must be one of queued, running, succeeded, failed, cancelled'],
     [['list', '--limit', '0'], '--limit must be an integer from 1 to 1000'],
-    [['show', ghost], `job ${ghost} does not exist`],
-    [['cancel', ghost], 'Job not found'],
   ];
   for (const [args, message] of cases) {
     const res = await jobs(...args);
     assert.is(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
-    assert.ok(res.stderr.startsWith(`svc jobs: ${message}\n`), res.stderr);
+    assert.ok(res.stderr.startsWith(`svc jobs: ${message}\n\nUsage: svc jobs`), res.stderr);
+  }
+  // A well-formed command about something that does not exist: one line, no usage.
+  for (const [args, message] of [
+    [['show', ghost], `job ${ghost} does not exist`],
+    [['cancel', ghost], 'Job not found'],
+  ] as Array<[string[], string]>) {
+    const res = await jobs(...args);
+    assert.is(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+    assert.is(res.stderr, `svc jobs: ${message}\n`);
   }
 });
 

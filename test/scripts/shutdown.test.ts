@@ -104,6 +104,55 @@ test('stopping a worker lets the running job finish', async () => {
   }
 });
 
+/** Starts a worker with one task, enqueues it, and stops the worker while the task is running. */
+async function stopWhileRunning(run: (signal: AbortSignal) => Promise<unknown>) {
+  const started = deferred();
+  const task = defineTask({
+    name: 'test__long',
+    payload: z.object({}),
+    maxAttempts: 1,
+    async run(_payload, job) {
+      started.resolve();
+      return run(job.signal);
+    },
+  });
+  const t = await startTestApp({ http: false });
+  const workerPool = createPool(t.db.url, { max: 3 });
+  try {
+    const handle = await startWorker(t.app, { tasks: [task], concurrency: 1, pool: workerPool, pollInterval: 100, shutdownGraceMs: 300 });
+    const { job } = await enqueueJob(t.app.pool, task, {});
+    await started.promise;
+    await handle.stop();
+    const run = (await t.app.pool.query('select status, attempts, interruptions, error_detail from job_runs where id = $1', [job.id])).rows[0];
+    const queued = (await t.app.pool.query('select locked_by, attempts from graphile_worker._private_jobs where id = $1', [job.worker_job_id])).rows[0];
+    return { run, queued };
+  } finally {
+    await workerPool.end();
+    await t.close();
+  }
+}
+
+test('stopping a worker releases a job that stops on its abort signal: queued, unlocked, its attempt given back', async () => {
+  const { run, queued } = await stopWhileRunning(
+    (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+  );
+  // maxAttempts 1: had the attempt counted, the run would have failed for good.
+  assert.is(run.status, 'queued');
+  assert.is(run.interruptions.length, 1);
+  assert.is(run.interruptions[0].reason, 'shut down');
+  assert.match(run.error_detail, 'interrupted');
+  assert.is(queued.locked_by, null);
+  assert.is(queued.attempts, 0);
+});
+
+test('stopping a worker releases a job that ignores its abort signal once the grace period is over', async () => {
+  const { run, queued } = await stopWhileRunning(() => new Promise(() => {}));
+  assert.is(run.status, 'queued');
+  assert.is(run.interruptions[0].reason, 'shut down');
+  assert.is(queued.locked_by, null);
+  assert.is(queued.attempts, 0);
+});
+
 test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async () => {
   const db = await createTestDatabase();
   const child = spawnSvc(

@@ -11,6 +11,35 @@ test.before(async () => {
 test.after(async () => t.close());
 
 const staff = (...args: string[]) => runSvc(['staff', 'create', ...args], svcEnv({ DATABASE_URL: t.db.url, LOG_LEVEL: 'silent' }));
+/** The default: the password on stdin (its first line), not on the command line; logs at info. */
+const staffWithStdin = (input: string, ...args: string[]) =>
+  runSvc(['staff', 'create', ...args], svcEnv({ DATABASE_URL: t.db.url, LOG_LEVEL: 'info' }), 45_000, input);
+
+test('svc staff create reads the password from stdin; --json prints only the JSON result on stdout', async () => {
+  const res = await staffWithStdin('piped password\nignored second line\n', '--email', 'ada@svc.test', '--role', 'support_readonly', '--json');
+  assert.is(res.code, 0, res.stderr);
+  const out = JSON.parse(res.stdout);
+  assert.equal(Object.keys(out).sort(), ['created', 'email', 'id', 'role']);
+  assert.is(out.email, 'ada@svc.test');
+  assert.is(out.created, true);
+  assert.not.match(res.stdout + res.stderr, 'piped password', 'the password is not printed or logged');
+  const login = await productClient(t).post('/admin/login', { email: 'ada@svc.test', password: 'piped password' });
+  assert.is(login.status, 200, login.text);
+
+  const empty = await staffWithStdin('', '--email', 'ada@svc.test', '--role', 'support_readonly');
+  assert.is(empty.code, 2);
+  assert.is(empty.stderr.trim().split('\n').length, 1, empty.stderr);
+  assert.match(empty.stderr, /^svc staff: the password is read from stdin/);
+  const short = await staffWithStdin('short\n', '--email', 'ada@svc.test', '--role', 'support_readonly');
+  assert.is(short.code, 2);
+  assert.match(short.stderr, /^svc staff: the password must be at least 8 characters\n$/);
+});
+
+test('svc staff create --password still works (documented as discouraged) and warns on stderr', async () => {
+  const res = await staff('--email', 'flag@svc.test', '--password', 'flag password', '--role', 'support_readonly');
+  assert.is(res.code, 0, res.stderr);
+  assert.match(res.stderr, /--password is visible to other users/);
+});
 
 test('svc staff create seeds an employee who can sign in; re-running updates the password and role', async () => {
   const created = await staff('--email', 'Grace@Svc.Test', '--password', 'first password', '--role', 'onboarding_admin', '--name', 'Grace Hopper');

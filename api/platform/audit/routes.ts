@@ -1,5 +1,6 @@
 /** GET /v1/audit-events: the workspace's security audit log, newest first (scope `audit:read`). */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import type { AuditEventRow } from '../../../sql/audit.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
@@ -15,7 +16,7 @@ const auditEventSchema = z.object({
   target_id: z.string().nullable(),
   client_ip: z.string().nullable(),
   trace_id: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
+  metadata: z.record(z.string(), jsonValue('A detail of the audited action, by action')),
   occurred_at: z.string(),
 });
 

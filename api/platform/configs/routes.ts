@@ -4,6 +4,7 @@
  * versions runs on the shipped defaults.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { configKinds, isConfigKind, validateConfig, type ConfigKind } from '../../../engine/config/index.ts';
 import {
@@ -20,11 +21,17 @@ import { reply } from '../../http/routes.ts';
 import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 
-const versionSchema = z.object({ id: z.string(), kind: z.enum(configKinds), document: z.unknown(), created_by: z.string().nullable(), created_at: z.string() });
+const versionSchema = z.object({
+  id: z.string(),
+  kind: z.enum(configKinds),
+  document: jsonValue('The config document (its schema depends on the kind)'),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+});
 const activeSchema = z.object({
   id: z.string(),
   source: z.enum(['explicit', 'newest', 'default']),
-  document: z.unknown(),
+  document: jsonValue('The config document (its schema depends on the kind)'),
   created_at: z.string().nullable(),
 });
 const kindSchema = z.object({
@@ -86,7 +93,8 @@ export const configRoutes = [
     tags: ['configs'],
     scope: 'configs:write',
     params: kindParams,
-    body: z.record(z.string(), z.unknown(), { error: 'must be a JSON object (the config document)' }),
+    body: z.record(z.string(), jsonValue('A setting of the config document, by kind'), { error: 'must be a JSON object (the config document)' }),
+    invalidBody: { code: 'config_invalid', message: 'The config document is invalid' },
     responses: {
       201: { description: 'Created', schema: versionSchema.extend({ created: z.literal(true) }) },
       200: { description: 'Identical to an existing version', schema: versionSchema.extend({ created: z.literal(false) }) },

@@ -4,6 +4,7 @@
  * header values of an `http_pull` config (credentials, typically) are never shown back.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
@@ -23,7 +24,9 @@ const connectorSchema = z.object({
   id: z.string(),
   name: z.string(),
   kind: z.enum(connectors.connectorKinds),
-  config: z.record(z.string(), z.unknown()).describe('http_pull: {url, headers?, records_path?, cursor_param?}; header values are shown as "***"'),
+  config: z
+    .record(z.string(), jsonValue('A setting of the connector, by kind'))
+    .describe('http_pull: {url, headers?, records_path?, cursor_param?}; header values are shown as "***"'),
   sync_cursor: z.string().nullable().describe('http_pull: where the next sync resumes'),
   last_synced_at: z.string().nullable(),
   last_sync_status: z.enum(['succeeded', 'failed']).nullable(),
@@ -93,7 +96,7 @@ export const connectorRoutes = [
     body: z.object({
       name: nameInput,
       kind: z.enum(connectors.connectorKinds, { error: `must be one of ${connectors.connectorKinds.join(', ')}` }),
-      config: z.unknown().optional(),
+      config: jsonValue('http_pull: {url, headers?, records_path?, cursor_param?}; webhook: none').optional(),
     }),
     responses: { 201: { description: 'Created', schema: connectorSchema } },
     handler: async ({ body, principal, app }) => {
@@ -140,7 +143,7 @@ export const connectorRoutes = [
     tags: ['connectors'],
     scope: 'connectors:write',
     params: idParams,
-    body: z.object({ name: nameInput.optional(), config: z.unknown().optional() }),
+    body: z.object({ name: nameInput.optional(), config: jsonValue('http_pull: {url, headers?, records_path?, cursor_param?}; webhook: none').optional() }),
     responses: { 200: { description: 'The updated connector', schema: connectorSchema }, 404: { description: 'Not found' } },
     handler: async ({ params, body, principal, app }) => {
       const existing = await connectors.findConnector(app.pool, principal.workspaceId, params.id);

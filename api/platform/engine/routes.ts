@@ -4,6 +4,7 @@
  * outcome). Also GET /v1/issues/{id}/root-cause.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
@@ -76,7 +77,7 @@ const runSchema = z.object({
     stages: z.array(stageRecordSchema),
     output_digest: z.string().nullable(),
   }),
-  stability_report: z.unknown().nullable(),
+  stability_report: jsonValue('The clustering stability report of the run').nullable(),
   summary: runSummarySchema.nullable().describe('null until the run finished'),
   created_at: z.string(),
   finished_at: z.string().nullable(),
@@ -162,10 +163,10 @@ const rootCauseSchema = z.object({
   evidence: z.array(z.string()),
   candidates: z.array(z.object({ id: z.string(), score: z.number() })),
   domain: judgementSchema.nullable(),
-  criticality: z.unknown().nullable(),
+  criticality: jsonValue('The criticality assessment of the pattern').nullable(),
   review_item_id: z.string().nullable(),
   reason: z.string().nullable(),
-  provenance: z.record(z.string(), z.unknown()).nullable(),
+  provenance: z.record(z.string(), jsonValue('A provenance value (config version ids, digests, counts)')).nullable(),
 });
 
 export const engineRoutes = [

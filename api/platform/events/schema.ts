@@ -1,5 +1,6 @@
 /** The event record of the feed and of per-aggregate histories. */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import type { StoredEvent } from '../../../sql/events.ts';
 
 export const eventSchema = z.object({
@@ -8,7 +9,7 @@ export const eventSchema = z.object({
   type: z.string(),
   aggregate_type: z.string(),
   aggregate_id: z.string(),
-  payload: z.record(z.string(), z.unknown()),
+  payload: z.record(z.string(), jsonValue("A field of the event's payload, by event type")),
   actor: z.object({ type: z.string(), id: z.string().nullable() }),
   occurred_at: z.string(),
   recorded_at: z.string(),

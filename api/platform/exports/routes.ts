@@ -7,6 +7,7 @@
 import { ringVerifies } from '../../../lib/keyRing.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { hmacSha256 } from '../../../lib/crypto.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { withTransaction } from '../../../lib/db.ts';
@@ -26,7 +27,7 @@ const exportSchema = z.object({
   status: z.enum(jobStatuses),
   resource: z.enum(exportResources),
   format: z.enum(exportFormats),
-  filters: z.record(z.string(), z.unknown()),
+  filters: z.record(z.string(), jsonValue("A list filter's value, as the list endpoint reads it")),
   job_id: z.string().nullable(),
   row_count: z.number().int().nullable(),
   bytes: z.number().int().nullable(),

@@ -4,6 +4,7 @@
  * is 400 `too_many_records`. The write itself is usecases/ingestRecords.ts (shared with `svc ingest`).
  */
 import { z } from 'zod';
+import { documentAs } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { ingestRecords } from '../../../usecases/ingestRecords.ts';
 import { reply } from '../../http/routes.ts';
@@ -48,7 +49,9 @@ export const ingestRoutes = [
     summary: 'Ingest up to 500 signals; bad records are rejected individually',
     tags: ['ingest'],
     scope: 'ingest:write',
-    body: z.object({ records: z.array(z.unknown(), { error: 'must be an array of records' }).min(1, 'must contain at least one record') }),
+    body: z.object({
+      records: z.array(documentAs(z.unknown(), ingestRecordSchema), { error: 'must be an array of records' }).min(1, 'must contain at least one record'),
+    }),
     responses: {
       202: { description: 'Accepted (possibly with rejected records)', schema: batchAckSchema },
       400: { description: '`too_many_records` above 500 records, or `validation_error`' },

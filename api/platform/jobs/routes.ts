@@ -1,5 +1,6 @@
 /** GET /v1/jobs, GET /v1/jobs/{id}, POST /v1/jobs/{id}/cancel: background jobs of the caller's workspace. */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { cancelJob } from '../../../jobs/runtime.ts';
 import { findJobRun, jobStatuses, type JobRun } from '../../../sql/jobRuns.ts';
@@ -15,7 +16,7 @@ export const jobSchema = z.object({
   progress: z.number().int().min(0).max(100),
   steps_completed: z.array(z.string()),
   error_detail: z.string().nullable(),
-  result: z.unknown().nullable(),
+  result: jsonValue("The task's result: its shape depends on the job's kind").nullable(),
   attempts: z.number().int(),
   max_attempts: z.number().int(),
   created_at: z.string(),

@@ -1,5 +1,6 @@
 /** Patterns (read side): list with the spec's filters and sorts, and one pattern. */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import type { PatternRow } from '../../../sql/patternProjection.ts';
 import { patternStatuses } from '../../../domain/patternLifecycle.ts';
@@ -31,7 +32,7 @@ export const patternSchema = z.object({
       'What the latest engine run said of its recurrence: recurring (forecast), dormant (silent for longer than its fitted model allows: no forecast, ' +
         'its issues and fit kept; recurring again once it recurs), not_fitted; null before any run modelled it',
     ),
-  provenance: z.record(z.string(), z.unknown()),
+  provenance: z.record(z.string(), jsonValue('A provenance value (config version ids, digests, counts)')),
   created_at: z.string(),
   updated_at: z.string(),
 });

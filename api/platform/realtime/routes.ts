@@ -6,6 +6,7 @@
  * The query and message schemas here are the ones server.ts parses with and the hub sends.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { queryInteger } from '../../http/routes.ts';
 import { sendPlatformError } from '../errors.ts';
@@ -30,17 +31,18 @@ export const realtimeMessageSchema = z
       type: z.enum(['issue.created', 'issue.updated', 'pattern.updated']),
       ...envelope,
       data: z
-        .looseObject({
+        .object({
           id: z.string().describe('The issue or pattern id'),
           event_type: z.string().describe('The event-log type (issue.created, issue.status_changed, pattern.updated …)'),
           recorded_at: z.string().describe('ISO 8601'),
         })
+        .catchall(jsonValue('A field of the payload (changed fields; `from` and `to` of a status change)'))
         .describe("The event's id, type and time plus its payload (the fields that changed, with `from` and `to` for a status change)"),
     }),
     z.object({
       type: z.literal('engine_run.updated'),
       ...envelope,
-      data: z.object({ id: z.string(), job_id: z.string(), status: z.string(), progress: z.unknown() }),
+      data: z.object({ id: z.string(), job_id: z.string(), status: z.string(), progress: jsonValue('The progress of the job (0-100) or null') }),
     }),
     z.object({
       type: z.literal('notification.created'),

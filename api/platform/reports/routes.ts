@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { patternKinds, reportKinds } from '../../../engine/report/facts.ts';
@@ -35,12 +36,12 @@ const reportSchema = z.object({
   run_id: z.string(),
   pattern_id: z.string().nullable(),
   facts: z
-    .record(z.string(), z.unknown())
+    .record(z.string(), jsonValue('A fact: a number, text or table the narrative cites'))
     .optional()
     .describe('Deterministic facts document: the same run and kind give byte-identical facts (see facts_digest)'),
   facts_digest: z.string().optional().describe('SHA-256 of the canonical facts bytes'),
   narrative: z.object({ markdown: z.string(), html: z.string(), generator: z.string() }).optional(),
-  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
+  error: z.object({ code: z.string(), message: z.string(), details: jsonValue('Details of the failure, by code').optional() }).optional(),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });

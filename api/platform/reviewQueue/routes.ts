@@ -4,6 +4,7 @@
  * events and feed the next engine run; a decision on a pattern's question settles every member at once.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import type { PoolClient } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
@@ -37,9 +38,9 @@ const reviewItemSchema = z.object({
   risk_blocked: z.number().describe("The pattern's risk / 100 × the issues covered (one issue: its severity weight)"),
   issues_url: z.string().nullable().describe('Where to list the issues the item covers'),
   reason: z.string(),
-  candidates: z.array(z.unknown()),
-  provenance: z.record(z.string(), z.unknown()),
-  decision: z.record(z.string(), z.unknown()).nullable(),
+  candidates: z.array(jsonValue('A candidate answer: its shape depends on the item kind (a pattern, a domain, a root cause)')),
+  provenance: z.record(z.string(), jsonValue('A provenance value (config version ids, digests, counts)')),
+  decision: z.record(z.string(), jsonValue('A field of the decision, by item kind')).nullable(),
   decided_by: z.string().nullable(),
   decided_at: z.string().nullable(),
   created_at: z.string(),
@@ -69,7 +70,11 @@ const toReviewItem = (r: ReviewItemRow): z.infer<typeof reviewItemSchema> => ({
 /** What a resolution must carry, by kind. */
 const decisionSchemas = {
   missing_narrative: z.object({ narrative: z.string().trim().min(1, 'must not be empty').max(100_000) }),
-  extraction: z.object({ domain: z.string().nullable(), root_cause: z.string().nullable() }),
+  // An extraction item offers domain candidates: its decision is the domain; a root cause may come along.
+  extraction: z.object({
+    domain: z.string({ error: 'is required: a domain id of the active taxonomy, or null' }).min(1).nullable(),
+    root_cause: z.string().min(1).nullable().optional(),
+  }),
   root_cause: z.object({ root_cause: z.string().min(1) }),
   criticality: z.object({ criticality: z.string().min(1) }),
 } as const;
@@ -88,13 +93,16 @@ async function checkedDecision(client: PoolClient, workspaceId: string, item: Re
   if ('domain' in value || 'root_cause' in value) {
     const taxonomy = (await activeConfig(client, workspaceId, 'taxonomy')).document;
     if (value.domain && !taxonomy.domains.some((d) => d.id === value.domain))
-      throw invalidDecision({ 'decision.domain': 'is not a domain of the active taxonomy' });
+      throw invalidDecision({ 'decision.domain': `is not a domain of the active taxonomy; one of ${taxonomy.domains.map((d) => d.id).join(', ')}` });
     if (value.root_cause && !taxonomy.root_causes.some((r) => r.id === value.root_cause))
-      throw invalidDecision({ 'decision.root_cause': 'is not a root cause of the active taxonomy' });
+      throw invalidDecision({
+        'decision.root_cause': `is not a root cause of the active taxonomy; one of ${taxonomy.root_causes.map((r) => r.id).join(', ')}`,
+      });
   }
   if ('criticality' in value) {
     const rubric = (await activeConfig(client, workspaceId, 'rubric')).document;
-    if (!rubric.levels.some((l) => l.name === value.criticality)) throw invalidDecision({ 'decision.criticality': 'is not a level of the active rubric' });
+    if (!rubric.levels.some((l) => l.name === value.criticality))
+      throw invalidDecision({ 'decision.criticality': `is not a level of the active rubric; one of ${rubric.levels.map((l) => l.name).join(', ')}` });
   }
   return value;
 }
@@ -175,12 +183,12 @@ export const reviewQueueRoutes = [
     operationId: 'resolveReviewItem',
     summary: "Resolve an item with the reviewer's decision",
     description:
-      'decision by kind: missing_narrative {narrative} (supplies it to the issue); extraction {domain, root_cause}; ' +
+      'decision by kind: missing_narrative {narrative} (supplies it to the issue); extraction {domain, root_cause?}; ' +
       'root_cause {root_cause}; criticality {criticality}. Ids come from the active taxonomy and rubric.',
     tags: ['review-queue'],
     scope: 'review:write',
     params: idParams,
-    body: z.object({ decision: z.record(z.string(), z.unknown()), note: z.string().max(2000).optional() }),
+    body: z.object({ decision: z.record(z.string(), jsonValue('A field of the decision, by item kind')), note: z.string().max(2000).optional() }),
     responses: decidedResponses,
     handler: async ({ params, body, principal, app }) => reply.ok(toReviewItem(await decide(app, principal, params.id, 'resolved', body.decision, body.note))),
   }),

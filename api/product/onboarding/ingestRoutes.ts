@@ -9,6 +9,7 @@ import { conflict, notFound } from '../../../lib/errors.ts';
 import { commitUpload, datasetOfUpload, type DatasetRow } from '../../../sql/tenant/datasets.ts';
 import { withTenant } from '../../../sql/tenant/schema.ts';
 import { insertUpload, lockUpload } from '../../../sql/tenant/uploads.ts';
+import { historicalImportSource } from '../../../sql/tenant/sources.ts';
 import { dataPolicy } from '../../../sql/tenant/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
@@ -56,7 +57,7 @@ export const ingestRoutes = [
     description:
       'multipart/form-data with one `file` part (at most 20 MB): CSV (RFC 4180, UTF-8) or XLSX (first worksheet) with a ' +
       'header row naming `external_id, title, narrative, occurred_at, severity, source` (the /v1 ingest record; ' +
-      'external_id, title and source required). A file that cannot be used is stored with status `failed` and ' +
+      'external_id, title and source required), counted under the "Historical import" source (created if missing). A file that cannot be used is stored with status `failed` and ' +
       '`error_detail` naming the line or row and the column.',
     tags: ['onboarding'],
     auth: 'staff',
@@ -66,8 +67,10 @@ export const ingestRoutes = [
     handler: async ({ app, req, params, staff }) => {
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
       const received = await receiveUpload(req);
-      const upload = await withTenant(app.pool, tenant.schema_name, (db) =>
-        insertUpload(db, { ...received, uploadedBy: { type: 'employee', id: staff.employeeId } }),
+      const staffActor = { type: 'employee' as const, id: staff.employeeId };
+      // Counted under the default source, as the description of sources/seed says.
+      const upload = await withTenant(app.pool, tenant.schema_name, async (db) =>
+        insertUpload(db, { ...received, sourceId: (await historicalImportSource(db, staffActor)).id, uploadedBy: staffActor }),
       );
       return reply.created(uploadBody(upload));
     },

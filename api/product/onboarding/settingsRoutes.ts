@@ -4,11 +4,14 @@
  * seeding the tenant's sources.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { clusterSchema } from '../../../engine/config/cluster.ts';
 import { configDefinitions, validateConfig } from '../../../engine/config/index.ts';
-import { seedSources, sourceKinds } from '../../../sql/tenant/sources.ts';
+import { HISTORICAL_IMPORT, seedSources, sourceKinds } from '../../../sql/tenant/sources.ts';
 import { withTenant } from '../../../sql/tenant/schema.ts';
+import { latestDataset, retentionReach } from '../../../sql/tenant/datasets.ts';
+import type { Queryable } from '../../../lib/db.ts';
 import { saveDataPolicy, saveTrainingConfig } from '../../../sql/tenant/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
@@ -33,7 +36,31 @@ const dataPolicySchema = z
   })
   .meta({ title: 'DataPolicy' });
 
-const DEFAULT_SOURCES = [{ name: 'Historical import', kind: 'file_upload' as const }];
+const DAY_MS = 86_400_000;
+
+/**
+ * A retention period that would leave none of the latest dataset version's records to train on is
+ * refused when it is set (422 naming the shortest period that keeps the newest record), not found out
+ * when training fails.
+ */
+async function refuseRetentionThatDropsEverything(db: Queryable, retentionDays: number | null): Promise<void> {
+  if (retentionDays === null) return;
+  const dataset = await latestDataset(db);
+  if (!dataset) return;
+  const reach = await retentionReach(db, dataset.id, new Date(dataset.created_at.getTime() - retentionDays * DAY_MS));
+  if (reach.total === 0 || reach.kept > 0 || !reach.newest) return;
+  const needed = Math.ceil((dataset.created_at.getTime() - reach.newest.getTime()) / DAY_MS);
+  throw new AppError('unprocessable', 'retention_days drops every record', [
+    {
+      loc: ['body', 'retention_days'],
+      msg:
+        `A retention of ${retentionDays} days would leave none of the ${reach.total} records of dataset version ${dataset.version} to train on ` +
+        `(the newest occurred ${needed} days before the version was committed); set at least ${needed} days, or null to keep every record`,
+      type: 'value_error',
+      input: retentionDays,
+    },
+  ]);
+}
 
 const notProvisioned = {
   404: { description: 'Tenant not found.', schema: detailSchema },
@@ -83,7 +110,10 @@ export const settingsRoutes = [
     responses: { 200: { description: 'The policy now in force', schema: dataPolicySchema }, ...notProvisioned },
     handler: async ({ app, params, body, staff }) => {
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
-      const saved = await withTenant(app.pool, tenant.schema_name, (db) => saveDataPolicy(db, body, staff.employeeId));
+      const saved = await withTenant(app.pool, tenant.schema_name, async (db) => {
+        await refuseRetentionThatDropsEverything(db, body.retention_days);
+        return saveDataPolicy(db, body, staff.employeeId);
+      });
       return reply.ok({ retention_days: saved.retention_days, redact_pii: saved.redact_pii, updated_at: iso(saved.updated_at) });
     },
   }),
@@ -101,15 +131,22 @@ export const settingsRoutes = [
     body: z
       .strictObject({
         sources: z
-          .array(z.strictObject({ name: z.string().trim().min(1).max(200), kind: z.enum(sourceKinds), config: z.record(z.string(), z.unknown()).optional() }))
+          .array(
+            z.strictObject({
+              name: z.string().trim().min(1).max(200),
+              kind: z.enum(sourceKinds),
+              config: z.record(z.string(), jsonValue('A setting of the source, by kind')).optional(),
+            }),
+          )
           .min(1)
-          .max(100),
+          .max(100)
+          .optional(),
       })
       .optional(),
     responses: { 200: { description: 'Every source of the tenant', schema: z.array(sourceSchema) }, ...notProvisioned },
     handler: async ({ app, params, body, staff }) => {
       const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
-      const wanted = body?.sources ?? DEFAULT_SOURCES;
+      const wanted = body?.sources ?? [HISTORICAL_IMPORT];
       const sources = await withTenant(app.pool, tenant.schema_name, (db) =>
         seedSources(
           db,

@@ -84,7 +84,7 @@ export const trainingRoutes = [
     responses: {
       202: { description: '`{status: queued, job_id}` (a repeat: the existing job_id of the same key)', schema: queuedSchema },
       404: { description: 'Tenant not found.', schema: detailSchema },
-      409: { description: NO_DATASET, schema: detailSchema },
+      409: { description: `${NO_DATASET} / The training of this key failed or was cancelled: send {"retry_terminal": true}`, schema: detailSchema },
     },
     handler: async ({ app, params, body }) => {
       // A tenant not provisioned yet has no dataset either: the spec's text, not the generic one.
@@ -94,7 +94,7 @@ export const trainingRoutes = [
         config: await trainingConfig(db),
       }));
       if (!dataset) throw conflict(NO_DATASET);
-      const { job } = await withTransaction(app.pool, (client) =>
+      const { job, created } = await withTransaction(app.pool, (client) =>
         enqueueJob(
           client,
           tenantTrain,
@@ -102,6 +102,13 @@ export const trainingRoutes = [
           { jobKey: trainJobKey(tenant.id, dataset.id, config.config_hash), tenantId: tenant.id, retryTerminal: body?.retry_terminal ?? false },
         ),
       );
+      // product-api.md: failed or cancelled -> train with the retry-terminal option -> queued. Answering the
+      // dead job as if it were queued would leave the caller polling a failure.
+      if (!created && (job.status === 'failed' || job.status === 'cancelled'))
+        throw conflict(
+          `The training of this dataset version and configuration ${job.status}${job.error_detail ? `: ${job.error_detail}` : '.'} ` +
+            'Send {"retry_terminal": true} to queue it again, or change the dataset or the training configuration.',
+        );
       return reply.accepted(queuedBody(job));
     },
   }),

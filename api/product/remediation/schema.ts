@@ -1,5 +1,6 @@
 /** The remediation resources as the routes answer them: CAP, review and audit entry. */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { capStatuses, nextStatuses } from '../../../domain/capWorkflow.ts';
 import { capTargetTypes, type CapRow } from '../../../sql/tenant/caps.ts';
 import { reviewDecisions, type ReviewRow } from '../../../sql/tenant/reviews.ts';
@@ -80,7 +81,7 @@ export const auditEntrySchema = z
     resource_id: z.string().nullable(),
     client_ip: z.string().nullable(),
     trace_id: z.string().nullable(),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string(), jsonValue('A detail of the audited action, by action')),
     occurred_at: z.iso.datetime(),
   })
   .meta({ title: 'AuditEntry' });

@@ -4,6 +4,7 @@
  * dataset version (same transaction); one that cannot be used is stored `failed` with the reason.
  */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError, conflict } from '../../../lib/errors.ts';
 import { commitUpload } from '../../../sql/tenant/datasets.ts';
 import { findSource, insertSource, listSources, sourceKinds } from '../../../sql/tenant/sources.ts';
@@ -42,7 +43,7 @@ export const sourceRoutes = [
     body: z.strictObject({
       name: z.string().trim().min(1).max(200),
       kind: z.enum(sourceKinds),
-      config: z.record(z.string(), z.unknown()).optional(),
+      config: z.record(z.string(), jsonValue('A setting of the source, by kind')).optional(),
     }),
     responses: {
       201: { description: 'Registered', schema: sourceSchema },

@@ -1,5 +1,6 @@
 /** The source resource, as the tenant's /sources and the staff's sources/seed answer it. */
 import { z } from 'zod';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { sourceKinds, type SourceRow } from '../../../sql/tenant/sources.ts';
 import { iso } from '../onboarding/provisioned.ts';
 
@@ -8,7 +9,7 @@ export const sourceSchema = z
     id: z.uuid(),
     name: z.string(),
     kind: z.enum(sourceKinds).describe('`file_upload` sources take POST /sources/{source_id}/upload'),
-    config: z.record(z.string(), z.unknown()),
+    config: z.record(z.string(), jsonValue('A setting of the source, by kind')),
     upload_count: z.number().int(),
     last_upload_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),

@@ -94,4 +94,27 @@ test('/v1 authenticates before it parses a body: an anonymous malformed or overs
   assertError(authenticated, 400, 'validation_error');
 });
 
+test('a JSON route sent a body with a wrong or missing Content-Type says so: 415 on both surfaces', async () => {
+  const body = JSON.stringify({ name: 'ci' });
+  // curl -d sends application/x-www-form-urlencoded
+  const form = await api.post('/v1/service-accounts', undefined, {
+    raw: body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': 'ct-1' },
+  });
+  assertError(form, 415, 'unsupported_media_type');
+  assert.is(form.body.error.message, "The request body must be JSON: send Content-Type: application/json (got 'application/x-www-form-urlencoded')");
+  const none = await api.post('/v1/service-accounts', undefined, { raw: Buffer.from(body), headers: { 'idempotency-key': 'ct-2' } });
+  assertError(none, 415, 'unsupported_media_type');
+  assert.match(none.body.error.message, 'the request has no Content-Type');
+  // Still authenticated first: an anonymous caller learns nothing about the body.
+  assertError(await t.platform.post('/v1/service-accounts', undefined, { raw: body, headers: { 'content-type': 'text/plain' } }), 401, 'unauthorized');
+
+  const product = await staff.post('/admin/tenants', undefined, { raw: body, headers: { 'content-type': 'text/plain' } });
+  assert.is(product.status, 415, product.text);
+  assert.equal(product.body, { detail: "The request body must be JSON: send Content-Type: application/json (got 'text/plain')" });
+  // A JSON body still works with a +json type and a charset.
+  const ok = await staff.post('/admin/tenants', undefined, { raw: body, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  assert.is.not(ok.status, 415);
+});
+
 test.run();

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configDefinitions, configKinds, type ConfigKind } from '../../../engine/config/index.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
-import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
+import { assertError, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
 
@@ -180,7 +180,10 @@ test('schema failures are 422 config_invalid with dot-path details', async () =>
   const empty = await postVersion('rubric', {});
   assertError(empty, 422, 'config_invalid');
   assert.equal(Object.keys(empty.body.error.details).sort(), ['abstain_below', 'levels', 'severity_weights', 'signals']);
-  assertValidation(await postVersion('rubric', [1, 2]), { body: 'must be a JSON object (the config document)' });
+  // CONTRACT: a body that is not a JSON object is 422 config_invalid, like any other schema failure.
+  for (const notAnObject of [[1, 2], 'rubric', 7, null]) {
+    assertError(await postVersion('rubric', notAnObject), 422, 'config_invalid', { body: 'must be a JSON object (the config document)' });
+  }
 });
 
 test('semantic failures are 422 config_invalid with dot-path details', async () => {

@@ -194,7 +194,7 @@ test('bad input and scopes', async () => {
   assertValidation(await api.post('/v1/exports', { resource: 'users', format: 'csv' }), { resource: 'must be one of issues, patterns, predictions' });
   assertValidation(await api.post('/v1/exports', { resource: 'issues', format: 'pdf' }), { format: 'must be one of csv, xlsx' });
   assertValidation(await api.post('/v1/exports', { resource: 'issues', format: 'csv', filters: { severity: 'urgent' } }), {
-    'filters.severity': 'must be one of critical, high, medium, low',
+    'filters.severity': 'must be one of critical, p1, sev1, high, p2, sev2, medium, p3, sev3, low, p4, sev4',
   });
   assertValidation(await api.post('/v1/exports', { resource: 'patterns', format: 'csv', filters: { risk_min: 50, risk_max: 10 } }), {
     'filters.risk_max': 'must be at least risk_min',

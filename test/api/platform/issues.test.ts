@@ -359,12 +359,16 @@ test('list filters: status, severity, pattern_id, has_pattern', async () => {
   assert.equal(await listAll(`status=in_progress&pattern_id=${pattern.id}`), [linked[0].id]);
 
   assertValidation(await api.get('/v1/issues?status=done'), { status: 'must be one of open, in_progress, resolved, closed' });
-  assertValidation(await api.get('/v1/issues?severity=p1'), { severity: 'must be one of critical, high, medium, low' });
+  // The ingest aliases are read wherever a severity is (issue 28).
+  assert.equal(await listAll('severity=p1'), await listAll('severity=critical'));
+  assert.equal(await listAll('severity=SEV2'), await listAll('severity=high'));
+  const exported = await api.post('/v1/exports', { resource: 'issues', format: 'csv', filters: { severity: 'p4' } }, fresh());
+  assert.is(exported.status, 202, exported.text);
   assertValidation(await api.get('/v1/issues?pattern_id=123'), { pattern_id: 'must be a pattern id' });
   assertValidation(await api.get('/v1/issues?has_pattern=yes'), { has_pattern: 'must be true or false' });
   assertValidation(await api.get('/v1/issues?status=done&severity=urgent&has_pattern=maybe'), {
     status: 'must be one of open, in_progress, resolved, closed',
-    severity: 'must be one of critical, high, medium, low',
+    severity: 'must be one of critical, p1, sev1, high, p2, sev2, medium, p3, sev3, low, p4, sev4',
     has_pattern: 'must be true or false',
   });
 });
@@ -429,7 +433,7 @@ test('every bad list parameter is reported at once', async () => {
   );
   assertValidation(res, {
     status: 'must be one of open, in_progress, resolved, closed',
-    severity: 'must be one of critical, high, medium, low',
+    severity: 'must be one of critical, p1, sev1, high, p2, sev2, medium, p3, sev3, low, p4, sev4',
     pattern_id: 'must be a pattern id',
     q: 'must be at most 200 characters',
     date_from: 'must be an ISO 8601 timestamp',

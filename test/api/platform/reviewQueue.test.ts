@@ -175,10 +175,13 @@ test('resolving missing_narrative supplies the narrative and makes the issue eli
   assert.equal(types, ['issue.created', 'issue.updated']);
 });
 
+const domainIds = defaultTaxonomy.domains.map((d) => d.id).join(', ');
+const rootCauseIds = (taxonomy = defaultTaxonomy) => taxonomy.root_causes.map((r) => r.id).join(', ');
+
 test('root_cause, extraction and criticality decisions are checked against the active taxonomy and rubric', async () => {
   const rootCause = await openItem('root_cause');
   assertValidation(await resolve(rootCause.id, { decision: { root_cause: 'cosmic_rays' } }), {
-    'decision.root_cause': 'is not a root cause of the active taxonomy',
+    'decision.root_cause': `is not a root cause of the active taxonomy; one of ${rootCauseIds()}`,
   });
   assertValidation(await resolve(rootCause.id, { decision: { cause: 'timeout' } }), { 'decision.root_cause': 'is required' });
   const ok = await resolve(rootCause.id, { decision: { root_cause: 'timeout' }, note: 'seen it before' });
@@ -188,18 +191,24 @@ test('root_cause, extraction and criticality decisions are checked against the a
 
   const extraction = await openItem('extraction');
   assertValidation(await resolve(extraction.id, { decision: { domain: 'plumbing', root_cause: null } }), {
-    'decision.domain': 'is not a domain of the active taxonomy',
+    'decision.domain': `is not a domain of the active taxonomy; one of ${domainIds}`,
   });
   assertValidation(await resolve(extraction.id, { decision: { domain: 'storage', root_cause: 'gremlins' } }), {
-    'decision.root_cause': 'is not a root cause of the active taxonomy',
+    'decision.root_cause': `is not a root cause of the active taxonomy; one of ${rootCauseIds()}`,
   });
-  assertValidation(await resolve(extraction.id, { decision: { domain: 'storage' } }), { 'decision.root_cause': 'is required' });
-  const extracted = await resolve(extraction.id, { decision: { domain: 'storage', root_cause: null } });
+  assertValidation(await resolve(extraction.id, { decision: { root_cause: 'timeout' } }), {
+    'decision.domain': 'is required: a domain id of the active taxonomy, or null',
+  });
+  // An extraction item offers domains: the domain alone decides it (issue 28).
+  const extracted = await resolve(extraction.id, { decision: { domain: 'storage' } });
   assert.is(extracted.status, 200, extracted.text);
-  assert.equal(extracted.body.decision, { domain: 'storage', root_cause: null, note: null });
+  assert.equal(extracted.body.decision, { domain: 'storage', note: null });
 
   const criticality = await openItem('criticality');
-  assertValidation(await resolve(criticality.id, { decision: { criticality: 'severe' } }), { 'decision.criticality': 'is not a level of the active rubric' });
+  const levels = (await api.get('/v1/configs/rubric')).body.active.document.levels.map((l: { name: string }) => l.name).join(', ');
+  assertValidation(await resolve(criticality.id, { decision: { criticality: 'severe' } }), {
+    'decision.criticality': `is not a level of the active rubric; one of ${levels}`,
+  });
   const rated = await resolve(criticality.id, { decision: { criticality: 'moderate' } });
   assert.is(rated.status, 200, rated.text);
   assert.equal(rated.body.decision, { criticality: 'moderate', note: null });
@@ -216,7 +225,9 @@ test('root_cause, extraction and criticality decisions are checked against the a
   const posted = await api.post('/v1/configs/taxonomy/versions', taxonomy, fresh());
   assert.is(posted.status, 201, posted.text);
   const next = await openItem('root_cause');
-  assertValidation(await resolve(next.id, { decision: { root_cause: 'timeout' } }), { 'decision.root_cause': 'is not a root cause of the active taxonomy' });
+  assertValidation(await resolve(next.id, { decision: { root_cause: 'timeout' } }), {
+    'decision.root_cause': `is not a root cause of the active taxonomy; one of ${rootCauseIds(taxonomy)}`,
+  });
   assert.is((await resolve(next.id, { decision: { root_cause: 'cosmic_rays' } })).status, 200);
 });
 

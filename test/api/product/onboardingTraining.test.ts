@@ -147,8 +147,25 @@ test('a job that cannot train ends failed with error_detail; retry_terminal queu
   assert.is(failed.attempts, 1, 'a failure no retry can fix is not retried');
   assert.equal((await admin.get(`${base}/train/status`)).body, { status: 'failed', progress: 0, error_detail: expectedError });
 
-  const repeat = await admin.post(`${base}/train`);
-  assert.equal(repeat.body, { status: 'failed', job_id: queued.body.job_id }, 'without the option a failed job stays failed');
+  // Without the option a failed job stays failed, and the caller is told how to retry it (issue 28).
+  for (const body of [undefined, {}]) {
+    const repeat = await admin.post(`${base}/train`, body);
+    assert.is(repeat.status, 409, repeat.text);
+    assert.equal(repeat.body, {
+      detail: `The training of this dataset version and configuration failed: ${expectedError} Send {"retry_terminal": true} to queue it again, or change the dataset or the training configuration.`,
+    });
+  }
+
+  // Now that the dataset is there, a retention that drops every record is refused when it is set.
+  const dropsAll = await admin.put(`${base}/data-policy`, { retention_days: 30 });
+  assert.is(dropsAll.status, 422, dropsAll.text);
+  assert.equal(dropsAll.body.detail[0].loc, ['body', 'retention_days']);
+  assert.match(
+    dropsAll.body.detail[0].msg,
+    /^A retention of 30 days would leave none of the 40 records of dataset version 1 to train on .*; set at least \d+ days, or null to keep every record$/,
+  );
+  const needed = Number(/set at least (\d+) days/.exec(dropsAll.body.detail[0].msg)![1]);
+  assert.is((await admin.put(`${base}/data-policy`, { retention_days: needed })).status, 200, 'the period it names keeps a record');
 
   await admin.put(`${base}/data-policy`, { retention_days: null });
   const retried = await admin.post(`${base}/train`, { retry_terminal: true });

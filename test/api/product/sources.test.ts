@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { findTenant } from '../../../sql/tenants.ts';
 import { withTenant } from '../../../sql/tenant/schema.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
-import { recordsCsv, recordsXlsx, syntheticRecords, uploadFile } from '../../helpers/onboarding.ts';
+import { ingestRecords, recordsCsv, recordsXlsx, syntheticRecords, uploadFile } from '../../helpers/onboarding.ts';
 import { createTenantUser, liveTenant, staffLogin, tenantLogin, type ProductClient } from '../../helpers/product.ts';
 
 let t: TestApp;
@@ -130,6 +130,18 @@ test('staff seed sources: default file_upload source, listed names, existing nam
   assert.is(again.body.length, seeded.body.length + 1);
   assert.is((await admin.post(base, { sources: [] })).status, 422);
   assert.is((await admin.post(`/admin/tenants/${randomUUID()}/sources/seed`)).status, 404);
+});
+
+test('staff seed sources with {} applies the default, and a committed onboarding upload is counted under it', async () => {
+  const base = `/admin/tenants/${tenantId}/sources/seed`;
+  const seeded = await admin.post(base, {});
+  assert.is(seeded.status, 200, seeded.text);
+  const historical = seeded.body.find((s: { name: string }) => s.name === 'Historical import');
+  assert.is(historical.kind, 'file_upload');
+  await ingestRecords(admin, tenantId, syntheticRecords(5, 3));
+  const listed = (await analyst.get('/sources')).body.find((s: { id: string }) => s.id === historical.id);
+  assert.is(listed.upload_count, historical.upload_count + 1);
+  assert.type(listed.last_upload_at, 'string');
 });
 
 test.run();

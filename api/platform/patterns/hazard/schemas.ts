@@ -1,8 +1,9 @@
 /** Response shapes of a pattern's engine results: hazard fit, financials, counterfactuals, root causes. */
 import { z } from 'zod';
+import { jsonValue } from '../../../http/jsonValue.ts';
 
 export const provenanceSchema = z
-  .record(z.string(), z.unknown())
+  .record(z.string(), jsonValue('A provenance value (config version ids, digests, counts)'))
   .describe(
     'run_id, stage, config_versions and the issues the output was computed from: issue_count, issue_digest (sha256 of the sorted ids, one per line) and issues_url, never an inline id list',
   );
