@@ -5,12 +5,13 @@
 import type { Config } from '../lib/config.ts';
 import type { Secrets } from '../lib/context.ts';
 import type { Pool } from '../lib/db.ts';
+import { keyRing } from '../lib/keyRing.ts';
 import { createSecretBox, deriveEncryptionKey, deriveKey, keyFromSetting } from '../lib/secretBox.ts';
 import { ensureGeneratedSecret } from '../sql/appSettings.ts';
 
 export async function loadSecrets(config: Config, pool: Pool): Promise<Secrets> {
   const jwt = config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'jwt_secret'));
-  const cursor = await ensureGeneratedSecret(pool, 'cursor_key');
+  const ring = async (configured: readonly string[], setting: string) => keyRing(configured.length ? configured : [await ensureGeneratedSecret(pool, setting)]);
   const webhookKey = config.WEBHOOK_SECRET_KEY
     ? keyFromSetting(config.WEBHOOK_SECRET_KEY)
     : config.JWT_SECRET
@@ -18,13 +19,14 @@ export async function loadSecrets(config: Config, pool: Pool): Promise<Secrets> 
       : keyFromSetting(await ensureGeneratedSecret(pool, 'webhook_secret_key'));
   const encryption = config.SVC_ENCRYPTION_KEY ?? config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'encryption_key'));
   const secretsKey = config.SECRETS_KEY ?? (await ensureGeneratedSecret(pool, 'secrets_key'));
-  const csrf = await ensureGeneratedSecret(pool, 'csrf_key');
   return {
     jwtKey: new TextEncoder().encode(jwt),
-    cursorKey: Buffer.from(cursor),
+    cursorKey: await ring(config.CURSOR_KEY, 'cursor_key'),
+    exportUrlKey: await ring(config.EXPORT_URL_KEY, 'export_url_key'),
+    chatSigningKey: await ring(config.CHAT_SIGNING_KEY, 'chat_signing_key'),
     webhookKey,
     encryptionKey: deriveEncryptionKey(encryption),
     secretBox: createSecretBox(secretsKey),
-    csrfKey: Buffer.from(csrf),
+    csrfKey: await ring(config.CSRF_KEY, 'csrf_key'),
   };
 }
