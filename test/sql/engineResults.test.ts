@@ -49,7 +49,15 @@ let first: Awaited<ReturnType<typeof run>>;
 test('every stored result carries its workspace, run and provenance', async () => {
   assert.is((await api.post('/v1/ingest/batch', { records }, fresh())).status, 202);
   first = await run();
-  assert.equal(first.summary.forecasts, { hazards: 2, predictions: 2, recommendations: 4, implemented_kept: 0, alerts_raised: 2, alerts_resolved: 0 });
+  assert.equal(first.summary.forecasts, {
+    hazards: 2,
+    dormant: 0,
+    predictions: 2,
+    recommendations: 4,
+    implemented_kept: 0,
+    alerts_raised: 2,
+    alerts_resolved: 0,
+  });
   for (const table of tables) {
     const stored = await rows(`select workspace_id, run_id, provenance from ${table} where workspace_id = $1`);
     assert.ok(stored.length > 0, table);
