@@ -28,6 +28,8 @@ export const ingestProcess = defineTask({
     notify: z.object({ reingested: z.array(z.uuid()), escalated: z.array(z.uuid()) }).optional(),
   }),
   maxAttempts: 5,
+  // A batch's 500 issue ids are stored once, in the run row (docs/decisions.md, issue 32).
+  inputByReference: true,
   async run(payload, job) {
     const eventType = payload.mode === 'event' ? 'issue.ingested' : 'issue.batch_ingested';
     const body =
