@@ -374,7 +374,9 @@ test('a task carrying its input by reference stores the input once, in its run, 
   const ids = [1, 2, 3, 4];
   // Queued for later, so that the worker job can be read before the worker takes it; then released.
   const { job } = await enqueueJob(t.app.pool, byReferenceTask, { key, ids }, { workspaceId: t.demo.workspaceId, runAt: inAnHour() });
-  const { rows } = await t.app.pool.query<{ payload: Record<string, unknown> }>('select payload from graphile_worker._private_jobs where id = $1', [job.worker_job_id]);
+  const { rows } = await t.app.pool.query<{ payload: Record<string, unknown> }>('select payload from graphile_worker._private_jobs where id = $1', [
+    job.worker_job_id,
+  ]);
   assert.equal(rows[0].payload, { job_run_id: job.id, workspace_id: t.demo.workspaceId, tenant_id: null }, 'the worker job carries no input');
   assert.equal((await jobRun(job.id))!.payload, { key, ids });
   await t.app.pool.query('update graphile_worker._private_jobs set run_at = now() where id = $1', [job.worker_job_id]);
