@@ -63,7 +63,7 @@ function start(form: Form, role: Role, env: Record<string, string>) {
   return { child, out, lines: () => logLines(out.stdout) };
 }
 
-async function until<T>(what: string, child: ChildProcess, out: { stderr: string }, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+async function until<T>(what: string, child: ChildProcess, out: { stderr: string }, probe: () => T | undefined, timeoutMs = 180_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
