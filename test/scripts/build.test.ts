@@ -88,6 +88,27 @@ test('the built svc migrate migrates an empty database without a TypeScript load
   }
 });
 
+test('a worker thread of the build (an XLSX upload parsed off the event loop) starts without a TypeScript loader', () => {
+  const script = `
+    import ExcelJS from 'exceljs';
+    import { parseRecordFile } from ${JSON.stringify(path.join(app, 'api/product/uploads/recordFile.js'))};
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('records');
+    sheet.addRow(['external_id', 'title', 'source']);
+    sheet.addRow(['x-1', 'a title', 'built']);
+    const parsed = await parseRecordFile('records.xlsx', Buffer.from(await workbook.xlsx.writeBuffer()));
+    process.stdout.write(JSON.stringify(parsed));`;
+  writeFileSync(path.join(scratch, 'xlsxProbe.mjs'), script);
+  const result = spawnSync(process.execPath, [path.join(scratch, 'xlsxProbe.mjs')], { cwd: scratch, env: svcEnv(), encoding: 'utf8' });
+  assert.is(result.status, 0, result.stderr);
+  const parsed = JSON.parse(result.stdout);
+  assert.is(parsed.ok, true, result.stdout);
+  assert.equal(
+    parsed.records.map((r: { external_id: string }) => r.external_id),
+    ['x-1'],
+  );
+});
+
 for (const role of ['api', 'serve'] as const) {
   test(`the built svc ${role} answers its health check without a TypeScript loader`, async () => {
     const db = await createTestDatabase();
