@@ -6,7 +6,8 @@
 import type { Config } from '../lib/config.ts';
 import { setPasswordHashCost } from '../lib/passwords.ts';
 import { systemClock, loadSecrets, type AppContext, type Clock } from '../lib/context.ts';
-import { createPool, poolTimeouts, type Pool } from '../lib/db.ts';
+import { createPool, poolTimeouts, usePreparedStatements, type Pool } from '../lib/db.ts';
+import { ReadReplica } from '../lib/readReplica.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { registerQueueDepthReader } from '../lib/metrics.ts';
@@ -85,7 +86,11 @@ export function buildHttpApps(app: AppContext, options: HttpAppOptions = {}) {
 export async function startProcess(config: Config, roles: Roles): Promise<RunningProcess> {
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: roles.api && roles.worker ? 'serve' : roles.api ? 'api' : 'worker' });
   const database = await openDatabase(config, logger);
-  const pool = createPool(database.url, { max: 10, applicationName: 'svc', timeouts: poolTimeouts(config) });
+  // DATABASE_URL may be a transaction-mode pooler (DATABASE_POOL_MODE); what needs a session of its own
+  // (migrations' advisory lock, LISTEN, the job runner, export children) uses DATABASE_DIRECT_URL.
+  const directUrl = config.DATABASE_DIRECT_URL ?? database.url;
+  if (config.DATABASE_POOL_MODE === 'transaction') usePreparedStatements(false);
+  const pool = createPool(database.url, { max: 10, applicationName: 'svc', timeouts: poolTimeouts(config), mode: config.DATABASE_POOL_MODE });
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error('shutdown step failed', { err }));
@@ -93,9 +98,16 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
   stops.push(async () => database.embedded?.stop());
   stops.push(async () => pool.end());
   try {
-    await migrate(pool, logger);
+    await withDirectPool(directUrl, pool, (direct) => migrate(direct, logger));
     if (config.AUTH_PROVIDER === 'none' && config.NODE_ENV !== 'production') await seedDevelopmentData(pool, logger);
     const app = await createAppContext(config, pool, logger);
+    app.directDatabaseUrl = directUrl;
+    if (roles.api && config.DATABASE_REPLICA_URL) {
+      const replicaPool = createPool(config.DATABASE_REPLICA_URL, { max: 10, applicationName: 'svc-replica', timeouts: poolTimeouts(config) });
+      app.replica = new ReadReplica(replicaPool, pool, logger);
+      app.replica.start();
+      stops.push(() => app.replica!.stop());
+    }
     const running: RunningProcess = { app, stop: stopAll };
 
     const unregisterDepth = registerQueueDepthReader(() => activeJobCounts(pool));
@@ -104,10 +116,10 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
     stops.push(() => running.metrics!.close());
 
     if (roles.worker && roles.api) {
-      running.workerProcess = startWorkerProcess(database.url, logger);
+      running.workerProcess = startWorkerProcess(directUrl, logger);
       stops.push(() => running.workerProcess!.stop());
     } else if (roles.worker) {
-      const workerPool = createPool(database.url, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts: poolTimeouts(config) });
+      const workerPool = createPool(directUrl, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts: poolTimeouts(config) });
       stops.push(async () => workerPool.end());
       running.worker = await startWorker(app, { tasks, crontab, concurrency: config.WORKER_CONCURRENCY, pool: workerPool });
       stops.push(() => running.worker!.stop());
@@ -126,6 +138,17 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
   } catch (err) {
     await stopAll();
     throw err;
+  }
+}
+
+/** Runs `fn` on a short-lived pool of `directUrl`, or on `pool` itself when that is already direct. */
+async function withDirectPool<T>(directUrl: string, pool: Pool, fn: (direct: Pool) => Promise<T>): Promise<T> {
+  if (directUrl === pool.options.connectionString) return fn(pool);
+  const direct = createPool(directUrl, { max: 2, applicationName: 'svc-migrate' });
+  try {
+    return await fn(direct);
+  } finally {
+    await direct.end();
   }
 }
 
