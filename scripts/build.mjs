@@ -2,7 +2,8 @@
 // The production build (`npm run build`): every TypeScript module of the server's folders compiled
 // file by file to JavaScript in dist/ by esbuild (imports of `./x.ts` rewritten to `./x.js`, nothing
 // bundled, so each module, worker thread and child keeps its own file and its `import.meta.url`), and
-// every other file of those folders (SQL migrations, the worker threads' boot file) copied beside them.
+// every other file of those folders (SQL migrations, the worker threads' boot file) copied beside them;
+// the console's browser app is copied whole (the console bundles it with esbuild when it starts).
 // Plain JavaScript, so it runs before anything is built. Why esbuild and not tsc: docs/decisions.md.
 //
 //   node scripts/build.mjs [--if-stale] [--outdir DIR]
@@ -22,11 +23,20 @@ const STAMP = '.build-stamp';
 /** Folders type-checked with the server that never run in it (tsconfig.json includes them too). */
 const DEV_ONLY = new Set(['test', 'bench', 'fixtures']);
 
+/**
+ * Folders a built module reads at run time as they are, copied whole: the console's browser app, which
+ * console/server/assets.ts bundles with esbuild when the console starts (its TypeScript is esbuild's
+ * to compile, not the build's).
+ */
+const COPIED_WHOLE = ['console/web'];
+
 /** The server's source folders: tsconfig.json's `include` but the development-only ones. */
 function sourceFolders() {
   const { include } = JSON.parse(readFileSync(path.join(projectRoot, 'tsconfig.json'), 'utf8'));
   return include.filter((folder) => !DEV_ONLY.has(folder) && existsSync(path.join(projectRoot, folder)));
 }
+
+const copiedFolders = () => COPIED_WHOLE.filter((folder) => existsSync(path.join(projectRoot, folder)));
 
 function filesUnder(folder) {
   const out = [];
@@ -46,7 +56,7 @@ const compiledName = (file) => file.replace(/\.ts$/, '.js');
  * manifest and this script. A build is current when its stamp holds the same fingerprint.
  */
 export function sourceFingerprint() {
-  const files = [...sourceFolders().flatMap(filesUnder), 'package.json', 'package-lock.json', 'tsconfig.json', path.join('scripts', 'build.mjs')].sort();
+  const files = [...[...sourceFolders(), ...copiedFolders()].flatMap(filesUnder), 'package.json', 'package-lock.json', 'tsconfig.json', path.join('scripts', 'build.mjs')].sort();
   const hash = createHash('sha256');
   for (const file of files) {
     const stat = statSync(path.join(projectRoot, file), { throwIfNoEntry: false });
@@ -98,6 +108,7 @@ export async function build(outdir = defaultOutdir) {
     mkdirSync(path.join(staging, path.dirname(file)), { recursive: true });
     cpSync(path.join(projectRoot, file), path.join(staging, file));
   }
+  for (const folder of copiedFolders()) cpSync(path.join(projectRoot, folder), path.join(staging, folder), { recursive: true });
   // ES modules like the sources, also when built outside the project (its package.json is not above them then).
   writeFileSync(path.join(staging, 'package.json'), `${JSON.stringify({ type: 'module', private: true })}\n`);
   writeFileSync(path.join(staging, STAMP), fingerprint);

@@ -26,6 +26,7 @@ export { outboundPolicy, outboundPolicyFromConfig, refusalReason, parseAllowlist
 export { checkOutboundUrl, parseOutboundUrl, OutboundRefusedError } from './guard.ts';
 export { postOutbound, parseRetryAfter, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RESPONSE_TIMEOUT_MS, type OutboundRequest, type OutboundResult } from './post.ts';
 export { signatureHeaders, svcSignature, standardWebhooksKey, SECRET_PREFIX } from './signature.ts';
+export { fetchJson, OutboundFetchError, JSON_FETCH_MAX_BYTES, type JsonFetch } from './fetchJson.ts';
 export { retryDelayMs, RETRY_DELAYS_MS, MAX_ATTEMPTS } from './retrySchedule.ts';
 
 export interface SignedRequest extends Omit<OutboundRequest, 'headers' | 'method' | 'body'> {

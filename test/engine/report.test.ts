@@ -6,9 +6,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkNarrative } from '../../engine/report/factCheck.ts';
+import { checkNarrative, conflictingFacts } from '../../engine/report/factCheck.ts';
 import { findNumerals } from '../../engine/report/numerals.ts';
-import { formatQuantity, inWords, quantity as q } from '../../engine/report/quantity.ts';
+import { formatQuantity, inWords, measuring, quantity as q } from '../../engine/report/quantity.ts';
 import { renderTemplate, TemplateError, validateTemplate } from '../../engine/report/templates.ts';
 import { checkedNarrative, FactsMismatch, type NarrativeGenerator } from '../../engine/report/narrative.ts';
 import { markdownToHtml } from '../../engine/report/markdown.ts';
@@ -176,6 +176,39 @@ test('any narrative generator is checked the same way', async () => {
   }
   const honest: NarrativeGenerator = { name: 'model', generate: () => 'The pattern has 1,234 issues, with 42% likelihood.' };
   assert.is((await checkedNarrative(honest, facts)).numerals_checked, 2);
+});
+
+test('one fact per quantity: two values for one quantity fail the check, although each numeral resolves', async () => {
+  const p30 = (value: number) => measuring('recurrence_probability:p1:30d', q(value, 'probability'));
+  const twoValues = {
+    kind: 'pattern_brief',
+    prediction: { p_recurrence: { estimate: p30(0.407) }, horizon_days: q(30, 'days') },
+    hazard: { forecast: [{ horizon_days: q(30, 'days'), probability_any: p30(0.4) }], series: { survival: [0.5] } },
+  } as unknown as Facts;
+  const narrative = 'A recurrence within 30 days has a probability of 40.7%.\n\n| 30 days | 40.0% |';
+  const result = checkNarrative(narrative, twoValues);
+  assert.equal(result.unresolved, []);
+  assert.not.ok(result.ok);
+  assert.equal(result.conflicts, [
+    {
+      measures: 'recurrence_probability:p1:30d',
+      facts: [
+        { path: 'prediction.p_recurrence.estimate', value: 0.407 },
+        { path: 'hazard.forecast.0.probability_any', value: 0.4 },
+      ],
+    },
+  ]);
+  try {
+    await checkedNarrative({ name: 'any', generate: () => narrative }, twoValues);
+    assert.unreachable('a document with two values for one quantity must fail');
+  } catch (err) {
+    assert.instance(err, FactsMismatch);
+    assert.match((err as Error).message, /two values for one quantity \(recurrence_probability:p1:30d\)/);
+  }
+  // The same quantity held twice with one value passes; other measurements are independent.
+  const oneValue = { ...twoValues, hazard: { forecast: [{ probability_any: p30(0.407) }, { probability_any: measuring('other', q(0.1, 'probability')) }] } };
+  assert.equal(conflictingFacts(oneValue), []);
+  assert.ok(checkNarrative('A recurrence within 30 days has a probability of 40.7%.', oneValue).ok);
 });
 
 test('pattern size over time: every month from the first to the last occurrence, empty months included', () => {

@@ -109,6 +109,29 @@ test('a worker thread of the build (an XLSX upload parsed off the event loop) st
   );
 });
 
+test('the built svc console serves the console page and its bundled script without a TypeScript loader', async () => {
+  const run = startBuilt(['console'], svcEnv({ CONSOLE_PORT: '0', PRODUCT_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'info' }));
+  try {
+    const listening = await eventually(
+      async () => {
+        if (run.out.exit !== undefined) throw new Error(`svc console exited:\n${run.out.stderr}\n${run.out.stdout}`);
+        return run.lines().find((l) => l.msg === 'console listening');
+      },
+      40_000,
+      "the 'console listening' log line",
+    );
+    const page = await request(listening.console as string, 'GET', '/');
+    assert.is(page.status, 200, page.text);
+    const script = /src="(\/assets\/app-[0-9a-f]+\.js)"/.exec(page.text)?.[1];
+    assert.ok(script, page.text);
+    const bundle = await request(listening.console as string, 'GET', script);
+    assert.is(bundle.status, 200);
+    assert.ok(bundle.text.length > 1000, 'the browser bundle');
+  } finally {
+    run.child.kill('SIGKILL');
+  }
+});
+
 for (const role of ['api', 'serve'] as const) {
   test(`the built svc ${role} answers its health check without a TypeScript loader`, async () => {
     const db = await createTestDatabase();

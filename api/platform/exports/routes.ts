@@ -17,6 +17,7 @@ import { jobStatuses } from '../../../sql/jobRuns.ts';
 import { reply, type Request } from '../../http/routes.ts';
 import { exportFilters } from '../listFilters.ts';
 import { platformRoute } from '../route.ts';
+import { platformBaseUrl } from '../publicUrl.ts';
 import type { Scope } from '../scopes.ts';
 
 const exportSchema = z.object({
@@ -39,7 +40,7 @@ const signature = (app: AppContext, id: string, expires: number) => hmacSha256(u
 
 function downloadUrl(app: AppContext, req: Request, e: ExportRow): string {
   const expires = Math.floor(e.expires_at!.getTime() / 1000);
-  return `${req.protocol}://${req.get('host')}/v1/exports/${e.id}/download?expires=${expires}&signature=${signature(app, e.id, expires)}`;
+  return `${platformBaseUrl(app, req)}/v1/exports/${e.id}/download?expires=${expires}&signature=${signature(app, e.id, expires)}`;
 }
 
 function toExport(app: AppContext, req: Request, e: ExportRow): z.infer<typeof exportSchema> {
