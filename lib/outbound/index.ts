@@ -33,6 +33,8 @@ export interface SignedRequest extends Omit<OutboundRequest, 'headers' | 'method
   body: string;
   /** The signing secret (`whsec_…`). */
   secret: string;
+  /** Secrets being rotated out: each adds a signature to `webhook-signature`. */
+  previousSecrets?: readonly string[];
   /** Stable across retries of one message: receivers drop duplicates by it (`webhook-id`). */
   messageId: string;
   /** Defaults to now; signed into `webhook-signature`. */
@@ -42,6 +44,9 @@ export interface SignedRequest extends Omit<OutboundRequest, 'headers' | 'method
 
 /** POSTs a body with the four signature headers of CONTRACT.md. */
 export function postSigned(policy: OutboundPolicy, request: SignedRequest): Promise<OutboundResult> {
-  const { secret, messageId, timestamp, headers, ...rest } = request;
-  return postOutbound(policy, { ...rest, headers: { ...headers, ...signatureHeaders(secret, messageId, rest.body, timestamp ?? new Date()) } });
+  const { secret, previousSecrets, messageId, timestamp, headers, ...rest } = request;
+  return postOutbound(policy, {
+    ...rest,
+    headers: { ...headers, ...signatureHeaders(secret, messageId, rest.body, timestamp ?? new Date(), previousSecrets) },
+  });
 }

@@ -5,10 +5,10 @@ import { ApiError } from '../api/errors.ts';
 import { currentLocation, navigate } from '../app/router.ts';
 import { TenantSessionContext, type TenantMe, type TenantSession } from '../app/tenantSession.ts';
 import { ErrorMessage } from './Alert.tsx';
-import { Link } from './Link.tsx';
+import { TopBar, type NavItem } from './TopBar.tsx';
 
 /** The tenant pages' nav; tenant pages add themselves here as they are registered. */
-export const TENANT_NAV: Array<{ href: string; label: string }> = [{ href: '/', label: 'Home' }];
+export const TENANT_NAV: NavItem[] = [{ href: '/', label: 'Home' }];
 
 export function toTenantSignIn(expired: boolean) {
   const here = currentLocation();
@@ -50,29 +50,14 @@ export function TenantShell({ children, pathname }: { children: ComponentChildre
   };
   return (
     <TenantSessionContext.Provider value={session}>
-      <header class="topbar">
-        <a class="skip-link" href="#main">
-          Skip to content
-        </a>
-        <span class="brand">{me.workspace}</span>
-        <nav aria-label="Workspace">
-          <ul>
-            {TENANT_NAV.map((item) => (
-              <li key={item.href}>
-                <Link href={item.href} aria-current={pathname === item.href ? 'page' : undefined}>
-                  {item.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div class="whoami">
-          <span>{me.full_name ?? me.email}</span>
-          <button type="button" class="secondary" onClick={() => void session.signOut()}>
-            Sign out
-          </button>
-        </div>
-      </header>
+      <TopBar
+        brand={me.workspace}
+        navLabel="Workspace"
+        items={TENANT_NAV}
+        current={(href) => pathname === href}
+        who={me.full_name ?? me.email}
+        onSignOut={() => void session.signOut()}
+      />
       <main id="main" tabIndex={-1}>
         {children}
       </main>
