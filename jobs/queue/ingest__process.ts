@@ -17,4 +17,6 @@ export const ingestProcess = defineJob({
     notify: z.object({ reingested: z.array(z.uuid()), escalated: z.array(z.uuid()) }).optional(),
   }),
   maxAttempts: 5,
+  // A batch's 500 issue ids are stored once, in the run row (docs/decisions.md, issue 32).
+  inputByReference: true,
 });

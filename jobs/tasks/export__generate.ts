@@ -12,8 +12,9 @@ import { filteredTotal } from '../../sql/pagination.ts';
 import type { FileExportInput, FileExportResult } from '../exportFileChild.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
 import { exportGenerate } from '../queue/export__generate.ts';
+import { moduleUrl } from '../../lib/modulePath.ts';
 
-const CHILD = new URL('../exportFileChild.ts', import.meta.url);
+const CHILD = moduleUrl('../exportFileChild', import.meta.url);
 
 export const exportGenerateTask = defineTask({
   ...exportGenerate,

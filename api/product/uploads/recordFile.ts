@@ -11,6 +11,7 @@ import { createWorkerPool } from '../../../lib/workerThread.ts';
 import { XLSX_LIMITS } from './xlsxRows.ts';
 import { validateIngestRecord } from '../../../domain/ingestRecord.ts';
 import type { Severity } from '../../../domain/severity.ts';
+import { moduleUrl } from '../../../lib/modulePath.ts';
 
 export type RecordFileFormat = 'csv' | 'xlsx';
 
@@ -91,7 +92,7 @@ async function xlsxRows(data: Buffer): Promise<Row[]> {
   const copy = new Uint8Array(data);
   let answer: { ok: true; rows: Row[] } | { ok: false; reason: string };
   try {
-    answer = await workbookThreads.run(new URL('./xlsxWorker.ts', import.meta.url), { data: copy, limits: XLSX_LIMITS }, WORKBOOK_THREAD_LIMITS, [copy.buffer]);
+    answer = await workbookThreads.run(moduleUrl('./xlsxWorker', import.meta.url), { data: copy, limits: XLSX_LIMITS }, WORKBOOK_THREAD_LIMITS, [copy.buffer]);
   } catch (err) {
     throw new Error(`The workbook could not be read within the server's limits (${(err as Error).message}).`);
   }
