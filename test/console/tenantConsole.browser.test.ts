@@ -351,6 +351,24 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await vic.close();
   });
 
+  test('5,000 CAPs: the list stays usable, a page of 50 at a time', async () => {
+    const schema = `tenant_${tenant.id.replaceAll('-', '')}`;
+    await t.app.pool.query(
+      `insert into "${schema}".caps (title, target_type, target_id, status)
+       select 'Bulk plan ' || n, 'other', 'bulk-' || n, (array['draft','approved','in_progress','closed'])[1 + n % 4]
+         from generate_series(1, 5000) n`,
+    );
+    const page = await alice.newPage();
+    await page.goto(`${c.url}/remediation/caps`);
+    await page.getByText(/^Plans 1–50 of 50\d\d$/).waitFor();
+    assert.is(await page.locator('table tbody tr').count(), 50);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText(/^Plans 51–100 of 50\d\d$/).waitFor();
+    await page.getByLabel('Status').selectOption('closed');
+    await page.getByText(/^Plans 1–50 of 12\d\d$/).waitFor();
+    await check(page, 'caps-5000');
+  });
+
   test('impersonation from the staff console: a banner naming the user and the way back', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();

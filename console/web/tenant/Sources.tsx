@@ -42,20 +42,31 @@ function RegisterSource({ onDone }: { onDone: () => void }) {
   );
 }
 
+const INVALID = /^Invalid records: (.*?)(?: \(and (\d+) more problems\))?\.$/s;
+
 function UploadResult({ result }: { result: Upload }) {
   if (result.status === 'failed') {
+    // "Invalid records: line 3, column 'title': …; line 5, …" lists the rejected rows with their reasons.
+    const rows = INVALID.exec(result.error_detail ?? '');
     return (
       <div class="alert alert--error" role="alert">
-        <p>
-          {result.filename} was not accepted: no row of it was added. {result.error_detail}
-        </p>
+        <p>{result.filename} was not accepted: no row of it was added.{rows ? ' Rejected rows and why:' : ` ${result.error_detail}`}</p>
+        {rows && (
+          <ul>
+            {rows[1].split('; ').map((problem) => (
+              <li key={problem}>{problem}</li>
+            ))}
+            {rows[2] && <li>and {rows[2]} more problems</li>}
+          </ul>
+        )}
         <p>Correct the file and upload it again.</p>
       </div>
     );
   }
   return (
     <Notice tone="success">
-      {result.filename}: {result.row_count} rows accepted{result.duplicate_rows > 0 && ` (${result.duplicate_rows} repeated an earlier row of the file; the later one was kept)`}
+      {result.filename}: {result.row_count} rows accepted, none rejected
+      {result.duplicate_rows > 0 && ` (${result.duplicate_rows} repeated an earlier row of the file; the later one was kept)`}
       {result.ignored_columns.length > 0 && `; columns ignored: ${result.ignored_columns.join(', ')}`}. They are in the next version of your data.
     </Notice>
   );
