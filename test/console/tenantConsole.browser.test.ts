@@ -153,7 +153,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
     assert.ok(risks.length >= 2, `${risks.length} patterns`);
     assert.equal(
       risks.map(Number),
-      risks.map(Number).sort((a, b) => b - a),
+      risks.map(Number).sort((a: number, b: number) => b - a),
       'ranked by risk',
     );
     await page.getByRole('img', { name: /Risk against size of \d+ patterns/ }).waitFor();
@@ -317,7 +317,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await check(page, 'audit-log');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the whole history (.xlsx)' }).click()]);
     const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(await readFile((await download.path())!));
+    await workbook.xlsx.load((await readFile((await download.path())!)) as unknown as ArrayBuffer);
     const cells = workbook.worksheets.flatMap((sheet) => sheet.getSheetValues().flat().map(String));
     assert.ok(cells.includes('Stop the conveyor jams for good'), 'the CAP is in the workbook');
     assert.ok(cells.includes('Replace the belts'));
