@@ -59,10 +59,19 @@ export const configSchema = z
     SVC_PROVISION_KEY_HASHES: hexSha256List,
     SMTP_URL: optionalString,
     MAIL_FROM: z.string().min(3).default('svc <no-reply@svc.local>'),
+    /** Unset: the console, `http://127.0.0.1:<CONSOLE_PORT>` (resolved below, once CONSOLE_PORT is known). */
     APP_URL: z
       .url()
-      .default('http://127.0.0.1:8081')
-      .transform((u) => u.replace(/\/+$/, '')),
+      .optional()
+      .transform((u) => u?.replace(/\/+$/, '')),
+    CONSOLE_PORT: port.default(8082),
+    /** Unset: the local product surface, `http://127.0.0.1:<PRODUCT_PORT>`. */
+    PRODUCT_URL: z
+      .url()
+      .optional()
+      .transform((u) => u?.replace(/\/+$/, '')),
+    CONSOLE_PROXY_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    CONSOLE_PROXY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(120_000),
     RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
     TRUST_PROXY: flag,
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
@@ -125,7 +134,12 @@ export const configSchema = z
       if (!c.OIDC_ISSUER) issues.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_PROVIDER=oidc' });
       if (!c.OIDC_AUDIENCE) issues.addIssue({ code: 'custom', path: ['OIDC_AUDIENCE'], message: 'is required when AUTH_PROVIDER=oidc' });
     }
-  });
+  })
+  .transform((c) => ({
+    ...c,
+    APP_URL: c.APP_URL ?? `http://127.0.0.1:${c.CONSOLE_PORT}`,
+    PRODUCT_URL: c.PRODUCT_URL ?? `http://127.0.0.1:${c.PRODUCT_PORT}`,
+  }));
 
 export type Config = z.output<typeof configSchema>;
 

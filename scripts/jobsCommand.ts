@@ -4,9 +4,8 @@
  */
 import type { AppContext } from '../lib/context.ts';
 import { AppError } from '../lib/errors.ts';
-import { cancelJob, retryTerminalJob } from '../jobs/runtime.ts';
-import { engineQueue } from '../jobs/tasks/engine__run.ts';
-import { findJobRun, findWorkerJob, jobStatuses, listJobRuns, type JobRun, type JobStatus } from '../sql/jobRuns.ts';
+import { cancelQueuedJob as cancelJob, jobWithQueue, retryFailedJob } from '../usecases/jobAdministration.ts';
+import { jobStatuses, listJobRuns, type JobRun, type JobStatus } from '../sql/jobRuns.ts';
 import { UsageError } from './cli.ts';
 
 export function parseJobStatus(value: string | undefined): JobStatus | undefined {
@@ -36,18 +35,6 @@ export async function listJobs(app: AppContext, filter: { status?: JobStatus; ki
   return listJobRuns(app.pool, filter);
 }
 
-export async function showJob(app: AppContext, id: string) {
-  const run = await findJobRun(app.pool, id, {});
-  if (!run) throw new UsageError(`job ${id} does not exist`);
-  const queued = run.worker_job_id !== null ? await findWorkerJob(app.pool, run.worker_job_id) : null;
-  return { ...run, queue: queued };
-}
-
-/** The graphile-worker queue a task's jobs must run in (engine work is serialised per workspace). */
-function queueOf(run: JobRun): string | undefined {
-  return run.kind.startsWith('engine__') && run.workspace_id ? engineQueue(run.workspace_id) : undefined;
-}
-
 /** AppErrors (not found, conflict) are the operator's mistake: shown as usage errors. */
 async function operatorAction<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -58,12 +45,13 @@ async function operatorAction<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function retryJob(app: AppContext, id: string): Promise<JobRun> {
-  const run = await findJobRun(app.pool, id, {});
-  if (!run) throw new UsageError(`job ${id} does not exist`);
-  return operatorAction(() => retryTerminalJob(app, id, { queueName: queueOf(run) }));
+export async function showJob(app: AppContext, id: string) {
+  try {
+    return await jobWithQueue(app, id);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') throw new UsageError(`job ${id} does not exist`);
+    throw err;
+  }
 }
-
-export async function cancelQueuedJob(app: AppContext, id: string): Promise<JobRun> {
-  return operatorAction(() => cancelJob(app, id, {}));
-}
+export const retryJob = (app: AppContext, id: string): Promise<JobRun> => operatorAction(() => retryFailedJob(app, id));
+export const cancelQueuedJob = (app: AppContext, id: string): Promise<JobRun> => operatorAction(() => cancelJob(app, id));

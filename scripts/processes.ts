@@ -3,6 +3,7 @@
  * the two HTTP surfaces, the metrics listener and the worker, in the combinations the CLI commands
  * ask for, and their orderly shutdown in reverse.
  */
+import { randomBytes } from 'node:crypto';
 import type { Config } from '../lib/config.ts';
 import { setPasswordHashCost } from '../lib/passwords.ts';
 import { systemClock, loadSecrets, type AppContext, type Clock } from '../lib/context.ts';
@@ -28,16 +29,20 @@ import { startRealtime } from '../api/platform/realtime/server.ts';
 import { startWorker, type WorkerHandle } from '../jobs/worker.ts';
 import { crontab, tasks } from '../jobs/taskList.ts';
 import { startWorkerProcess, type WorkerProcess } from './workerProcess.ts';
+import { startConsole, type RunningConsole } from '../console/server/start.ts';
 
 export interface Roles {
   api: boolean;
   worker: boolean;
+  /** The consoles and their proxy (`svc serve`); `svc console` alone needs no database: startConsoleProcess. */
+  console?: boolean;
 }
 
 export interface RunningProcess {
   app: AppContext;
   platform?: RunningServer;
   product?: RunningServer;
+  console?: RunningConsole;
   metrics?: RunningServer;
   worker?: WorkerHandle;
   /** `svc serve`: the job runner runs in this child process, off the HTTP event loop. */
@@ -83,6 +88,9 @@ export function buildHttpApps(app: AppContext, options: HttpAppOptions = {}) {
 }
 
 export async function startProcess(config: Config, roles: Roles): Promise<RunningProcess> {
+  // The console and the product API of one process share a secret made for this start, so the
+  // product API believes the client address the proxy forwards (and no one else's).
+  if (roles.console && roles.api && !config.CONSOLE_PROXY_SECRET) config = { ...config, CONSOLE_PROXY_SECRET: randomBytes(32).toString('base64url') };
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: roles.api && roles.worker ? 'serve' : roles.api ? 'api' : 'worker' });
   const database = await openDatabase(config, logger);
   const pool = createPool(database.url, { max: 10, applicationName: 'svc', timeouts: poolTimeouts(config) });
@@ -122,6 +130,11 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
       stops.push(() => running.product!.close());
       logger.info('listening', { platform: running.platform.url, product: running.product.url, metrics: running.metrics.url });
     }
+    if (roles.console) {
+      running.console = await listenOrExplain(() => startConsole(config, logger), 'CONSOLE_PORT', config.CONSOLE_PORT);
+      stops.push(() => running.console!.close());
+      logger.info('console listening', { console: running.console.url, product: config.PRODUCT_URL });
+    }
     return running;
   } catch (err) {
     await stopAll();
@@ -129,7 +142,15 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
   }
 }
 
-async function listenOrExplain(start: () => Promise<RunningServer>, variable: string, port: number): Promise<RunningServer> {
+/** `svc console`: the consoles and their proxy only; no database (the product API is reached over HTTP). */
+export async function startConsoleProcess(config: Config): Promise<{ logger: Logger; console: RunningConsole; stop(): Promise<void> }> {
+  const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: 'console' });
+  const running = await listenOrExplain(() => startConsole(config, logger), 'CONSOLE_PORT', config.CONSOLE_PORT);
+  logger.info('console listening', { console: running.url, product: config.PRODUCT_URL });
+  return { logger, console: running, stop: () => running.close() };
+}
+
+async function listenOrExplain<T>(start: () => Promise<T>, variable: string, port: number): Promise<T> {
   try {
     return await start();
   } catch (err) {

@@ -10,7 +10,7 @@ import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
 import { commandHelp, isUuid, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
 import { checkRecordFile, RecordFileError } from './recordFiles.ts';
-import { createAppContext, openDatabase, startProcess, type Roles } from './processes.ts';
+import { createAppContext, openDatabase, startConsoleProcess, startProcess, type Roles } from './processes.ts';
 import { hashPassword } from '../lib/passwords.ts';
 import { upsertEmployee } from '../sql/employees.ts';
 import { parseStaffInput } from './staffCommand.ts';
@@ -30,28 +30,43 @@ function serveCommand(name: string, summary: string, roles: Roles): Command {
     async run() {
       const config = loadConfig();
       const running = await startProcess(config, roles);
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        const shutdown = (signal: string) => {
-          if (stopping) return;
-          stopping = true;
-          running.app.logger.info('shutting down', { signal });
-          running.stop().then(resolve, resolve);
-        };
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
-        process.once('SIGINT', () => shutdown('SIGINT'));
-      });
-      running.app.logger.info('stopped');
+      await untilSignal(running.app.logger, running.stop);
     },
   };
+}
+
+/** Runs until SIGTERM or SIGINT, then stops in order. */
+async function untilSignal(logger: Logger, stop: () => Promise<void>): Promise<void> {
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info('shutting down', { signal });
+      stop().then(resolve, resolve);
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  logger.info('stopped');
 }
 
 const commands: Command[] = [
   serveCommand(
     'serve',
-    'Everything: database (embedded when DATABASE_URL is unset), migrations, both HTTP surfaces, /metrics, and a worker in a child process.',
-    { api: true, worker: true },
+    'Everything: database (embedded when DATABASE_URL is unset), migrations, both HTTP surfaces, the consoles, /metrics, and a worker in a child process.',
+    { api: true, worker: true, console: true },
   ),
+  {
+    name: 'console',
+    summary: 'The staff and tenant web consoles and their /api/backend/* proxy to the product API (PRODUCT_URL), on CONSOLE_PORT. Needs no database.',
+    usage: 'svc console',
+    flags: {},
+    async run() {
+      const running = await startConsoleProcess(loadConfig());
+      await untilSignal(running.logger, running.stop);
+    },
+  },
   serveCommand('api', 'The HTTP surfaces only (platform, product and /metrics). Run any number of these against one database.', { api: true, worker: false }),
   serveCommand('worker', 'A graphile-worker runner only (and /metrics). Run any number of these against one database.', { api: false, worker: true }),
   {

@@ -263,16 +263,18 @@ export interface JobRunFilter {
   status?: JobStatus;
   kind?: string;
   workspaceId?: string;
+  tenantId?: string;
   limit: number;
 }
 
-/** The newest job runs matching the filter (operators' `svc jobs list`). */
+/** The newest job runs matching the filter (operators' `svc jobs list`, the staff console's jobs page). */
 export async function listJobRuns(db: Queryable, filter: JobRunFilter): Promise<JobRun[]> {
   const { rows } = await db.query<JobRun>(
     `select * from job_runs
       where ($1::text is null or status = $1) and ($2::text is null or kind = $2) and ($3::uuid is null or workspace_id = $3)
+        and ($5::uuid is null or tenant_id = $5)
       order by created_at desc, id desc limit $4`,
-    [filter.status ?? null, filter.kind ?? null, filter.workspaceId ?? null, filter.limit],
+    [filter.status ?? null, filter.kind ?? null, filter.workspaceId ?? null, filter.limit, filter.tenantId ?? null],
   );
   return rows;
 }

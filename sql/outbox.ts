@@ -39,3 +39,17 @@ export async function markOutboxEmail(db: Queryable, id: string, status: 'sent' 
     [id, status, errorDetail ?? null, ERASED_BODY],
   );
 }
+
+export interface OutboxListItem extends OutboxEmail {
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+/** The newest messages first (the development outbox page: what would have been mailed). */
+export async function listOutboxEmails(db: Queryable, limit: number): Promise<OutboxListItem[]> {
+  const { rows } = await db.query<OutboxListItem>(
+    `select id, to_address, subject, text_body, html_body, status, created_at, sent_at from outbox_emails order by created_at desc, id desc limit $1`,
+    [limit],
+  );
+  return rows;
+}

@@ -3,8 +3,10 @@
  * client sent a sane one (printable token, at most 128 characters) and generated otherwise; it is
  * the trace id of error bodies and log lines.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
+import { clientAddress } from '../../lib/clientAddress.ts';
 import { withTrace } from '../../lib/logger.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -22,21 +24,30 @@ declare global {
   }
 }
 
-/** The client address: the first X-Forwarded-For value when the proxy is trusted, else the socket peer. */
-export function clientIp(req: Request, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? 'unknown';
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * The console's proxy (console/server/proxy.ts) forwards the browser's address in `x-svc-client-ip`
+ * with the shared `x-svc-console-secret`. Only when the secret matches (constant time) is the address
+ * believed; from anyone else the header is ignored, so it cannot be forged to escape a rate limit.
+ */
+export function consoleClientIp(consoleSecret: string | undefined): (req: Request) => string | undefined {
+  if (!consoleSecret) return () => undefined;
+  const expected = digest(consoleSecret);
+  return (req) => {
+    const secret = req.headers['x-svc-console-secret'];
+    const ip = req.headers['x-svc-client-ip'];
+    if (typeof secret !== 'string' || typeof ip !== 'string' || !isIP(ip)) return undefined;
+    return timingSafeEqual(digest(secret), expected) ? ip : undefined;
+  };
 }
 
-export function requestContext(trustProxy: boolean): RequestHandler {
+export function requestContext(trustProxy: boolean, consoleSecret?: string): RequestHandler {
+  const fromConsole = consoleClientIp(consoleSecret);
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     req.traceId = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    req.clientIp = clientIp(req, trustProxy);
+    req.clientIp = fromConsole(req) ?? clientAddress(req, trustProxy);
     req.startedAt = process.hrtime.bigint();
     res.setHeader('X-Request-Id', req.traceId);
     withTrace(req.traceId, next);

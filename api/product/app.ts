@@ -41,7 +41,7 @@ export function createProductApp(app: AppContext, options: ProductAppOptions): E
   // `/HEALTH` and `/health/` are not published operations: they answer the plain 404 too.
   server.set('case sensitive routing', true);
   server.set('strict routing', true);
-  server.use(requestContext(app.config.TRUST_PROXY));
+  server.use(requestContext(app.config.TRUST_PROXY, app.config.CONSOLE_PROXY_SECRET));
   server.use(accessLog('product', app.logger));
   // Parsed per published route, so that a body sent to anything else is still the plain 404.
   const jsonBody = express.json({ limit: '1mb' });

@@ -8,6 +8,8 @@ import { ingestRoutes } from './onboarding/ingestRoutes.ts';
 import { invitationRoutes } from './onboarding/invitationRoutes.ts';
 import { settingsRoutes } from './onboarding/settingsRoutes.ts';
 import { trainingRoutes } from './onboarding/trainingRoutes.ts';
+import { jobRoutes } from './operations/jobRoutes.ts';
+import { outboxRoute } from './operations/outboxRoute.ts';
 import { operationsRoutes } from './operations/routes.ts';
 import { passwordResetRoutes } from './session/passwordReset.ts';
 import { staffSessionRoutes } from './session/staffRoutes.ts';
@@ -33,5 +35,7 @@ export const productRoutes: ProductRoute[] = [
   ...memberRoutes,
   ...sourceRoutes,
   ...operationsRoutes,
+  ...jobRoutes,
+  outboxRoute,
   ...remediationRoutes,
 ];
