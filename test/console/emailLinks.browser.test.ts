@@ -35,7 +35,7 @@ const linksOf = (mail: ReceivedMail) => [...mail.text.matchAll(/https?:\/\/[^\s<
 
 if (chromiumAvailable('the e-mail link browser tests')) {
   const smtp = await startSmtpSink();
-  const c = await startTestConsole({ worker: { concurrency: 2 }, env: { SMTP_URL: smtp.url }, appUrlIsConsole: true });
+  const c = await startTestConsole({ worker: { concurrency: 2 }, env: { SMTP_URL: smtp.url } });
   const browser = await launchChromium();
   const out = outputDir(import.meta.filename);
   test.after(async () => {

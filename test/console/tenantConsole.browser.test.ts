@@ -23,7 +23,7 @@ const PASSWORD = 'a long enough passphrase';
 
 if (chromiumAvailable('the tenant console browser tests')) {
   const smtp = await startSmtpSink();
-  const c = await startTestConsole({ worker: { concurrency: 2 }, env: { SMTP_URL: smtp.url }, appUrlIsConsole: true });
+  const c = await startTestConsole({ worker: { concurrency: 2 }, env: { SMTP_URL: smtp.url } });
   const browser = await launchChromium();
   const out = outputDir(import.meta.filename);
   const t = c.t;
