@@ -13,7 +13,17 @@ import ExcelJS from 'exceljs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { axeViolations, chromiumAvailable, DESKTOP, describeViolations, launchChromium, NARROW, newContext, outputDir, screenshot } from '../helpers/browser.ts';
+import {
+  axeViolations,
+  chromiumAvailable,
+  DESKTOP,
+  describeViolations,
+  launchChromium,
+  NARROW,
+  newContext,
+  outputDir,
+  screenshot,
+} from '../helpers/browser.ts';
 import { startTestConsole } from '../helpers/console.ts';
 import { ingestRecords, syntheticRecords, trainCheckpoint } from '../helpers/onboarding.ts';
 import { createTenant, provisionTenant, seedStaff, staffLogin } from '../helpers/product.ts';
@@ -118,7 +128,10 @@ if (chromiumAvailable('the tenant console browser tests')) {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').waitFor();
     }
-    await page.getByRole('alert').filter({ hasText: /Too many login attempts\. Try again later\. You can try again in \d+ minutes?\./ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /Too many login attempts\. Try again later\. You can try again in \d+ minutes?\./ })
+      .waitFor();
     await check(page, 'sign-in-rate-limited');
     // A typed slug works as well as the picker.
     await page.getByLabel('Workspace', { exact: true }).selectOption('');
@@ -144,7 +157,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
   });
 
   test('insights: patterns ranked by risk, the risk/size chart, a pattern with its records and forecast curve', async () => {
-    const snapshot = (await c.client().get('/api/backend/insights/snapshot')).status; // no session: the proxy refuses
+    const snapshot = (await c.client().get('/insights/snapshot')).status; // no session: the proxy refuses
     assert.is(snapshot, 401);
     const page = await alice.newPage();
     await page.goto(`${c.url}/insights`);
@@ -195,7 +208,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
     const rows = page.locator('table tbody tr');
     await rows.nth(2).waitFor();
-    const text = await page.locator('table').innerText();
+    const text = (await page.locator('table').allInnerTexts()).join('\n');
     for (const [name, role] of [
       ['Alice Admin', 'Admin'],
       ['Bob Analyst', 'Analyst'],
@@ -217,7 +230,11 @@ if (chromiumAvailable('the tenant console browser tests')) {
     };
     await register('Line 3 tracker', 'file_upload');
     await register('Maintenance API', 'api');
-    const good = ['external_id,title,narrative,occurred_at,severity,source', 'L3-1,Conveyor jam,belt slipped at station 4,2026-01-05T10:00:00Z,high,line3', 'L3-2,Conveyor jam,belt slipped again,2026-01-09T10:00:00Z,high,line3'].join('\n');
+    const good = [
+      'external_id,title,narrative,occurred_at,severity,source',
+      'L3-1,Conveyor jam,belt slipped at station 4,2026-01-05T10:00:00Z,high,line3',
+      'L3-2,Conveyor jam,belt slipped again,2026-01-09T10:00:00Z,high,line3',
+    ].join('\n');
     const upload = async (source: string, name: string, content: string) => {
       const form = page.getByRole('form', { name: `Upload a file to ${source}` });
       await form.getByLabel(`File for ${source}`).setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(content) });
@@ -276,7 +293,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await tabB.getByRole('button', { name: 'Save changes' }).click();
     const stale = tabB.getByRole('alert').filter({ hasText: 'This CAP changed since you loaded it — refresh and retry.' });
     await stale.waitFor();
-    assert.match(await stale.locator('table').innerText(), /Status\s+Approved\s+In progress/);
+    assert.match((await stale.locator('table').allInnerTexts()).join('\n'), /Status\s+Approved\s+In progress/);
     await check(tabB, 'cap-stale-409');
     await stale.getByRole('button', { name: 'Reload the plan' }).click();
     await tabB.getByText('In progress', { exact: true }).first().waitFor();
@@ -311,7 +328,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
     // The audit log shows the moves, then the whole history downloads as a workbook.
     await page.goto(`${c.url}/remediation/audit-log`);
     await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
-    const log = await page.locator('table').innerText();
+    const log = (await page.locator('table').allInnerTexts()).join('\n');
     assert.match(log, /status: approved → in_progress/);
     assert.match(log, /Review decided/);
     await check(page, 'audit-log');
@@ -327,7 +344,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
     const vic = await newContext(browser);
     const page = await signIn(vic, 'vic@client.test');
     await page.getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
-    const nav = await page.getByRole('navigation', { name: 'Workspace' }).innerText();
+    const nav = (await page.getByRole('navigation', { name: 'Workspace' }).allInnerTexts()).join('\n');
     assert.not.match(nav, 'Audit log');
     await page.locator('table.patterns tbody tr').first().getByRole('link').click();
     await page.getByRole('heading', { name: 'Recurrence forecast' }).waitFor();
@@ -380,7 +397,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
     const [tenantTab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: /Impersonate/ }).click()]);
     const banner = tenantTab.getByRole('region', { name: 'Impersonation' });
     await banner.waitFor();
-    assert.match(await banner.innerText(), /You are viewing .* as Alice Admin \(alice@client\.test\).*Olive Onboarder/s);
+    assert.match((await banner.allInnerTexts()).join('\n'), /You are viewing .* as Alice Admin \(alice@client\.test\).*Olive Onboarder/s);
     await check(tenantTab, 'impersonation');
     await banner.getByRole('link', { name: 'Back to the staff console' }).click();
     await tenantTab.getByRole('heading', { name: 'Tenants', level: 1 }).waitFor();

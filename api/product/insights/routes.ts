@@ -68,9 +68,7 @@ const patternSchema = z.object({
   stability: z.object({ jaccard: z.number().nullable(), status: z.string() }),
   first_seen_at: z.iso.datetime().nullable(),
   last_seen_at: z.iso.datetime().nullable(),
-  records: z
-    .array(recordSchema)
-    .describe(`The pattern’s ${SNAPSHOT_RECORDS_PER_PATTERN} most recent records (by occurred_at); \`size\` counts them all`),
+  records: z.array(recordSchema).describe(`The pattern’s ${SNAPSHOT_RECORDS_PER_PATTERN} most recent records (by occurred_at); \`size\` counts them all`),
   forecast: forecastSchema.nullable().describe('Its recurrence forecast; null when the model produces none (`forecasts` is null)'),
 });
 

@@ -7,10 +7,9 @@ import { StaffForgotPassword } from '../pages/staff/ForgotPassword.tsx';
 import { StaffResetPassword } from '../pages/staff/ResetPassword.tsx';
 import { StaffSignIn } from '../pages/staff/SignIn.tsx';
 import { Tenants } from '../pages/staff/Tenants.tsx';
-import { AcceptInvite } from '../pages/tenant/AcceptInvite.tsx';
 import { TenantResetPassword } from '../pages/tenant/ResetPassword.tsx';
-import { TenantSignIn } from '../pages/tenant/SignIn.tsx';
-import { TenantHome } from '../pages/tenant/Home.tsx';
+import { TenantHome } from '../tenant/Home.tsx';
+import { tenantPages } from '../tenant/pages.ts';
 
 export const pages: readonly PageDefinition[] = [
   // Staff console
@@ -19,9 +18,9 @@ export const pages: readonly PageDefinition[] = [
   { path: '/admin/forgot-password', title: 'Reset your staff password', area: 'public', component: StaffForgotPassword },
   { path: '/admin/reset-password', title: 'Choose a new staff password', area: 'public', component: StaffResetPassword },
   { path: '/admin/tenants', title: 'Tenants', area: 'staff', component: Tenants },
-  // Tenant console (links the product mails open: /accept-invite, /reset-password)
-  { path: '/sign-in', title: 'Sign in', area: 'public', component: TenantSignIn },
-  { path: '/accept-invite', title: 'Accept your invitation', area: 'public', component: AcceptInvite },
+  // Tenant console (console/web/tenant/) and the pages of the links the product mails:
+  // /accept-invite, /reset-password, /platform/...
   { path: '/reset-password', title: 'Choose a new password', area: 'public', component: TenantResetPassword },
   { path: '/', title: 'Home', area: 'tenant', component: TenantHome },
+  ...tenantPages,
 ];

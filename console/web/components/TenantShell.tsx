@@ -6,9 +6,20 @@ import { currentLocation, navigate } from '../app/router.ts';
 import { TenantSessionContext, type TenantMe, type TenantSession } from '../app/tenantSession.ts';
 import { ErrorMessage } from './Alert.tsx';
 import { Link } from './Link.tsx';
+import { tenantNav } from '../tenant/nav.ts';
 
-/** The tenant pages' nav; tenant pages add themselves here as they are registered. */
-export const TENANT_NAV: Array<{ href: string; label: string }> = [{ href: '/', label: 'Home' }];
+/** Shown while staff impersonate a user: whom, by whom, and the way back (the staff session is intact). */
+function ImpersonationBanner({ me }: { me: TenantMe }) {
+  if (!me.impersonated_by) return null;
+  return (
+    <section class="impersonation" aria-label="Impersonation">
+      <span>
+        You are viewing workspace {me.workspace} as {me.full_name || me.email} ({me.email}), impersonated by {me.impersonated_by.full_name || me.impersonated_by.email}.
+      </span>
+      <a href="/admin/tenants">Back to the staff console</a>
+    </section>
+  );
+}
 
 export function toTenantSignIn(expired: boolean) {
   const here = currentLocation();
@@ -39,14 +50,15 @@ export function TenantShell({ children, pathname }: { children: ComponentChildre
   };
   return (
     <TenantSessionContext.Provider value={session}>
+      <ImpersonationBanner me={me} />
       <header class="topbar">
         <a class="skip-link" href="#main">Skip to content</a>
         <span class="brand">{me.workspace}</span>
         <nav aria-label="Workspace">
           <ul>
-            {TENANT_NAV.map((item) => (
+            {tenantNav.filter((item) => session.can(item.permission)).map((item) => (
               <li key={item.href}>
-                <Link href={item.href} aria-current={pathname === item.href ? 'page' : undefined}>
+                <Link href={item.href} aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? 'page' : undefined}>
                   {item.label}
                 </Link>
               </li>

@@ -28,7 +28,11 @@ export interface FieldChange {
 
 /** The fields a person sees that differ between the CAP they loaded and the stored one. */
 export function capChanges(loaded: Cap, stored: Cap, show: (key: keyof Cap, value: unknown) => string): FieldChange[] {
-  return FIELDS.filter(({ key }) => loaded[key] !== stored[key]).map(({ key, label }) => ({ label, before: show(key, loaded[key]), after: show(key, stored[key]) }));
+  return FIELDS.filter(({ key }) => loaded[key] !== stored[key]).map(({ key, label }) => ({
+    label,
+    before: show(key, loaded[key]),
+    after: show(key, stored[key]),
+  }));
 }
 
 /** What a button moving a CAP to `status` says. */

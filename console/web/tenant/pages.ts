@@ -19,7 +19,12 @@ import { TenantSources } from './Sources.tsx';
 import './tenant.css';
 
 type Component = PageDefinition['component'];
-const page = (path: string, title: string, area: PageDefinition['area'], component: unknown): PageDefinition => ({ path, title, area, component: component as Component });
+const page = (path: string, title: string, area: PageDefinition['area'], component: unknown): PageDefinition => ({
+  path,
+  title,
+  area,
+  component: component as Component,
+});
 
 export const tenantPages: readonly PageDefinition[] = [
   page('/sign-in', 'Sign in', 'public', TenantSignIn),
@@ -39,14 +44,4 @@ export const tenantPages: readonly PageDefinition[] = [
   page('/platform/accept-invite', 'Platform invitation', 'public', PlatformAcceptInvite),
   page('/platform/members', 'Platform members', 'public', PlatformMembers),
   page('/platform/:kind/:id', 'Platform notification', 'public', PlatformSubject),
-];
-
-/** The tenant shell's nav, each entry shown when the user holds its permission. */
-export const tenantNav: Array<{ href: string; label: string; permission: string }> = [
-  { href: '/insights', label: 'Insights', permission: 'insights.read' },
-  { href: '/members', label: 'Members', permission: 'members.read' },
-  { href: '/sources', label: 'Sources', permission: 'sources.read' },
-  { href: '/remediation/caps', label: 'Plans', permission: 'caps.read' },
-  { href: '/remediation/reviews', label: 'Reviews', permission: 'reviews.read' },
-  { href: '/remediation/audit-log', label: 'Audit log', permission: 'audit.read' },
 ];

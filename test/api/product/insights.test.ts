@@ -188,7 +188,10 @@ test('snapshot: each pattern carries its most recent records and its recurrence 
     // The records are the pattern's own, its 10 most recent (or all of them when fewer), newest first.
     assert.is(p.records.length, Math.min(10, p.size), p.name);
     const times = p.records.map((r: SnapshotRecord) => Date.parse(r.occurred_at!));
-    assert.equal(times, [...times].sort((a: number, b: number) => b - a));
+    assert.equal(
+      times,
+      [...times].sort((a: number, b: number) => b - a),
+    );
     for (const r of p.records as SnapshotRecord[]) {
       assert.ok(members.get(p.id)!.has(r.id), `${r.id} is a member of ${p.id}`);
       const source = byExternal.get(r.external_id)!;
