@@ -90,7 +90,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
   async function signIn(context: BrowserContext, email: string, password = PASSWORD) {
     const page = await context.newPage();
     await page.goto(`${c.url}/sign-in`);
-    await page.getByLabel('Workspace', { exact: true }).selectOption(tenant.slug);
+    await page.getByRole('combobox', { name: 'Workspace' }).selectOption(tenant.slug);
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();

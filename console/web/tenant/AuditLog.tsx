@@ -5,7 +5,7 @@ import { ErrorMessage } from '../components/Alert.tsx';
 import { DataTable } from '../components/DataTable.tsx';
 import { SelectField } from '../components/Field.tsx';
 import { formatDateTime, statusLabel } from './format.ts';
-import type { AuditEntry } from './types.ts';
+import type { AuditEntry, Member } from './types.ts';
 
 const LIMITS = ['20', '50', '100', '200'];
 /** The API's default page and its ceiling (GET /remediation/audit-log clamps `limit` to 1..200). */
@@ -16,6 +16,10 @@ export function TenantAuditLog({ query }: { query: URLSearchParams }) {
   const { can } = useTenant();
   const limit = LIMITS.includes(query.get('limit') ?? '') ? query.get('limit')! : DEFAULT_LIMIT;
   const entries = useResource<AuditEntry[]>(`/remediation/audit-log?limit=${limit}`);
+  const members = useResource<Member[]>(can('members.read') ? '/members' : null);
+  const names = new Map((members.data ?? []).map((m) => [m.user_id, m.full_name || m.email]));
+  const actor = (e: AuditEntry) =>
+    e.actor_type === 'employee' ? 'svc staff' : e.actor_type === 'system' ? 'svc' : (names.get(e.actor_id ?? '') ?? `user ${e.actor_id?.slice(0, 8) ?? ''}`);
   return (
     <>
       <h1>Audit log</h1>
@@ -47,7 +51,7 @@ export function TenantAuditLog({ query }: { query: URLSearchParams }) {
           columns={[
             { header: 'When', cell: (e) => formatDateTime(e.occurred_at) },
             { header: 'Action', cell: (e) => statusLabel(e.action) },
-            { header: 'By', cell: (e) => `${e.actor_type}${e.actor_id ? ` ${e.actor_id.slice(0, 8)}` : ''}` },
+            { header: 'By', cell: actor },
             { header: 'On', cell: (e) => (e.resource_type ? `${e.resource_type} ${e.resource_id?.slice(0, 8) ?? ''}` : '—'), optional: true },
             { header: 'Details', cell: (e) => detailsOf(e.metadata), optional: true },
           ]}

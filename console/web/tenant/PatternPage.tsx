@@ -23,8 +23,8 @@ function Forecast({ forecast, settings }: { forecast: PatternForecast | null; se
   const pct = Math.round(settings.interval_level * 100);
   const next = forecast.expected_next_at;
   return (
-    <>
-      <dl class="facts">
+    <div class="forecast">
+      <dl class="facts facts--stacked">
         <dt>Expected next occurrence</dt>
         <dd>
           {formatDate(next.estimate)} ({pct}% interval of that expectation: {formatDate(next.lower)} to {formatDate(next.upper)}), that is{' '}
@@ -45,7 +45,7 @@ function Forecast({ forecast, settings }: { forecast: PatternForecast | null; se
         </dd>
       </dl>
       <HazardChart forecast={forecast} level={settings.interval_level} />
-    </>
+    </div>
   );
 }
 
@@ -79,8 +79,7 @@ export function TenantPattern({ params }: { params: { patternId: string } }) {
         {can('caps.write') && <Link href={capHref} class="button">Create a corrective action plan</Link>}
         {can('caps.read') && <Link href={`/remediation/caps?target_type=pattern&target_id=${encodeURIComponent(p.id)}`}>Plans for this pattern</Link>}
       </div>
-      <div class="columns">
-        <section class="grow card" aria-labelledby="pattern-facts">
+      <section class="card" aria-labelledby="pattern-facts">
           <h2 id="pattern-facts">Summary</h2>
           <dl class="facts">
             <dt>Risk score</dt>
@@ -114,12 +113,11 @@ export function TenantPattern({ params }: { params: { patternId: string } }) {
               </ul>
             </dd>
           </dl>
-        </section>
-        <section class="side card" aria-labelledby="pattern-forecast">
-          <h2 id="pattern-forecast">Recurrence forecast</h2>
-          <Forecast forecast={p.forecast} settings={data.forecasts} />
-        </section>
-      </div>
+      </section>
+      <section class="card" aria-labelledby="pattern-forecast">
+        <h2 id="pattern-forecast">Recurrence forecast</h2>
+        <Forecast forecast={p.forecast} settings={data.forecasts} />
+      </section>
       <section aria-labelledby="pattern-records">
         <h2 id="pattern-records">Records</h2>
         <p class="count">
