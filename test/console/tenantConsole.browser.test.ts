@@ -394,7 +394,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await page.getByLabel('Password').fill(staffCredentials.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.goto(`${c.url}/admin/tenants/${tenant.id}`);
-    const [tenantTab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: /Impersonate/ }).click()]);
+    const [tenantTab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Open the tenant console as a user' }).click()]);
     const banner = tenantTab.getByRole('region', { name: 'Impersonation' });
     await banner.waitFor();
     assert.match((await banner.allInnerTexts()).join('\n'), /You are viewing .* as Alice Admin \(alice@client\.test\).*Olive Onboarder/s);

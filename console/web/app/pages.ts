@@ -7,6 +7,11 @@ import { StaffForgotPassword } from '../pages/staff/ForgotPassword.tsx';
 import { StaffResetPassword } from '../pages/staff/ResetPassword.tsx';
 import { StaffSignIn } from '../pages/staff/SignIn.tsx';
 import { Tenants } from '../pages/staff/Tenants.tsx';
+import { TenantOnboarding } from '../pages/staff/tenant/TenantOnboarding.tsx';
+import { Operations } from '../pages/staff/Operations.tsx';
+import { Jobs } from '../pages/staff/Jobs.tsx';
+import { JobDetail } from '../pages/staff/JobDetail.tsx';
+import { Outbox } from '../pages/staff/Outbox.tsx';
 import { TenantResetPassword } from '../pages/tenant/ResetPassword.tsx';
 import { TenantHome } from '../tenant/Home.tsx';
 import { tenantPages } from '../tenant/pages.ts';
@@ -18,6 +23,11 @@ export const pages: readonly PageDefinition[] = [
   { path: '/admin/forgot-password', title: 'Reset your staff password', area: 'public', component: StaffForgotPassword },
   { path: '/admin/reset-password', title: 'Choose a new staff password', area: 'public', component: StaffResetPassword },
   { path: '/admin/tenants', title: 'Tenants', area: 'staff', component: Tenants },
+  { path: '/admin/tenants/:tenantId', title: 'Tenant onboarding', area: 'staff', component: TenantOnboarding },
+  { path: '/admin/operations', title: 'Operations', area: 'staff', component: Operations },
+  { path: '/admin/jobs', title: 'Background jobs', area: 'staff', component: Jobs },
+  { path: '/admin/jobs/:jobId', title: 'Background job', area: 'staff', component: JobDetail },
+  { path: '/admin/outbox', title: 'Outbox (development)', area: 'staff', component: Outbox },
   // Tenant console (console/web/tenant/) and the pages of the links the product mails:
   // /accept-invite, /reset-password, /platform/...
   { path: '/reset-password', title: 'Choose a new password', area: 'public', component: TenantResetPassword },

@@ -8,7 +8,19 @@ export interface Column<T> {
 }
 
 /** A captioned table that scrolls sideways inside its own box on a narrow screen. */
-export function DataTable<T>({ caption, columns, rows, rowKey, empty }: { caption: string; columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string; empty: string }) {
+export function DataTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  empty,
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string;
+  empty: string;
+}) {
   if (rows.length === 0) return <p class="empty">{empty}</p>;
   return (
     <div class="table-wrap">

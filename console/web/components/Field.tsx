@@ -80,11 +80,30 @@ export function SelectField({ label, name, value, onValue, options, error, disab
   );
 }
 
-export function CheckboxField({ label, checked, onChecked, disabled, name }: { label: string; checked: boolean; onChecked: (v: boolean) => void; disabled?: boolean; name: string }) {
+export function CheckboxField({
+  label,
+  checked,
+  onChecked,
+  disabled,
+  name,
+}: {
+  label: string;
+  checked: boolean;
+  onChecked: (v: boolean) => void;
+  disabled?: boolean;
+  name: string;
+}) {
   const id = useId();
   return (
     <div class="field field--checkbox">
-      <input id={id} name={name} type="checkbox" checked={checked} disabled={disabled} onChange={(e) => onChecked((e.currentTarget as HTMLInputElement).checked)} />
+      <input
+        id={id}
+        name={name}
+        type="checkbox"
+        checked={checked}
+        disabled={disabled}
+        onChange={(e) => onChecked((e.currentTarget as HTMLInputElement).checked)}
+      />
       <label for={id}>{label}</label>
     </div>
   );

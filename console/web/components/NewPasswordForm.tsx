@@ -34,7 +34,16 @@ export function NewPasswordForm({ submit, label, extra }: { submit: (password: s
         onValue={setPassword}
         error={errors.password}
       />
-      <TextField label="Repeat the new password" name="repeat" type="password" autoComplete="new-password" required value={repeat} onValue={setRepeat} error={mismatch || undefined} />
+      <TextField
+        label="Repeat the new password"
+        name="repeat"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={repeat}
+        onValue={setRepeat}
+        error={mismatch || undefined}
+      />
       {Object.keys(errors).length === 0 && <ErrorMessage error={action.error} />}
       <button type="submit" disabled={action.pending}>
         {label}

@@ -40,8 +40,18 @@ export function StaffShell({ children, pathname }: { children: ComponentChildren
     return () => setWriteGuard(null);
   }, [me]);
 
-  if (error) return <main id="main"><ErrorMessage error={error} /></main>;
-  if (!me) return <main id="main" aria-busy="true"><p class="loading">Loading…</p></main>;
+  if (error)
+    return (
+      <main id="main">
+        <ErrorMessage error={error} />
+      </main>
+    );
+  if (!me)
+    return (
+      <main id="main" aria-busy="true">
+        <p class="loading">Loading…</p>
+      </main>
+    );
 
   const session: StaffSession = {
     me,
@@ -58,7 +68,9 @@ export function StaffShell({ children, pathname }: { children: ComponentChildren
   return (
     <StaffSessionContext.Provider value={session}>
       <header class="topbar">
-        <a class="skip-link" href="#main">Skip to content</a>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
         <span class="brand">svc staff console</span>
         <nav aria-label="Staff console">
           <ul>

@@ -35,8 +35,18 @@ export function TenantShell({ children, pathname }: { children: ComponentChildre
       if (!(err instanceof ApiError && err.status === 401)) setError(err);
     });
   }, []);
-  if (error) return <main id="main"><ErrorMessage error={error} /></main>;
-  if (!me) return <main id="main" aria-busy="true"><p class="loading">Loading…</p></main>;
+  if (error)
+    return (
+      <main id="main">
+        <ErrorMessage error={error} />
+      </main>
+    );
+  if (!me)
+    return (
+      <main id="main" aria-busy="true">
+        <p class="loading">Loading…</p>
+      </main>
+    );
   const session: TenantSession = {
     me,
     can: (permission) => me.permissions.includes(permission),
@@ -52,7 +62,9 @@ export function TenantShell({ children, pathname }: { children: ComponentChildre
     <TenantSessionContext.Provider value={session}>
       <ImpersonationBanner me={me} />
       <header class="topbar">
-        <a class="skip-link" href="#main">Skip to content</a>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
         <span class="brand">{me.workspace}</span>
         <nav aria-label="Workspace">
           <ul>

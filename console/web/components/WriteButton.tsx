@@ -10,7 +10,13 @@ type Props = { children: ComponentChildren; pending?: boolean } & JSX.ButtonHTML
 export function WriteButton({ children, pending, disabled, ...rest }: Props) {
   const { canWrite, readOnlyReason } = useStaff();
   return (
-    <button type="submit" {...rest} disabled={!canWrite || pending || Boolean(disabled)} aria-busy={pending ? 'true' : undefined} title={canWrite ? undefined : readOnlyReason}>
+    <button
+      type="submit"
+      {...rest}
+      disabled={!canWrite || pending || Boolean(disabled)}
+      aria-busy={pending ? 'true' : undefined}
+      title={canWrite ? undefined : readOnlyReason}
+    >
       {pending ? 'Working…' : children}
     </button>
   );

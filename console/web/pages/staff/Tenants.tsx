@@ -19,7 +19,9 @@ export function Tenants() {
   const shown = useMemo(() => {
     const needle = search.trim().toLowerCase();
     return (tenants.data ?? []).filter(
-      (t) => (!state || t.lifecycle_state === state) && (!needle || t.slug.includes(needle) || t.company.toLowerCase().includes(needle) || (t.industry ?? '').toLowerCase().includes(needle)),
+      (t) =>
+        (!state || t.lifecycle_state === state) &&
+        (!needle || t.slug.includes(needle) || t.company.toLowerCase().includes(needle) || (t.industry ?? '').toLowerCase().includes(needle)),
     );
   }, [tenants.data, search, state]);
 
@@ -29,7 +31,7 @@ export function Tenants() {
       <div class="columns">
         <section class="grow" aria-labelledby="registry-heading">
           <h2 id="registry-heading">Registry</h2>
-          <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+          <form class="filters" aria-label="Search and filter tenants" onSubmit={(e) => e.preventDefault()}>
             <TextField label="Search slug, company or industry" name="search" type="search" value={search} onValue={setSearch} />
             <SelectField
               label="State"
