@@ -14,7 +14,8 @@ function ImpersonationBanner({ me }: { me: TenantMe }) {
   return (
     <section class="impersonation" aria-label="Impersonation">
       <span>
-        You are viewing workspace {me.workspace} as {me.full_name || me.email} ({me.email}), impersonated by {me.impersonated_by.full_name || me.impersonated_by.email}.
+        You are viewing workspace {me.workspace} as {me.full_name || me.email} ({me.email}), impersonated by{' '}
+        {me.impersonated_by.full_name || me.impersonated_by.email}.
       </span>
       <a href="/admin/tenants">Back to the staff console</a>
     </section>
@@ -68,13 +69,15 @@ export function TenantShell({ children, pathname }: { children: ComponentChildre
         <span class="brand">{me.workspace}</span>
         <nav aria-label="Workspace">
           <ul>
-            {tenantNav.filter((item) => session.can(item.permission)).map((item) => (
-              <li key={item.href}>
-                <Link href={item.href} aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? 'page' : undefined}>
-                  {item.label}
-                </Link>
-              </li>
-            ))}
+            {tenantNav
+              .filter((item) => session.can(item.permission))
+              .map((item) => (
+                <li key={item.href}>
+                  <Link href={item.href} aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? 'page' : undefined}>
+                    {item.label}
+                  </Link>
+                </li>
+              ))}
           </ul>
         </nav>
         <div class="whoami">

@@ -38,9 +38,9 @@ function CopyLine({ label, text }: { label: string; text: string }) {
 function AboutPlatform() {
   return (
     <p>
-      The svc platform is used through its API (paths under <code>/v1</code>, with an access token), from your organisation's own tools. Ask your
-      workspace administrator where your organisation reads it. The consoles on this site are for staff onboarding clients and for client workspaces
-      (<a href="/sign-in">sign in to a client workspace</a>).
+      The svc platform is used through its API (paths under <code>/v1</code>, with an access token), from your organisation's own tools. Ask your workspace
+      administrator where your organisation reads it. The consoles on this site are for staff onboarding clients and for client workspaces (
+      <a href="/sign-in">sign in to a client workspace</a>).
     </p>
   );
 }
@@ -54,8 +54,8 @@ export function PlatformAcceptInvite({ query }: { query: URLSearchParams }) {
       {token ? (
         <>
           <p>
-            You were invited to join a workspace on the svc platform. You accept it by signing in with your organisation's identity provider in the tool
-            your organisation uses for svc, which sends this invitation token with your sign-in. The invitation works once and for 7 days.
+            You were invited to join a workspace on the svc platform. You accept it by signing in with your organisation's identity provider in the tool your
+            organisation uses for svc, which sends this invitation token with your sign-in. The invitation works once and for 7 days.
           </p>
           <CopyLine label="Your invitation token" text={token} />
           <CopyLine

@@ -17,8 +17,8 @@ function InvitationUnusable({ workspace }: { workspace: string | null }) {
       <p>The link has expired (invitations last 7 days), has already been used, or is not a complete invitation link.</p>
       <ul>
         <li>
-          If you already accepted it, <Link href={`/sign-in${workspace ? `?workspace=${encodeURIComponent(workspace)}` : ''}`}>sign in</Link> with the
-          password you chose, or <Link href={`/forgot-password${workspace ? `?workspace=${encodeURIComponent(workspace)}` : ''}`}>reset it</Link>.
+          If you already accepted it, <Link href={`/sign-in${workspace ? `?workspace=${encodeURIComponent(workspace)}` : ''}`}>sign in</Link> with the password
+          you chose, or <Link href={`/forgot-password${workspace ? `?workspace=${encodeURIComponent(workspace)}` : ''}`}>reset it</Link>.
         </li>
         <li>Otherwise ask the person who invited you (or your svc contact) to send a new invitation.</li>
       </ul>

@@ -70,8 +70,11 @@ function changesOf(changes: unknown): string[] {
 }
 
 function detailsOf(metadata: Record<string, unknown>): string {
-  const parts = [...changesOf(metadata.changes), ...Object.entries(metadata)
-    .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object')
-    .map(([k, v]) => `${k}: ${String(v)}`)];
+  const parts = [
+    ...changesOf(metadata.changes),
+    ...Object.entries(metadata)
+      .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object')
+      .map(([k, v]) => `${k}: ${String(v)}`),
+  ];
   return parts.join(', ') || '—';
 }

@@ -20,7 +20,17 @@ interface Stale {
   changes: FieldChange[];
 }
 
-function Edit({ cap, members, save, pending }: { cap: Cap; members: Member[] | undefined; save: (changes: Record<string, unknown>) => void; pending: boolean }) {
+function Edit({
+  cap,
+  members,
+  save,
+  pending,
+}: {
+  cap: Cap;
+  members: Member[] | undefined;
+  save: (changes: Record<string, unknown>) => void;
+  pending: boolean;
+}) {
   const [title, setTitle] = useState(cap.title);
   const [problem, setProblem] = useState(cap.problem_statement ?? '');
   const [owner, setOwner] = useState(cap.owner_user_id ?? '');
@@ -67,7 +77,10 @@ export function TenantCap({ params, query }: { params: { capId: string }; query:
   const [stale, setStale] = useState<Stale | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [editKey, setEditKey] = useState(0);
-  const reviewsPath = cap && can('reviews.read') ? `/remediation/reviews?target_type=${encodeURIComponent(cap.target_type)}&target_id=${encodeURIComponent(cap.target_id)}` : null;
+  const reviewsPath =
+    cap && can('reviews.read')
+      ? `/remediation/reviews?target_type=${encodeURIComponent(cap.target_type)}&target_id=${encodeURIComponent(cap.target_id)}`
+      : null;
   const reviews = useResource<Review[]>(reviewsPath);
 
   useEffect(() => {
@@ -185,7 +198,11 @@ export function TenantCap({ params, query }: { params: { capId: string }; query:
             <dt>Target</dt>
             <dd>
               {statusLabel(cap.target_type)}{' '}
-              {cap.target_type === 'pattern' ? <Link href={`/insights/patterns/${encodeURIComponent(cap.target_id)}`}>{cap.target_id}</Link> : <code>{cap.target_id}</code>}
+              {cap.target_type === 'pattern' ? (
+                <Link href={`/insights/patterns/${encodeURIComponent(cap.target_id)}`}>{cap.target_id}</Link>
+              ) : (
+                <code>{cap.target_id}</code>
+              )}
             </dd>
             <dt>Problem statement</dt>
             <dd>{cap.problem_statement ?? '—'}</dd>
@@ -208,7 +225,13 @@ export function TenantCap({ params, query }: { params: { capId: string }; query:
           {write && cap.next_statuses.length > 0 && (
             <div class="actions">
               {cap.next_statuses.map((s) => (
-                <button key={s} type="button" class={s === 'cancelled' ? 'secondary' : undefined} disabled={change.pending || Boolean(stale)} onClick={() => void change.run({ status: s })}>
+                <button
+                  key={s}
+                  type="button"
+                  class={s === 'cancelled' ? 'secondary' : undefined}
+                  disabled={change.pending || Boolean(stale)}
+                  onClick={() => void change.run({ status: s })}
+                >
                   {moveLabel[s] ?? statusLabel(s)}
                 </button>
               ))}
@@ -220,7 +243,13 @@ export function TenantCap({ params, query }: { params: { capId: string }; query:
       {write && cap.next_statuses.length > 0 && (
         <section class="card" aria-labelledby="cap-edit">
           <h2 id="cap-edit">Edit</h2>
-          <Edit key={`${cap.version}:${editKey}`} cap={cap} members={members.data} pending={change.pending || Boolean(stale)} save={(c) => void change.run(c)} />
+          <Edit
+            key={`${cap.version}:${editKey}`}
+            cap={cap}
+            members={members.data}
+            pending={change.pending || Boolean(stale)}
+            save={(c) => void change.run(c)}
+          />
         </section>
       )}
       {can('reviews.read') && (
@@ -229,7 +258,9 @@ export function TenantCap({ params, query }: { params: { capId: string }; query:
           <ErrorMessage error={reviews.error} />
           {pending && (
             <div>
-              <p>Submitted {formatDateTime(pending.created_at)} (version {pending.cap_version}); waiting for a decision.</p>
+              <p>
+                Submitted {formatDateTime(pending.created_at)} (version {pending.cap_version}); waiting for a decision.
+              </p>
               {can('reviews.write') && (
                 <ReviewDecision
                   review={pending}

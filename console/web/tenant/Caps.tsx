@@ -45,7 +45,10 @@ export function TenantCaps({ query }: { query: URLSearchParams }) {
       <h1>Corrective action plans</h1>
       {can('caps.write') && (
         <p>
-          <Link href={`/remediation/caps/new${targetType && targetId ? `?target_type=${targetType}&target_id=${encodeURIComponent(targetId)}` : ''}`} class="button">
+          <Link
+            href={`/remediation/caps/new${targetType && targetId ? `?target_type=${targetType}&target_id=${encodeURIComponent(targetId)}` : ''}`}
+            class="button"
+          >
             New plan
           </Link>
         </p>
@@ -66,7 +69,14 @@ export function TenantCaps({ query }: { query: URLSearchParams }) {
           onValue={(v) => go({ target_type: v, target_id: v ? idInput.trim() : '', page: '' })}
           options={[{ value: ALL, label: 'Any' }, ...CAP_TARGET_TYPES.map((t) => ({ value: t, label: statusLabel(t) }))]}
         />
-        <TextField label="Target id" name="target_id" value={idInput} onValue={setIdInput} disabled={!targetType} hint={targetType ? undefined : 'Choose a target type first.'} />
+        <TextField
+          label="Target id"
+          name="target_id"
+          value={idInput}
+          onValue={setIdInput}
+          disabled={!targetType}
+          hint={targetType ? undefined : 'Choose a target type first.'}
+        />
         <SelectField
           label="Status"
           name="status"
@@ -86,7 +96,9 @@ export function TenantCaps({ query }: { query: URLSearchParams }) {
       {caps.data && (
         <>
           <p class="count" role="status">
-            {shown.length === 0 ? 'No plans match.' : `Plans ${(current - 1) * CAPS_PER_PAGE + 1}–${(current - 1) * CAPS_PER_PAGE + rows.length} of ${shown.length}`}
+            {shown.length === 0
+              ? 'No plans match.'
+              : `Plans ${(current - 1) * CAPS_PER_PAGE + 1}–${(current - 1) * CAPS_PER_PAGE + rows.length} of ${shown.length}`}
           </p>
           {rows.length > 0 && (
             <div class="table-wrap">

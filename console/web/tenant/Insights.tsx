@@ -13,8 +13,8 @@ export function NoActiveModel({ detail }: { detail: string }) {
       <h2 id="no-model">No insights yet</h2>
       <p>{detail}</p>
       <p>
-        Insights appear once your svc team has trained a model on your data and activated it. Meanwhile you can <Link href="/sources">bring in data</Link>{' '}
-        and see <Link href="/members">who is in your workspace</Link>.
+        Insights appear once your svc team has trained a model on your data and activated it. Meanwhile you can <Link href="/sources">bring in data</Link> and
+        see <Link href="/members">who is in your workspace</Link>.
       </p>
     </section>
   );
@@ -30,7 +30,11 @@ export function TenantInsights({ query }: { query: URLSearchParams }) {
       <h1>Insights</h1>
       {query.get('welcome') && <Notice tone="success">Welcome to {me.workspace}. You are signed in.</Notice>}
       <ErrorMessage error={snapshot.error} />
-      {!data && !snapshot.error && <p class="loading" aria-busy="true">Loading insights…</p>}
+      {!data && !snapshot.error && (
+        <p class="loading" aria-busy="true">
+          Loading insights…
+        </p>
+      )}
       {data?.status === 'no_active_model' && <NoActiveModel detail={data.detail} />}
       {data?.status === 'active' && (
         <>

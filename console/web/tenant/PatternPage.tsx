@@ -55,7 +55,12 @@ export function TenantPattern({ params }: { params: { patternId: string } }) {
   const snapshot = useSnapshot(me.workspace);
   const data = snapshot.data;
   if (snapshot.error) return <ErrorMessage error={snapshot.error} />;
-  if (!data) return <p class="loading" aria-busy="true">Loading the pattern…</p>;
+  if (!data)
+    return (
+      <p class="loading" aria-busy="true">
+        Loading the pattern…
+      </p>
+    );
   if (data.status === 'no_active_model') return <NoActiveModel detail={data.detail} />;
   const p = data.patterns.find((x) => x.id === params.patternId);
   if (!p) {
@@ -76,43 +81,47 @@ export function TenantPattern({ params }: { params: { patternId: string } }) {
       </p>
       <h1>{p.name}</h1>
       <div class="actions">
-        {can('caps.write') && <Link href={capHref} class="button">Create a corrective action plan</Link>}
+        {can('caps.write') && (
+          <Link href={capHref} class="button">
+            Create a corrective action plan
+          </Link>
+        )}
         {can('caps.read') && <Link href={`/remediation/caps?target_type=pattern&target_id=${encodeURIComponent(p.id)}`}>Plans for this pattern</Link>}
       </div>
       <section class="card" aria-labelledby="pattern-facts">
-          <h2 id="pattern-facts">Summary</h2>
-          <dl class="facts">
-            <dt>Risk score</dt>
-            <dd>
-              {p.risk_score} of 100 (severity {p.risk_components.severity.toFixed(2)}, recency {p.risk_components.recency.toFixed(2)}, volume{' '}
-              {p.risk_components.volume.toFixed(2)})
-            </dd>
-            <dt>Rank</dt>
-            <dd>{p.rank}</dd>
-            <dt>Size</dt>
-            <dd>{p.size} records</dd>
-            <dt>Severity mix</dt>
-            <dd>
-              <SeverityMix counts={p.severity_counts} />
-            </dd>
-            <dt>First seen</dt>
-            <dd>{formatDateTime(p.first_seen_at)}</dd>
-            <dt>Last seen</dt>
-            <dd>{formatDateTime(p.last_seen_at)}</dd>
-            <dt>Stability</dt>
-            <dd>
-              {statusLabel(p.stability.status)}
-              {p.stability.jaccard !== null && ` (overlap with the previous model ${percent(p.stability.jaccard)})`}
-            </dd>
-            <dt>Top terms</dt>
-            <dd>
-              <ul class="terms">
-                {p.top_terms.map((t) => (
-                  <li key={t}>{t}</li>
-                ))}
-              </ul>
-            </dd>
-          </dl>
+        <h2 id="pattern-facts">Summary</h2>
+        <dl class="facts">
+          <dt>Risk score</dt>
+          <dd>
+            {p.risk_score} of 100 (severity {p.risk_components.severity.toFixed(2)}, recency {p.risk_components.recency.toFixed(2)}, volume{' '}
+            {p.risk_components.volume.toFixed(2)})
+          </dd>
+          <dt>Rank</dt>
+          <dd>{p.rank}</dd>
+          <dt>Size</dt>
+          <dd>{p.size} records</dd>
+          <dt>Severity mix</dt>
+          <dd>
+            <SeverityMix counts={p.severity_counts} />
+          </dd>
+          <dt>First seen</dt>
+          <dd>{formatDateTime(p.first_seen_at)}</dd>
+          <dt>Last seen</dt>
+          <dd>{formatDateTime(p.last_seen_at)}</dd>
+          <dt>Stability</dt>
+          <dd>
+            {statusLabel(p.stability.status)}
+            {p.stability.jaccard !== null && ` (overlap with the previous model ${percent(p.stability.jaccard)})`}
+          </dd>
+          <dt>Top terms</dt>
+          <dd>
+            <ul class="terms">
+              {p.top_terms.map((t) => (
+                <li key={t}>{t}</li>
+              ))}
+            </ul>
+          </dd>
+        </dl>
       </section>
       <section class="card" aria-labelledby="pattern-forecast">
         <h2 id="pattern-forecast">Recurrence forecast</h2>

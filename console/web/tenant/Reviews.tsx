@@ -40,7 +40,11 @@ export function TenantReviews() {
                   <p>
                     Submitted {formatDateTime(r.created_at)} (plan version {r.cap_version}), target {statusLabel(r.target_type)} <code>{r.target_id}</code>
                   </p>
-                  {can('reviews.write') ? <ReviewDecision review={r} onDecided={refresh} /> : <p class="count">Your role can read reviews but not decide them.</p>}
+                  {can('reviews.write') ? (
+                    <ReviewDecision review={r} onDecided={refresh} />
+                  ) : (
+                    <p class="count">Your role can read reviews but not decide them.</p>
+                  )}
                 </li>
               ))}
             </ul>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, post } from '../api/client.ts';
+import { post } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { useAction } from '../app/hooks.ts';
 import { navigate } from '../app/router.ts';
@@ -18,7 +18,7 @@ interface Workspace {
 const TYPED = '';
 
 /**
- * Tenant sign-in: pick a live workspace (GET /workspaces) or type its slug, then e-mail and
+ * Tenant sign-in: pick a live workspace (GET /workspaces, read by the console) or type its slug, then e-mail and
  * password. A wrong anything is the API's one deliberate "Invalid workspace, email, or password.";
  * the rate limit's 429 says when to try again (Retry-After).
  */
@@ -29,7 +29,11 @@ export function TenantSignIn({ query }: { query: URLSearchParams }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   useEffect(() => {
-    get<Workspace[]>('/workspaces').then(setWorkspaces, () => setWorkspaces([]));
+    // The console's own copy of GET /workspaces (console/server/workspaceList.ts): the proxy keeps
+    // its ten public paths, and the list is only a convenience, so a failure leaves the typed slug.
+    fetch('/workspaces.json')
+      .then((res) => (res.ok ? (res.json() as Promise<Workspace[]>) : []))
+      .then(setWorkspaces, () => setWorkspaces([]));
   }, []);
   const listed = workspaces?.some((w) => w.client_id === picked) ?? false;
   const workspace = (listed ? picked : typed).trim();
@@ -54,7 +58,10 @@ export function TenantSignIn({ query }: { query: URLSearchParams }) {
             name="workspace_pick"
             value={listed ? picked : TYPED}
             onValue={setPicked}
-            options={[...workspaces.map((w) => ({ value: w.client_id, label: `${w.company} (${w.client_id})` })), { value: TYPED, label: 'Another workspace: type its name' }]}
+            options={[
+              ...workspaces.map((w) => ({ value: w.client_id, label: `${w.company} (${w.client_id})` })),
+              { value: TYPED, label: 'Another workspace: type its name' },
+            ]}
           />
         )}
         {!listed && (

@@ -50,7 +50,9 @@ function UploadResult({ result }: { result: Upload }) {
     const rows = INVALID.exec(result.error_detail ?? '');
     return (
       <div class="alert alert--error" role="alert">
-        <p>{result.filename} was not accepted: no row of it was added.{rows ? ' Rejected rows and why:' : ` ${result.error_detail}`}</p>
+        <p>
+          {result.filename} was not accepted: no row of it was added.{rows ? ' Rejected rows and why:' : ` ${result.error_detail}`}
+        </p>
         {rows && (
           <ul>
             {rows[1].split('; ').map((problem) => (
@@ -95,7 +97,13 @@ function UploadToSource({ source, onDone }: { source: Source; onDone: () => void
     <form class="upload" onSubmit={onSubmit} noValidate aria-label={`Upload a file to ${source.name}`}>
       <div class="field">
         <label for={inputId}>File for {source.name}</label>
-        <input id={inputId} type="file" name="file" accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)} />
+        <input
+          id={inputId}
+          type="file"
+          name="file"
+          accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+          onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)}
+        />
         <p class="field__hint">CSV or XLSX with a header row: external_id, title, narrative, occurred_at, severity, source.</p>
       </div>
       {progress !== null && (
@@ -147,7 +155,11 @@ export function TenantSources() {
           ))}
         </ul>
       )}
-      {manage ? <RegisterSource onDone={() => void sources.reload()} /> : <p class="count">Your role can see the sources; registering and uploading needs the sources.manage permission.</p>}
+      {manage ? (
+        <RegisterSource onDone={() => void sources.reload()} />
+      ) : (
+        <p class="count">Your role can see the sources; registering and uploading needs the sources.manage permission.</p>
+      )}
     </>
   );
 }

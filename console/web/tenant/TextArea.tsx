@@ -1,7 +1,21 @@
 import { useId } from 'preact/hooks';
 
 /** A labelled multi-line field with its error, like TextField. */
-export function TextArea({ label, name, value, onValue, error, rows = 4 }: { label: string; name: string; value: string; onValue: (v: string) => void; error?: string; rows?: number }) {
+export function TextArea({
+  label,
+  name,
+  value,
+  onValue,
+  error,
+  rows = 4,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  onValue: (v: string) => void;
+  error?: string;
+  rows?: number;
+}) {
   const id = useId();
   return (
     <div class={`field${error ? ' field--invalid' : ''}`}>

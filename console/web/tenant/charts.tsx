@@ -107,9 +107,7 @@ export function HazardChart({ forecast, level }: { forecast: Extract<PatternFore
           Recurrences per day
         </text>
       </svg>
-      <figcaption>
-        The line is the expected recurrence rate; the shaded band is its {pct}% interval.
-      </figcaption>
+      <figcaption>The line is the expected recurrence rate; the shaded band is its {pct}% interval.</figcaption>
     </figure>
   );
 }
