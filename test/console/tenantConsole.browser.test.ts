@@ -393,7 +393,9 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await page.getByLabel('E-mail').fill(staffCredentials.email);
     await page.getByLabel('Password').fill(staffCredentials.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Tenants', level: 1 }).waitFor();
     await page.goto(`${c.url}/admin/tenants/${tenant.id}`);
+    await page.getByRole('button', { name: 'Open the tenant console as a user' }).waitFor();
     const [tenantTab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Open the tenant console as a user' }).click()]);
     const banner = tenantTab.getByRole('region', { name: 'Impersonation' });
     await banner.waitFor();

@@ -7,7 +7,7 @@ import type { InsightPattern, PatternForecast } from './types.ts';
 
 const W = 640;
 const H = 300;
-const PAD = { left: 48, right: 16, top: 12, bottom: 40 };
+const PAD = { left: 64, right: 16, top: 12, bottom: 40 };
 
 const ticks = (max: number, count = 5) => {
   const raw = max / count;
