@@ -15,6 +15,7 @@ import { demoToken, eventually } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
 import { syntheticRecords } from '../helpers/onboarding.ts';
 import { createTenant, liveTenant, provisionTenant, seedStaff, staffLogin } from '../helpers/product.ts';
+import { addMember } from '../helpers/members.ts';
 import { startSmtpSink, type ReceivedMail } from '../helpers/smtp.ts';
 
 /** The heading each console page of a link renders, by the link's path. */
@@ -58,8 +59,10 @@ if (chromiumAvailable('the e-mail link browser tests')) {
     // Staff password reset.
     assert.is((await t.product.post('/admin/password-reset/request', { email: staff.email })).status, 202);
 
-    // Platform: the demo owner gets every notification by e-mail at once.
+    // Platform: a second member gets every notification by e-mail at once (the inviter is not told
+    // of their own invitation).
     const owner = t.platform.as(await demoToken(t));
+    const watcher = t.platform.as((await addMember(t.app, t.demo.workspaceId, 'watcher@example.com', 'admin')).token);
     const everyKind = Object.fromEntries(
       [
         'high_confidence_prediction',
@@ -72,7 +75,7 @@ if (chromiumAvailable('the e-mail link browser tests')) {
         'weekly_digest',
       ].map((k) => [k, { email: true, in_app: true, chat: false }]),
     );
-    const prefs = await owner.patch('/v1/me/notifications', { digest_frequency: 'realtime', events: everyKind, min_risk_score_for_alert: 0 });
+    const prefs = await watcher.patch('/v1/me/notifications', { digest_frequency: 'realtime', events: everyKind, min_risk_score_for_alert: 0 });
     assert.is(prefs.status, 200, prefs.text);
     assert.is((await owner.post('/v1/invitations', { email: 'member@platform.test', role: 'member' }, fresh())).status, 201);
     const records = syntheticRecords(90, 51, 3, 'tracker');
