@@ -136,8 +136,8 @@ export async function activeInsightSnapshot(db: Queryable): Promise<InsightSnaps
                           select jsonb_agg(jsonb_build_object('id', r.record_id, 'source', r.source, 'external_id', r.external_id,
                                    'title', r.title, 'severity', r.severity, 'occurred_at', r.occurred_at)
                                    order by r.occurred_at desc nulls last, r.external_id)
-                            from (select d.* from dataset_records d
-                                   where d.dataset_id = k.dataset_id and d.record_id = any(p.member_ids)
+                            from (select d.* from unnest(p.member_ids) as m (record_id)
+                                   join dataset_records d on d.dataset_id = k.dataset_id and d.record_id = m.record_id
                                    order by d.occurred_at desc nulls last, d.external_id limit $1) r), '[]'::jsonb))
                         order by p.risk_score desc, p.rank)
                         from insight_patterns p where p.collection_id = c.id), '[]'::jsonb) as patterns
