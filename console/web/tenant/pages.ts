@@ -16,7 +16,10 @@ import { TenantPattern } from './PatternPage.tsx';
 import { TenantReviews } from './Reviews.tsx';
 import { TenantSignIn } from './SignIn.tsx';
 import { TenantSources } from './Sources.tsx';
+import { prefetchSnapshot } from './snapshot.ts';
 import './tenant.css';
+
+prefetchSnapshot();
 
 type Component = PageDefinition['component'];
 const page = (path: string, title: string, area: PageDefinition['area'], component: unknown): PageDefinition => ({
