@@ -31,13 +31,11 @@
  * Also: per kill, whether it interrupted a job, and the time from the kill to the release of the
  * interrupted attempt (job_runs.interruptions[].released_at) and to the job's completion.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { generateIssues } from '../fixtures/synthetic.ts';
-import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
+import { startSvcRole, svcEnv, type SvcRole } from '../fixtures/svcProcess.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
 import { fmt, intFlag, table, verdict } from './measure.ts';
 import { openDatabase } from './workspace.ts';
@@ -75,58 +73,25 @@ const log = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-interface Svc {
-  role: 'api' | 'worker';
-  child: ChildProcess;
-  /** graphile-worker pool ids of a worker process (a new one when it replaces its runner). */
-  poolIds: string[];
-  platform?: string;
-  exited: Promise<void>;
-  stderrTail(): string;
-}
+type Svc = SvcRole;
 
-/** Starts `svc <role>` on the database and resolves once it logged that it is ready. */
-function startSvc(role: 'api' | 'worker', databaseUrl: string): Promise<Svc> {
-  const env = svcEnv({
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl,
-    PLATFORM_PORT: '0',
-    PRODUCT_PORT: '0',
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_STORE: 'postgres',
-    TRUST_PROXY: '1',
-    WORKER_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
-    WORKER_DEAD_AFTER_MS: String(DEAD_AFTER_MS),
-  });
-  const child = spawnSvc([role], env);
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const svc: Svc = { role, child, poolIds: [], exited, stderrTail: () => stderr };
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    let ready = false;
-    lines.on('line', (line) => {
-      let entry: Record<string, unknown>;
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (typeof entry.pool_id === 'string' && (entry.msg === 'worker started' || entry.msg === 'worker restarted')) svc.poolIds.push(entry.pool_id);
-      if (!ready && entry.msg === (role === 'worker' ? 'worker started' : 'listening')) {
-        ready = true;
-        svc.platform = entry.platform as string | undefined;
-        resolve(svc);
-        // An API's access log is not needed: read and dropped so the pipe never fills.
-        if (role === 'api') lines.close();
-      }
-    });
-    lines.on('close', () => child.stdout!.resume());
-    void exited.then(() => ready || reject(new Error(`svc ${role} exited before it was ready:\n${stderr}`)));
-  });
-}
+/** Starts `svc <role>` on the database with the soak's settings. */
+const startSvc = (role: 'api' | 'worker', databaseUrl: string): Promise<Svc> =>
+  startSvcRole(
+    role,
+    svcEnv({
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      PLATFORM_PORT: '0',
+      PRODUCT_PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_STORE: 'postgres',
+      TRUST_PROXY: '1',
+      WORKER_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
+      WORKER_DEAD_AFTER_MS: String(DEAD_AFTER_MS),
+    }),
+  );
 
 async function post(base: string, route: string, body: unknown, headers: Record<string, string>) {
   const res = await fetch(base + route, {

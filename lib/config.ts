@@ -46,6 +46,9 @@ export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), postgresUrl),
+    DATABASE_DIRECT_URL: z.preprocess((v) => (v === '' ? undefined : v), postgresUrl),
+    DATABASE_REPLICA_URL: z.preprocess((v) => (v === '' ? undefined : v), postgresUrl),
+    DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
     PLATFORM_PORT: port.default(8080),
     PRODUCT_PORT: port.default(8081),
     METRICS_PORT: port.default(9464),
@@ -129,6 +132,16 @@ export const configSchema = z
     }
     if (c.WORKER_DEAD_AFTER_MS < 2 * c.WORKER_HEARTBEAT_INTERVAL_MS) {
       issues.addIssue({ code: 'custom', path: ['WORKER_DEAD_AFTER_MS'], message: 'must be at least twice WORKER_HEARTBEAT_INTERVAL_MS' });
+    }
+    if (c.DATABASE_POOL_MODE === 'transaction' && !c.DATABASE_URL) {
+      issues.addIssue({ code: 'custom', path: ['DATABASE_POOL_MODE'], message: 'transaction needs DATABASE_URL (the pooler) and DATABASE_DIRECT_URL' });
+    }
+    if (c.DATABASE_POOL_MODE === 'transaction' && !c.DATABASE_DIRECT_URL) {
+      issues.addIssue({
+        code: 'custom',
+        path: ['DATABASE_DIRECT_URL'],
+        message: 'is required when DATABASE_POOL_MODE=transaction (LISTEN, advisory locks and the job runner need a session)',
+      });
     }
     if (c.AUTH_PROVIDER === 'oidc') {
       if (!c.OIDC_ISSUER) issues.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_PROVIDER=oidc' });

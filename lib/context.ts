@@ -5,6 +5,7 @@
 import type { Config } from './config.ts';
 import type { Pool } from './db.ts';
 import type { Logger } from './logger.ts';
+import type { ReadReplica } from './readReplica.ts';
 import { ensureGeneratedSecret } from '../sql/appSettings.ts';
 import { createSecretBox, deriveEncryptionKey, deriveKey, keyFromSetting, type SecretBox } from './secretBox.ts';
 
@@ -35,6 +36,13 @@ export interface AppContext {
   logger: Logger;
   clock: Clock;
   secrets: Secrets;
+  /** DATABASE_REPLICA_URL: lag-tolerant /v1 reads may be served there (lib/readReplica.ts). */
+  replica?: ReadReplica;
+  /**
+   * A URL that reaches Postgres itself, not a transaction-mode pooler (DATABASE_DIRECT_URL): for what
+   * needs a session of its own (LISTEN, export children). Unset: the pool's own URL.
+   */
+  directDatabaseUrl?: string;
 }
 
 export async function loadSecrets(config: Config, pool: Pool): Promise<Secrets> {

@@ -33,16 +33,30 @@ export const poolTimeouts = (config: {
   idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
 });
 
-export function createPool(connectionString: string, options: { max?: number; applicationName?: string; timeouts?: PoolTimeouts } = {}): pg.Pool {
+/**
+ * `session`: each pool connection is a Postgres session of its own (a direct connection, or a pooler in
+ * session mode). `transaction`: the URL is a pooler in transaction mode (PgBouncer `pool_mode =
+ * transaction`): consecutive transactions may run on different server sessions, so nothing may rely on
+ * session state. Such a pool sends no session settings at start-up (a pooler refuses or drops them:
+ * set statement_timeout and idle_in_transaction_session_timeout on the database role instead,
+ * docs/deployment.md) and the process uses no named prepared statements (usePreparedStatements).
+ */
+export type PoolMode = 'session' | 'transaction';
+
+export function createPool(
+  connectionString: string,
+  options: { max?: number; applicationName?: string; timeouts?: PoolTimeouts; mode?: PoolMode } = {},
+): pg.Pool {
   const timeouts = options.timeouts ?? defaultTimeouts;
+  const sessionSettings =
+    options.mode === 'transaction' ? {} : { statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs };
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'svc',
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: timeouts.connectMs,
-    statement_timeout: timeouts.statementMs,
-    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    ...sessionSettings,
     keepAlive: true,
   });
   // A client losing its connection must not crash the process: an idle one is replaced by the
@@ -53,6 +67,17 @@ export function createPool(connectionString: string, options: { max?: number; ap
 }
 
 const preparedNames = new Set<string>();
+let namedStatements = true;
+
+/**
+ * Named prepared statements live in one server session; behind a transaction-mode pooler older than
+ * PgBouncer 1.21 the next use may land on a session that never prepared it. A process whose main pool
+ * is such a pooler turns them off once at start-up: `prepared` statements are then sent unnamed
+ * (parsed and planned each time, as any other statement).
+ */
+export function usePreparedStatements(enabled: boolean): void {
+  namedStatements = enabled;
+}
 
 /**
  * A constant statement of a hot path, prepared once per connection: Postgres parses and plans it on its
@@ -61,13 +86,13 @@ const preparedNames = new Set<string>();
  * than a token check takes to run (0.05 ms; docs/benchmarks.md, issue 11 session 8). Rules: the text is constant (built once, at module load);
  * the result columns are named, never `*`, because a prepared statement whose result columns change
  * (a migration adds a column) fails with "cached plan must not change result type" until its
- * connection is replaced; `name` is unique in the process (checked here). A pooler in front of
- * Postgres must support prepared statements (docs/decisions.md).
+ * connection is replaced; `name` is unique in the process (checked here). Behind a transaction-mode
+ * pooler they are sent unnamed (usePreparedStatements).
  */
 export function prepared(name: string, text: string): (values: unknown[]) => pg.QueryConfig {
   if (preparedNames.has(name)) throw new Error(`prepared statement ${name} is defined twice`);
   preparedNames.add(name);
-  return (values) => ({ name, text, values });
+  return (values) => (namedStatements ? { name, text, values } : { text, values });
 }
 
 /**

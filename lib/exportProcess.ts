@@ -49,7 +49,7 @@ export interface ExportDatabase {
 
 /** The database this process uses (the embedded one too), with its pool timeouts, for an export child. */
 export const exportDatabase = (app: AppContext): ExportDatabase => ({
-  url: app.pool.options.connectionString!,
+  url: app.directDatabaseUrl ?? app.pool.options.connectionString!,
   timeouts: poolTimeouts(app.config),
 });
 

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../lib/config.ts';
 import { setPasswordHashCost } from '../lib/passwords.ts';
 import { systemClock, loadSecrets, type AppContext, type Clock } from '../lib/context.ts';
-import { createPool, poolTimeouts, type Pool } from '../lib/db.ts';
+import { createPool, poolTimeouts, usePreparedStatements, type Pool } from '../lib/db.ts';
+import { ReadReplica } from '../lib/readReplica.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { registerQueueDepthReader } from '../lib/metrics.ts';
@@ -93,7 +94,11 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
   if (roles.console && roles.api && !config.CONSOLE_PROXY_SECRET) config = { ...config, CONSOLE_PROXY_SECRET: randomBytes(32).toString('base64url') };
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: roles.api && roles.worker ? 'serve' : roles.api ? 'api' : 'worker' });
   const database = await openDatabase(config, logger);
-  const pool = createPool(database.url, { max: 10, applicationName: 'svc', timeouts: poolTimeouts(config) });
+  // DATABASE_URL may be a transaction-mode pooler (DATABASE_POOL_MODE); what needs a session of its own
+  // (migrations' advisory lock, LISTEN, the job runner, export children) uses DATABASE_DIRECT_URL.
+  const directUrl = config.DATABASE_DIRECT_URL ?? database.url;
+  if (config.DATABASE_POOL_MODE === 'transaction') usePreparedStatements(false);
+  const pool = createPool(database.url, { max: 10, applicationName: 'svc', timeouts: poolTimeouts(config), mode: config.DATABASE_POOL_MODE });
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error('shutdown step failed', { err }));
@@ -101,9 +106,16 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
   stops.push(async () => database.embedded?.stop());
   stops.push(async () => pool.end());
   try {
-    await migrate(pool, logger);
+    await withDirectPool(directUrl, pool, (direct) => migrate(direct, logger));
     if (config.AUTH_PROVIDER === 'none' && config.NODE_ENV !== 'production') await seedDevelopmentData(pool, logger);
     const app = await createAppContext(config, pool, logger);
+    app.directDatabaseUrl = directUrl;
+    if (roles.api && config.DATABASE_REPLICA_URL) {
+      const replicaPool = createPool(config.DATABASE_REPLICA_URL, { max: 10, applicationName: 'svc-replica', timeouts: poolTimeouts(config) });
+      app.replica = new ReadReplica(replicaPool, pool, logger);
+      app.replica.start();
+      stops.push(() => app.replica!.stop());
+    }
     const running: RunningProcess = { app, stop: stopAll };
 
     const unregisterDepth = registerQueueDepthReader(() => activeJobCounts(pool));
@@ -112,10 +124,10 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
     stops.push(() => running.metrics!.close());
 
     if (roles.worker && roles.api) {
-      running.workerProcess = startWorkerProcess(database.url, logger);
+      running.workerProcess = startWorkerProcess(directUrl, logger);
       stops.push(() => running.workerProcess!.stop());
     } else if (roles.worker) {
-      const workerPool = createPool(database.url, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts: poolTimeouts(config) });
+      const workerPool = createPool(directUrl, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts: poolTimeouts(config) });
       stops.push(async () => workerPool.end());
       running.worker = await startWorker(app, { tasks, crontab, concurrency: config.WORKER_CONCURRENCY, pool: workerPool });
       stops.push(() => running.worker!.stop());
@@ -148,6 +160,17 @@ export async function startConsoleProcess(config: Config): Promise<{ logger: Log
   const running = await listenOrExplain(() => startConsole(config, logger), 'CONSOLE_PORT', config.CONSOLE_PORT);
   logger.info('console listening', { console: running.url, product: config.PRODUCT_URL });
   return { logger, console: running, stop: () => running.close() };
+}
+
+/** Runs `fn` on a short-lived pool of `directUrl`, or on `pool` itself when that is already direct. */
+async function withDirectPool<T>(directUrl: string, pool: Pool, fn: (direct: Pool) => Promise<T>): Promise<T> {
+  if (directUrl === pool.options.connectionString) return fn(pool);
+  const direct = createPool(directUrl, { max: 2, applicationName: 'svc-migrate' });
+  try {
+    return await fn(direct);
+  } finally {
+    await direct.end();
+  }
 }
 
 async function listenOrExplain<T>(start: () => Promise<T>, variable: string, port: number): Promise<T> {

@@ -279,7 +279,8 @@ async function withDatabase<T>(role: string, fn: (db: { pool: Pool; logger: Logg
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role });
   const database = await openDatabase(config, logger);
-  const pool = createPool(database.url, { max: 4, timeouts: poolTimeouts(config) });
+  // CLI commands hold sessions (migrations' and engine runs' advisory locks): never through a transaction pooler.
+  const pool = createPool(config.DATABASE_DIRECT_URL ?? database.url, { max: 4, timeouts: poolTimeouts(config) });
   try {
     const { applied } = await migrate(pool, logger);
     // The same development seed as `svc serve`, so that `--workspace demo` works on a fresh database.

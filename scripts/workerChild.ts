@@ -33,8 +33,9 @@ process.on('message', (message: ParentMessage) => {
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL, { service: 'svc', role: 'worker' });
 const timeouts = poolTimeouts(config);
-const pool = createPool(config.DATABASE_URL!, { max: 4, applicationName: 'svc-worker', timeouts });
-const workerPool = createPool(config.DATABASE_URL!, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts });
+const databaseUrl = config.DATABASE_DIRECT_URL ?? config.DATABASE_URL!;
+const pool = createPool(databaseUrl, { max: 4, applicationName: 'svc-worker', timeouts });
+const workerPool = createPool(databaseUrl, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts });
 // The database may be down or still starting: wait for it (a stop meanwhile ends the wait).
 const app = await untilDatabaseAnswers(
   'worker process start',

@@ -8,6 +8,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../lib/context.ts';
 import { AppError } from '../../lib/errors.ts';
+import { withReadPool } from '../../lib/readReplica.ts';
 import { accessLog } from '../http/accessLog.ts';
 import { docsRouter } from '../http/docs.ts';
 import { buildOpenApi, jsonSchema } from '../http/openapi.ts';
@@ -152,7 +153,11 @@ async function handle(app: AppContext, options: PlatformAppOptions, route: Platf
     }
   }
   try {
-    const result = await route.handler({ ...parsed.value, principal, app, req, res } as Parameters<PlatformRoute['handler']>[0]);
+    const run = async (pool: AppContext['pool']) =>
+      route.handler({ ...parsed.value, principal, app: pool === app.pool ? app : { ...app, pool }, req, res } as Parameters<PlatformRoute['handler']>[0]);
+    const result = route.readsFrom === 'replica' && principal ? await withReadPool(app.pool, app.replica, principal.workspaceId, run) : await run(app.pool);
+    // A write of this workspace is committed: its reads stay on the primary until the replica has it.
+    if (principal && app.replica && req.method !== 'GET' && req.method !== 'HEAD') app.replica.noteWrite(principal.workspaceId);
     if (!result) {
       // The handler streamed its own response: nothing to cache.
       if (idempotency) await idempotencyStore.releaseIdempotencyKey(app.pool, idempotency.id);

@@ -28,6 +28,12 @@ export interface PlatformRoute extends BaseRoute {
   scope: Scope | null;
   /** Status of a request validation failure: 400 on /v1, 422 where the spec says so (provisioning). */
   validationStatus: 400 | 422;
+  /**
+   * `replica`: a read that tolerates replication lag; with DATABASE_REPLICA_URL its handler's `app.pool`
+   * is the replica unless the caller's workspace wrote something the replica has not replayed yet
+   * (lib/readReplica.ts). The handler must only read.
+   */
+  readsFrom: 'primary' | 'replica';
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler(input: PlatformInput<any, any, any, any>): Promise<Reply | void> | Reply | void;
 }
@@ -38,6 +44,7 @@ type RouteFields<P, Q, B, A extends PlatformAuthKind> = Omit<BaseRoute, 'params'
   body?: B;
   auth?: A;
   validationStatus?: 400 | 422;
+  readsFrom?: 'primary' | 'replica';
   handler(input: PlatformInput<P, Q, B, A>): Promise<Reply | void> | Reply | void;
 } & (A extends 'bearer' ? { scope: Scope } : { scope?: never });
 
@@ -55,6 +62,7 @@ export function platformRoute<
     auth: def.auth ?? 'bearer',
     scope: (def.scope as Scope | undefined) ?? null,
     validationStatus: def.validationStatus ?? 400,
+    readsFrom: def.readsFrom ?? 'primary',
     handler: def.handler as PlatformRoute['handler'],
   };
 }

@@ -11,7 +11,6 @@
  *   `backend unavailable` (or, once the answer has started, the browser's connection is cut).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { Agent, errors as undiciErrors } from 'undici';
 import type { Logger } from '../../lib/logger.ts';
 import { clientAddress } from '../../lib/clientAddress.ts';
@@ -109,17 +108,22 @@ export function createBackendProxy(options: ProxyOptions) {
     });
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
     try {
-      const upstream = await agent.request({
-        origin: target.origin,
-        path: `${target.pathname.replace(/\/$/, '')}${path}`,
-        method: req.method as 'GET',
-        headers: forwardedHeaders(req, options),
-        body: hasBody ? req : null,
-        signal: abort.signal,
-      });
-      res.statusCode = upstream.statusCode;
-      relayHeaders(res, upstream.headers);
-      await pipeline(upstream.body, res);
+      // stream(): the backend's body is written straight into the browser's response, no Readable between.
+      await agent.stream(
+        {
+          origin: target.origin,
+          path: `${target.pathname.replace(/\/$/, '')}${path}`,
+          method: req.method as 'GET',
+          headers: forwardedHeaders(req, options),
+          body: hasBody ? req : null,
+          signal: abort.signal,
+        },
+        ({ statusCode, headers }) => {
+          res.statusCode = statusCode;
+          relayHeaders(res, headers);
+          return res;
+        },
+      );
     } catch (err) {
       if (abort.signal.aborted) return;
       if (!res.headersSent && unreachable(err)) {

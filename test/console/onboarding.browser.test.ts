@@ -68,7 +68,7 @@ if (chromiumAvailable('the staff console onboarding in a browser')) {
     assert.match(page.url(), /\/admin\/tenants$/);
     const cookies = await context.cookies();
     assert.ok(cookies.find((k) => k.name === 'svc_admin_session')?.httpOnly, 'the session cookie is httpOnly');
-    assert.is(await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })), '{}{}', 'nothing in web storage');
+    assert.is(await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })'), '{}{}', 'nothing in web storage');
 
     // The API's 422 for the slug's character rule, next to the slug field.
     await page.getByLabel('Slug', { exact: true }).fill('Acme_Corp');
@@ -76,7 +76,7 @@ if (chromiumAvailable('the staff console onboarding in a browser')) {
     await page.getByRole('button', { name: 'Create tenant' }).click();
     const slugError = page.locator('.field', { has: page.getByLabel('Slug', { exact: true }) }).locator('.field__error');
     await slugError.waitFor();
-    assert.match(await slugError.innerText(), /lowercase letters, digits and hyphens/);
+    assert.match((await slugError.textContent()) ?? '', /lowercase letters, digits and hyphens/);
     assert.is(await page.getByLabel('Slug', { exact: true }).getAttribute('aria-invalid'), 'true');
     await checkPage(page, 'tenants-create-422');
     await page.getByLabel('Slug', { exact: true }).fill('acme');
@@ -110,7 +110,7 @@ if (chromiumAvailable('the staff console onboarding in a browser')) {
       .locator('.field', { has: page.getByLabel('Most clusters (k_max)') })
       .locator('.field__error');
     await kMaxError.waitFor();
-    assert.is(await kMaxError.innerText(), 'must be at least k_min');
+    assert.is(await kMaxError.textContent(), 'must be at least k_min');
     await section(page, 'settings').getByLabel('Fewest clusters (k_min)').fill('2');
     await section(page, 'settings').getByLabel('Most clusters (k_max)').fill('6');
     await section(page, 'settings').getByRole('button', { name: 'Save training configuration' }).click();
@@ -120,8 +120,9 @@ if (chromiumAvailable('the staff console onboarding in a browser')) {
     const csv = recordsCsv(syntheticRecords(120));
     const dropzone = section(page, 'upload').locator('.dropzone');
     const dataTransfer = await page.evaluateHandle((text) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([text], 'history.csv', { type: 'text/csv' }));
+      const browser = globalThis as any;
+      const dt = new browser.DataTransfer();
+      dt.items.add(new browser.File([text], 'history.csv', { type: 'text/csv' }));
       return dt;
     }, csv);
     await dropzone.dispatchEvent('dragover', { dataTransfer });

@@ -14,6 +14,7 @@ import { eventFeedList } from '../../../sql/events.ts';
 export const feedRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/workspaces/current/events',
     operationId: 'workspaceEventFeed',
     summary: 'The workspace event feed, oldest first (machine-replayable)',

@@ -24,6 +24,7 @@ const issueListQuery = listQuery(issueFilters, ['created_at', 'source_created_at
 export const issueRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/issues',
     operationId: 'listIssues',
     summary: 'List issues, newest first',
@@ -90,6 +91,7 @@ export const issueRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/issues/{id}',
     operationId: 'getIssue',
     summary: 'Get an issue',
@@ -153,6 +155,7 @@ export const issueRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/issues/{id}/events',
     operationId: 'listIssueEvents',
     summary: "An issue's event history, oldest first",

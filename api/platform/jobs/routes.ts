@@ -56,6 +56,7 @@ const jobsQuery = listQuery(
 export const jobRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/jobs',
     operationId: 'listJobs',
     summary: 'List background jobs of the workspace, newest first',
@@ -72,6 +73,7 @@ export const jobRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/jobs/{id}',
     operationId: 'getJob',
     summary: "A job's status, progress, completed steps and error",

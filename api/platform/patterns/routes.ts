@@ -50,6 +50,7 @@ const patternListQuery = listQuery(patternFilters, ['risk_score', 'issue_count',
 export const patternRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns',
     operationId: 'listPatterns',
     summary: 'List patterns, riskiest first',
@@ -66,6 +67,7 @@ export const patternRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}',
     operationId: 'getPattern',
     summary: 'Get a pattern',

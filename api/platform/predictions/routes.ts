@@ -106,6 +106,7 @@ const toBacktest = (r: BacktestRow): z.infer<typeof backtestSchema> => ({
 export const predictionRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/predictions',
     operationId: 'listPredictions',
     summary: 'Predictions of the latest engine run, most likely recurrence first',
@@ -123,6 +124,7 @@ export const predictionRoutes = [
   // Before /v1/predictions/{id}: "backtests" is not a prediction id.
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/predictions/backtests',
     operationId: 'listBacktests',
     summary: "Each engine run's rolling-origin backtest, newest first: Brier score and skill, calibration, interval coverage",
@@ -139,6 +141,7 @@ export const predictionRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/predictions/{id}',
     operationId: 'getPrediction',
     summary: 'One prediction',

@@ -65,7 +65,7 @@ export class RealtimeHub {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.app.pool.options.connectionString, application_name: 'svc-realtime' });
+    const client = new pg.Client({ connectionString: this.app.directDatabaseUrl ?? this.app.pool.options.connectionString, application_name: 'svc-realtime' });
     client.on('error', (err) => {
       this.app.logger.warn('realtime listener connection lost; reconnecting', { err });
       this.scheduleReconnect();

@@ -250,6 +250,7 @@ export const webhookRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/webhooks/{id}/deliveries',
     operationId: 'listWebhookDeliveries',
     summary: "A webhook's delivery records, newest first",

@@ -17,6 +17,7 @@ const NAV = [
 /** Sends the person to sign-in, to come back here afterwards; `expired` says why. */
 export function toStaffSignIn(expired: boolean) {
   const here = currentLocation();
+  if (here.pathname === '/admin/sign-in') return; // several requests of one page failed together
   const next = encodeURIComponent(here.pathname + here.search);
   navigate(`/admin/sign-in?next=${next}${expired ? '&expired=1' : ''}`, { replace: true });
 }

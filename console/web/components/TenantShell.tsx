@@ -24,6 +24,7 @@ function ImpersonationBanner({ me }: { me: TenantMe }) {
 
 export function toTenantSignIn(expired: boolean) {
   const here = currentLocation();
+  if (here.pathname === '/sign-in') return; // several requests of one page failed together
   navigate(`/sign-in?next=${encodeURIComponent(here.pathname + here.search)}${expired ? '&expired=1' : ''}`, { replace: true });
 }
 

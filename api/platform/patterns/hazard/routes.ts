@@ -43,6 +43,7 @@ const counterfactualQuery = z
 export const patternHazardRoutes = [
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}/hazard',
     operationId: 'getPatternHazard',
     summary: 'The fitted hazard model of a pattern: parameters with uncertainty, survival and hazard curves, forecast',
@@ -100,6 +101,7 @@ export const patternHazardRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}/financials',
     operationId: 'getPatternFinancials',
     summary: "A pattern's cost per occurrence, cost to date and expected cost over the forecast horizons (rate-card config)",
@@ -119,6 +121,7 @@ export const patternHazardRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}/counterfactuals',
     operationId: 'getPatternCounterfactual',
     summary: 'What fixing the pattern at a date, or reducing its rate by a share, would have avoided (occurrences and cost)',
@@ -168,6 +171,7 @@ export const patternHazardRoutes = [
   }),
   platformRoute({
     method: 'get',
+    readsFrom: 'replica',
     path: '/v1/patterns/{id}/root-causes',
     operationId: 'getPatternRootCauses',
     summary: "The pattern's root-cause rollup over its members (latest engine run) and the recommendation it led to",
