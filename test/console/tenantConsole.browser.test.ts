@@ -315,7 +315,10 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await bobPage.getByRole('heading', { name: 'Waiting for a decision (0)' }).waitFor();
     const late = tabA.locator('.review-list li').filter({ hasText: 'Replace the belts' });
     await late.getByRole('button', { name: 'Approve' }).click();
-    await late.getByRole('alert').filter({ hasText: /This review has already been decided. It was rejected .+./ }).waitFor();
+    await late
+      .getByRole('alert')
+      .filter({ hasText: /This review has already been decided. It was rejected .+./ })
+      .waitFor();
     await check(tabA, 'review-already-decided-409');
     await late.getByRole('button', { name: 'Reload to see the decision' }).click();
     await tabA.getByRole('heading', { name: 'Waiting for a decision (0)' }).waitFor();

@@ -55,7 +55,6 @@ export function TenantCaps({ query }: { query: URLSearchParams }) {
       )}
       <form
         class="filters"
-        role="search"
         aria-label="Filter plans"
         onSubmit={(e) => {
           e.preventDefault();

@@ -1,4 +1,3 @@
-import { navigate } from '../app/router.ts';
 import { useTenant } from '../app/tenantSession.ts';
 import { ErrorMessage, Notice } from '../components/Alert.tsx';
 import { Link } from '../components/Link.tsx';
@@ -46,7 +45,7 @@ export function TenantInsights({ query }: { query: URLSearchParams }) {
             <p class="empty">The active model found no patterns in this data.</p>
           ) : (
             <>
-              <RiskSizeChart patterns={data.patterns} onPick={(id) => navigate(`/insights/patterns/${id}`)} />
+              <RiskSizeChart patterns={data.patterns} />
               <div class="table-wrap">
                 <table class="patterns">
                   <caption class="visually-hidden">Patterns ranked by risk, highest first</caption>

@@ -18,8 +18,8 @@ const ticks = (max: number, count = 5) => {
 
 const fmt = (n: number) => (n >= 100 || Number.isInteger(n) ? String(Math.round(n)) : n < 0.01 ? n.toExponential(0) : n.toPrecision(2));
 
-/** Risk score (0-100) against size (records, log scale) of every pattern; the selected one ringed. */
-export function RiskSizeChart({ patterns, onPick }: { patterns: InsightPattern[]; onPick: (id: string) => void }) {
+/** Risk score (0-100) against size (records, log scale) of every pattern. */
+export function RiskSizeChart({ patterns }: { patterns: InsightPattern[] }) {
   const maxSize = Math.max(2, ...patterns.map((p) => p.size));
   const logMax = Math.log10(maxSize);
   const x = (size: number) => PAD.left + (Math.log10(Math.max(1, size)) / logMax) * (W - PAD.left - PAD.right);
@@ -49,12 +49,15 @@ export function RiskSizeChart({ patterns, onPick }: { patterns: InsightPattern[]
           Risk score
         </text>
         {patterns.map((p) => (
-          <circle key={p.id} class="chart__point" cx={x(p.size)} cy={y(p.risk_score)} r={5} onClick={() => onPick(p.id)}>
+          <circle key={p.id} class="chart__point" cx={x(p.size)} cy={y(p.risk_score)} r={5}>
             <title>{`${p.name}: risk ${p.risk_score}, ${p.size} records`}</title>
           </circle>
         ))}
       </svg>
-      <figcaption>Each dot is a pattern: higher is riskier, further right is larger. Select a dot (or a row below) to open the pattern.</figcaption>
+      <figcaption>
+        Each dot is a pattern: higher is riskier, further right is larger (hover a dot for its name). The table below lists the same patterns, highest risk
+        first.
+      </figcaption>
     </figure>
   );
 }
