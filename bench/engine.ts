@@ -56,6 +56,10 @@ import { mineTemplates } from '../engine/cluster/templateMiner.ts';
 import { TEMPLATE_TOKEN_LIMIT } from '../engine/stages/02_normalize.ts';
 import { templateTokens, WILDCARD } from '../engine/text/templateTokens.ts';
 import { createRng } from '../engine/rng.ts';
+import { rollingBacktest } from '../engine/hazard/backtest.ts';
+import { brierSkillScore } from '../engine/hazard/brier.ts';
+import { DORMANCY_LEVEL } from '../engine/hazard/dormancy.ts';
+import { scoreForecasts } from '../engine/stages/09_predict.ts';
 
 const TARGET_ARI = 0.9;
 const TARGET_DUPLICATES_TOGETHER = 0.5;
@@ -529,6 +533,7 @@ async function backtestSection() {
     }
   }
   log();
+  await dormancySection(o, asOf, horizons, spanDays);
   if (calibration) {
     log('Calibration of the 30-day forecasts (the smallest history size):');
     log();
@@ -540,6 +545,57 @@ async function backtestSection() {
       );
     log();
   }
+}
+
+/**
+ * Dormancy measured in the same run: the backtest with dormancy off (every fitted pattern forecasts:
+ * the behaviour before) and on (engine/hazard/dormancy.ts: a pattern dormant at an origin abstains),
+ * (a) as of just after the last report, and (b) as of `spanDays` after it, origins over twice the span
+ * (half of them in the silence after the data end: the demo's situation, a run years after the last
+ * report). Skill of the forecasts made; and over every pattern × origin pair with each abstention
+ * scored as the base rate (abstaining is worth exactly the reference there: it neither gains nor loses).
+ */
+async function dormancySection(o: StageOutputs, asOf: string, horizons: number[], spanDays: number) {
+  const idx = new Map(o.snapshot.issues.map((issue, i) => [issue.id, i]));
+  const series = o.patterns.patterns.map((p) => ({
+    id: p.id,
+    times: p.member_ids.map((m) => Date.parse(o.snapshot.issues[idx.get(m)!].occurred_at!) / 86_400_000).sort((a, b) => a - b),
+  }));
+  const last = Date.parse(asOf) / 86_400_000;
+  log('Dormancy (engine/hazard/dormancy.ts, level 1%), before (off) and after (on) in the same run; ≥ 3 gaps:');
+  log();
+  log('| as of | horizon | dormancy | forecasts | abstained (recurred) | base rate | Brier | skill of the forecasts | skill, abstentions at the base rate |');
+  log('| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const [label, end, span] of [
+    ['after the last report', last, spanDays],
+    [`${spanDays} d after it`, last + spanDays, 2 * spanDays],
+  ] as const) {
+    for (const horizon of horizons) {
+      const origins = Array.from({ length: Math.max(1, Math.floor(span / horizon)) }, (_, j) => end - (j + 1) * horizon);
+      for (const dormancyLevel of [0, DORMANCY_LEVEL]) {
+        const results = rollingBacktest(series, {
+          origins,
+          horizon,
+          asOf: end,
+          minGaps: 3,
+          level: 0.9,
+          seed: 1,
+          paths: { maxPaths: 50, minPaths: 50, budget: 20_000 },
+          dormancyLevel,
+        });
+        const forecasts = results.flatMap((r) => r.forecasts);
+        const abstentions = results.flatMap((r) => r.abstentions);
+        const outcomes = [...forecasts.map((f) => f.actual > 0), ...abstentions.map((a) => a.actual > 0)];
+        const base = outcomes.filter(Boolean).length / outcomes.length;
+        const sc = scoreForecasts(forecasts);
+        const all = brierSkillScore([...forecasts.map((f) => f.probability), ...abstentions.map(() => base)], outcomes);
+        log(
+          `| ${label} | ${horizon} d | ${dormancyLevel ? 'on' : 'off'} | ${fmt(forecasts.length)} | ${abstentions.length} (${abstentions.filter((a) => a.actual > 0).length}) | ${base.toFixed(3)} | ${all.brier.toFixed(4)} | ${sc?.skill == null ? 'n/a' : sc.skill.toFixed(3)} | ${all.skill === null ? 'n/a' : all.skill.toFixed(3)} |`,
+        );
+      }
+    }
+  }
+  log();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import { activeConfigs, findConfigVersion, configVersionId } from '../sql/configs.ts';
 import { configDefinitions } from '../engine/config/index.ts';
 import * as runs from '../sql/engineRuns.ts';
+import { patternTotals } from '../sql/patterns.ts';
 import { applyRunResults, type AppliedForecasts, type AppliedResults } from '../sql/engineResults.ts';
 import { enqueueVerifications } from './tasks/recommendation__verify.ts';
 import { engineStageDuration } from '../lib/metrics.ts';
@@ -60,15 +61,31 @@ export async function createEngineRun(db: Queryable, app: AppContext, request: R
   });
 }
 
+/**
+ * A run's summary counts what the API counts and says what it left out and why: `issues` is every issue
+ * of the workspace at the cut-off (GET /v1/issues), of which the engine read `issues_analysed`;
+ * `patterns` is every pattern of the workspace after the run (GET /v1/patterns), of which the run found
+ * `patterns_found`; the rest are listed with their reason.
+ */
 export interface EngineRunSummary {
   issues: number | null;
+  issues_analysed: number | null;
+  issues_left_out: Array<{ engine_status: string; reason: string; count: number }> | null;
   k: number | null;
   unclustered: number | null;
   patterns: number | null;
+  patterns_found: number | null;
+  patterns_not_found: Array<{ status: string; count: number; reason: string }> | null;
   abstentions: number | null;
   applied: AppliedResults | null;
   forecasts: AppliedForecasts | null;
 }
+
+const NOT_FOUND_REASON: Record<string, string> = {
+  watching: 'found by an earlier run, not by this one: kept with its history and no issues, watched for a recurrence',
+  resolved: 'not found by this run nor the one before: resolved, kept with its history',
+  active: 'found by an earlier run, not by this one: kept with its history',
+};
 
 export interface ProgressReport {
   stage: StageName;
@@ -178,11 +195,17 @@ export async function executeEngineRun(
           },
         ));
       }
+      const leftOut = o.snapshot ? (o.snapshot.left_out ?? []) : null;
+      const totals = o.patterns ? await patternTotals(client, workspaceId) : null;
       const summary = {
-        issues: o.snapshot?.issues.length ?? null,
+        issues: o.snapshot ? o.snapshot.issues.length + leftOut!.reduce((n, l) => n + l.count, 0) : null,
+        issues_analysed: o.snapshot?.issues.length ?? null,
+        issues_left_out: leftOut,
         k: o.cluster?.k ?? null,
         unclustered: o.cluster?.unclustered ?? null,
-        patterns: o.patterns?.patterns.length ?? null,
+        patterns: totals?.total ?? null,
+        patterns_found: o.patterns?.patterns.length ?? null,
+        patterns_not_found: totals?.empty.map((e) => ({ ...e, reason: NOT_FOUND_REASON[e.status] ?? 'not found by this run' })) ?? null,
         abstentions: o.extract?.abstentions.length ?? null,
         applied,
         forecasts,

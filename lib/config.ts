@@ -42,6 +42,18 @@ const allowlistIsValid = (entries: string[]) => {
   }
 };
 
+/** Comma-separated keys of at least 32 characters each (the first signs; the others are still accepted). */
+const keyList = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean),
+  )
+  .refine((keys) => keys.every((k) => k.length >= 32), 'every key must be at least 32 characters');
+
 export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -114,6 +126,11 @@ export const configSchema = z
     SECRETS_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
     DNS_RESOLVER: optionalString,
+    // Rotatable HMAC keys (issue 26): comma-separated, the first signs and every one verifies.
+    CURSOR_KEY: keyList,
+    CSRF_KEY: keyList,
+    CHAT_SIGNING_KEY: keyList,
+    EXPORT_URL_KEY: keyList,
   })
   .superRefine((c, issues) => {
     if (c.NODE_ENV === 'production') {

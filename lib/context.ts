@@ -7,6 +7,7 @@ import type { Pool } from './db.ts';
 import type { Logger } from './logger.ts';
 import type { ReadReplica } from './readReplica.ts';
 import { ensureGeneratedSecret } from '../sql/appSettings.ts';
+import { keyRing, type KeyRing } from './keyRing.ts';
 import { createSecretBox, deriveEncryptionKey, deriveKey, keyFromSetting, type SecretBox } from './secretBox.ts';
 
 /** The only source of "now" outside the database; tests inject a controllable one. */
@@ -18,16 +19,20 @@ export const systemClock: Clock = { now: () => new Date() };
 export interface Secrets {
   /** HS256 key of access tokens: JWT_SECRET, or in development one generated and kept in the database. */
   jwtKey: Uint8Array;
-  /** HMAC key that signs pagination cursors. */
-  cursorKey: Buffer;
+  /** HMAC keys of pagination cursors: CURSOR_KEY, else generated and kept in the database (app_settings). */
+  cursorKey: KeyRing;
+  /** HMAC keys of export download URLs, a key of their own: EXPORT_URL_KEY, else generated and kept in the database. */
+  exportUrlKey: KeyRing;
+  /** Keys the members' chat signing secrets derive from: CHAT_SIGNING_KEY, else generated and kept in the database. */
+  chatSigningKey: KeyRing;
   /** AES-256 key of webhook signing secrets at rest: WEBHOOK_SECRET_KEY, else derived from JWT_SECRET, else generated and kept in the database. */
   webhookKey: Buffer;
   /** AES-256-GCM key of secrets stored encrypted (lib/secretBox.ts). */
   encryptionKey: Buffer;
   /** Encrypts secrets that must be replayed: SECRETS_KEY, or in development one kept in the database. */
   secretBox: SecretBox;
-  /** HMAC key that binds CSRF tokens to the sessions they were issued with. */
-  csrfKey: Buffer;
+  /** HMAC keys that bind CSRF tokens to the sessions they were issued with: CSRF_KEY, else generated and kept in the database. */
+  csrfKey: KeyRing;
 }
 
 export interface AppContext {
@@ -47,7 +52,7 @@ export interface AppContext {
 
 export async function loadSecrets(config: Config, pool: Pool): Promise<Secrets> {
   const jwt = config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'jwt_secret'));
-  const cursor = await ensureGeneratedSecret(pool, 'cursor_key');
+  const ring = async (configured: readonly string[], setting: string) => keyRing(configured.length ? configured : [await ensureGeneratedSecret(pool, setting)]);
   const webhookKey = config.WEBHOOK_SECRET_KEY
     ? keyFromSetting(config.WEBHOOK_SECRET_KEY)
     : config.JWT_SECRET
@@ -55,13 +60,14 @@ export async function loadSecrets(config: Config, pool: Pool): Promise<Secrets> 
       : keyFromSetting(await ensureGeneratedSecret(pool, 'webhook_secret_key'));
   const encryption = config.SVC_ENCRYPTION_KEY ?? config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'encryption_key'));
   const secretsKey = config.SECRETS_KEY ?? (await ensureGeneratedSecret(pool, 'secrets_key'));
-  const csrf = await ensureGeneratedSecret(pool, 'csrf_key');
   return {
     jwtKey: new TextEncoder().encode(jwt),
-    cursorKey: Buffer.from(cursor),
+    cursorKey: await ring(config.CURSOR_KEY, 'cursor_key'),
+    exportUrlKey: await ring(config.EXPORT_URL_KEY, 'export_url_key'),
+    chatSigningKey: await ring(config.CHAT_SIGNING_KEY, 'chat_signing_key'),
     webhookKey,
     encryptionKey: deriveEncryptionKey(encryption),
     secretBox: createSecretBox(secretsKey),
-    csrfKey: Buffer.from(csrf),
+    csrfKey: await ring(config.CSRF_KEY, 'csrf_key'),
   };
 }

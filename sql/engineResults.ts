@@ -110,7 +110,10 @@ export interface AppliedResults {
 }
 
 export interface AppliedForecasts {
+  /** Patterns with a fitted hazard model, dormant ones included. */
   hazards: number;
+  /** Of those, dormant: fitted, but silent for longer than the model allows, so not forecast (engine/hazard/dormancy.ts). */
+  dormant: number;
   predictions: number;
   recommendations: number;
   implemented_kept: number;
@@ -151,6 +154,7 @@ async function writeForecasts(db: Queryable, events: EventBatch, ctx: StageConte
   const alerts = await applyAlerts(db, events, ENGINE, ctx.runId, outputs.hazard.alerts);
   return {
     hazards: outputs.hazard.patterns.filter((p) => p.status === 'fitted').length,
+    dormant: outputs.hazard.patterns.filter((p) => p.status === 'fitted' && p.dormancy?.dormant).length,
     predictions: outputs.predict.predictions.length,
     recommendations: recommendations.written,
     implemented_kept: recommendations.implemented_kept,

@@ -148,6 +148,15 @@ export async function buildSnapshotInput(db: Queryable, workspaceId: string, eve
     if (rows.length < PAGE) break;
     after = rows.at(-1)!.sequence;
   }
+  const leftOut = new Map<string, { engine_status: string; reason: string; count: number }>();
+  for (const s of states.values()) {
+    if (s.engine_status === 'eligible' && s.narrative !== null) continue;
+    const reason = s.engine_status === 'blocked_no_narrative' || s.narrative === null ? 'no narrative' : (s.ineligible_reason ?? 'not eligible');
+    const key = `${s.engine_status}\n${reason}`;
+    const entry = leftOut.get(key) ?? { engine_status: s.engine_status, reason, count: 0 };
+    entry.count++;
+    leftOut.set(key, entry);
+  }
   const issues = [...states.values()]
     .filter((s) => s.engine_status === 'eligible' && s.narrative !== null)
     .map((s) => ({
@@ -184,6 +193,7 @@ export async function buildSnapshotInput(db: Queryable, workspaceId: string, eve
     event_sequence: eventSequence,
     previous_run_id: previousRunId,
     issues,
+    left_out: [...leftOut.values()],
     decisions: decisions.rows.map((d) => ({
       issue_id: d.issue_id,
       pattern_id: d.issue_id ? null : d.pattern_id,

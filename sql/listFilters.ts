@@ -6,6 +6,7 @@
  */
 import { issueColumns } from './issueProjection.ts';
 import { patternColumns } from './patternProjection.ts';
+import { recurrenceColumn } from './patternResults.ts';
 import type { ListSource } from './pagination.ts';
 
 export interface IssueFilters {
@@ -92,7 +93,7 @@ export function issueList(workspaceId: string, f: IssueFilters): ListSource {
 export function patternList(workspaceId: string, f: PatternFilters): ListSource {
   return {
     ...patternFilterSql(workspaceId, f),
-    select: patternColumns,
+    select: `${patternColumns}, ${recurrenceColumn}`,
     from: 'patterns',
     sortColumns: {
       risk_score: { expr: 'risk_score', type: 'integer' },

@@ -36,7 +36,10 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
     `delete from outbox_emails where created_at < now() - interval '30 days'
         or (status in ('logged', 'failed') and created_at < now() - interval '1 day')`,
   );
+  // Text messages carry one-time codes that expire in minutes.
+  const sms = await db.query(`delete from outbox_sms where created_at < now() - interval '1 day'`);
   return {
+    outbox_sms: sms.rowCount ?? 0,
     idempotency_keys: keys.rowCount ?? 0,
     rate_limit_counters: counters.rowCount ?? 0,
     login_attempts: attempts.rowCount ?? 0,

@@ -101,9 +101,14 @@ export async function useRecoveryCode(db: Queryable, userId: string, codeHash: s
   return (result.rowCount ?? 0) > 0;
 }
 
+/**
+ * Records a text message. A message handed to the gateway keeps no body (it carried a one-time code);
+ * a `logged` one (no SMS_WEBHOOK_URL: development) keeps it for the developer until the daily purge.
+ */
 export async function insertOutboxSms(db: Queryable, to: string, body: string, status: 'logged' | 'sent' | 'failed'): Promise<void> {
-  await db.query('insert into outbox_sms (to_number, body, status) values ($1, $2, $3)', [to, body, status]);
+  await db.query('insert into outbox_sms (to_number, body, status) values ($1, $2, $3)', [to, status === 'logged' ? body : SMS_ERASED, status]);
 }
+export const SMS_ERASED = '[erased after delivery]';
 
 /** GET /v1/mfa/factors: the caller's own factors. */
 export function factorList(userId: string): ListSource {

@@ -32,6 +32,18 @@ export interface PatternFinancialsRow {
   updated_at: Date;
 }
 
+export const recurrenceStatuses = ['recurring', 'dormant', 'not_fitted'] as const;
+export type RecurrenceStatus = (typeof recurrenceStatuses)[number];
+
+/**
+ * A select-list column of `patterns` rows: what the latest run's hazard stage said of the pattern's
+ * recurrence (`recurring`: forecast; `dormant`: fitted, but silent for longer than the fit allows, so
+ * not forecast; `not_fitted`), null before any run fitted it.
+ */
+export const recurrenceColumn = `(select case when h.status = 'not_fitted' then 'not_fitted'
+    when coalesce((h.hazard->'dormancy'->>'dormant')::boolean, false) then 'dormant' else 'recurring' end
+    from pattern_hazards h where h.pattern_id = patterns.id and h.workspace_id = patterns.workspace_id) as recurrence`;
+
 const withoutProvenance = <T extends { provenance: Provenance }>({ provenance: _, ...rest }: T) => rest;
 
 export async function replaceHazards(db: Queryable, workspaceId: string, runId: string, output: HazardOutput): Promise<void> {

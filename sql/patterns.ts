@@ -3,12 +3,17 @@ import type { Queryable } from '../lib/db.ts';
 import type { RootCauseRollup } from '../engine/stages/07_patterns.ts';
 import type { Severity } from '../domain/severity.ts';
 import { patternColumns, type PatternRow } from './patternProjection.ts';
+import { recurrenceColumn, type RecurrenceStatus } from './patternResults.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function findPattern(db: Queryable, workspaceId: string, id: string): Promise<PatternRow | null> {
+/** The pattern with its latest recurrence status (sql/patternResults.ts recurrenceColumn). */
+export async function findPattern(db: Queryable, workspaceId: string, id: string): Promise<(PatternRow & { recurrence: RecurrenceStatus | null }) | null> {
   if (!UUID.test(id)) return null;
-  const { rows } = await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 and id = $2`, [workspaceId, id]);
+  const { rows } = await db.query<PatternRow & { recurrence: RecurrenceStatus | null }>(
+    `select ${patternColumns}, ${recurrenceColumn} from patterns where workspace_id = $1 and id = $2`,
+    [workspaceId, id],
+  );
   return rows[0] ?? null;
 }
 
@@ -37,4 +42,16 @@ export async function latestPatternRollup(
     [workspaceId, patternId],
   );
   return rows[0] ?? null;
+}
+
+/**
+ * The workspace's patterns as GET /v1/patterns counts them: all, and those with no issues (patterns of
+ * earlier runs that the latest run did not find, kept with their history) by status.
+ */
+export async function patternTotals(db: Queryable, workspaceId: string): Promise<{ total: number; empty: Array<{ status: string; count: number }> }> {
+  const { rows } = await db.query<{ status: string; empty: boolean; count: number }>(
+    'select status, issue_count = 0 as empty, count(*)::int as count from patterns where workspace_id = $1 group by 1, 2 order by 1, 2',
+    [workspaceId],
+  );
+  return { total: rows.reduce((n, r) => n + r.count, 0), empty: rows.filter((r) => r.empty).map((r) => ({ status: r.status, count: r.count })) };
 }

@@ -58,10 +58,13 @@ export async function revokeScimToken(db: Queryable, workspaceId: string, id: st
   return (result.rowCount ?? 0) > 0;
 }
 
-/** The workspace of a live SCIM token, with its organization's slug (the `{tenant}` of the URL). */
-export async function findLiveScimToken(db: Queryable, tokenHash: string): Promise<{ id: string; workspace_id: string; organization_slug: string } | null> {
-  const { rows } = await db.query<{ id: string; workspace_id: string; organization_slug: string }>(
-    `select t.id, t.workspace_id, o.slug as organization_slug
+/** The workspace of a live SCIM token, with its organization and its slug (the `{tenant}` of the URL). */
+export async function findLiveScimToken(
+  db: Queryable,
+  tokenHash: string,
+): Promise<{ id: string; workspace_id: string; organization_id: string; organization_slug: string } | null> {
+  const { rows } = await db.query<{ id: string; workspace_id: string; organization_id: string; organization_slug: string }>(
+    `select t.id, t.workspace_id, o.id as organization_id, o.slug as organization_slug
        from scim_tokens t join workspaces w on w.id = t.workspace_id join organizations o on o.id = w.organization_id
       where t.token_hash = $1 and t.revoked_at is null`,
     [tokenHash],
@@ -228,14 +231,6 @@ export async function revokeUserSignIns(db: Queryable, workspaceId: string, user
     [workspaceId, userId, reason],
   );
   return result.rowCount ?? 0;
-}
-
-/** Follows a provisioned e-mail change onto the user; false when another user already has the address. */
-export async function updateUserEmail(db: Queryable, userId: string, email: string): Promise<boolean> {
-  const taken = await db.query('select 1 from users where lower(email) = lower($1) and id <> $2', [email, userId]);
-  if (taken.rows.length) return false;
-  await db.query('update users set email = $2 where id = $1 and email <> $2', [userId, email]);
-  return true;
 }
 
 /** GET /v1/scim/tokens: metadata only, never a hash. */

@@ -19,7 +19,7 @@ export async function seedDevelopmentData(pool: Pool, logger: Logger): Promise<{
     const workspace = (await firstWorkspaceOfOrganization(client, org.id)) ?? (await insertWorkspace(client, org.id, DEMO.workspace));
     const { user, created } = await upsertUserByEmail(client, DEMO.email, DEMO.name);
     await ensureMembership(client, workspace.id, user.id, 'owner');
-    await linkIdentity(client, user.id, DEV_IDENTITY.issuer, DEV_IDENTITY.subject);
+    await linkIdentity(client, user.id, { ...DEV_IDENTITY, connectionId: null });
     if (created) logger.info('seeded demo organization', { organization: org.slug, workspace_id: workspace.id, owner: user.email });
     return { workspaceId: workspace.id, userId: user.id };
   });

@@ -150,3 +150,12 @@ export function ssoConnectionList(workspaceId: string): ListSource {
     idExpr: 'id',
   };
 }
+
+/** The organization an SSO connection belongs to (through its workspace). */
+export async function organizationOfConnection(db: Queryable, connectionId: string): Promise<string | null> {
+  const { rows } = await db.query<{ organization_id: string }>(
+    'select w.organization_id from sso_connections c join workspaces w on w.id = c.workspace_id where c.id = $1',
+    [connectionId],
+  );
+  return rows[0]?.organization_id ?? null;
+}

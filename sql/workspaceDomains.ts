@@ -62,3 +62,12 @@ export function domainList(workspaceId: string): ListSource {
     idExpr: 'id',
   };
 }
+
+/** The organization whose workspace has verified `domain`, if any. */
+export async function verifiedDomainOrganization(db: Queryable, domain: string): Promise<string | null> {
+  const { rows } = await db.query<{ organization_id: string }>(
+    `select w.organization_id from workspace_domains d join workspaces w on w.id = d.workspace_id where d.domain = lower($1) and d.verified_at is not null`,
+    [domain],
+  );
+  return rows[0]?.organization_id ?? null;
+}

@@ -3,8 +3,9 @@
  * descending, and opaque cursors signed with HMAC so that a modified or fabricated one is 400
  * `malformed cursor token`. A cursor is bound to the sort and filters it was issued for.
  */
+import { ringVerifies, type KeyRing } from '../../lib/keyRing.ts';
 import { z } from 'zod';
-import { canonicalJson, constantTimeEqual, hmacSha256, sha256Hex } from '../../lib/crypto.ts';
+import { canonicalJson, hmacSha256, sha256Hex } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Queryable } from '../../lib/db.ts';
 import { filteredTotal, keysetPage, type ListSource } from '../../sql/pagination.ts';
@@ -43,15 +44,16 @@ interface CursorBody {
 
 const malformed = () => new AppError('validation_error', 'malformed cursor token', { cursor: 'malformed cursor token' });
 
-export function signCursor(key: Buffer, body: CursorBody): string {
+export function signCursor(keys: KeyRing, body: CursorBody): string {
   const payload = Buffer.from(JSON.stringify(body)).toString('base64url');
-  return `${payload}.${hmacSha256(key, payload).toString('base64url')}`;
+  return `${payload}.${hmacSha256(keys.current, payload).toString('base64url')}`;
 }
 
-export function verifyCursor(key: Buffer, token: string): CursorBody {
+/** A cursor signed by any key of the ring (so one issued before a key rotation still pages on). */
+export function verifyCursor(keys: KeyRing, token: string): CursorBody {
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) throw malformed();
-  if (!constantTimeEqual(hmacSha256(key, payload).toString('base64url'), signature)) throw malformed();
+  if (!ringVerifies(keys, signature, (key) => hmacSha256(key, payload).toString('base64url'))) throw malformed();
   try {
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorBody;
     if (typeof body.s !== 'string' || typeof body.f !== 'string' || !Array.isArray(body.k) || body.k.length !== 2) throw malformed();
@@ -64,7 +66,7 @@ export function verifyCursor(key: Buffer, token: string): CursorBody {
 export interface ListRequest {
   /** The validated query (limit, cursor, sort and filters). */
   query: { limit: number; cursor?: string; sort: string } & Record<string, unknown>;
-  cursorKey: Buffer;
+  cursorKey: KeyRing;
 }
 
 /** Runs a keyset-paginated list query and shapes `{data, page}` with `toItem` for each row. */

@@ -9,9 +9,10 @@
  * A value planted by a sibling subdomain carries no MAC for the victim's session, so it fails even
  * when header and cookie agree.
  */
+import { ringVerifies } from '../../lib/keyRing.ts';
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../lib/context.ts';
-import { constantTimeEqual, hmacSha256, randomToken, sha256Hex } from '../../lib/crypto.ts';
+import { hmacSha256, randomToken, sha256Hex } from '../../lib/crypto.ts';
 
 export const STAFF_COOKIE = 'svc_admin_session';
 export const TENANT_COOKIE = 'svc_tenant_session';
@@ -52,15 +53,15 @@ function setCookie(app: AppContext, req: Request, res: Response, name: string, v
   res.cookie(name, value, { httpOnly, sameSite: 'lax', path: '/', secure: secure(app, req), maxAge: maxAgeMs, encode: String });
 }
 
-const csrfMac = (app: AppContext, nonce: string, session: string) => hmacSha256(app.secrets.csrfKey, `${nonce}|${sha256Hex(session)}`).toString('base64url');
+const csrfMac = (key: Buffer, nonce: string, session: string) => hmacSha256(key, `${nonce}|${sha256Hex(session)}`).toString('base64url');
 
 /** True when `token` was issued by this server together with the session cookie `session`. */
 export function csrfTokenMatchesSession(app: AppContext, token: string, session: string): boolean {
   const [nonce, ...macs] = token.split('.');
   if (!nonce || !macs.length || macs.length > 2) return false;
-  const expected = csrfMac(app, nonce, session);
+  // Any key of the ring: a CSRF token issued before a CSRF_KEY rotation stays valid for its session.
   let match = false;
-  for (const mac of macs) match = constantTimeEqual(mac, expected) || match;
+  for (const mac of macs) match = ringVerifies(app.secrets.csrfKey, mac, (key) => csrfMac(key, nonce, session)) || match;
   return match;
 }
 
@@ -70,7 +71,7 @@ export function setSessionCookies(app: AppContext, req: Request, res: Response, 
   setCookie(app, req, res, name, value, ttl, true);
   const other = readCookies(req).get(name === STAFF_COOKIE ? TENANT_COOKIE : STAFF_COOKIE);
   const nonce = randomToken(16);
-  const macs = [value, ...(other ? [other] : [])].map((session) => csrfMac(app, nonce, session));
+  const macs = [value, ...(other ? [other] : [])].map((session) => csrfMac(app.secrets.csrfKey.current, nonce, session));
   setCookie(app, req, res, CSRF_COOKIE, [nonce, ...macs].join('.'), ttl, false);
 }
 

@@ -14,20 +14,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { Agent, errors as undiciErrors } from 'undici';
 import type { Logger } from '../../lib/logger.ts';
 import { clientAddress } from '../../lib/clientAddress.ts';
-
-/** product-api.md, Console proxy rules 1: reachable without a session. */
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set([
-  '/admin/login',
-  '/admin/password-reset/request',
-  '/admin/password-reset/confirm',
-  '/login',
-  '/accept-invite',
-  '/password-reset/request',
-  '/password-reset/confirm',
-  '/health',
-  '/health/live',
-  '/health/ready',
-]);
+import { PUBLIC_PATHS } from '../publicPaths.ts';
 
 const SESSION_COOKIES = ['svc_admin_session', 'svc_tenant_session'];
 export const CONNECT_TIMEOUT_MS = 5_000;

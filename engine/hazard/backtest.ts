@@ -6,12 +6,16 @@
  * - p, the probability of at least one occurrence (recurrenceProbability given the age o - last);
  * - a predictive interval [lower, upper] of the number of occurrences (forecastOccurrences, seeded
  *   per series and origin);
- * and is scored against its occurrences in the window. Only origins whose whole window is observed
+ * and is scored against its occurrences in the window. A series that is dormant at the origin (the
+ * silence o - last is one its fit gives less than `dormancyLevel`, engine/hazard/dormancy.ts) makes no
+ * forecast, as the engine makes none: it is listed among the origin's abstentions with its outcome, so
+ * that what abstaining cost or saved can be measured. Only origins whose whole window is observed
  * (o + H ≤ asOf) are forecast at all; the others are returned with `fullyObserved: false` and no
  * forecasts. Times are numbers in one unit (days in the stages).
  */
 import { deriveSeed } from '../rng.ts';
 import { censoredGaps } from './censoredGaps.ts';
+import { DORMANCY_LEVEL, silenceProbability } from './dormancy.ts';
 import { forecastOccurrences } from './forecast.ts';
 import { forecastPaths, type PathBudget } from './forecastPaths.ts';
 import { recurrenceProbability } from './recurrenceProbability.ts';
@@ -34,10 +38,21 @@ export interface BacktestForecast {
   actual: number;
 }
 
+/** A series that was dormant at the origin: no forecast, but its outcome is known. */
+export interface BacktestAbstention {
+  id: string;
+  gaps: number;
+  /** P(a silence this long) under the fit (silenceProbability). */
+  silenceProbability: number;
+  /** Occurrences in [o, o + H). */
+  actual: number;
+}
+
 export interface BacktestOriginResult {
   origin: number;
   fullyObserved: boolean;
   forecasts: BacktestForecast[];
+  abstentions: BacktestAbstention[];
 }
 
 export interface BacktestOptions {
@@ -50,6 +65,8 @@ export interface BacktestOptions {
   seed: number;
   /** Simulated paths per set of each count forecast (forecastPaths). */
   paths: PathBudget;
+  /** Dormancy level (default DORMANCY_LEVEL); 0 never abstains (the behaviour before dormancy, for comparison). */
+  dormancyLevel?: number;
 }
 
 /** Index of the first element ≥ x in an ascending array. */
@@ -66,6 +83,7 @@ function lowerBound(sorted: readonly number[], x: number): number {
 
 export function rollingBacktest(series: readonly BacktestSeries[], options: BacktestOptions): BacktestOriginResult[] {
   const { horizon, asOf, minGaps, level, seed, paths } = options;
+  const dormancyLevel = options.dormancyLevel ?? DORMANCY_LEVEL;
   if (!(horizon > 0) || !Number.isFinite(horizon)) throw new RangeError(`rollingBacktest: horizon must be a finite number > 0, got ${horizon}`);
   if (!Number.isInteger(minGaps) || minGaps < 1) throw new RangeError(`rollingBacktest: minGaps must be an integer >= 1, got ${minGaps}`);
   return [...options.origins]
@@ -73,7 +91,8 @@ export function rollingBacktest(series: readonly BacktestSeries[], options: Back
     .map((origin) => {
       const fullyObserved = origin + horizon <= asOf;
       const forecasts: BacktestForecast[] = [];
-      if (!fullyObserved) return { origin, fullyObserved, forecasts };
+      const abstentions: BacktestAbstention[] = [];
+      if (!fullyObserved) return { origin, fullyObserved, forecasts, abstentions };
       for (const s of series) {
         const before = lowerBound(s.times, origin);
         // Fewer occurrences than minGaps + 1 cannot hold minGaps gaps: skip the fit.
@@ -83,6 +102,12 @@ export function rollingBacktest(series: readonly BacktestSeries[], options: Back
         if (observed < minGaps) continue;
         const fit = selectModel(gaps).chosen;
         if (!fit.fitted) continue;
+        const actual = lowerBound(s.times, origin + horizon) - before;
+        const silence = silenceProbability(fit, gaps.sinceLast);
+        if (silence < dormancyLevel) {
+          abstentions.push({ id: s.id, gaps: observed, silenceProbability: silence, actual });
+          continue;
+        }
         const probability = recurrenceProbability(fit, gaps.sinceLast, horizon).estimate;
         const count = forecastOccurrences(fit, {
           sinceLast: gaps.sinceLast,
@@ -91,9 +116,8 @@ export function rollingBacktest(series: readonly BacktestSeries[], options: Back
           paths: forecastPaths(fit, horizon, paths),
           level,
         }).horizons[0];
-        const actual = lowerBound(s.times, origin + horizon) - before;
         forecasts.push({ id: s.id, gaps: observed, probability, lower: count.lower, upper: count.upper, actual });
       }
-      return { origin, fullyObserved, forecasts };
+      return { origin, fullyObserved, forecasts, abstentions };
     });
 }

@@ -6,6 +6,11 @@
  * (a month to one of the same month); a number in words to a whole number; a bare number to any
  * numeric fact. A range resolves when both ends do. Chart series (`series`) and lists of plain
  * numbers are not facts a sentence may cite.
+ *
+ * One fact per quantity: facts that measure the same thing (Quantity.measures, e.g. the probability
+ * of a recurrence within 30 days in the prediction and in the forecast table) must hold the same
+ * value, or the narrative could cite two numbers for one quantity and both would resolve. Such a
+ * document fails the check whatever the narrative says.
  */
 import { isQuantity, type Quantity, type Unit } from './quantity.ts';
 import { findNumerals, type Numeral, type NumeralValue } from './numerals.ts';
@@ -76,10 +81,36 @@ function resolves(numeral: Numeral, claim: NumeralValue, f: NumericFact): boolea
   }
 }
 
+export interface FactConflict {
+  /** What the facts measure (Quantity.measures). */
+  measures: string;
+  /** The disagreeing facts: path in the document and value. */
+  facts: Array<{ path: string; value: number | string }>;
+}
+
+/** Facts measuring one thing with different values (chart series left out), in document order. */
+export function conflictingFacts(facts: unknown): FactConflict[] {
+  const groups = new Map<string, Array<{ path: string; value: number | string }>>();
+  const visit = (v: unknown, path: string) => {
+    if (path.endsWith('series')) return;
+    if (isQuantity(v)) {
+      const q = v as Quantity;
+      if (q.measures) groups.set(q.measures, [...(groups.get(q.measures) ?? []), { path, value: q.value }]);
+    } else if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${path}.${i}`));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) visit(x, path ? `${path}.${k}` : k);
+  };
+  visit(facts, '');
+  const same = (a: number | string, b: number | string) =>
+    typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a)) : a === b;
+  return [...groups.entries()].filter(([, list]) => list.some((f) => !same(f.value, list[0].value))).map(([measures, list]) => ({ measures, facts: list }));
+}
+
 export interface FactCheckResult {
   ok: boolean;
   /** Numerals that resolved to nothing, with their offsets in the narrative. */
   unresolved: Array<{ text: string; position: number }>;
+  /** Quantities the facts hold with two different values (the narrative could cite either). */
+  conflicts: FactConflict[];
   /** Numerals found (resolved or not). */
   checked: number;
 }
@@ -106,5 +137,6 @@ export function checkNarrative(narrative: string, facts: unknown): FactCheckResu
   const unresolved = numerals
     .filter((n) => !n.values.every((claim) => pool.some((f) => resolves(n, claim, f))))
     .map((n) => ({ text: n.text, position: n.position }));
-  return { ok: unresolved.length === 0, unresolved, checked: numerals.length };
+  const conflicts = conflictingFacts(facts);
+  return { ok: unresolved.length === 0 && conflicts.length === 0, unresolved, conflicts, checked: numerals.length };
 }

@@ -12,7 +12,7 @@ import type { PatternOutput } from '../stages/07_patterns.ts';
 import type { HazardOutput, PatternHazard } from '../stages/08_hazard.ts';
 import type { BacktestScores, PredictOutput } from '../stages/09_predict.ts';
 import type { RecommendOutput } from '../stages/10_recommend.ts';
-import { quantity as q, type Quantity } from './quantity.ts';
+import { measuring, quantity as q, type Quantity } from './quantity.ts';
 
 export const reportKinds = ['pattern_brief', 'workspace_risk', 'recommendation_case', 'backtest_accuracy'] as const;
 export type ReportKind = (typeof reportKinds)[number];
@@ -59,6 +59,16 @@ const estimate = (e: { estimate: number; lower: number; upper: number }, unit: Q
 });
 const date = (iso: string | null) => (iso ? q(iso, 'date') : null);
 
+/**
+ * The quantities the facts hold in more than one place (one pattern's recurrence probability and
+ * expected occurrences per horizon): each is marked with what it measures, so that the fact check
+ * fails a document in which two of them disagree.
+ */
+const recurrenceProbability = (patternId: string, horizonDays: number, value: number) =>
+  measuring(`recurrence_probability:${patternId}:${horizonDays}d`, q(value, 'probability'));
+const expectedOccurrences = (patternId: string, horizonDays: number, value: number) =>
+  measuring(`expected_occurrences:${patternId}:${horizonDays}d`, q(value, 'number'));
+
 /** Monthly occurrence counts ("pattern size over time"), months without occurrences included. */
 export function occurrencesByMonth(times: string[]): Array<{ month: Quantity; count: Quantity }> {
   if (!times.length) return [];
@@ -101,7 +111,7 @@ function patternFacts(p: PatternOutput, s: ReportSources) {
   };
 }
 
-function hazardFacts(h: PatternHazard | undefined, level: number) {
+function hazardFacts(h: PatternHazard | undefined, level: number, alertHorizon: number | undefined) {
   if (!h) return null;
   if (h.status === 'not_fitted') {
     return {
@@ -124,13 +134,21 @@ function hazardFacts(h: PatternHazard | undefined, level: number) {
     first_occurrence_at: date(h.first_occurrence_at),
     last_occurrence_at: date(h.last_occurrence_at),
     since_last_days: q(h.since_last_days, 'days'),
-    p_alert: estimate(h.p_alert, 'probability'),
+    // Outputs stored before dormancy was decided have no `dormancy`: they were not dormant.
+    dormant: h.dormancy?.dormant ?? false,
+    silence_probability: h.dormancy ? q(h.dormancy.silence_probability, 'probability') : null,
+    dormancy_level: h.dormancy ? q(h.dormancy.level, 'probability') : null,
+    p_alert: h.p_alert && {
+      ...estimate(h.p_alert, 'probability'),
+      // Runs stored before the output named its alert horizon: not marked.
+      ...(alertHorizon === undefined ? {} : { estimate: recurrenceProbability(h.pattern_id, alertHorizon, h.p_alert.estimate) }),
+    },
     forecast: h.forecast.map((f) => ({
       horizon_days: q(f.horizon_days, 'days'),
-      expected: q(f.expected, 'number'),
+      expected: expectedOccurrences(h.pattern_id, f.horizon_days, f.expected),
       lower: q(f.lower, 'count'),
       upper: q(f.upper, 'count'),
-      probability_any: q(f.probability_any, 'probability'),
+      probability_any: recurrenceProbability(h.pattern_id, f.horizon_days, f.probability_any),
     })),
     series: h.curves,
   };
@@ -149,11 +167,15 @@ function patternDetail(patternId: string, s: ReportSources) {
     hazard: hazardFacts(
       s.hazard.patterns.find((h) => h.pattern_id === p.id),
       s.hazard.interval_level,
+      alert?.horizon_days ?? s.hazard.alert_horizon_days,
     ),
     prediction: prediction
       ? {
           horizon_days: q(prediction.horizon_days, 'days'),
-          p_recurrence: estimate(prediction.p_recurrence, 'probability'),
+          p_recurrence: {
+            ...estimate(prediction.p_recurrence, 'probability'),
+            estimate: recurrenceProbability(p.id, prediction.horizon_days, prediction.p_recurrence.estimate),
+          },
           expected_time_to_next_days: estimate(prediction.expected_time_to_next_days, 'days'),
         }
       : null,
@@ -165,7 +187,7 @@ function patternDetail(patternId: string, s: ReportSources) {
           cost_to_date: q(financials.cost_to_date, 'currency', currency),
           horizons: financials.horizons.map((h) => ({
             horizon_days: q(h.horizon_days, 'days'),
-            expected_occurrences: q(h.expected_occurrences, 'number'),
+            expected_occurrences: expectedOccurrences(p.id, h.horizon_days, h.expected_occurrences),
             expected_cost: estimate(h.expected_cost, 'currency', currency),
           })),
         }
@@ -198,7 +220,7 @@ function patternDetail(patternId: string, s: ReportSources) {
       : null,
     alert: alert
       ? {
-          probability: q(alert.probability, 'probability'),
+          probability: recurrenceProbability(p.id, alert.horizon_days, alert.probability),
           lower: q(alert.lower, 'probability'),
           upper: q(alert.upper, 'probability'),
           threshold: q(alert.threshold, 'probability'),
@@ -217,13 +239,13 @@ function workspaceRisk(s: ReportSources) {
     const h = s.hazard.patterns.find((x) => x.pattern_id === p.id);
     return {
       ...patternFacts(p, s),
-      p_recurrence: prediction ? q(prediction.p_recurrence.estimate, 'probability') : null,
+      p_recurrence: prediction ? recurrenceProbability(p.id, prediction.horizon_days, prediction.p_recurrence.estimate) : null,
       expected_cost: risk?.expected_cost != null ? q(risk.expected_cost, 'currency', s.recommend.currency) : null,
       forecast:
         h?.status === 'fitted'
           ? h.forecast.map((f) => ({
               horizon_days: q(f.horizon_days, 'days'),
-              expected: q(f.expected, 'number'),
+              expected: expectedOccurrences(p.id, f.horizon_days, f.expected),
               lower: q(f.lower, 'count'),
               upper: q(f.upper, 'count'),
             }))

@@ -7,9 +7,12 @@
 import type { Facts } from './facts.ts';
 import { escapeHtml, markdownToHtml } from './markdown.ts';
 import { barChart, lineChart, type LineSeries } from './svg.ts';
+import { DAY_MS } from '../time.ts';
 
 type F = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const v = (x: F | null | undefined): number => (x && typeof x.value === 'number' ? x.value : NaN);
+/** "2023-03" as the epoch ms of its first day (UTC): time axes plot dates, not indexes. */
+const monthStart = (month: string) => Date.parse(`${month}-01T00:00:00Z`);
 
 const STYLE = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#0f172a;max-width:760px;margin:2rem auto;padding:0 1rem}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:1.8rem;border-bottom:1px solid #e2e8f0;padding-bottom:.2rem}
@@ -115,19 +118,21 @@ function charts(f: F): string[] {
         : [];
       const months = [...new Set(top.slice(0, 5).flatMap((p) => p.occurrences_by_month.map((m: F) => m.month.value as string)))].sort();
       if (months.length) {
-        const index = new Map(months.map((m, i) => [m, i]));
         const series: LineSeries[] = top.slice(0, 5).map((p, i) => ({
-          name: `#${i + 1} ${String(p.name).slice(0, 40)}`,
-          points: p.occurrences_by_month.map((m: F) => [index.get(m.month.value)!, v(m.count)] as [number, number]),
+          name: `#${i + 1} ${String(p.name).slice(0, 60)}`,
+          points: p.occurrences_by_month.map((m: F) => [monthStart(m.month.value), v(m.count)] as [number, number]),
         }));
+        const first = monthStart(months[0]);
+        const last = monthStart(months.at(-1)!);
         out.push(
           lineChart({
             kind: 'pattern_sizes',
-            title: `Pattern sizes over time: occurrences per month from ${months[0]} to ${months.at(-1)}`,
-            xLabel: 'month index',
+            title: 'Pattern sizes over time: occurrences per month',
+            xLabel: 'month',
             yLabel: 'occurrences',
             series,
-            xDomain: [0, Math.max(1, months.length - 1)],
+            xDomain: [first, last > first ? last : first + 31 * DAY_MS],
+            xAxis: { kind: 'time' },
           }),
         );
       }
@@ -162,17 +167,22 @@ function charts(f: F): string[] {
           }),
         );
       }
-      const scored = (f.backtest.origins as F[]).map((o, i) => ({ i, o })).filter(({ o }) => o.scores);
-      if (scored.length)
+      const scored = (f.backtest.origins as F[]).filter((o) => o.scores);
+      if (scored.length) {
+        const at = scored.map((o) => Date.parse(o.origin_at.value));
+        const [lo, hi] = [Math.min(...at), Math.max(...at)];
         out.push(
           lineChart({
             kind: 'brier',
             title: 'Brier score by origin (lower is better)',
-            xLabel: 'origin (index)',
+            xLabel: 'origin',
             yLabel: 'Brier score',
-            series: [{ name: 'Brier', points: scored.map(({ i, o }) => [i, v(o.scores.brier)]) }],
+            series: [{ name: 'Brier', points: scored.map((o, i) => [at[i], v(o.scores.brier)]) }],
+            xDomain: [lo, hi > lo ? hi : lo + DAY_MS],
+            xAxis: { kind: 'time' },
           }),
         );
+      }
       return out;
     }
     default:

@@ -5,7 +5,7 @@
  * report fails with `report_facts_mismatch`.
  */
 import type { Facts } from './facts.ts';
-import { checkNarrative } from './factCheck.ts';
+import { checkNarrative, type FactConflict } from './factCheck.ts';
 import { builtInTemplate, renderTemplate } from './templates.ts';
 
 export interface NarrativeGenerator {
@@ -26,8 +26,18 @@ export function templateGenerator(template: string): NarrativeGenerator {
 
 export class FactsMismatch extends Error {
   override name = 'FactsMismatch';
-  constructor(readonly numerals: Array<{ text: string; position: number }>) {
-    super(`${numerals.length} narrated numeral(s) resolve to no fact: ${numerals.map((n) => `"${n.text}" at ${n.position}`).join(', ')}`);
+  constructor(
+    readonly numerals: Array<{ text: string; position: number }>,
+    readonly conflicts: FactConflict[] = [],
+  ) {
+    super(
+      [
+        numerals.length ? `${numerals.length} narrated numeral(s) resolve to no fact: ${numerals.map((n) => `"${n.text}" at ${n.position}`).join(', ')}` : '',
+        ...conflicts.map((c) => `two values for one quantity (${c.measures}): ${c.facts.map((f) => `${f.path} = ${f.value}`).join(', ')}`),
+      ]
+        .filter(Boolean)
+        .join('; '),
+    );
   }
 }
 
@@ -38,6 +48,6 @@ export async function checkedNarrative(
 ): Promise<{ markdown: string; numerals_checked: number; generator: string }> {
   const markdown = await generator.generate(facts);
   const result = checkNarrative(markdown, facts);
-  if (!result.ok) throw new FactsMismatch(result.unresolved);
+  if (!result.ok) throw new FactsMismatch(result.unresolved, result.conflicts);
   return { markdown, numerals_checked: result.checked, generator: generator.name };
 }

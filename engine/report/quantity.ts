@@ -12,9 +12,18 @@ export interface Quantity {
   unit: Unit;
   /** ISO 4217 code of a currency amount. */
   currency?: string;
+  /**
+   * What the value measures, when the facts hold it in more than one place (e.g.
+   * `recurrence_probability:30d`, in the prediction and in the forecast table): one quantity, one
+   * value. The fact check fails a document whose facts measuring one thing disagree.
+   */
+  measures?: string;
 }
 
 export const quantity = (value: number | string, unit: Unit, currency?: string): Quantity => (currency ? { value, unit, currency } : { value, unit });
+
+/** `q` marked as a measurement of `what` (see Quantity.measures). */
+export const measuring = (what: string, q: Quantity): Quantity => ({ ...q, measures: what });
 
 export const isQuantity = (v: unknown): v is Quantity =>
   !!v && typeof v === 'object' && !Array.isArray(v) && 'value' in v && 'unit' in v && (units as readonly string[]).includes((v as Quantity).unit as string);

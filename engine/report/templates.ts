@@ -132,6 +132,14 @@ function patternSections(f: F): string[] {
         'The last occurrence was on {{hazard.last_occurrence_at}}, {{hazard.since_last_days}} before the run.',
       '',
     );
+    if (h.dormant) {
+      out.push(
+        '**Dormant:** under this model a silence this long has a probability below {{hazard.dormancy_level|pct0}} ({{hazard.silence_probability|pct2}}). ' +
+          'The model no longer describes the pattern, so no forecast is made from it; its history stays, and the next occurrence makes it forecastable again.',
+        '',
+      );
+      return [...out, ...costSection(f)];
+    }
     if (f.prediction) {
       out.push(
         'The probability of a recurrence within {{prediction.horizon_days|days0}} is {{prediction.p_recurrence.estimate}} ({{prediction.p_recurrence.lower}}–{{prediction.p_recurrence.upper}}); ' +
@@ -147,6 +155,11 @@ function patternSections(f: F): string[] {
     );
     out.push('');
   }
+  return [...out, ...costSection(f)];
+}
+
+function costSection(f: F): string[] {
+  const out: string[] = [];
   if (f.financials) {
     out.push('## Cost', '', 'An occurrence costs {{financials.cost_per_occurrence}} on average; the occurrences so far cost {{financials.cost_to_date}}.', '');
     if (f.financials.horizons.length) {

@@ -1,6 +1,6 @@
 /**
  * Stage 1, snapshot: the frozen input of a run. The eligible issues of the workspace as of the
- * cut-off (ids, text, times, severity, source), the reviewers' decisions that feed extraction, and
+ * cut-off (ids, text, times, severity, source), how many others it left out and why, the reviewers' decisions that feed extraction, and
  * the patterns of the previous run that new clusters are matched against; sorted canonically, with a
  * digest of the whole. Issues are ordered by a digest of their content (title, narrative, severity,
  * source, occurred_at), ids only breaking ties between identical content: clustering depends on the
@@ -37,11 +37,15 @@ const previousPatternSchema = z.object({
   terms: z.array(z.tuple([z.string(), z.number()])),
 });
 
+const leftOutSchema = z.object({ engine_status: z.string(), reason: z.string(), count: z.number().int().min(1) });
+
 const snapshotInputSchema = z.object({
   workspace_id: z.uuid(),
   event_sequence: z.number().int().min(0),
   previous_run_id: z.uuid().nullable(),
   issues: z.array(snapshotIssueSchema),
+  /** Issues of the workspace at the cut-off that the engine does not read, counted by engine status and reason. */
+  left_out: z.array(leftOutSchema).default([]),
   decisions: z.array(decisionSchema),
   previous_patterns: z.array(previousPatternSchema),
 });
@@ -49,12 +53,15 @@ export type SnapshotInput = z.input<typeof snapshotInputSchema>;
 export type SnapshotIssue = z.infer<typeof snapshotIssueSchema>;
 export type Decision = z.infer<typeof decisionSchema>;
 export type PreviousPattern = z.infer<typeof previousPatternSchema>;
+export type LeftOut = z.infer<typeof leftOutSchema>;
 
 export interface SnapshotOutput {
   workspace_id: string;
   event_sequence: number;
   previous_run_id: string | null;
   issues: SnapshotIssue[];
+  /** Issues at the cut-off left out (not eligible), by engine status and reason, largest first. */
+  left_out: LeftOut[];
   /** The latest decision per (issue or pattern, kind). */
   decisions: Decision[];
   previous_patterns: PreviousPattern[];
@@ -88,6 +95,7 @@ export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput
     event_sequence: input.event_sequence,
     previous_run_id: input.previous_run_id,
     issues,
+    left_out: [...input.left_out].sort((a, b) => b.count - a.count || (a.engine_status + a.reason < b.engine_status + b.reason ? -1 : 1)),
     decisions,
     previous_patterns,
   };

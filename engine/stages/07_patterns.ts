@@ -2,8 +2,8 @@
  * Stage 7, patterns: promotes trusted clusters to patterns. Each pattern
  * - keeps the id of the previous run's pattern it matches (score = ½ Jaccard of members + ½ cosine of
  *   term centroids, greedy one-to-one above `match_threshold`), else gets a new id derived from the run;
- * - is named so that a person recognises it: a templated pattern by its template (`<*>` at the
- *   variables), a prose pattern by the title of its most central member (highest cosine to the
+ * - is named so that a person recognises it: a templated pattern by its template (`…` at the
+ *   variables: the `<*>` wildcard is the template field's notation, not a name's), a prose pattern by the title of its most central member (highest cosine to the
  *   centroid) followed by the distinctive terms of the pattern (centroid weight minus corpus mean
  *   weight) that the title does not already say, both shortened; names stay unique within the run;
  * - carries up to three representative example issues (the most central members, distinct titles);
@@ -26,7 +26,10 @@ import { membersLink, provenance } from './context.ts';
 import { normalizeText } from '../text/normalize.ts';
 import { reviewQuestions, SEVERITY_WEIGHT, type QuestionKind, type ReviewQuestion } from '../review/questions.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
+import type { NormalizeOutput } from './02_normalize.ts';
 import type { ExtractOutput, Judgement } from './03_extract.ts';
+import { fnv1a } from '../text/hashing.ts';
+import { WILDCARD } from '../text/templateTokens.ts';
 import type { VectorizeOutput } from './04_vectorize.ts';
 import type { ClusterOutput } from './05_cluster.ts';
 import type { StabilityOutput, StabilityStatus } from './06_stability.ts';
@@ -84,11 +87,71 @@ const TERMS_KEPT = 30;
 const NAME_TITLE_CHARS = 60;
 const NAME_TEMPLATE_CHARS = 90;
 const EXAMPLES = 3;
+/** Distinctive features read for top terms (five are kept; some repeat words of others). */
+const DISTINCTIVE_CONSIDERED = 40;
 
 /** A UUID (v8 layout) derived from a string, so that replaying a run reproduces its ids. */
 export function derivedUuid(text: string): string {
   const h = createHash('sha256').update(text).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * What each wanted feature stands for among a pattern's members. Hashed features share slots, and
+ * stage 4's readable name of a slot is the first token seen anywhere in the corpus: a word no member
+ * may contain (or the internal `#feature` fallback). A name the members contain is kept; otherwise the
+ * feature stands for the most frequent member token or adjacent-token bigram that hashes to it (as
+ * stage 4 hashes them, engine/text/tfidf.ts), ties to the first seen; a feature none of whose member
+ * n-grams can be found is left out. Names and top terms say only what the members say.
+ */
+export function memberTerms(
+  list: readonly number[],
+  wanted: ReadonlyMap<number, string | undefined>,
+  norm: NormalizeOutput,
+  dimensions: number,
+): Map<number, string> {
+  const words = norm.vocabulary;
+  const columns = [norm.title, norm.body];
+  const scan = (visit: (prev: number, id: number) => void) => {
+    for (const i of list)
+      for (const { offsets, ids } of columns) for (let p = offsets[i]; p < offsets[i + 1]; p++) visit(p > offsets[i] ? ids[p - 1] : -1, ids[p]);
+  };
+  const names = new Set([...wanted.values()].filter((t): t is string => t !== undefined));
+  const firstWords = new Set([...names].filter((t) => t.includes(' ')).map((t) => t.split(' ')[0]));
+  const present = new Set<string>();
+  scan((prev, id) => {
+    if (names.has(words[id])) present.add(words[id]);
+    if (prev >= 0 && firstWords.has(words[prev])) {
+      const bigram = `${words[prev]} ${words[id]}`;
+      if (names.has(bigram)) present.add(bigram);
+    }
+  });
+  const out = new Map<number, string>();
+  for (const [f, name] of wanted) if (name !== undefined && present.has(name)) out.set(f, name);
+  if (out.size === wanted.size) return out;
+  const counts = new Map<number, Map<string, number>>();
+  const count = (f: number, term: string) => {
+    if (!wanted.has(f) || out.has(f)) return;
+    const c = counts.get(f) ?? new Map<string, number>();
+    c.set(term, (c.get(term) ?? 0) + 1);
+    counts.set(f, c);
+  };
+  const unigram = new Map<number, number>();
+  scan((prev, id) => {
+    let f = unigram.get(id);
+    if (f === undefined) unigram.set(id, (f = fnv1a(words[id]) % dimensions));
+    count(f, words[id]);
+    if (prev >= 0 && prev !== id && words[prev] !== words[id]) {
+      const bigram = `${words[prev]} ${words[id]}`;
+      count(fnv1a(bigram) % dimensions, bigram);
+    }
+  });
+  for (const [f, c] of counts) {
+    let best: [string, number] | null = null;
+    for (const entry of c) if (!best || entry[1] > best[1]) best = entry;
+    out.set(f, best![0]);
+  }
+  return out;
 }
 
 function cosine(a: Map<string, number>, b: Array<[string, number]>): number {
@@ -121,7 +184,14 @@ function majority(judgements: Judgement[]): { value: string | null; share: numbe
 }
 
 export function patterns(
-  input: { snapshot: SnapshotOutput; extract: ExtractOutput; vectorize: VectorizeOutput; cluster: ClusterOutput; stability: StabilityOutput },
+  input: {
+    snapshot: SnapshotOutput;
+    normalize: NormalizeOutput;
+    extract: ExtractOutput;
+    vectorize: VectorizeOutput;
+    cluster: ClusterOutput;
+    stability: StabilityOutput;
+  },
   ctx: StageContext,
 ): PatternsOutput {
   const cfg = ctx.configs.cluster.document;
@@ -140,7 +210,7 @@ export function patterns(
   const stabilityOf = new Map(input.stability.clusters.map((c) => [c.label, c]));
   const templateOf = new Map(input.cluster.templates.map((t) => [t.label, t.text]));
   const nameOf = (template: string | null, title: string, topTerms: string[]) => {
-    if (template !== null) return shorten(template, NAME_TEMPLATE_CHARS);
+    if (template !== null) return shorten(template.replaceAll(WILDCARD, '…'), NAME_TEMPLATE_CHARS);
     const head = shorten(title, NAME_TITLE_CHARS);
     const said = new Set(normalizeText(title).tokens);
     const extra = topTerms.filter((t) => !t.split(' ').every((w) => said.has(w))).slice(0, 2);
@@ -165,10 +235,13 @@ export function patterns(
       const ranked = [...centroid.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, TERMS_KEPT);
       const norm = Math.sqrt(ranked.reduce((s, [, w]) => s + w * w, 0)) || 1;
       const terms: Array<[string, number]> = ranked.map(([f, w]) => [tokenOf.get(f) ?? `#${f}`, round(w / norm)]);
-      const distinctive = [...centroid.entries()]
+      const distinctiveFeatures = [...centroid.entries()]
         .map(([f, w]) => [f, w - (corpusMean.get(f) ?? 0)] as const)
         .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-        .map(([f]) => tokenOf.get(f) ?? `#${f}`);
+        .slice(0, DISTINCTIVE_CONSIDERED)
+        .map(([f]) => f);
+      const said = memberTerms(list, new Map(distinctiveFeatures.map((f) => [f, tokenOf.get(f)])), input.normalize, cfg.hash_dimensions);
+      const distinctive = distinctiveFeatures.flatMap((f) => (said.has(f) ? [said.get(f)!] : []));
       const topTerms: string[] = [];
       for (const term of distinctive) {
         if (topTerms.length === 5) break;

@@ -16,6 +16,11 @@
  *   enough events to estimate a model, so the API reason is `insufficient_events` too. The maths'
  *   reason is kept in `detail`.
  *
+ * Dormant: a fitted pattern whose silence since its last occurrence the model gives less than a 1%
+ * chance (engine/hazard/dormancy.ts) keeps its fit and curves (its history) but gets no forecast and
+ * no p_alert, so no crest alert: the model no longer describes it. The next occurrence ends dormancy
+ * (the next run sees a short silence).
+ *
  * A fitted pattern gets its curves on a grid of `curve_points` times (days), the forecast of
  * occurrences over each horizon (forecastOccurrences, seeded from the run seed and the pattern id) and
  * p_alert = P(recurrence within `alert_horizon_days` | days since the last occurrence)
@@ -26,6 +31,7 @@ import { deriveSeed } from '../rng.ts';
 import { DAY_MS } from '../time.ts';
 import { censoredGaps } from '../hazard/censoredGaps.ts';
 import { evenGrid, hazardCurves } from '../hazard/curves.ts';
+import { dormancyOf, type Dormancy } from '../hazard/dormancy.ts';
 import { describeFit, type HazardFit, type HazardModelName, type NotFittedReason } from '../hazard/fit.ts';
 import { forecastOccurrences } from '../hazard/forecast.ts';
 import { forecastPaths } from '../hazard/forecastPaths.ts';
@@ -103,7 +109,10 @@ export interface HorizonForecastOutput {
   /** Predictive interval of the count (integers), parameter and process uncertainty, at `interval_level`. */
   lower: number;
   upper: number;
-  /** Share of simulated paths with at least one occurrence within the horizon (probability, 0-1). */
+  /**
+   * P(at least one occurrence within the horizon | since_last_days), 0-1: recurrenceProbability, the
+   * quantity p_alert and stage 9's p_recurrence give at their horizons (one computation, one value).
+   */
   probability_any: number;
 }
 
@@ -126,10 +135,15 @@ export interface PatternHazardFitted {
   /** Days from the last occurrence to as-of (the age of the open gap). */
   since_last_days: number;
   curves: HazardCurvesOutput;
-  /** One entry per forecast horizon (hazard config `forecast_horizons_days` ∪ `prediction_horizon_days`), ascending. */
+  /** Whether the silence since the last occurrence is one the model could produce (engine/hazard/dormancy.ts). */
+  dormancy: Dormancy;
+  /**
+   * One entry per forecast horizon (hazard config `forecast_horizons_days` ∪ `prediction_horizon_days`),
+   * ascending; empty when the pattern is dormant (the forecast is withheld).
+   */
   forecast: HorizonForecastOutput[];
-  /** P(recurrence within `alert_horizon_days` | since_last_days), probability 0-1 with interval. */
-  p_alert: Estimate;
+  /** P(recurrence within `alert_horizon_days` | since_last_days), probability 0-1 with interval; null when dormant. */
+  p_alert: Estimate | null;
   provenance: Provenance;
 }
 
@@ -176,6 +190,8 @@ export interface HazardOutput {
   as_of: string;
   /** Level of every interval in this output (hazard config `interval_level`). */
   interval_level: number;
+  /** The horizon of every p_alert (hazard config `alert_horizon_days`); absent in outputs stored before it was recorded. */
+  alert_horizon_days?: number;
   /** One entry per pattern of stage 7, in its order. */
   patterns: PatternHazard[];
   /** Fitted patterns whose p_alert estimate ≥ alert_threshold, ordered by probability descending, then pattern id. */
@@ -273,14 +289,9 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
     const since = gaps.sinceLast;
     const gridEnd = gaps.time.reduce((a, b) => Math.max(a, b), horizons.at(-1)!);
     const curves = hazardCurves(fit, evenGrid(gridEnd, cfg.curve_points), level);
-    const forecast = forecastOccurrences(fit, {
-      sinceLast: since,
-      horizons,
-      seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`),
-      paths: forecastPaths(fit, horizons.at(-1)!, FORECAST_PATHS),
-      level,
-    });
-    const alert = recurrenceProbability(fit, since, cfg.alert_horizon_days, level);
+    // A silence the model cannot produce: it no longer describes the pattern, so no forecast is made from it.
+    const dormancy = dormancyOf(fit, since);
+    const alert = dormancy.dormant ? null : recurrenceProbability(fit, since, cfg.alert_horizon_days, level);
     return {
       pattern_id: pattern.id,
       status: 'fitted',
@@ -311,22 +322,32 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
         hazard_lower: curves.hazardLower,
         hazard_upper: curves.hazardUpper,
       },
-      forecast: forecast.horizons.map((h) => ({
-        horizon_days: h.horizon,
-        expected: h.expected,
-        monte_carlo_error: h.monteCarloError,
-        lower: h.lower,
-        upper: h.upper,
-        probability_any: h.probabilityAny,
-      })),
-      p_alert: { estimate: alert.estimate, lower: alert.lower, upper: alert.upper },
+      dormancy,
+      forecast: dormancy.dormant
+        ? []
+        : forecastOccurrences(fit, {
+            sinceLast: since,
+            horizons,
+            seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`),
+            paths: forecastPaths(fit, horizons.at(-1)!, FORECAST_PATHS),
+            level,
+          }).horizons.map((h) => ({
+            horizon_days: h.horizon,
+            expected: h.expected,
+            monte_carlo_error: h.monteCarloError,
+            lower: h.lower,
+            upper: h.upper,
+            // The same quantity as p_alert and stage 9's p_recurrence at equal horizons, so computed the same way.
+            probability_any: recurrenceProbability(fit, since, h.horizon, level).estimate,
+          })),
+      p_alert: alert && { estimate: alert.estimate, lower: alert.lower, upper: alert.upper },
       provenance: prov,
     };
   });
 
   const alerts: CrestAlert[] = [];
   for (const p of patterns) {
-    if (p.status !== 'fitted' || p.p_alert.estimate < cfg.alert_threshold) continue;
+    if (p.status !== 'fitted' || p.p_alert === null || p.p_alert.estimate < cfg.alert_threshold) continue;
     alerts.push({
       id: derivedUuid(`${ctx.runId}:alert:${p.pattern_id}`),
       pattern_id: p.pattern_id,
@@ -342,5 +363,5 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
     });
   }
   alerts.sort((a, b) => b.probability - a.probability || (a.pattern_id < b.pattern_id ? -1 : 1));
-  return { as_of: ctx.asOf, interval_level: level, patterns, alerts };
+  return { as_of: ctx.asOf, interval_level: level, alert_horizon_days: cfg.alert_horizon_days, patterns, alerts };
 }

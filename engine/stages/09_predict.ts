@@ -1,7 +1,7 @@
 /**
  * Stage 9, predict: projections of the fitted hazards, and how good such projections have been.
  *
- * Predictions (one per fitted pattern, horizon H = hazard config `prediction_horizon_days`, s = days
+ * Predictions (one per fitted pattern that is not dormant, horizon H = hazard config `prediction_horizon_days`, s = days
  * since the last occurrence at as-of):
  * - p_recurrence = P(T ≤ s + H | T > s) (recurrenceProbability, delta-method interval);
  * - expected_time_to_next_days = E[T - s | T > s], the mean residual life (meanResidualLife,
@@ -11,7 +11,8 @@
  * At each origin every pattern of the run is refitted on its occurrences strictly before o (the open gap
  * censored at o); one with at least `min_gaps` gaps and a fit predicts p = P(recurrence in [o, o + H))
  * and a predictive interval of the count in that window (forecastOccurrences, seeded), scored against
- * its occurrences in [o, o + H). Only origins whose whole horizon is observed (o + H ≤ as_of) may be
+ * its occurrences in [o, o + H); a pattern dormant at the origin abstains (counted, with how many of
+ * those recurred all the same). Only origins whose whole horizon is observed (o + H ≤ as_of) may be
  * scored (rollingBacktest leaves any other unscored); these origins all are, by construction. Scores: Brier score; Brier skill against the base rate,
  * the observed frequency of recurrence over the same scored forecasts (sample climatology, Wilks
  * 2011 §8.4.2); calibration bins (10 equal-width); interval coverage of the count intervals.
@@ -19,7 +20,7 @@
 import { deriveSeed } from '../rng.ts';
 import { DAY_MS } from '../time.ts';
 import { brierSkillScore, calibrationBins, intervalCoverage } from '../hazard/brier.ts';
-import { rollingBacktest, type BacktestForecast } from '../hazard/backtest.ts';
+import { rollingBacktest, type BacktestAbstention, type BacktestForecast } from '../hazard/backtest.ts';
 import type { HazardModelName } from '../hazard/fit.ts';
 import { meanResidualLife } from '../hazard/meanResidualLife.ts';
 import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
@@ -79,11 +80,19 @@ export interface CalibrationBinOutput {
   observed_rate: number | null;
 }
 
+/** Pattern × origin pairs the backtest did not forecast because the pattern was dormant at the origin. */
+export interface BacktestAbstentions {
+  count: number;
+  /** How many of them recurred within the horizon all the same. */
+  recurred: number;
+}
+
 export interface BacktestOrigin {
   /** ISO time of the origin. */
   origin_at: string;
   /** o + H ≤ as_of: only such origins are scored. */
   fully_observed: boolean;
+  abstained: BacktestAbstentions;
   /** Scores of this origin's forecasts; null when not fully observed or nothing could be forecast. */
   scores: BacktestScores | null;
 }
@@ -102,6 +111,8 @@ export interface BacktestOutput {
   origins: BacktestOrigin[];
   /** All scored forecasts pooled; null when nothing was scored. */
   overall: BacktestScores | null;
+  /** All origins' abstentions pooled (dormant patterns make no forecast; engine/hazard/dormancy.ts). */
+  abstained: BacktestAbstentions;
   /** Pooled scores by history size: min_gaps of the config, then 10 (patterns with enough history). */
   by_history: BacktestGroup[];
   provenance: Provenance;
@@ -148,6 +159,11 @@ export function scoreForecasts(forecasts: readonly BacktestForecast[]): Backtest
   };
 }
 
+const abstentionsOf = (list: readonly BacktestAbstention[]): BacktestAbstentions => ({
+  count: list.length,
+  recurred: list.filter((a) => a.actual > 0).length,
+});
+
 export function predict(input: { snapshot: SnapshotOutput; patterns: PatternsOutput; hazard: HazardOutput }, ctx: StageContext): PredictOutput {
   const cfg = ctx.configs.hazard.document;
   const level = cfg.interval_level;
@@ -157,7 +173,8 @@ export function predict(input: { snapshot: SnapshotOutput; patterns: PatternsOut
   const predictions: Prediction[] = [];
   for (const pattern of input.patterns.patterns) {
     const h = byId.get(pattern.id);
-    if (!h || h.status !== 'fitted') continue;
+    // A dormant pattern's fit no longer describes it: no prediction (the engine abstains).
+    if (!h || h.status !== 'fitted' || h.dormancy?.dormant) continue;
     const fit = fitOf(h, level);
     const p = recurrenceProbability(fit, h.since_last_days, horizon, level);
     const next = meanResidualLife(fit, h.since_last_days, level);
@@ -208,9 +225,11 @@ export function predict(input: { snapshot: SnapshotOutput; patterns: PatternsOut
       origins: results.map((r) => ({
         origin_at: new Date(r.origin * DAY_MS).toISOString(),
         fully_observed: r.fullyObserved,
+        abstained: abstentionsOf(r.abstentions),
         scores: scoreForecasts(r.forecasts),
       })),
       overall: scoreForecasts(pooled),
+      abstained: abstentionsOf(results.flatMap((r) => r.abstentions)),
       by_history: groups.map((minGaps) => ({ min_gaps: minGaps, scores: scoreForecasts(pooled.filter((f) => f.gaps >= minGaps)) })),
       provenance: provenance(ctx, 'predict', scoredIssues, null),
     },

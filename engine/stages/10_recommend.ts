@@ -83,7 +83,8 @@ export interface Recommendation {
   pattern_id: string;
   status: 'proposed' | 'abstained';
   /** Why no recommendation was made; null when proposed. */
-  abstain_reason: 'root_cause_abstained' | 'no_playbook' | 'not_fitted' | null;
+  /** `dormant`: the pattern's fit no longer describes it (its silence), so there is no forecast to build a case on. */
+  abstain_reason: 'root_cause_abstained' | 'no_playbook' | 'not_fitted' | 'dormant' | null;
   /** The pattern's root cause (null when the rollup abstained). */
   root_cause: string | null;
   /** The root cause's playbook; null when abstained for lack of one. */
@@ -138,7 +139,9 @@ export function recommend(
   for (const pattern of input.patterns.patterns) {
     const prov = provenance(ctx, 'recommend', pattern.member_ids, membersLink(pattern.id));
     const h = hazardOf.get(pattern.id);
-    const fitted: PatternHazardFitted | null = h?.status === 'fitted' ? h : null;
+    // A dormant pattern keeps its fit but has no forecast: nothing to cost or to build a case on.
+    const fitted: PatternHazardFitted | null = h?.status === 'fitted' && !h.dormancy?.dormant ? h : null;
+    const dormant = h?.status === 'fitted' && !fitted;
 
     let costToDate = 0;
     for (const id of pattern.member_ids) costToDate += occurrenceCost(rateCard, input.snapshot.issues[indexOf.get(id)!].severity);
@@ -162,7 +165,7 @@ export function recommend(
     const rootCause = pattern.rollup.status === 'decided' ? pattern.root_cause : null;
     const playbook = rootCause === null ? null : (playbookOf.get(rootCause) ?? null);
     const abstainReason: Recommendation['abstain_reason'] =
-      rootCause === null ? 'root_cause_abstained' : playbook === null ? 'no_playbook' : !fitted ? 'not_fitted' : null;
+      rootCause === null ? 'root_cause_abstained' : playbook === null ? 'no_playbook' : dormant ? 'dormant' : !fitted ? 'not_fitted' : null;
     let businessCase: BusinessCase | null = null;
     if (abstainReason === null && playbook && fitted) {
       const window = horizons.at(-1)!;

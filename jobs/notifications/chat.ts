@@ -7,14 +7,24 @@
  * the member alone (`chat_signing_secret` in their preferences once a chat URL is set).
  */
 import { hmacSha256 } from '../../lib/crypto.ts';
-import type { Queryable } from '../../lib/db.ts';
-import { ensureGeneratedSecret } from '../../sql/appSettings.ts';
+import type { KeyRing } from '../../lib/keyRing.ts';
 import type { NotificationRow } from '../../sql/notifications.ts';
 
-export async function chatSigningSecret(db: Queryable, workspaceId: string, userId: string): Promise<string> {
-  const key = await ensureGeneratedSecret(db, 'chat_signing_key');
-  return `whsec_${hmacSha256(key, `chat:${workspaceId}:${userId}`).toString('base64')}`;
+/** The member's current secret (what their preferences show). */
+export function chatSigningSecret(keys: KeyRing, workspaceId: string, userId: string): string {
+  return secretUnder(keys.current, workspaceId, userId);
 }
+
+/**
+ * Every secret a delivery is signed with: the current one, then one per previous CHAT_SIGNING_KEY
+ * (issue 26: during a rotation the delivery carries a `v1,` signature under each, as Standard
+ * Webhooks allows, so a receiver still holding the old secret keeps verifying).
+ */
+export function chatSigningSecrets(keys: KeyRing, workspaceId: string, userId: string): string[] {
+  return keys.all.map((key) => secretUnder(key, workspaceId, userId));
+}
+
+const secretUnder = (key: Buffer, workspaceId: string, userId: string) => `whsec_${hmacSha256(key, `chat:${workspaceId}:${userId}`).toString('base64')}`;
 
 export function chatBody(deliveryId: string, n: NotificationRow, createdAt: Date) {
   return {

@@ -19,6 +19,8 @@ import { withTransaction } from '../../lib/db.ts';
 import { ingestRecords } from '../ingestRecords.ts';
 import { ingestRecordSchema, toIssueInput } from '../../api/platform/ingest/record.ts';
 import type { IssueInput } from '../../sql/issues.ts';
+import { openSecret, sealSecret } from '../../lib/secretBox.ts';
+import type { AppContext } from '../../lib/context.ts';
 import { defineTask, PermanentJobError, type JobContext } from '../runtime.ts';
 import { policyOf } from './webhook__deliver.ts';
 
@@ -35,6 +37,24 @@ export const httpPullConfigSchema = z.object({
     .optional(),
 });
 export type HttpPullConfig = z.output<typeof httpPullConfigSchema>;
+
+/**
+ * An http_pull config as stored: its `headers` (usually credentials) sealed like webhook signing
+ * secrets (lib/secretBox.ts, Secrets.webhookKey) in `headers_sealed`, their names alone in the clear
+ * in `header_names` (issue 26).
+ */
+export function sealPullConfig(app: Pick<AppContext, 'secrets'>, config: HttpPullConfig): Record<string, unknown> {
+  const { headers, ...rest } = config;
+  if (!headers || !Object.keys(headers).length) return rest;
+  return { ...rest, header_names: Object.keys(headers), headers_sealed: sealSecret(app.secrets.webhookKey, JSON.stringify(headers)) };
+}
+
+/** The stored config with its headers opened (a config stored before issue 26 keeps plain `headers`). */
+export function openPullConfig(app: Pick<AppContext, 'secrets'>, stored: Record<string, unknown>): HttpPullConfig {
+  const { headers_sealed: sealed, header_names: _names, ...rest } = stored;
+  const headers = typeof sealed === 'string' ? JSON.parse(openSecret(app.secrets.webhookKey, sealed)) : rest.headers;
+  return httpPullConfigSchema.parse({ ...rest, ...(headers ? { headers } : {}) });
+}
 
 /** At most this many pages per sync (a source that never says it is done cannot loop forever). */
 const MAX_PAGES = 1_000;
@@ -107,7 +127,7 @@ export const connectorSync = defineTask({
     const connector = await findConnector(app.pool, payload.workspace_id, payload.connector_id);
     if (!connector) throw new PermanentJobError('the connector no longer exists');
     if (connector.kind !== 'http_pull') throw new PermanentJobError(`a ${connector.kind} connector does not sync`);
-    const config = httpPullConfigSchema.parse(connector.config);
+    const config = openPullConfig(job.app, connector.config);
     const caller = { workspaceId: connector.workspace_id, actor: { type: 'system' as const, id: connector.id } };
     let cursor = connector.sync_cursor;
     let pages = 0;

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { findPreferences } from '../../sql/notificationPreferences.ts';
 import { findDelivery, markDeliveries } from '../../sql/notifications.ts';
-import { chatBody, chatSigningSecret } from '../notifications/chat.ts';
+import { chatBody, chatSigningSecrets } from '../notifications/chat.ts';
 import { postSigned } from '../../lib/outbound/index.ts';
 import { policyOf } from './webhook__deliver.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
@@ -29,10 +29,10 @@ export const notificationChat = defineTask({
       await markDeliveries(app.pool, [delivery.id], 'failed', 'the member has no chat_webhook_url any more');
       return { status: 'failed' };
     }
-    const secret = await chatSigningSecret(app.pool, delivery.workspace_id, delivery.user_id);
+    const [secret, ...previousSecrets] = chatSigningSecrets(app.secrets.chatSigningKey, delivery.workspace_id, delivery.user_id);
     const now = app.clock.now();
     const body = JSON.stringify(chatBody(delivery.id, delivery.notification, now));
-    const result = await postSigned(policyOf(app), { url, body, secret, messageId: delivery.id, timestamp: now });
+    const result = await postSigned(policyOf(app), { url, body, secret, previousSecrets, messageId: delivery.id, timestamp: now });
     if (result.ok) {
       await markDeliveries(app.pool, [delivery.id], 'sent', `HTTP ${result.statusCode}`);
       return { status: 'sent', status_code: result.statusCode };

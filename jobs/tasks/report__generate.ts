@@ -38,7 +38,12 @@ export const reportGenerate = defineTask({
       return { report_id, facts_digest: encoded.digest, numerals_checked: narrative.numerals_checked };
     } catch (err) {
       if (err instanceof FactsMismatch) {
-        await failReport(job.app.pool, report_id, { code: 'report_facts_mismatch', message: err.message, details: { numerals: err.numerals } }, stored);
+        await failReport(
+          job.app.pool,
+          report_id,
+          { code: 'report_facts_mismatch', message: err.message, details: { numerals: err.numerals, conflicts: err.conflicts } },
+          stored,
+        );
         throw new PermanentJobError(err.message);
       }
       if (err instanceof TemplateError) {

@@ -32,7 +32,9 @@ for (const [net, prefix] of [
 ] as const)
   refused.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], // unspecified
+  ['::', 96], // unspecified and IPv4-compatible (::a.b.c.d, deprecated: reaches the IPv4 address)
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT, RFC 6145)
+  ['2002::', 16], // 6to4: embeds any IPv4 address, private ones included
   ['64:ff9b::', 96], // NAT64: reaches any IPv4 address, private ones included
   ['fc00::', 7], // unique local (fd00:ec2::254 is a metadata address)
   ['fe80::', 10], // link-local

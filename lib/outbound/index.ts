@@ -26,12 +26,15 @@ export { outboundPolicy, outboundPolicyFromConfig, refusalReason, parseAllowlist
 export { checkOutboundUrl, parseOutboundUrl, OutboundRefusedError } from './guard.ts';
 export { postOutbound, parseRetryAfter, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RESPONSE_TIMEOUT_MS, type OutboundRequest, type OutboundResult } from './post.ts';
 export { signatureHeaders, svcSignature, standardWebhooksKey, SECRET_PREFIX } from './signature.ts';
+export { fetchJson, OutboundFetchError, JSON_FETCH_MAX_BYTES, type JsonFetch } from './fetchJson.ts';
 export { retryDelayMs, RETRY_DELAYS_MS, MAX_ATTEMPTS } from './retrySchedule.ts';
 
 export interface SignedRequest extends Omit<OutboundRequest, 'headers' | 'method' | 'body'> {
   body: string;
   /** The signing secret (`whsec_…`). */
   secret: string;
+  /** Secrets being rotated out: each adds a signature to `webhook-signature`. */
+  previousSecrets?: readonly string[];
   /** Stable across retries of one message: receivers drop duplicates by it (`webhook-id`). */
   messageId: string;
   /** Defaults to now; signed into `webhook-signature`. */
@@ -41,6 +44,9 @@ export interface SignedRequest extends Omit<OutboundRequest, 'headers' | 'method
 
 /** POSTs a body with the four signature headers of CONTRACT.md. */
 export function postSigned(policy: OutboundPolicy, request: SignedRequest): Promise<OutboundResult> {
-  const { secret, messageId, timestamp, headers, ...rest } = request;
-  return postOutbound(policy, { ...rest, headers: { ...headers, ...signatureHeaders(secret, messageId, rest.body, timestamp ?? new Date()) } });
+  const { secret, previousSecrets, messageId, timestamp, headers, ...rest } = request;
+  return postOutbound(policy, {
+    ...rest,
+    headers: { ...headers, ...signatureHeaders(secret, messageId, rest.body, timestamp ?? new Date(), previousSecrets) },
+  });
 }

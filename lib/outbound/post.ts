@@ -130,12 +130,7 @@ export function postOutbound(policy: OutboundPolicy, request: OutboundRequest): 
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let kept = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (kept <= maxBytes) chunks.push(chunk);
-        kept += chunk.length;
-      });
-      res.on('error', (err) => finish(failed(err, res.statusCode ?? null)));
-      res.on('end', () => {
+      const answer = (truncated: boolean) => {
         const status = res.statusCode ?? 0;
         const ok = status >= 200 && status < 300;
         finish({
@@ -146,9 +141,22 @@ export function postOutbound(policy: OutboundPolicy, request: OutboundRequest): 
           error: ok ? null : `HTTP ${status}`,
           refused: false,
           responsePreview: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'),
-          truncated: kept > maxBytes,
+          truncated,
         });
+      };
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        kept += chunk.length;
+        // Past the cap nothing more is read: the answer is complete as far as we care, and a
+        // receiver streaming without end must not hold the connection (or the memory).
+        if (kept > maxBytes) {
+          answer(true);
+          res.destroy();
+          req.destroy();
+        }
       });
+      res.on('error', (err) => finish(failed(err, res.statusCode ?? null)));
+      res.on('end', () => answer(false));
     });
     req.end(body ?? undefined);
   });

@@ -17,13 +17,20 @@ export function standardWebhooksKey(secret: string): Buffer {
 
 export const svcSignature = (secret: string, body: string | Buffer): string => hmacSha256(secret, body).toString('hex');
 
-export function signatureHeaders(secret: string, messageId: string, body: string, timestamp: Date): Record<string, string> {
+/** `previousSecrets`: during a key rotation, `webhook-signature` also carries a `v1,` signature under each (space-separated, as Standard Webhooks allows). */
+export function signatureHeaders(
+  secret: string,
+  messageId: string,
+  body: string,
+  timestamp: Date,
+  previousSecrets: readonly string[] = [],
+): Record<string, string> {
   const seconds = Math.floor(timestamp.getTime() / 1000);
-  const standard = hmacSha256(standardWebhooksKey(secret), `${messageId}.${seconds}.${body}`).toString('base64');
+  const standard = (key: string) => `v1,${hmacSha256(standardWebhooksKey(key), `${messageId}.${seconds}.${body}`).toString('base64')}`;
   return {
     'x-svc-signature': svcSignature(secret, body),
     'webhook-id': messageId,
     'webhook-timestamp': String(seconds),
-    'webhook-signature': `v1,${standard}`,
+    'webhook-signature': [secret, ...previousSecrets].map(standard).join(' '),
   };
 }

@@ -6,12 +6,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkNarrative } from '../../engine/report/factCheck.ts';
+import { checkNarrative, conflictingFacts } from '../../engine/report/factCheck.ts';
 import { findNumerals } from '../../engine/report/numerals.ts';
-import { formatQuantity, inWords, quantity as q } from '../../engine/report/quantity.ts';
+import { formatQuantity, inWords, measuring, quantity as q } from '../../engine/report/quantity.ts';
 import { renderTemplate, TemplateError, validateTemplate } from '../../engine/report/templates.ts';
 import { checkedNarrative, FactsMismatch, type NarrativeGenerator } from '../../engine/report/narrative.ts';
 import { markdownToHtml } from '../../engine/report/markdown.ts';
+import { lineChart, niceDomain, niceTicks, timeTicks } from '../../engine/report/svg.ts';
 import { occurrencesByMonth, type Facts } from '../../engine/report/facts.ts';
 
 const facts = {
@@ -176,6 +177,92 @@ test('any narrative generator is checked the same way', async () => {
   }
   const honest: NarrativeGenerator = { name: 'model', generate: () => 'The pattern has 1,234 issues, with 42% likelihood.' };
   assert.is((await checkedNarrative(honest, facts)).numerals_checked, 2);
+});
+
+test('one fact per quantity: two values for one quantity fail the check, although each numeral resolves', async () => {
+  const p30 = (value: number) => measuring('recurrence_probability:p1:30d', q(value, 'probability'));
+  const twoValues = {
+    kind: 'pattern_brief',
+    prediction: { p_recurrence: { estimate: p30(0.407) }, horizon_days: q(30, 'days') },
+    hazard: { forecast: [{ horizon_days: q(30, 'days'), probability_any: p30(0.4) }], series: { survival: [0.5] } },
+  } as unknown as Facts;
+  const narrative = 'A recurrence within 30 days has a probability of 40.7%.\n\n| 30 days | 40.0% |';
+  const result = checkNarrative(narrative, twoValues);
+  assert.equal(result.unresolved, []);
+  assert.not.ok(result.ok);
+  assert.equal(result.conflicts, [
+    {
+      measures: 'recurrence_probability:p1:30d',
+      facts: [
+        { path: 'prediction.p_recurrence.estimate', value: 0.407 },
+        { path: 'hazard.forecast.0.probability_any', value: 0.4 },
+      ],
+    },
+  ]);
+  try {
+    await checkedNarrative({ name: 'any', generate: () => narrative }, twoValues);
+    assert.unreachable('a document with two values for one quantity must fail');
+  } catch (err) {
+    assert.instance(err, FactsMismatch);
+    assert.match((err as Error).message, /two values for one quantity \(recurrence_probability:p1:30d\)/);
+  }
+  // The same quantity held twice with one value passes; other measurements are independent.
+  const oneValue = { ...twoValues, hazard: { forecast: [{ probability_any: p30(0.407) }, { probability_any: measuring('other', q(0.1, 'probability')) }] } };
+  assert.equal(conflictingFacts(oneValue), []);
+  assert.ok(checkNarrative('A recurrence within 30 days has a probability of 40.7%.', oneValue).ok);
+});
+
+test('charts: nice ticks (1, 2 or 5 times a power of ten, as d3 gives them), dates on time axes, the legend outside the plot', () => {
+  // The ticks the issue saw unrounded: 11.825, 186.249, 360.672 and 8.25, 5.5, 2.75.
+  assert.equal(niceDomain(11.825, 710.5), [0, 800]);
+  assert.equal(niceTicks(0, 800), [0, 200, 400, 600, 800]);
+  assert.equal(niceDomain(0, 11), [0, 12]);
+  assert.equal(niceTicks(0, 12), [0, 2, 4, 6, 8, 10, 12]);
+  assert.equal(niceTicks(0, 1), [0, 0.2, 0.4, 0.6, 0.8, 1]);
+  assert.equal(niceTicks(0, 0.3), [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]);
+  assert.equal(niceDomain(0.0123, 0.0871), [0, 0.1]);
+  assert.equal(
+    timeTicks(Date.UTC(2020, 0, 1), Date.UTC(2024, 11, 1)).map((t) => t.label),
+    ['2020', '2021', '2022', '2023', '2024'],
+  );
+  assert.equal(
+    timeTicks(Date.UTC(2024, 0, 1), Date.UTC(2024, 5, 1)).map((t) => t.label),
+    ['Jan 2024', 'Feb 2024', 'Mar 2024', 'Apr 2024', 'May 2024', 'Jun 2024'],
+  );
+  const svg = lineChart({
+    kind: 'sizes',
+    title: 'sizes',
+    xLabel: 'month',
+    yLabel: 'occurrences',
+    series: [
+      {
+        name: 'a',
+        points: [
+          [Date.UTC(2023, 0, 1), 3],
+          [Date.UTC(2023, 6, 1), 11],
+        ],
+      },
+      {
+        name: 'b',
+        points: [
+          [Date.UTC(2023, 0, 1), 1],
+          [Date.UTC(2023, 6, 1), 2],
+        ],
+      },
+    ],
+    xAxis: { kind: 'time' },
+  });
+  const ticks = (axis: string) => [...svg.matchAll(new RegExp(`data-tick="${axis}">([^<]*)<`, 'g'))].map((m) => m[1]);
+  assert.equal(ticks('y'), ['0', '2', '4', '6', '8', '10', '12']);
+  assert.equal(ticks('x'), ['Jan 2023', 'Feb 2023', 'Mar 2023', 'Apr 2023', 'May 2023', 'Jun 2023', 'Jul 2023']);
+  // Every legend entry lies above the plot area.
+  const plotTop = Number(/data-plot="\d+ (\d+)/.exec(svg)![1]);
+  const legendYs = [...svg.matchAll(/<g data-legend="[^"]*"><line [^>]*y1="([\d.]+)"/g)].map((m) => Number(m[1]));
+  assert.is(legendYs.length, 2);
+  assert.ok(
+    legendYs.every((y) => y < plotTop),
+    `legend at ${legendYs}, plot from ${plotTop}`,
+  );
 });
 
 test('pattern size over time: every month from the first to the last occurrence, empty months included', () => {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { snapshot, type SnapshotInput, type SnapshotOutput } from '../../engine/stages/01_snapshot.ts';
-import { normalize, tokensOf } from '../../engine/stages/02_normalize.ts';
+import { normalize, tokensOf, type NormalizeOutput } from '../../engine/stages/02_normalize.ts';
 import { extract, type ExtractOutput, type Judgement } from '../../engine/stages/03_extract.ts';
 import type { VectorizeOutput } from '../../engine/stages/04_vectorize.ts';
 import type { ClusterOutput } from '../../engine/stages/05_cluster.ts';
@@ -14,6 +14,7 @@ import { stability, type StabilityOutput } from '../../engine/stages/06_stabilit
 import { derivedUuid, patterns, shorten } from '../../engine/stages/07_patterns.ts';
 import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
 import { adjustedRandIndex } from '../../engine/cluster/agreement.ts';
+import { fnv1a } from '../../engine/text/hashing.ts';
 import type { TaxonomyConfig } from '../../engine/config/taxonomy.ts';
 import type { defaultRubric } from '../../engine/config/rubric.ts';
 import { syntheticInput, testConfigs, testContext, testUuid, TEST_AS_OF } from '../helpers/engineInput.ts';
@@ -459,7 +460,7 @@ test("stability marks a deliberately over-split cluster's halves unstable, and p
   assert.equal(s.summary, { stable: THEMES - 1, doubtful: 0, unstable: 2, unassessed: 0 });
 
   // Unstable clusters are not promoted: their members get no pattern.
-  const p = patterns({ snapshot: out.snapshot, extract: out.extract, vectorize: out.vectorize, cluster: split, stability: s }, ctx);
+  const p = patterns({ snapshot: out.snapshot, normalize: out.normalize, extract: out.extract, vectorize: out.vectorize, cluster: split, stability: s }, ctx);
   assert.is(p.patterns.length, THEMES - 1);
   split.labels.forEach((l, i) => {
     if (l === largest || l === out.cluster.k || l < 0) assert.is(p.pattern_ids[i], null);
@@ -523,6 +524,7 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
       issue(5, { severity: 'medium', occurred_at: '2024-07-01T00:00:00.000Z' }),
       issue(6, { severity: 'low', occurred_at: '2024-08-02T00:00:00.000Z' }),
     ],
+    left_out: [],
     decisions: [],
     previous_patterns: options.previous ?? [],
     input_digest: '0'.repeat(64),
@@ -567,10 +569,55 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
     clusters: statuses.map((status, label) => ({ label, size: labels.filter((l) => l === label).length, jaccard: status === 'stable' ? 0.9 : 0.4, status })),
     summary: { stable: statuses.filter((s) => s === 'stable').length, doubtful: 0, unstable: statuses.filter((s) => s === 'unstable').length, unassessed: 0 },
   };
-  return { snapshot: snap, extract: extractOut, vectorize: vectorizeOut, cluster: clusterOut, stability: stabilityOut };
+  // Each issue's body says the words of its features, in feature order ("disk full" where both occur).
+  const vocabulary = ['disk', 'full', 'socket', 'timeout', 'node'];
+  const bodyIds = rows.map((row) =>
+    Object.keys(row)
+      .map(Number)
+      .filter((f) => f < vocabulary.length),
+  );
+  const offsets = (lists: number[][]) => Uint32Array.from([0, ...lists.map((_, i) => lists.slice(0, i + 1).flat().length)]);
+  const normalizeOut: NormalizeOutput = {
+    issue_ids: snap.issues.map((i) => i.id),
+    vocabulary,
+    title: { offsets: new Uint32Array(rows.length + 1), ids: new Uint32Array(0) },
+    body: { offsets: offsets(bodyIds), ids: Uint32Array.from(bodyIds.flat()) },
+    title_text: [],
+    body_text: [],
+    template_vocabulary: [],
+    template: { offsets: new Uint32Array(rows.length + 1), ids: new Uint32Array(0) },
+    template_length: new Uint32Array(rows.length),
+  };
+  return { snapshot: snap, normalize: normalizeOut, extract: extractOut, vectorize: vectorizeOut, cluster: clusterOut, stability: stabilityOut };
 }
 
 const tinyCtx = testContext({ configs: testConfigs({ cluster: { min_cluster_size: 2 } }) });
+
+test("patterns: names and top terms say only what the members say, never a hashed slot's name from elsewhere", () => {
+  // Stage 4 names a hashed feature by the first token seen anywhere: here slot 1 is named "random string",
+  // a bigram of some other issue, while the members' word in that slot is another (fnv1a(word) % 256 = 1).
+  const dimensions = 256;
+  let word = '';
+  for (let i = 0; !word; i++) if (fnv1a(`word${i}`) % dimensions === 1) word = `word${i}`;
+  const input = tinyPatternInput();
+  input.vectorize.tokens[1] = 'random string';
+  input.normalize.vocabulary[1] = word;
+  const ctx = testContext({ configs: testConfigs({ cluster: { min_cluster_size: 2, hash_dimensions: dimensions, reduced_dimensions: 8 } }) });
+  const [storage, network] = patterns(input, ctx).patterns;
+  for (const p of [storage, network]) {
+    assert.not.match(p.name, /random string|#\d/);
+    assert.not.ok(
+      p.top_terms.some((t) => /random string|^#\d/.test(t)),
+      p.top_terms.join(', '),
+    );
+  }
+  assert.is(storage.name, `Title 1 (disk, ${word})`);
+  // A slot whose name no member says and whose member words cannot be found is left out.
+  const unknown = tinyPatternInput();
+  unknown.vectorize.tokens[1] = 'random string';
+  unknown.normalize.vocabulary[1] = 'elsewhere';
+  assert.is(patterns(unknown, ctx).patterns[0].name, 'Title 1 (disk, node)');
+});
 
 test('patterns: names from distinctive terms (centroid weight minus corpus mean)', () => {
   const p = patterns(tinyPatternInput(), tinyCtx);

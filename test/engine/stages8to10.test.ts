@@ -19,6 +19,9 @@ import { hazard, type HazardOutput, type PatternHazardFitted, type PatternHazard
 import { predict, scoreForecasts } from '../../engine/stages/09_predict.ts';
 import { recommend, type RecommendOutput } from '../../engine/stages/10_recommend.ts';
 import { testConfigs, testContext, type ConfigOverrides } from '../helpers/engineInput.ts';
+import { buildFacts } from '../../engine/report/facts.ts';
+import { checkNarrative, conflictingFacts } from '../../engine/report/factCheck.ts';
+import { builtInTemplate, renderTemplate } from '../../engine/report/templates.ts';
 
 const DAY = 86_400_000;
 const AS_OF = '2024-03-06T00:00:00.000Z';
@@ -149,11 +152,11 @@ test('hazard: the forecast of a Poisson process (expected h·d/Σt) over each ho
 test('hazard: p_alert = 1 - exp(-30·d/Σt) with the interval of log ΔH; an alert at or above the threshold only', () => {
   const a = fitted(1);
   const rate = 3 / 35;
-  close(a.p_alert.estimate, 1 - Math.exp(-30 * rate), 1e-12, 'p_alert');
-  close(a.p_alert.lower, 1 - Math.exp(-30 * rate * Math.exp(-z90 * Math.sqrt(1 / 3))), 1e-12, 'lower');
-  close(a.p_alert.upper, 1 - Math.exp(-30 * rate * Math.exp(z90 * Math.sqrt(1 / 3))), 1e-12, 'upper');
+  close(a.p_alert!.estimate, 1 - Math.exp(-30 * rate), 1e-12, 'p_alert');
+  close(a.p_alert!.lower, 1 - Math.exp(-30 * rate * Math.exp(-z90 * Math.sqrt(1 / 3))), 1e-12, 'lower');
+  close(a.p_alert!.upper, 1 - Math.exp(-30 * rate * Math.exp(z90 * Math.sqrt(1 / 3))), 1e-12, 'upper');
   const e = fitted(5);
-  close(e.p_alert.estimate, 1 - Math.exp((-30 * 3) / (300 + 100)), 1e-12, 'p_alert of E'); // Σt = 3 gaps of 100 + the open gap 100
+  close(e.p_alert!.estimate, 1 - Math.exp((-30 * 3) / (300 + 100)), 1e-12, 'p_alert of E'); // Σt = 3 gaps of 100 + the open gap 100
   // A (0.924) and D (same data) alert; E (0.218) does not.
   assert.equal(
     out.alerts.map((x) => x.pattern_id),
@@ -163,7 +166,7 @@ test('hazard: p_alert = 1 - exp(-30·d/Σt) with the interval of log ΔH; an ale
   assert.is(alert.threshold, 0.8);
   assert.is(alert.horizon_days, 30);
   assert.is(alert.as_of, AS_OF);
-  assert.is(alert.probability, a.p_alert.estimate);
+  assert.is(alert.probability, a.p_alert!.estimate);
   assert.is(alert.last_occurrence_at, at(30));
   // Lower the threshold below E's probability and E alerts too; raise it above A's and none does.
   assert.is(hazard(input, ctxWith({ hazard: { min_gaps: 3, alert_threshold: 0.2 } })).alerts.length, 3);
@@ -202,7 +205,7 @@ test('hazard: irregular gaps in days are fitted as selectModel fits them (here t
   close(f.selection.aic_weibull!, expected.aic.weibull!, 1e-9, 'AIC');
   close(f.selection.lrt_p_value!, expected.likelihoodRatio!.pValue, 1e-9, 'LRT p-value');
   close(f.since_last_days, 2, 1e-9, 'since last');
-  close(f.p_alert.estimate, recurrenceProbability(fit, 2, 30, 0.9).estimate, 1e-12, 'p_alert');
+  close(f.p_alert!.estimate, recurrenceProbability(fit, 2, 30, 0.9).estimate, 1e-12, 'p_alert');
 });
 
 test('hazard: not fitted, with the API reasons and no curve', () => {
@@ -381,6 +384,114 @@ test('recommend: the refined risk score by its documented formula; the part-1 sc
   assert.equal([b.basis, b.risk_score, b.components, b.expected_cost], ['patterns', 40, { severity: 0.55, recency: 0.5, volume: 0.3 }, null]);
   // Bit-identical on the same input.
   assert.equal(encodeOutput(recommend({ ...input, hazard: out, predict: predicted }, ctx)), encodeOutput(recommended));
+});
+
+test('one fact per quantity: the brief of a fitted pattern holds one recurrence probability per horizon, narrative and table alike', () => {
+  const irregular = [0, 0.1, 0.3, 10, 10.2, 10.25, 20, 20.1, 30, 30.4, 30.5, 33]; // the Weibull: Monte Carlo and the formula differ
+  const members = issuesOf(
+    600,
+    irregular.map((day) => ({ day })),
+  );
+  const snap = snapshot({ workspace_id: id(1000), event_sequence: 12, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] }, ctx);
+  const own = {
+    snapshot: snap,
+    patterns: {
+      patterns: [
+        pattern(
+          7,
+          members.map((m) => m.id),
+          'timeout',
+        ),
+      ],
+      pattern_ids: [],
+      retired: [],
+      review: [],
+    },
+  };
+  const h = hazard(own, ctx);
+  const p = predict({ ...own, hazard: h }, ctx);
+  const r = recommend({ ...own, hazard: h, predict: p }, ctx);
+  const patternId = id(9007);
+  const facts = buildFacts(
+    'pattern_brief',
+    {
+      run: { id: ctx.runId, as_of: AS_OF, engine_version: 'test', output_digest: 'd', config_versions: {} },
+      stages: [],
+      patterns: own.patterns.patterns,
+      hazard: h,
+      predict: p,
+      recommend: r,
+      members: { [patternId]: members.map((m) => m.id) },
+      occurrences: { [patternId]: members.map((m) => m.occurred_at!) },
+      rootCauseNames: {},
+    },
+    patternId,
+  ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const row30 = facts.hazard.forecast.find((f: { horizon_days: { value: number } }) => f.horizon_days.value === 30);
+  assert.is(row30.probability_any.value, facts.prediction.p_recurrence.estimate.value);
+  assert.is(facts.hazard.p_alert.estimate.value, facts.prediction.p_recurrence.estimate.value); // alert horizon 30 too
+  assert.equal(conflictingFacts(facts), []);
+  const narrative = renderTemplate(builtInTemplate(facts as never), facts as never);
+  assert.ok(checkNarrative(narrative, facts).ok, narrative);
+});
+
+test('dormant: a pattern silent for far longer than its gaps keeps its fit but gets no forecast, alert, prediction or case; the brief says so', () => {
+  // Every 3 days for 60 days, then silent for a year before as-of.
+  const members = issuesOf(
+    700,
+    Array.from({ length: 21 }, (_, i) => ({ day: -425 + 3 * i })),
+  );
+  const snap = snapshot({ workspace_id: id(1000), event_sequence: 21, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] }, ctx);
+  const own = {
+    snapshot: snap,
+    patterns: {
+      patterns: [
+        pattern(
+          8,
+          members.map((m) => m.id),
+          'timeout',
+        ),
+      ],
+      pattern_ids: [],
+      retired: [],
+      review: [],
+    },
+  };
+  const h = hazard(own, ctx);
+  const fit = h.patterns[0] as PatternHazardFitted;
+  assert.is(fit.status, 'fitted');
+  assert.ok(fit.dormancy.dormant && fit.dormancy.silence_probability < fit.dormancy.level, JSON.stringify(fit.dormancy));
+  assert.ok(fit.curves.survival.length > 0 && fit.n_gaps === 20, 'the history stays');
+  assert.equal([fit.forecast, fit.p_alert, h.alerts], [[], null, []]);
+  const p = predict({ ...own, hazard: h }, ctx);
+  assert.equal(p.predictions, []);
+  const r = recommend({ ...own, hazard: h, predict: p }, ctx);
+  assert.equal(
+    [r.recommendations[0].abstain_reason, r.recommendations[0].business_case, r.financials[0].basis, r.financials[0].horizons],
+    ['dormant', null, 'none', []],
+  );
+  const patternId = id(9008);
+  const facts = buildFacts(
+    'pattern_brief',
+    {
+      run: { id: ctx.runId, as_of: AS_OF, engine_version: 'test', output_digest: 'd', config_versions: {} },
+      stages: [],
+      patterns: own.patterns.patterns,
+      hazard: h,
+      predict: p,
+      recommend: r,
+      members: { [patternId]: members.map((m) => m.id) },
+      occurrences: { [patternId]: members.map((m) => m.occurred_at!) },
+      rootCauseNames: {},
+    },
+    patternId,
+  );
+  const narrative = renderTemplate(builtInTemplate(facts), facts);
+  assert.match(narrative, /\*\*Dormant:\*\* under this model a silence this long has a probability below 1%/);
+  assert.not.match(narrative, /Probability of any|probability of a recurrence within/);
+  assert.ok(checkNarrative(narrative, facts).ok, JSON.stringify(checkNarrative(narrative, facts)));
+  // A pattern that recurs as usual is not dormant.
+  assert.not.ok(fitted(1).dormancy.dormant);
 });
 
 test.run();

@@ -1,8 +1,9 @@
 /**
  * Ingest records whose occurrence times give each pattern a known hazard outcome: generated issues
  * of four themes (fixtures/synthetic.ts), their `occurred_at` replaced relative to `now`:
- * - disk_full and memory recur every two to four days from now - 400 d to now - 150 d: fitted, and
- *   (with no occurrence for 150 days against gaps of days) alerting;
+ * - disk_full and memory recur every two to four days from now - 400 d to now - 150 d, then (a fix
+ *   taking hold) every two to three weeks up to a few days ago: fitted, still recurring and alerting.
+ *   (A pattern silent for 150 days after gaps of days would be dormant: engine/hazard/dormancy.ts.)
  * - network has no occurred_at: not fitted, `no_timestamps`;
  * - auth occurred at two instants only (one gap): not fitted, `insufficient_events`.
  * Deterministic for `now` and the seed (jitter from engine/rng.ts).
@@ -50,13 +51,21 @@ function timed(issues: SyntheticIssue[], times: (theme: FixtureTheme, count: num
 
 export const RECURRING_FROM_DAYS = 400;
 export const RECURRING_UNTIL_DAYS = 150;
+/** The sparse occurrences after the busy period, over [now - TAIL_FROM_DAYS, now - TAIL_UNTIL_DAYS]. */
+export const TAIL_OCCURRENCES = 8;
+export const TAIL_FROM_DAYS = 140;
+export const TAIL_UNTIL_DAYS = 3;
 
 export function forecastRecords(now: number, count = 300, seed = 11): { records: FixtureRecord[]; themeOf: Map<string, FixtureTheme> } {
   const generated = generateIssues(count, seed, FIXTURE_THEMES.length);
   const records = timed(generated, (theme, n) => {
     if (theme === 'network') return new Array(n).fill(null);
     if (theme === 'auth') return Array.from({ length: n }, (_, i) => now - (i % 2 ? 20 : 50) * DAY);
-    return spreadTimes(n, now - RECURRING_FROM_DAYS * DAY, now - RECURRING_UNTIL_DAYS * DAY, theme === 'disk_full' ? 1 : 2);
+    const seed = theme === 'disk_full' ? 1 : 2;
+    return [
+      ...spreadTimes(n - TAIL_OCCURRENCES, now - RECURRING_FROM_DAYS * DAY, now - RECURRING_UNTIL_DAYS * DAY, seed),
+      ...spreadTimes(TAIL_OCCURRENCES, now - TAIL_FROM_DAYS * DAY, now - TAIL_UNTIL_DAYS * DAY, seed + 10),
+    ];
   });
   return { records, themeOf: new Map(generated.map((g) => [g.external_id, g.theme as FixtureTheme])) };
 }

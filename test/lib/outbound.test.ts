@@ -47,6 +47,12 @@ test('the guard refuses private, link-local, metadata and non-http targets, reso
     'http://[fe80::1]/',
     'http://[fd00:ec2::254]/',
     'http://[::ffff:10.0.0.1]/',
+    // Issue 26: IPv4-compatible, IPv4-translated and 6to4 addresses carry an IPv4 address too.
+    'http://[::10.0.0.1]/',
+    'http://[::a9fe:a9fe]/',
+    'http://[::ffff:0:a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::1]/',
+    'http://[2002:7f00:1::]/',
   ]) {
     assert.match(await refused(dev, url), /private, link-local or reserved/, url);
   }

@@ -108,8 +108,10 @@ test('svc engine run runs every stage in the foreground, prints the run id and a
     run.stages.map((s: { digest: string }) => s.digest.slice(0, 16)),
   );
   assert.is(out.summary.issues, 200);
+  // The same counts as the API's run summary: all issues, those analysed, what was left out; all patterns, those found.
+  assert.equal([out.summary.issues_analysed, out.summary.issues_left_out], [200, []]);
   assert.is(out.summary.k, 3);
-  assert.is(out.summary.patterns, 3);
+  assert.equal([out.summary.patterns, out.summary.patterns_found, out.summary.patterns_not_found], [3, 3, []]);
   assert.is(out.summary.applied.patterns_created, 3);
 
   // The CLI run is a job run too, and the API shows it like any other.

@@ -1,15 +1,17 @@
 /**
  * POST /v1/auth/exchange: deny by default. A verified upstream identity yields a token only through
  * (1) an existing membership (its linked identity, or a first sign-in whose verified e-mail matches a
- * member), or (2) just-in-time provisioning that a workspace explicitly enabled for the identity's
+ * member the identity's issuer may speak for: userByVerifiedEmail), or (2) just-in-time provisioning that a workspace explicitly enabled for the identity's
  * verified e-mail domain. Invitations become memberships when accepted (POST /v1/invitations/accept).
  * Everything else is 403 with an `auth.login.denied` audit event. No other path creates a user.
  */
 import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction } from '../../../lib/db.ts';
+import { withTransaction, type Queryable } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { recordAudit } from '../../../sql/audit.ts';
 import * as users from '../../../sql/users.ts';
+import { organizationOfConnection } from '../../../sql/sso.ts';
+import { verifiedDomainOrganization } from '../../../sql/workspaceDomains.ts';
 import { findWorkspace, jitWorkspacesForDomain } from '../../../sql/workspaces.ts';
 import { verifySubjectToken, type VerifiedIdentity } from './identityProvider.ts';
 import type { Role } from './roles.ts';
@@ -27,7 +29,11 @@ export async function exchangeSubjectToken(
   return signInIdentity(app, identity, workspaceId, clientIp, { method: 'exchange', mfaCode });
 }
 
-/** Exchange rule 1 for a verified identity (from a subject token or an SSO connection), then the sign-in policy. */
+/**
+ * Exchange rule 1 for a verified identity (from a subject token or an SSO connection), then the
+ * sign-in policy. One transaction: a refused sign-in writes nothing but its audit row and the MFA
+ * attempt counters (a first-sign-in link or a JIT account is only written when a token is issued).
+ */
 export async function signInIdentity(
   app: AppContext,
   identity: VerifiedIdentity,
@@ -36,30 +42,28 @@ export async function signInIdentity(
   policy: SignInPolicyInput,
 ): Promise<TokenPair> {
   const outcome = await withTransaction(app.pool, async (client) => {
-    const grant = async (userId: string, grantedWorkspaceId: string, role: Role) => {
+    const grant = async (userId: string, grantedWorkspaceId: string, role: Role, link: boolean) => {
       const blocked = await signInBlocked(app, client, (await findWorkspace(client, grantedWorkspaceId))!, userId, policy, clientIp);
       if (blocked) return { kind: 'blocked' as const, error: blocked };
+      if (link) await users.linkIdentity(client, userId, identity);
       return { kind: 'granted' as const, pair: await issueTokenPair(app, client, userId, grantedWorkspaceId, role, clientIp, policy.method) };
     };
-    let user = await users.findUserentity(client, identity.issuer, identity.subject);
-    if (!user && identity.email && identity.emailVerified) {
-      const byEmail = await users.findUserByEmail(client, identity.email);
-      if (byEmail && (await users.membershipsOfUser(client, byEmail.id)).length) {
-        await users.linkIdentity(client, byEmail.id, identity.issuer, identity.subject);
-        user = byEmail;
-      }
-    }
+    const linked = await users.findLinkedUser(client, identity);
+    const user = linked ?? (await userByVerifiedEmail(client, identity));
     if (user) {
       const memberships = await users.membershipsOfUser(client, user.id);
       const membership = workspaceId ? memberships.find((m) => m.workspace_id === workspaceId) : memberships[0];
-      if (membership) return grant(user.id, membership.workspace_id, membership.role);
+      if (membership) return grant(user.id, membership.workspace_id, membership.role, !linked);
     }
     const jit = await justInTime(client, identity, workspaceId);
     if (jit) {
       const blocked = await signInBlocked(app, client, jit, null, policy, clientIp);
       if (blocked) return { kind: 'blocked' as const, error: blocked };
-      const { user: created } = await users.upsertUserByEmail(client, identity.email!, identity.name ?? identity.email!.split('@')[0]);
-      await users.linkIdentity(client, created.id, identity.issuer, identity.subject);
+      const name = identity.name ?? identity.email!.split('@')[0];
+      // Through an SSO connection the account is the organization's own; through the platform's identity provider a global one.
+      const { user: created } = identity.connectionId
+        ? await users.upsertManagedUser(client, jit.organization_id, identity.email!, name)
+        : await users.upsertUserByEmail(client, identity.email!, name);
       const { membership } = await users.ensureMembership(client, jit.id, created.id, jit.jit_role);
       await recordAudit(client, {
         workspaceId: jit.id,
@@ -71,7 +75,7 @@ export async function signInIdentity(
         clientIp,
         metadata: { email: identity.email, role: membership.role },
       });
-      return grant(created.id, jit.id, membership.role as Role);
+      return grant(created.id, jit.id, membership.role as Role, true);
     }
     return { kind: 'denied' as const };
   });
@@ -90,7 +94,28 @@ export async function signInIdentity(
   throw new AppError('forbidden', 'This identity is not a member of any workspace');
 }
 
-async function justInTime(client: Parameters<typeof jitWorkspacesForDomain>[0], identity: VerifiedIdentity, workspaceId: string | undefined) {
+/**
+ * First sign-in of an unlinked identity by its verified e-mail (docs/decisions.md, "Tenant isolation
+ * of identity"). Through an SSO connection (whose e-mails count as verified only inside its
+ * organization's verified domains): the organization's managed account with that address, else the
+ * global one (which must then be a member of the connection's workspace to be signed in). Through
+ * the platform identity provider: the global account with memberships, else the account managed by
+ * the organization that verified the address's domain. Never another organization's managed account.
+ */
+async function userByVerifiedEmail(client: Queryable, identity: VerifiedIdentity): Promise<users.UserRow | null> {
+  if (!identity.email || !identity.emailVerified) return null;
+  if (identity.connectionId) {
+    const organizationId = await organizationOfConnection(client, identity.connectionId);
+    if (!organizationId) return null;
+    return (await users.findManagedUserByEmail(client, organizationId, identity.email)) ?? (await users.findUserByEmail(client, identity.email));
+  }
+  const global = await users.findUserByEmail(client, identity.email);
+  if (global && (await users.membershipsOfUser(client, global.id)).length) return global;
+  const domainOwner = await verifiedDomainOrganization(client, identity.email.split('@')[1] ?? '');
+  return domainOwner ? users.findManagedUserByEmail(client, domainOwner, identity.email) : null;
+}
+
+async function justInTime(client: Queryable, identity: VerifiedIdentity, workspaceId: string | undefined) {
   if (!identity.email || !identity.emailVerified) return null;
   const domain = identity.email.split('@')[1];
   if (!domain) return null;

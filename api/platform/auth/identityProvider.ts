@@ -11,6 +11,8 @@ import { DEV_IDENTITY } from '../../../sql/seed.ts';
 
 export interface VerifiedIdentity {
   issuer: string;
+  /** Null for the platform identity provider; the SSO connection that asserted the identity otherwise (its namespace of identity links). */
+  connectionId: string | null;
   subject: string;
   email: string | null;
   emailVerified: boolean;
@@ -44,7 +46,7 @@ const invalidGrant = (reason: string) => new AppError('invalid_grant', 'The subj
 
 export async function verifySubjectToken(app: AppContext, subjectToken: string): Promise<VerifiedIdentity> {
   if (app.config.AUTH_PROVIDER === 'none') {
-    return { ...DEV_IDENTITY, email: null, emailVerified: false, name: null };
+    return { ...DEV_IDENTITY, connectionId: null, email: null, emailVerified: false, name: null };
   }
   let keys: JWTVerifyGetKey;
   try {
@@ -63,6 +65,7 @@ export async function verifySubjectToken(app: AppContext, subjectToken: string):
     });
     return {
       issuer: payload.iss!,
+      connectionId: null,
       subject: payload.sub!,
       email: typeof payload.email === 'string' ? payload.email.toLowerCase() : null,
       emailVerified: payload.email_verified === true,

@@ -9,7 +9,7 @@ import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { checkOutboundUrl, OutboundRefusedError } from '../../../lib/outbound/index.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
-import { connectorSync, httpPullConfigSchema, pullPage } from '../../../jobs/tasks/connector__sync.ts';
+import { connectorSync, httpPullConfigSchema, openPullConfig, pullPage, sealPullConfig } from '../../../jobs/tasks/connector__sync.ts';
 import { policyOf } from '../../../jobs/tasks/webhook__deliver.ts';
 import * as connectors from '../../../sql/connectors.ts';
 import { findWebhookOfConnector } from '../../../sql/webhooks.ts';
@@ -33,8 +33,9 @@ const connectorSchema = z.object({
 });
 
 const toConnector = (row: connectors.ConnectorRow) => {
-  const config = { ...row.config };
-  if (config.headers && typeof config.headers === 'object') config.headers = Object.fromEntries(Object.keys(config.headers).map((k) => [k, '***']));
+  const { headers_sealed: _sealed, header_names: names, ...config } = row.config;
+  const headerNames = Array.isArray(names) ? (names as string[]) : config.headers && typeof config.headers === 'object' ? Object.keys(config.headers) : [];
+  if (headerNames.length) config.headers = Object.fromEntries(headerNames.map((k) => [k, '***']));
   return {
     id: row.id,
     name: row.name,
@@ -71,7 +72,7 @@ async function validConfig(app: AppContext, kind: connectors.ConnectorKind, conf
     if (err instanceof OutboundRefusedError) throw invalid({ 'config.url': err.message });
     throw err;
   }
-  return parsed.data;
+  return sealPullConfig(app, parsed.data);
 }
 
 const idParams = z.object({ id: z.string() });
@@ -190,7 +191,7 @@ export const connectorRoutes = [
         );
       }
       try {
-        const page = await pullPage({ app }, httpPullConfigSchema.parse(row.config), row.sync_cursor);
+        const page = await pullPage({ app }, openPullConfig(app, row.config), row.sync_cursor);
         return reply.ok({ ok: true, detail: `Reached the source: ${page.records.length} records on the page a sync would read next` });
       } catch (err) {
         return reply.ok({ ok: false, detail: (err as Error).message });

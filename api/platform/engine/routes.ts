@@ -27,6 +27,33 @@ import { engineRunList } from '../../../sql/engineRuns.ts';
 const stageEnum = z.enum(stageNames as [StageName, ...StageName[]], { error: `must be one of ${stageNames.join(', ')}` });
 
 const stageRecordSchema = z.object({ stage: z.string(), digest: z.string(), bytes: z.number().int(), duration_ms: z.number().int() });
+const count = z.number().int();
+/** Counts as the API counts them; fields of runs recorded before a count existed are absent. */
+const runSummarySchema = z.object({
+  issues: count.nullable().describe('Issues of the workspace at the cut-off (what GET /v1/issues counts); null when the run did not take a snapshot'),
+  issues_analysed: count.nullable().optional().describe('Of those, the eligible issues the engine read'),
+  issues_left_out: z
+    .array(z.object({ engine_status: z.string(), reason: z.string().describe('e.g. "no narrative"'), count }))
+    .nullable()
+    .optional()
+    .describe('The issues the engine did not read, by engine status and reason'),
+  k: count.nullable(),
+  unclustered: count.nullable(),
+  patterns: count.nullable().describe('Patterns of the workspace after the run (what GET /v1/patterns counts)'),
+  patterns_found: count.nullable().optional().describe('Of those, the patterns this run found'),
+  patterns_not_found: z
+    .array(z.object({ status: z.string(), count, reason: z.string() }))
+    .nullable()
+    .optional()
+    .describe('Patterns of earlier runs this run did not find (kept with their history and no issues), by status, with the reason'),
+  abstentions: count.nullable(),
+  applied: z.record(z.string(), count).nullable().describe('What the run wrote of stages 1-7: patterns created and updated, issues assigned, review items'),
+  forecasts: z
+    .record(z.string(), count)
+    .nullable()
+    .describe('What the run wrote of stages 8-10: hazards (fitted, dormant included), dormant, predictions, recommendations, alerts'),
+});
+
 const runSchema = z.object({
   id: z.string(),
   status: z.enum(jobStatuses),
@@ -50,7 +77,7 @@ const runSchema = z.object({
     output_digest: z.string().nullable(),
   }),
   stability_report: z.unknown().nullable(),
-  summary: z.unknown().nullable(),
+  summary: runSummarySchema.nullable().describe('null until the run finished'),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });
@@ -79,7 +106,7 @@ function toRun(run: EngineRunRow, job: JobRun | null): z.infer<typeof runSchema>
       output_digest: run.output_digest,
     },
     stability_report: run.stability_report ?? null,
-    summary: run.summary ?? null,
+    summary: (run.summary as z.infer<typeof runSummarySchema> | null) ?? null,
     created_at: run.created_at.toISOString(),
     finished_at: run.finished_at?.toISOString() ?? null,
   };

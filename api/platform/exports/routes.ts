@@ -4,9 +4,10 @@
  * signed download URL that expires with the file; GET /v1/exports/{id}/download serves the file to
  * whoever holds a valid URL (no bearer), streamed chunk by chunk from the database.
  */
+import { ringVerifies } from '../../../lib/keyRing.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { constantTimeEqual, hmacSha256 } from '../../../lib/crypto.ts';
+import { hmacSha256 } from '../../../lib/crypto.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
@@ -17,6 +18,7 @@ import { jobStatuses } from '../../../sql/jobRuns.ts';
 import { reply, type Request } from '../../http/routes.ts';
 import { exportFilters } from '../listFilters.ts';
 import { platformRoute } from '../route.ts';
+import { platformBaseUrl } from '../publicUrl.ts';
 import type { Scope } from '../scopes.ts';
 
 const exportSchema = z.object({
@@ -33,13 +35,13 @@ const exportSchema = z.object({
   created_at: z.string(),
 });
 
-/** The URL key: derived from the installation's cursor key, so that nothing else has to be stored. */
-const urlKey = (app: AppContext) => hmacSha256(app.secrets.cursorKey, 'export-download-url');
-const signature = (app: AppContext, id: string, expires: number) => hmacSha256(urlKey(app), `${id}.${expires}`).toString('base64url');
+/** Signed with EXPORT_URL_KEY (a key of its own since issue 26: the cursor key no longer forges download links). */
+const signatureWith = (key: Buffer, id: string, expires: number) => hmacSha256(key, `${id}.${expires}`).toString('base64url');
+const signature = (app: AppContext, id: string, expires: number) => signatureWith(app.secrets.exportUrlKey.current, id, expires);
 
 function downloadUrl(app: AppContext, req: Request, e: ExportRow): string {
   const expires = Math.floor(e.expires_at!.getTime() / 1000);
-  return `${req.protocol}://${req.get('host')}/v1/exports/${e.id}/download?expires=${expires}&signature=${signature(app, e.id, expires)}`;
+  return `${platformBaseUrl(app, req)}/v1/exports/${e.id}/download?expires=${expires}&signature=${signature(app, e.id, expires)}`;
 }
 
 function toExport(app: AppContext, req: Request, e: ExportRow): z.infer<typeof exportSchema> {
@@ -138,7 +140,7 @@ export const exportRoutes = [
     },
     handler: async ({ params, query, app, res }) => {
       const expires = Number(query.expires);
-      const valid = constantTimeEqual(signature(app, params.id, expires), query.signature);
+      const valid = ringVerifies(app.secrets.exportUrlKey, query.signature, (key) => signatureWith(key, params.id, expires));
       if (!valid || expires * 1000 <= app.clock.now().getTime())
         throw new AppError('forbidden', 'The download link is invalid or has expired; get a new one from GET /v1/exports/{id}');
       const found = await findExport(app.pool, null, params.id);

@@ -308,7 +308,7 @@ export const invitationRoutes = [
           throw new AppError('forbidden', 'The signed-in identity is not the invited e-mail address');
         }
         const { user } = await users.upsertUserByEmail(client, invitation.email, identity.name ?? invitation.email.split('@')[0]);
-        if (oidc) await users.linkIdentity(client, user.id, identity.issuer, identity.subject);
+        if (oidc) await users.linkIdentity(client, user.id, identity);
         const { membership } = await users.ensureMembership(client, invitation.workspace_id, user.id, invitation.role);
         await invitations.markInvitationAccepted(client, invitation.id, user.id);
         await recordAudit(client, {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { chatSigningSecret } from '../../../jobs/notifications/chat.ts';
+import type { KeyRing } from '../../../lib/keyRing.ts';
 import { policyOf } from '../../../jobs/tasks/webhook__deliver.ts';
 import { checkOutboundUrl, OutboundRefusedError } from '../../../lib/outbound/index.ts';
 import {
@@ -27,7 +28,6 @@ import {
 } from '../../../sql/notificationPreferences.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { inboxList, markRead, unreadCount, type NotificationRow } from '../../../sql/notifications.ts';
-import type { Queryable } from '../../../lib/db.ts';
 import { queryBoolean, reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
@@ -91,7 +91,7 @@ function userOf(principal: Principal): string {
   return principal.userId;
 }
 
-async function present(db: Queryable, workspaceId: string, member: MemberPreferences): Promise<z.infer<typeof preferencesSchema>> {
+function present(keys: KeyRing, workspaceId: string, member: MemberPreferences): z.infer<typeof preferencesSchema> {
   const p = member.preferences;
   const out: z.infer<typeof preferencesSchema> = {
     user_id: member.user_id,
@@ -113,7 +113,7 @@ async function present(db: Queryable, workspaceId: string, member: MemberPrefere
     chat_webhook_url: p.chat_webhook_url,
     collab_webhook_url: p.collab_webhook_url,
   };
-  if (p.chat_webhook_url) out.chat_signing_secret = await chatSigningSecret(db, workspaceId, member.user_id);
+  if (p.chat_webhook_url) out.chat_signing_secret = chatSigningSecret(keys, workspaceId, member.user_id);
   return out;
 }
 
@@ -159,7 +159,7 @@ function writeRoute(method: 'put' | 'patch') {
         if (!current) throw notMember();
         const next = applyPreferences(current.preferences, body, method === 'put' ? 'replace' : 'merge');
         const updatedAt = await savePreferences(client, principal.workspaceId, userId, next);
-        return reply.ok(await present(client, principal.workspaceId, { user_id: userId, preferences: next, updated_at: updatedAt }));
+        return reply.ok(present(app.secrets.chatSigningKey, principal.workspaceId, { user_id: userId, preferences: next, updated_at: updatedAt }));
       });
     },
   });
@@ -177,7 +177,7 @@ export const notificationRoutes = [
     handler: async ({ principal, app }) => {
       const member = await findPreferences(app.pool, principal.workspaceId, userOf(principal));
       if (!member) throw notMember();
-      return reply.ok(await present(app.pool, principal.workspaceId, member));
+      return reply.ok(present(app.secrets.chatSigningKey, principal.workspaceId, member));
     },
   }),
   writeRoute('put'),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
 import { patternStatuses, type PatternRow } from '../../../sql/patternProjection.ts';
 import { findPattern } from '../../../sql/patterns.ts';
+import { recurrenceStatuses, type RecurrenceStatus } from '../../../sql/patternResults.ts';
 import { reply } from '../../http/routes.ts';
 import { patternList } from '../../../sql/listFilters.ts';
 import { patternFilterRule, patternFilters } from '../listFilters.ts';
@@ -22,12 +23,19 @@ export const patternSchema = z.object({
   path: z.enum(['templated', 'prose']).nullable().describe('How the engine found the pattern: a mined template or prose clustering'),
   template: z.string().nullable().describe('The template with <*> at its variable slots (templated patterns)'),
   examples: z.array(z.object({ issue_id: z.string(), title: z.string() })).describe('Representative member issues'),
+  recurrence: z
+    .enum(recurrenceStatuses)
+    .nullable()
+    .describe(
+      'What the latest engine run said of its recurrence: recurring (forecast), dormant (silent for longer than its fitted model allows: no forecast, ' +
+        'its issues and fit kept; recurring again once it recurs), not_fitted; null before any run modelled it',
+    ),
   provenance: z.record(z.string(), z.unknown()),
   created_at: z.string(),
   updated_at: z.string(),
 });
 
-export const toPattern = (r: PatternRow): z.infer<typeof patternSchema> => ({
+export const toPattern = (r: PatternRow & { recurrence?: RecurrenceStatus | null }): z.infer<typeof patternSchema> => ({
   id: r.id,
   name: r.name,
   status: r.status,
@@ -40,6 +48,7 @@ export const toPattern = (r: PatternRow): z.infer<typeof patternSchema> => ({
   path: r.path,
   template: r.template,
   examples: r.examples,
+  recurrence: r.recurrence ?? null,
   provenance: r.provenance,
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),

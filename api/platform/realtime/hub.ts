@@ -74,7 +74,10 @@ export class RealtimeHub {
     await client.connect();
     await client.query('listen svc_events');
     await client.query('listen svc_realtime');
+    await client.query('listen svc_authority');
     this.listener = client;
+    // Whatever changed while no connection listened is re-checked everywhere.
+    for (const listener of this.authorityListeners) listener(null);
     // Anything committed while no connection listened is read now.
     for (const [workspaceId, state] of this.workspaces) {
       state.announced = Math.max(state.announced, await this.lastSequence(workspaceId));
@@ -179,7 +182,22 @@ export class RealtimeHub {
     return entry.subscriber.send(message);
   }
 
+  private readonly authorityListeners = new Set<(workspaceId: string | null) => void>();
+
+  /**
+   * Calls `listener` with the workspace whenever a change that can end a sign-in's authority commits
+   * there (`svc_authority`, migration 000201), and with null after a reconnect (anything may have changed).
+   */
+  onAuthorityChange(listener: (workspaceId: string | null) => void): () => void {
+    this.authorityListeners.add(listener);
+    return () => this.authorityListeners.delete(listener);
+  }
+
   private onNotification(channel: string, payload: string) {
+    if (channel === 'svc_authority') {
+      for (const listener of this.authorityListeners) listener(payload);
+      return;
+    }
     if (channel === 'svc_events') {
       const [workspaceId, sequence] = payload.split(':');
       const state = this.workspaces.get(workspaceId);

@@ -78,7 +78,12 @@ export const realtimeRoutes = [
       "token's workspace (the 101 response below gives its schema); `notification.created` reaches only its member. " +
       'Reconnect with `after_sequence` set to the last sequence seen to receive what was missed. The server pings ' +
       'periodically and terminates a connection that did not answer the previous ping; a client that does not read fast ' +
-      'enough is dropped (and resumes). 1001 closes mean the server is shutting down. Connections are not counted by the ' +
+      'enough is dropped (and resumes). 1001 closes mean the server is shutting down. ' +
+      'An open stream closes within seconds when its authority ends: 4401 when the token no longer authenticates (expired; ' +
+      'signed out; refresh-token reuse revoked the sign-in; member removed; SCIM deactivation; key revoked): get a new token ' +
+      '(refresh, or sign in again) and reconnect with `after_sequence`; 4403 when the sign-in still authenticates but is no ' +
+      'longer allowed (the close reason is the error code: `sso_required`, `mfa_required`, or `forbidden` for a lost scope): ' +
+      'sign in again as the workspace now requires before reconnecting. Connections are not counted by the ' +
       'REST rate limit. A GET without the upgrade answers 426.',
     tags: ['realtime'],
     scope: 'events:read',

@@ -9,13 +9,24 @@
  * - `?after_sequence=N` resumes: first what the event log holds after N, then the live stream.
  * - Documented in /openapi.json as GET /v1/realtime (routes.ts), whose plain-GET answer is 426.
  * - Upgrades bypass express, so they are not counted by the REST rate limit.
+ * - Authority is re-checked while the stream is open (issue 26): every change that can end it
+ *   (member removed or role changed, SCIM deactivation, token family revoked, API key or
+ *   service-account token revoked, sso_required or mfa_required switched on) announces its
+ *   workspace on `svc_authority`, and that workspace's streams are re-authenticated at once; token
+ *   expiry is checked every REALTIME_AUTHORITY_SWEEP_MS without the database, and every stream is
+ *   re-authenticated every REALTIME_AUTHORITY_RECHECK_MS in case an announcement was missed. A stream
+ *   that lost its authority closes with 4401 (the token no longer authenticates: refresh or sign in
+ *   again, then resume) or 4403 (signed in but no longer allowed: the reason is the error code,
+ *   `sso_required`, `mfa_required` or `forbidden`; the same sign-in will not be let back in).
  * - A client whose unsent data passes REALTIME_MAX_BUFFERED_BYTES is dropped (its connection is cut;
  *   it resumes from its last sequence), never buffered without bound; every REALTIME_PING_MS the
  *   server pings, and a client that did not answer the previous ping is terminated.
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { decodeJwt } from 'jose';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { AppError } from '../../../lib/errors.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { createPlatformAuthenticator } from '../auth/authenticator.ts';
 import type { PlatformAuthenticator, Principal } from '../principal.ts';
@@ -23,13 +34,38 @@ import { RealtimeHub } from './hub.ts';
 import { realtimeQuery } from './routes.ts';
 
 export const REALTIME_PATH = '/v1/realtime';
+/** Close codes of a stream whose authority ended (documented in /openapi.json and docs/api.md). */
+export const CLOSE_UNAUTHENTICATED = 4401;
+export const CLOSE_FORBIDDEN = 4403;
 const BEARER_PROTOCOL = 'bearer.';
 
 export interface RealtimeOptions {
   pingIntervalMs?: number;
   maxBufferedBytes?: number;
   authenticator?: PlatformAuthenticator;
+  /** How often token expiry is checked (no database). */
+  authoritySweepMs?: number;
+  /** How often every stream is re-authenticated against the database, whatever was announced. */
+  authorityRecheckMs?: number;
 }
+
+interface OpenStream {
+  token: string;
+  req: http.IncomingMessage;
+  workspaceId: string;
+  /** `exp` of an access JWT; null for opaque tokens (their expiry is checked by re-authentication). */
+  expiresAtMs: number | null;
+  checking: boolean;
+}
+
+const expiryOf = (token: string): number | null => {
+  try {
+    const exp = decodeJwt(token).exp;
+    return typeof exp === 'number' ? exp * 1000 : null;
+  } catch {
+    return null;
+  }
+};
 
 export interface RealtimeServer {
   hub: RealtimeHub;
@@ -65,6 +101,39 @@ export async function startRealtime(app: AppContext, server: http.Server, option
     handleProtocols: (protocols) => [...protocols].find((p) => !p.startsWith(BEARER_PROTOCOL)) ?? [...protocols][0] ?? false,
   });
   const alive = new WeakMap<WebSocket, boolean>();
+  const streams = new Map<WebSocket, OpenStream>();
+
+  /** Re-authenticates one stream; closes it with 4401 or 4403 when its authority ended. */
+  async function recheck(ws: WebSocket, stream: OpenStream) {
+    if (stream.checking || ws.readyState !== ws.OPEN) return;
+    stream.checking = true;
+    try {
+      const principal = await authenticator.bearer(stream.token, stream.req as never);
+      if (!principal) return endStream(ws, CLOSE_UNAUTHENTICATED, 'token revoked or expired');
+      if (!principal.scopes.has('events:read')) return endStream(ws, CLOSE_FORBIDDEN, 'forbidden');
+    } catch (err) {
+      if (err instanceof AppError) return endStream(ws, CLOSE_FORBIDDEN, err.code);
+      app.logger.warn('realtime re-authentication failed', { err });
+    } finally {
+      stream.checking = false;
+    }
+  }
+  function endStream(ws: WebSocket, code: number, reason: string) {
+    streams.delete(ws);
+    ws.close(code, reason);
+  }
+  const stopListening = hub.onAuthorityChange((workspaceId) => {
+    for (const [ws, stream] of streams) if (workspaceId === null || stream.workspaceId === workspaceId) void recheck(ws, stream);
+  });
+  const sweeper = setInterval(() => {
+    const now = app.clock.now().getTime();
+    for (const [ws, stream] of streams) if (stream.expiresAtMs !== null && stream.expiresAtMs <= now) endStream(ws, CLOSE_UNAUTHENTICATED, 'token expired');
+  }, options.authoritySweepMs ?? 1000);
+  sweeper.unref();
+  const rechecker = setInterval(() => {
+    for (const [ws, stream] of streams) void recheck(ws, stream);
+  }, options.authorityRecheckMs ?? 60_000);
+  rechecker.unref();
 
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
@@ -105,9 +174,17 @@ export async function startRealtime(app: AppContext, server: http.Server, option
       ws.send(message, { binary: false });
       return true;
     };
+    const stream: OpenStream = { token: token!, req, workspaceId: principal.workspaceId, expiresAtMs: expiryOf(token!), checking: false };
+    streams.set(ws, stream);
     const unsubscribe = await hub.subscribe({ workspaceId: principal.workspaceId, userId: principal.userId, send }, after);
-    if (ws.readyState !== ws.OPEN) return unsubscribe();
-    ws.on('close', unsubscribe);
+    const ended = () => {
+      streams.delete(ws);
+      unsubscribe();
+    };
+    if (ws.readyState !== ws.OPEN) return ended();
+    ws.on('close', ended);
+    // Anything that ended its authority while it subscribed is caught here.
+    void recheck(ws, stream);
   }
 
   server.on('upgrade', onUpgrade);
@@ -127,6 +204,9 @@ export async function startRealtime(app: AppContext, server: http.Server, option
     hub,
     async close() {
       clearInterval(pinger);
+      clearInterval(sweeper);
+      clearInterval(rechecker);
+      stopListening();
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -27,7 +27,10 @@ const recommendationSchema = z.object({
   pattern_id: z.string(),
   run_id: z.string().describe('The latest run that wrote it (for an implemented one: the run before it was implemented)'),
   status: z.enum(recommendationStatuses),
-  abstain_reason: z.enum(['root_cause_abstained', 'no_playbook', 'not_fitted']).nullable(),
+  abstain_reason: z
+    .enum(['root_cause_abstained', 'no_playbook', 'not_fitted', 'dormant'])
+    .nullable()
+    .describe('dormant: the pattern has gone silent for longer than its recurrence model allows, so there is no forecast to build a business case on'),
   root_cause: z.string().nullable(),
   playbook: z.object({ title: z.string(), steps: z.array(z.string()), effort_hours: z.number(), expected_reduction: z.number() }).nullable(),
   business_case: z

@@ -82,6 +82,7 @@ export function createScimRouter(app: AppContext): express.Router {
     }
     req.scim = {
       workspaceId: found.workspace_id,
+      organizationId: found.organization_id,
       tokenId: found.id,
       base: `${platformBaseUrl(app, req)}/scim/v2/${found.organization_slug}`,
       clientIp: req.clientIp,

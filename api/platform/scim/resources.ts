@@ -20,6 +20,8 @@ export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 export interface ScimScope {
   workspaceId: string;
+  /** The organization whose accounts this token manages (and no other). */
+  organizationId: string;
   tokenId: string;
   /** `{base_url}/scim/v2/{tenant}`, for meta.location. */
   base: string;
@@ -180,10 +182,16 @@ const audit = (db: PoolClient, scope: ScimScope, action: string, targetType: str
 
 const userNameTaken = (userName: string) => new ScimError(409, `A user with userName '${userName}' already exists`, 'uniqueness');
 
+/**
+ * A provisioned user is an account the organization manages (docs/decisions.md, "Tenant isolation of
+ * identity"): created in the organization's own e-mail namespace, or its existing managed account with
+ * that address (re-provisioning). A global account or another organization's account with the same
+ * address is never adopted, and the answer does not tell whether one exists.
+ */
 export async function createUser(db: PoolClient, scope: ScimScope, body: unknown): Promise<scim.ScimUserRow> {
   const fields = userFields(body);
   const email = emailOf(fields);
-  const { user } = await users.upsertUserByEmail(db, email, displayNameOf(fields));
+  const { user } = await users.upsertManagedUser(db, scope.organizationId, email, displayNameOf(fields));
   const row = await scim.insertScimUser(db, scope.workspaceId, user.id, fields);
   if (!row) throw userNameTaken(fields.userName);
   await syncMembership(db, scope.workspaceId, row, 'scim_deactivated');
@@ -193,8 +201,10 @@ export async function createUser(db: PoolClient, scope: ScimScope, body: unknown
 
 async function saveUser(db: PoolClient, scope: ScimScope, existing: scim.ScimUserRow, fields: scim.ScimUserFields): Promise<scim.ScimUserRow> {
   const email = emailOf(fields);
-  if (!(await scim.updateUserEmail(db, existing.user_id, email)))
-    throw new ScimError(409, `Another user already has the e-mail address ${email}`, 'uniqueness');
+  // Only an account the organization manages follows the provisioned address; a global account
+  // provisioned before issue 26 keeps its own (its SCIM document still records what the client sent).
+  if (!(await users.updateManagedUserEmail(db, scope.organizationId, existing.user_id, email)))
+    throw new ScimError(409, `Another provisioned user already has the e-mail address ${email}`, 'uniqueness');
   const row = await scim.updateScimUser(db, scope.workspaceId, existing.id, fields);
   if (!row) throw userNameTaken(fields.userName);
   if (row.active !== existing.active || row.active) await syncMembership(db, scope.workspaceId, row, 'scim_deactivated');

@@ -5,14 +5,17 @@
  * keys: signature, issuer, audience (the client id), nonce and expiry.
  */
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { AppContext } from '../../../lib/context.ts';
 import { AppError } from '../../../lib/errors.ts';
+import { fetchJson, OutboundFetchError } from '../../../lib/outbound/index.ts';
 import { openSecret } from '../../../lib/secretBox.ts';
 import type { SsoConnectionRow } from '../../../sql/sso.ts';
+import { policyOf } from '../../../jobs/tasks/webhook__deliver.ts';
 
-const TIMEOUT_MS = 5000;
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'];
+/** A key set is fetched again after this long (key rotation at the provider). */
+const KEY_SET_TTL_MS = 5 * 60_000;
 
 export interface OidcDiscovery {
   issuer: string;
@@ -21,50 +24,62 @@ export interface OidcDiscovery {
   jwks_uri: string;
 }
 
-export async function discover(issuer: string): Promise<OidcDiscovery> {
-  const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-  const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
-  if (!res.ok) throw new Error(`discovery at ${url} answered ${res.status}`);
-  const doc = (await res.json()) as Partial<OidcDiscovery>;
+/**
+ * The provider's discovery document. Every fetch of this module goes through lib/outbound (the
+ * address policy, no redirects, timeouts, a size cap): the issuer is whatever URL an admin typed.
+ * Errors name what failed and never quote what the remote answered.
+ */
+export async function discover(app: AppContext, issuer: string): Promise<OidcDiscovery> {
+  const { body } = await fetchJson(policyOf(app), { url: `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`, what: 'discovery document' });
+  const doc = body as Partial<OidcDiscovery>;
   for (const field of ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
-    if (typeof doc[field] !== 'string') throw new Error(`discovery document has no ${field}`);
+    if (typeof doc[field] !== 'string') throw new OutboundFetchError(`the discovery document has no ${field}`);
   }
-  if (doc.issuer !== issuer) throw new Error(`discovery names the issuer ${doc.issuer}, not ${issuer}`);
+  if (doc.issuer !== issuer) throw new OutboundFetchError('the discovery document names another issuer than the connection');
   return doc as OidcDiscovery;
 }
 
-const keySets = new Map<string, JWTVerifyGetKey>();
-const keysFor = (jwksUri: string) => {
-  let keys = keySets.get(jwksUri);
-  if (!keys) keySets.set(jwksUri, (keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: TIMEOUT_MS })));
-  return keys;
-};
+const keySets = new Map<string, { keys: JWTVerifyGetKey; count: number; fetchedAt: number }>();
+
+async function keySet(app: AppContext, jwksUri: string): Promise<{ keys: JWTVerifyGetKey; count: number }> {
+  const cached = keySets.get(jwksUri);
+  if (cached && Date.now() - cached.fetchedAt < KEY_SET_TTL_MS) return cached;
+  const { body } = await fetchJson(policyOf(app), { url: jwksUri, what: 'key set' });
+  const jwks = body as Partial<JSONWebKeySet>;
+  if (!Array.isArray(jwks.keys) || !jwks.keys.length) throw new OutboundFetchError('the key set publishes no keys');
+  const entry = { keys: createLocalJWKSet(jwks as JSONWebKeySet), count: jwks.keys.length, fetchedAt: Date.now() };
+  if (keySets.size > 1000) keySets.clear();
+  keySets.set(jwksUri, entry);
+  return entry;
+}
+
+const reasonOf = (err: unknown) => (err instanceof OutboundFetchError ? err.message : 'the identity provider could not be used');
 
 /** POST /v1/sso/connections/{id}/test for OIDC: discovery answers and its key set holds signing keys. */
-export async function testOidcConnection(connection: SsoConnectionRow): Promise<{ ok: boolean; detail: string }> {
+export async function testOidcConnection(app: AppContext, connection: SsoConnectionRow): Promise<{ ok: boolean; detail: string }> {
   try {
-    const doc = await discover(connection.oidc_issuer!);
-    const res = await fetch(doc.jwks_uri, { signal: AbortSignal.timeout(TIMEOUT_MS) });
-    if (!res.ok) return { ok: false, detail: `jwks_uri ${doc.jwks_uri} answered ${res.status}` };
-    const keys = ((await res.json()) as { keys?: unknown[] }).keys;
-    if (!Array.isArray(keys) || !keys.length) return { ok: false, detail: `jwks_uri ${doc.jwks_uri} publishes no keys` };
-    return { ok: true, detail: `discovery ok; ${keys.length} signing key(s) at ${doc.jwks_uri}; token endpoint ${doc.token_endpoint}` };
+    const doc = await discover(app, connection.oidc_issuer!);
+    keySets.delete(doc.jwks_uri);
+    const { count } = await keySet(app, doc.jwks_uri);
+    return { ok: true, detail: `discovery ok; the key set publishes ${count} key(s)` };
   } catch (err) {
-    return { ok: false, detail: (err as Error).message };
+    if (!(err instanceof OutboundFetchError)) app.logger.warn('OIDC connection test failed', { err, connection_id: connection.id });
+    return { ok: false, detail: reasonOf(err) };
   }
 }
 
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 export async function oidcAuthorizeUrl(
+  app: AppContext,
   connection: SsoConnectionRow,
   p: { redirectUri: string; state: string; nonce: string; codeVerifier: string },
 ): Promise<string> {
   let doc: OidcDiscovery;
   try {
-    doc = await discover(connection.oidc_issuer!);
+    doc = await discover(app, connection.oidc_issuer!);
   } catch (err) {
-    throw new AppError('service_unavailable', 'The identity provider could not be reached', { reason: (err as Error).message });
+    throw new AppError('service_unavailable', 'The identity provider could not be reached', { reason: reasonOf(err) });
   }
   const url = new URL(doc.authorization_endpoint);
   url.search = new URLSearchParams({
@@ -97,17 +112,18 @@ export async function completeOidcSignIn(
 ): Promise<SsoIdentityClaims> {
   let doc: OidcDiscovery;
   try {
-    doc = await discover(connection.oidc_issuer!);
+    doc = await discover(app, connection.oidc_issuer!);
   } catch (err) {
-    throw invalidGrant(`discovery failed: ${(err as Error).message}`);
+    throw invalidGrant(`discovery failed: ${reasonOf(err)}`);
   }
   const clientSecret = openSecret(app.secrets.encryptionKey, connection.oidc_client_secret_ciphertext!);
-  let tokens: { id_token?: unknown; error?: unknown };
+  let tokens: { id_token?: unknown };
   try {
-    const res = await fetch(doc.token_endpoint, {
+    const res = await fetchJson(policyOf(app), {
+      url: doc.token_endpoint,
+      what: 'token endpoint',
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({
+      form: new URLSearchParams({
         grant_type: 'authorization_code',
         code: p.code,
         redirect_uri: p.redirectUri,
@@ -115,17 +131,22 @@ export async function completeOidcSignIn(
         client_secret: clientSecret,
         code_verifier: p.codeVerifier,
       }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    tokens = (await res.json().catch(() => ({}))) as typeof tokens;
-    if (!res.ok) throw invalidGrant(`token endpoint answered ${res.status}${typeof tokens.error === 'string' ? ` (${tokens.error})` : ''}`);
+    tokens = res.body as typeof tokens;
+    if (res.status !== 200) throw invalidGrant(`the token endpoint refused the code (HTTP ${res.status})`);
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw invalidGrant(`token endpoint unreachable: ${(err as Error).message}`);
+    throw invalidGrant(reasonOf(err));
   }
   if (typeof tokens.id_token !== 'string') throw invalidGrant('the token response has no id_token');
+  let keys: JWTVerifyGetKey;
   try {
-    const { payload } = await jwtVerify(tokens.id_token, keysFor(doc.jwks_uri), {
+    keys = (await keySet(app, doc.jwks_uri)).keys;
+  } catch (err) {
+    throw invalidGrant(reasonOf(err));
+  }
+  try {
+    const { payload } = await jwtVerify(tokens.id_token, keys, {
       issuer: connection.oidc_issuer!,
       audience: connection.oidc_client_id!,
       algorithms: ALGORITHMS,

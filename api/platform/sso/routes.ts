@@ -94,6 +94,14 @@ const notFound = () => new AppError('not_found', 'SSO connection not found');
 const nameTaken = (name: string) => new AppError('conflict', `An SSO connection named '${name}' already exists`);
 const unique = <T>(values: T[] | undefined) => (values ? [...new Set(values)] : undefined);
 
+/** A SAML connection may not name the platform's own identity provider as its IdP (the identity links are namespaced anyway; this is a clear error). */
+function assertNotPlatformIssuer(app: AppContext, entityId: string | null) {
+  const platform = app.config.OIDC_ISSUER?.replace(/\/+$/, '');
+  if (entityId && platform && entityId.replace(/\/+$/, '') === platform) {
+    throw new AppError('validation_error', 'Request validation failed', { 'saml.idp_entity_id': "must not be the platform's identity provider (OIDC_ISSUER)" });
+  }
+}
+
 async function requireConnection(app: AppContext, workspaceId: string, id: string) {
   const row = await sso.findConnection(app.pool, workspaceId, id);
   if (!row) throw notFound();
@@ -129,6 +137,7 @@ export const ssoConnectionRoutes = [
           samlIdpCertificate: body.type === 'saml' ? normalizeCertificate(body.saml.idp_certificate).pem : null,
         });
         if (!row) throw nameTaken(body.name);
+        assertNotPlatformIssuer(app, row.saml_idp_entity_id);
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'sso.connection.created',
@@ -211,6 +220,7 @@ export const ssoConnectionRoutes = [
           samlIdpCertificate: body.saml?.idp_certificate ? normalizeCertificate(body.saml.idp_certificate).pem : row.saml_idp_certificate,
         });
         if (!updated) throw nameTaken(body.name!);
+        assertNotPlatformIssuer(app, updated.saml_idp_entity_id);
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'sso.connection.updated',
@@ -271,7 +281,7 @@ export const ssoConnectionRoutes = [
     handler: async ({ params: p, principal, app, req }) => {
       const row = await requireConnection(app, principal.workspaceId, p.id);
       return reply.ok(
-        row.type === 'oidc' ? await testOidcConnection(row) : testSamlConnection(row, samlEndpoints(platformBaseUrl(app, req), row.id), app.clock.now()),
+        row.type === 'oidc' ? await testOidcConnection(app, row) : testSamlConnection(row, samlEndpoints(platformBaseUrl(app, req), row.id), app.clock.now()),
       );
     },
   }),
@@ -349,7 +359,7 @@ export const ssoSignInRoutes = [
     summary: 'Complete an OIDC sign-in: code exchange and ID-token validation, then the token pair',
     description:
       'Called with the `code` and `state` the identity provider appended to the redirect URI. The ID token is checked for signature, issuer, audience, nonce and expiry; ' +
-      "the identity then signs in by exchange rule 1 (deny by default) into the connection's workspace. A user with a second factor adds `mfa_code`.",
+      "the identity then signs in by exchange rule 1 (deny by default) into the connection's workspace. A user with a second factor sends the same `code` and `state` with `mfa_code` to POST /v1/auth/sso/callback instead (never in a query string).",
     tags: ['sso'],
     auth: 'public',
     query: z.object({
@@ -357,7 +367,9 @@ export const ssoSignInRoutes = [
       code: z.string().min(1, 'must not be empty').optional(),
       error: z.string().optional(),
       error_description: z.string().optional(),
-      mfa_code: z.string().trim().min(1).max(64).optional(),
+      mfa_code: z
+        .never({ error: 'must not travel in the query string (proxies and browser history keep it): POST /v1/auth/sso/callback with it in the body' })
+        .optional(),
     }),
     responses: {
       200: { description: 'Token pair', schema: tokenPairSchema },
@@ -368,8 +380,28 @@ export const ssoSignInRoutes = [
       if (query.error || !query.code) {
         throw new AppError('invalid_grant', 'The identity provider did not sign the user in', { reason: query.error_description ?? query.error ?? 'no code' });
       }
-      return reply.ok(await completeOidcCallback(app, req, { state: query.state, code: query.code, mfaCode: query.mfa_code }));
+      return reply.ok(await completeOidcCallback(app, req, { state: query.state, code: query.code }));
     },
+  }),
+  platformRoute({
+    method: 'post',
+    path: '/v1/auth/sso/callback',
+    operationId: 'completeSsoCallbackWithMfa',
+    summary: 'Complete an OIDC sign-in with a second factor: code, state and mfa_code in the body',
+    description: 'The same as GET /v1/auth/sso/callback, with `mfa_code` in the body so that it never appears in a URL (issue 26).',
+    tags: ['sso'],
+    auth: 'public',
+    body: z.object({
+      state: z.string().min(1, 'must not be empty'),
+      code: z.string().min(1, 'must not be empty'),
+      mfa_code: z.string().trim().min(1, 'must not be empty').max(64).optional(),
+    }),
+    responses: {
+      200: { description: 'Token pair', schema: tokenPairSchema },
+      401: { description: 'The state, code, ID token or mfa_code is invalid (`invalid_grant`)' },
+      403: { description: 'No membership (`forbidden`) or a second factor is needed (`mfa_required`)' },
+    },
+    handler: async ({ body, app, req }) => reply.ok(await completeOidcCallback(app, req, { state: body.state, code: body.code, mfaCode: body.mfa_code })),
   }),
   platformRoute({
     method: 'post',

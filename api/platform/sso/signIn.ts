@@ -4,14 +4,17 @@
  * nonce, or the SAML request id) for 10 minutes; the OIDC callback and the SAML assertion consumer
  * service redeem it, verify what the identity provider asserted, and sign the identity in through
  * exchange rule 1 (`signInIdentity`: deny by default) scoped to the connection's workspace.
- * E-mail addresses asserted by a connection count as verified only inside its `domains` (when set),
- * and for OIDC only with `email_verified: true`.
+ * E-mail addresses asserted by a connection count as verified only inside its organization's verified
+ * domains (and inside its own `domains`, when set), and for OIDC only with `email_verified: true`.
+ * The identity is namespaced by the connection: it can never stand for a platform identity or
+ * another connection's, whatever issuer or entity id the connection names.
  */
 import type { Request } from 'express';
 import type { AppContext } from '../../../lib/context.ts';
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { AppError } from '../../../lib/errors.ts';
 import * as sso from '../../../sql/sso.ts';
+import { verifiedDomainOrganization } from '../../../sql/workspaceDomains.ts';
 import { findOrganizationBySlug, firstWorkspaceOfOrganization } from '../../../sql/workspaces.ts';
 import { signInIdentity } from '../auth/exchange.ts';
 import type { VerifiedIdentity } from '../auth/identityProvider.ts';
@@ -29,8 +32,13 @@ export async function workspaceConnections(app: AppContext, slug: string) {
   return sso.connectionsOfWorkspace(app.pool, workspace.id);
 }
 
-const domainAllowed = (connection: sso.SsoConnectionRow, email: string | null) =>
-  !!email && (!connection.domains.length || connection.domains.includes(email.split('@')[1] ?? ''));
+/** Whether an e-mail asserted by the connection counts as verified: its domain is one its organization verified. */
+async function domainVerified(app: AppContext, connection: sso.SsoConnectionRow, email: string | null): Promise<boolean> {
+  const domain = email?.split('@')[1];
+  if (!domain || (connection.domains.length && !connection.domains.includes(domain))) return false;
+  const owner = await verifiedDomainOrganization(app.pool, domain);
+  return owner !== null && owner === (await sso.organizationOfConnection(app.pool, connection.id));
+}
 
 export async function startSsoSignIn(
   app: AppContext,
@@ -49,7 +57,7 @@ export async function startSsoSignIn(
   if (connection.type === 'oidc') {
     const codeVerifier = randomToken(48);
     const nonce = randomToken(24);
-    const redirectUrl = await oidcAuthorizeUrl(connection, { redirectUri: input.redirectUri!, state, nonce, codeVerifier });
+    const redirectUrl = await oidcAuthorizeUrl(app, connection, { redirectUri: input.redirectUri!, state, nonce, codeVerifier });
     await sso.insertLoginState(app.pool, {
       stateHash: sha256Hex(state),
       connectionId: connection.id,
@@ -95,9 +103,10 @@ export async function completeOidcCallback(app: AppContext, req: Request, input:
   });
   const identity: VerifiedIdentity = {
     issuer: connection.oidc_issuer!,
+    connectionId: connection.id,
     subject: claims.subject,
     email: claims.email,
-    emailVerified: claims.emailVerified && domainAllowed(connection, claims.email),
+    emailVerified: claims.emailVerified && (await domainVerified(app, connection, claims.email)),
     name: claims.name,
   };
   return signInIdentity(app, identity, connection.workspace_id, req.clientIp, { method: 'sso', mfaCode: input.mfaCode });
@@ -116,20 +125,27 @@ export async function completeSamlAcs(
     });
   const { login, connection } = await redeemState(app, input.relayState, 'saml');
   const verified = await verifySamlResponse(connection, samlEndpoints(platformBaseUrl(app, req), connection.id), input.samlResponse);
-  if (verified.inResponseTo && verified.inResponseTo !== login.saml_request_id) {
-    throw new AppError('invalid_grant', 'The SAML response could not be verified', { reason: 'InResponseTo does not match this sign-in' });
-  }
   if (!(await sso.consumeSamlAssertion(app.pool, connection.id, verified.assertionId, verified.expiresAt))) {
     throw new AppError('invalid_grant', 'The SAML response could not be verified', { reason: 'the assertion was already used (replay)' });
+  }
+  // IdP-initiated (unsolicited) responses are refused: without InResponseTo nothing binds the assertion to a sign-in we started.
+  if (!verified.inResponseTo) {
+    throw new AppError('invalid_grant', 'The SAML response could not be verified', {
+      reason: 'unsolicited response (no InResponseTo): start at /v1/auth/sso/authorize',
+    });
+  }
+  if (verified.inResponseTo !== login.saml_request_id) {
+    throw new AppError('invalid_grant', 'The SAML response could not be verified', { reason: 'InResponseTo does not match this sign-in' });
   }
   const profile = verified.profile;
   const attribute = EMAIL_ATTRIBUTES.map((name) => profile[name]).find((v) => typeof v === 'string') as string | undefined;
   const email = (attribute ?? (profile.nameID?.includes('@') ? profile.nameID : null))?.toLowerCase() ?? null;
   const identity: VerifiedIdentity = {
     issuer: connection.saml_idp_entity_id!,
+    connectionId: connection.id,
     subject: profile.nameID,
     email,
-    emailVerified: domainAllowed(connection, email),
+    emailVerified: await domainVerified(app, connection, email),
     name: typeof profile.displayName === 'string' ? profile.displayName : null,
   };
   return signInIdentity(app, identity, connection.workspace_id, req.clientIp, { method: 'sso', mfaCode: input.mfaCode });

@@ -4,21 +4,10 @@
  * CSRF double-submit header on every write. Errors become `ApiError` carrying the API's `detail`.
  * A 401 on a session route tells the app the session is gone (see `onSessionLost`).
  */
+import { PUBLIC_PATHS } from '../../publicPaths.ts';
 import { ApiError, retryAfterSeconds } from './errors.ts';
 
 const PREFIX = '/api/backend';
-const PUBLIC_PATHS = new Set([
-  '/admin/login',
-  '/admin/password-reset/request',
-  '/admin/password-reset/confirm',
-  '/login',
-  '/accept-invite',
-  '/password-reset/request',
-  '/password-reset/confirm',
-  '/health',
-  '/health/live',
-  '/health/ready',
-]);
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -5,7 +5,7 @@ import { ApiError } from '../api/errors.ts';
 import { currentLocation, navigate } from '../app/router.ts';
 import { READ_ONLY_REASON, StaffSessionContext, type Employee, type StaffSession } from '../app/staffSession.ts';
 import { ErrorMessage, Notice } from './Alert.tsx';
-import { Link } from './Link.tsx';
+import { TopBar } from './TopBar.tsx';
 
 const NAV = [
   { href: '/admin/tenants', label: 'Tenants' },
@@ -68,31 +68,18 @@ export function StaffShell({ children, pathname }: { children: ComponentChildren
   };
   return (
     <StaffSessionContext.Provider value={session}>
-      <header class="topbar">
-        <a class="skip-link" href="#main">
-          Skip to content
-        </a>
-        <span class="brand">svc staff console</span>
-        <nav aria-label="Staff console">
-          <ul>
-            {NAV.map((item) => (
-              <li key={item.href}>
-                <Link href={item.href} aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? 'page' : undefined}>
-                  {item.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div class="whoami">
-          <span>
+      <TopBar
+        brand="svc staff console"
+        navLabel="Staff console"
+        items={NAV}
+        current={(href) => pathname === href || pathname.startsWith(`${href}/`)}
+        who={
+          <>
             {me.full_name ?? me.email} <span class="role">({me.control_role})</span>
-          </span>
-          <button type="button" class="secondary" onClick={() => void session.signOut()}>
-            Sign out
-          </button>
-        </div>
-      </header>
+          </>
+        }
+        onSignOut={() => void session.signOut()}
+      />
       <main id="main" tabIndex={-1}>
         {!session.canWrite && <Notice>{READ_ONLY_REASON}</Notice>}
         {children}

@@ -5,7 +5,7 @@ import { ApiError } from '../api/errors.ts';
 import { currentLocation, navigate } from '../app/router.ts';
 import { TenantSessionContext, type TenantMe, type TenantSession } from '../app/tenantSession.ts';
 import { ErrorMessage } from './Alert.tsx';
-import { Link } from './Link.tsx';
+import { TopBar } from './TopBar.tsx';
 import { tenantNav } from '../tenant/nav.ts';
 
 /** Shown while staff impersonate a user: whom, by whom, and the way back (the staff session is intact). */
@@ -63,31 +63,14 @@ export function TenantShell({ children, pathname }: { children: ComponentChildre
   return (
     <TenantSessionContext.Provider value={session}>
       <ImpersonationBanner me={me} />
-      <header class="topbar">
-        <a class="skip-link" href="#main">
-          Skip to content
-        </a>
-        <span class="brand">{me.workspace}</span>
-        <nav aria-label="Workspace">
-          <ul>
-            {tenantNav
-              .filter((item) => session.can(item.permission))
-              .map((item) => (
-                <li key={item.href}>
-                  <Link href={item.href} aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? 'page' : undefined}>
-                    {item.label}
-                  </Link>
-                </li>
-              ))}
-          </ul>
-        </nav>
-        <div class="whoami">
-          <span>{me.full_name ?? me.email}</span>
-          <button type="button" class="secondary" onClick={() => void session.signOut()}>
-            Sign out
-          </button>
-        </div>
-      </header>
+      <TopBar
+        brand={me.workspace}
+        navLabel="Workspace"
+        items={tenantNav.filter((item) => session.can(item.permission))}
+        current={(href) => pathname === href || pathname.startsWith(`${href}/`)}
+        who={me.full_name ?? me.email}
+        onSignOut={() => void session.signOut()}
+      />
       <main id="main" tabIndex={-1}>
         {children}
       </main>

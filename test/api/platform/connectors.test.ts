@@ -76,6 +76,10 @@ test('connectors CRUD; http_pull config checked (SSRF guard, fields) and header 
   });
   assert.is(created.status, 201, created.text);
   assert.equal(created.body.config, { url: `${sourceUrl}/feed`, headers: { authorization: '***' }, records_path: 'data.items' });
+  // Issue 26: the header values (credentials) are sealed at rest like webhook secrets.
+  const stored = (await t.app.pool.query('select config::text as c from connectors where id = $1', [created.body.id])).rows[0].c as string;
+  assert.not.ok(stored.includes('s3cret'), stored);
+  assert.match(stored, /"headers_sealed": "v1\./);
   assert.equal([created.body.kind, created.body.sync_cursor, created.body.last_sync_status, created.body.inbound_url], ['http_pull', null, null, null]);
   assert.is((await admin.get(`/v1/connectors/${created.body.id}`)).body.name, 'tickets');
   assert.ok((await admin.get('/v1/connectors')).body.data.some((c: { id: string }) => c.id === created.body.id));
@@ -112,7 +116,7 @@ test('inbound: raw-body HMAC in either header form, 202, ingested with the conne
   const raw = JSON.stringify({ external_id: 'in-1', title: 'Inbound disk alert', narrative: 'Disk at 99%' });
   const res = await inbound(connector.id, raw, { 'x-svc-signature': sign(hook.signing_secret, raw) });
   assert.is(res.status, 202, res.text);
-  assert.equal(Object.keys(res.body).sort(), ['accepted', 'connector_id', 'delivery_id', 'issue_ids', 'received', 'rejected']);
+  assert.equal(Object.keys(res.body).sort(), ['accepted', 'connector_id', 'delivery_id', 'duplicate', 'issue_ids', 'received', 'rejected']);
   assert.equal([res.body.received, res.body.connector_id, res.body.accepted], [true, connector.id, 1]);
   const issue = (await t.app.pool.query('select source, external_id, title from issues where id = $1', [res.body.issue_ids[0]])).rows[0];
   assert.equal(issue, { source: 'alerts-push', external_id: 'in-1', title: 'Inbound disk alert' });

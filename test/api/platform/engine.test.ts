@@ -25,6 +25,7 @@ import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import { client, type Client } from '../../helpers/http.ts';
 import { provisionWorkspace, provisioningKey, serviceAccountToken } from '../../helpers/identities.ts';
 import { listAll } from '../../helpers/isolation.ts';
+import { createPattern } from '../../helpers/eventFixtures.ts';
 
 const provisioning = provisioningKey();
 let t: TestApp;
@@ -175,9 +176,12 @@ test('ingested issues, a run: 202 queued, then succeeded with a full manifest an
   assert.is(report.clusters.length, THEMES);
   for (const c of report.clusters) assert.equal(Object.keys(c).sort(), ['jaccard', 'label', 'size', 'status']);
 
-  assert.is(run.summary.issues, 302); // the issue without narrative is not an input
+  // The summary counts what the API counts, and says what the engine left out and why.
+  assert.is(run.summary.issues, (await listAll(api, '/v1/issues')).length);
+  assert.is(run.summary.issues_analysed, 302); // the issue without narrative is not an input
+  assert.equal(run.summary.issues_left_out, [{ engine_status: 'blocked_no_narrative', reason: 'no narrative', count: 1 }]);
   assert.is(run.summary.k, THEMES);
-  assert.is(run.summary.patterns, THEMES);
+  assert.equal([run.summary.patterns, run.summary.patterns_found, run.summary.patterns_not_found], [THEMES, THEMES, []]);
   assert.is(run.summary.applied.patterns_created, THEMES);
 
   // Stored stage outputs carry the manifest's digests; the job recorded every stage.
@@ -364,7 +368,7 @@ test('an issue ingested after the run has no root cause yet (404), and pattern i
   const before = (await allPatterns()).map((p) => p.id as string);
   const second = await runAndWait();
   assert.is(second.manifest.previous_run_id, first.id);
-  assert.is(second.summary.issues, 332);
+  assert.is(second.summary.issues_analysed, 332);
   const after = await allPatterns();
   for (const id of before) {
     const p = after.find((x) => x.id === id) as any;
@@ -376,7 +380,7 @@ test('an issue ingested after the run has no root cause yet (404), and pattern i
   // The new issues were clustered into the existing patterns.
   const grown = await api.get(`/v1/issues/${more.body.issue_ids[0]}`);
   assert.ok(before.includes(grown.body.pattern_id) || grown.body.pattern_id === null);
-  assert.is((await listAll(api, '/v1/issues?has_pattern=true')).length, second.summary.issues - second.summary.unclustered);
+  assert.is((await listAll(api, '/v1/issues?has_pattern=true')).length, second.summary.issues_analysed - second.summary.unclustered);
   assert.is((await api.get(`/v1/issues/${ids.silent}`)).body.pattern_id, null);
 });
 
@@ -457,7 +461,8 @@ test('an as_of in the past freezes the log as of then', async () => {
   const run = await runAndWait({ as_of: first.manifest.as_of });
   assert.is(run.manifest.as_of, first.manifest.as_of);
   assert.is(run.manifest.event_sequence, first.manifest.event_sequence);
-  assert.is(run.summary.issues, 302); // not the 30 ingested later
+  assert.is(run.summary.issues_analysed, 302); // not the 30 ingested later
+  assert.is(run.summary.issues, 303);
   assert.is(run.manifest.previous_run_id, first.id); // the latest run with patterns at or before that point
 });
 
@@ -483,6 +488,33 @@ test("another workspace gets 404 for the run, its replay and its issues' root ca
   const run = await waitForRun(own.run_id, other);
   assert.is(run.summary.issues, 0);
   assert.equal((await other.get('/v1/patterns')).body.data, []);
+});
+
+test('the summary counts what GET /v1/issues and GET /v1/patterns count, and lists what it left out and why', async () => {
+  const provisioned = await provisionWorkspace(t.platform, provisioning.key, 'engine-counts');
+  const own = t.platform.as(provisioned.apiKey);
+  const described = generated.slice(0, 40).map(toRecord);
+  const bare = generated.slice(40, 43).map((g) => ({ ...toRecord(g), narrative: undefined }));
+  const placeholder = { ...toRecord(generated[43]), narrative: 'n/a' };
+  assert.is((await own.post('/v1/ingest/batch', { records: [...described, ...bare, placeholder] }, fresh())).status, 202);
+  // A pattern of an earlier run that this run will not find (kept with its history, watched).
+  await createPattern(t.app.pool, provisioned.workspaceId, { name: 'found before', status: 'active', issue_count: 0 });
+  const run = await waitForRun((await startRun({}, own)).run_id, own);
+  const s = run.summary;
+  assert.is(s.issues, (await listAll(own, '/v1/issues')).length);
+  assert.equal([s.issues, s.issues_analysed], [44, 40]);
+  assert.equal(s.issues_left_out, [
+    { engine_status: 'blocked_no_narrative', reason: 'no narrative', count: 3 },
+    { engine_status: 'ineligible', reason: 'narrative is a placeholder', count: 1 },
+  ]);
+  const patterns = await listAll(own, '/v1/patterns');
+  assert.is(s.patterns, patterns.length);
+  assert.is(s.patterns_found, patterns.length - 1);
+  assert.equal(
+    s.patterns_not_found.map((n: any) => [n.status, n.count]),
+    [['watching', 1]],
+  );
+  assert.match(s.patterns_not_found[0].reason, /not by this one/);
 });
 
 test('a run that failed after writing its results succeeds on retry (the task is idempotent)', async () => {

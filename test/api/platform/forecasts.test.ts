@@ -28,6 +28,7 @@ import {
   forecastRecords,
   RECURRING_UNTIL_DAYS,
   recurrencesOf,
+  TAIL_OCCURRENCES,
   type FixtureRecord,
   type FixtureTheme,
 } from '../../helpers/forecastFixture.ts';
@@ -119,6 +120,16 @@ test('a run through stage 10 stores hazard fits, predictions, a backtest, financ
     membersOf[theme] = members;
   }
   assert.equal(Object.keys(patternOf).sort(), [...FIXTURE_THEMES].sort());
+  // What the run said of each pattern's recurrence, on the list and on one pattern.
+  assert.equal(
+    FIXTURE_THEMES.map((theme) => patternOf[theme].recurrence),
+    ['recurring', 'recurring', 'not_fitted', 'not_fitted'],
+  );
+  assert.is((await api.get(`/v1/patterns/${patternOf.memory.id}`)).body.recurrence, 'recurring');
+  const hazard = (await api.get(`/v1/patterns/${patternOf.memory.id}/hazard`)).body;
+  assert.equal([hazard.dormancy.dormant, hazard.dormancy.level, hazard.forecast.length > 0, hazard.p_alert !== null], [false, 0.01, true, true]);
+  const described = (await t.platform.get('/openapi.json')).body;
+  assert.ok(JSON.stringify(described).includes('dormant'), 'the description names dormancy');
 });
 
 test('GET /v1/patterns/{id}/hazard: model, parameters with uncertainty, curves and forecast, with provenance', async () => {
@@ -459,8 +470,20 @@ test('GET /v1/recommendations/{id}/verification: holding, with the CUSUM path, k
     const weeks = Math.floor((Date.parse(v.as_of) - Date.parse(FIX_AT)) / (7 * DAY));
     assert.is(v.periods_observed, weeks);
     const c = v.cusum;
-    assert.equal(c.counts, new Array(weeks).fill(0)); // nothing since the fix
-    assert.equal(c.path, new Array(weeks).fill(0));
+    // Since the fix only the sparse tail of the fixture (every two to three weeks): well below the in-control rate.
+    const fixedAt = Date.parse(FIX_AT);
+    const counts = new Array(weeks).fill(0);
+    for (const m of membersOf[theme]) {
+      const week = Math.floor((Date.parse(m.occurred_at!) - fixedAt) / (7 * DAY));
+      if (week >= 0 && week < weeks) counts[week]++;
+    }
+    assert.equal(c.counts, counts);
+    assert.ok(sum(counts) > 0 && sum(counts) <= TAIL_OCCURRENCES);
+    let cusum = 0;
+    assert.equal(
+      c.path,
+      counts.map((x) => (cusum = Math.max(0, cusum + x - c.k))),
+    );
     assert.ok(c.k > c.in_control_rate && c.k < c.out_of_control_rate, JSON.stringify(c));
     assert.ok(close(c.in_control_rate, c.out_of_control_rate * (1 - 0.6), 1e-9));
     assert.ok(c.h > 0 && c.arl0 >= c.target_arl0 && c.target_arl0 === 370 && c.arl1 < weeks, JSON.stringify(c));

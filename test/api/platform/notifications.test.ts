@@ -112,7 +112,7 @@ test('a new high issue: in-app for everyone, e-mail at once (realtime) or in the
       kind: 'new_issue_ingested',
       title: 'New high issue: Checkout down',
       body: 'A high issue was ingested from tests: "Checkout down".',
-      link: `http://127.0.0.1:8081/platform/issues/${issueId}`,
+      link: `${t.config.APP_URL}/platform/issues/${issueId}`,
       subject: { type: 'issue', id: issueId },
       read: false,
       read_at: null,

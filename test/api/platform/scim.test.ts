@@ -17,6 +17,8 @@ import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { listen } from '../../../api/http/server.ts';
 import { buildHttpApps } from '../../../scripts/processes.ts';
 import { request, type HttpResponse } from '../../helpers/http.ts';
+import { startDnsServer, type DnsServer } from '../../helpers/dns.ts';
+import { verifyDomains } from '../../helpers/domains.ts';
 import { startOidcProvider, type OidcProvider } from '../../helpers/oidc.ts';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -31,10 +33,15 @@ let t: TestApp;
 let owner: string;
 let scimToken: string;
 
+let dns: DnsServer;
+
 test.before(async () => {
   idp = await startOidcProvider();
-  t = await startTestApp({ env: idp.env() });
+  dns = await startDnsServer();
+  t = await startTestApp({ env: { ...idp.env(), DNS_RESOLVER: dns.address } });
   owner = (await signIn('demo-owner-sub', 'demo@svc.local')).body.access_token;
+  // Provisioned users are accounts the organization manages: they sign in by e-mail only inside its verified domains.
+  await verifyDomains(t.platform.as(owner), dns, ['okta.local', 'contoso.com', 'test.microsoft.com', 'microsoft.com', 'testuser.com', 'paging.example']);
   const created = await t.platform.post('/v1/scim/tokens', { name: 'okta' }, { token: owner });
   assert.is(created.status, 201, created.text);
   scimToken = created.body.token;
@@ -42,6 +49,7 @@ test.before(async () => {
 test.after(async () => {
   await t?.close();
   await idp?.close();
+  await dns?.close();
 });
 
 const signIn = async (sub: string, email: string) =>

@@ -2,6 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import type { HttpResponse } from '../../helpers/http.ts';
+import { startDnsServer, type DnsServer } from '../../helpers/dns.ts';
+import { verifyDomains } from '../../helpers/domains.ts';
 import { startOidcProvider, type OidcProvider } from '../../helpers/oidc.ts';
 import { authnRequestId, idpCertificate, otherCertificate, samlResponse, type AssertionOptions } from '../../helpers/saml.ts';
 
@@ -15,11 +17,16 @@ let owner: string;
 let oidcConnection: string;
 let samlConnection: string;
 
+let dns: DnsServer;
+
 test.before(async () => {
   idp = await startOidcProvider();
   idp.registerClient(CLIENT.id, CLIENT.secret);
-  t = await startTestApp({ env: idp.env() });
+  dns = await startDnsServer();
+  t = await startTestApp({ env: { ...idp.env(), DNS_RESOLVER: dns.address } });
   owner = (await exchange('owner-sub', 'demo@svc.local')).body.access_token;
+  // A connection's e-mails count as verified only inside its organization's verified domains.
+  await verifyDomains(t.platform.as(owner), dns, ['example.com', 'svc.local']);
   // Alice is a member (invited, accepted with her exchange identity).
   const invite = await t.platform.post('/v1/invitations', { email: 'alice@example.com', role: 'member' }, { token: owner });
   const accepted = await t.platform.post('/v1/invitations/accept', {
@@ -31,6 +38,7 @@ test.before(async () => {
 test.after(async () => {
   await t?.close();
   await idp?.close();
+  await dns?.close();
 });
 
 async function exchange(sub: string, email: string, extra: Record<string, unknown> = {}) {
@@ -232,7 +240,10 @@ test('sso_required: every sign-in not made through SSO gets 403 sso_required (ex
   const methods = (await t.app.pool.query(`select method from token_families where revoked_at is null order by created_at`)).rows.map((r) => r.method);
   assert.ok(methods.includes('sso') && methods.includes('exchange'), methods.join());
 
-  // The owner's identity at the provider is already linked: they sign in through SSO like anyone.
+  // The connection's identities are its own namespace (the owner's platform link does not count): the
+  // owner signs in through SSO like anyone, by an e-mail in a domain the organization verified (and the connection lists).
+  const widened = await t.platform.patch(`/v1/sso/connections/${oidcConnection}`, { domains: ['example.com', 'svc.local'] }, { token: robotToken });
+  assert.is(widened.status, 200, widened.text);
   const ownerSso = (await oidcSignIn({ sub: 'owner-sub', email: 'demo@svc.local' })).res;
   assert.is(ownerSso.status, 200, ownerSso.text);
   const admin = ownerSso.body.access_token;
@@ -350,13 +361,18 @@ test('SAML refusals: tampered, expired, not yet valid, wrong audience, wrong rec
   );
 
   // Replay: the same assertion under a fresh state is refused.
-  const assertion = samlResponse(aliceAssertion({ assertionId: '_replayed-assertion' }));
   const first = await samlStart();
+  const assertion = samlResponse(aliceAssertion({ assertionId: '_replayed-assertion', inResponseTo: first.requestId }));
   assert.is((await postAcs({ SAMLResponse: assertion, RelayState: first.state })).status, 200);
   const second = await samlStart();
   const replay = await postAcs({ SAMLResponse: assertion, RelayState: second.state });
   assertError(replay, 401, 'invalid_grant');
   assert.match(replay.body.error.details.reason, /replay/);
+  // Unsolicited (IdP-initiated) responses, without InResponseTo, are refused even with a valid state.
+  const unsolicited = await samlStart();
+  const noRequest = await postAcs({ SAMLResponse: samlResponse(aliceAssertion()), RelayState: unsolicited.state });
+  assertError(noRequest, 401, 'invalid_grant');
+  assert.match(noRequest.body.error.details.reason, /unsolicited/);
   // The state itself is single-use, and the ACS needs one.
   assertError(await postAcs({ SAMLResponse: samlResponse(aliceAssertion()), RelayState: first.state }), 401, 'invalid_grant');
   assertError(await postAcs({ SAMLResponse: samlResponse(aliceAssertion()) }), 401, 'invalid_grant');
@@ -364,7 +380,10 @@ test('SAML refusals: tampered, expired, not yet valid, wrong audience, wrong rec
   // Deny by default: a valid assertion for someone without a membership.
   const stranger = await samlStart();
   assertError(
-    await postAcs({ SAMLResponse: samlResponse(aliceAssertion({ nameId: 'bob@example.com', email: 'bob@example.com' })), RelayState: stranger.state }),
+    await postAcs({
+      SAMLResponse: samlResponse(aliceAssertion({ nameId: 'bob@example.com', email: 'bob@example.com', inResponseTo: stranger.requestId })),
+      RelayState: stranger.state,
+    }),
     403,
     'forbidden',
   );

@@ -82,7 +82,7 @@ test('GET /admin/outbox shows what would have been mailed in development, and no
   const reset = mails.body.find((m: { to: string }) => m.to === admin.staff.email);
   assert.ok(reset?.text_body.includes(`${t.config.APP_URL}/admin/reset-password?token=`), JSON.stringify(reset));
 
-  for (const env of [{ SMTP_URL: 'smtp://127.0.0.1:2525' }, { NODE_ENV: 'production' as const }]) {
+  for (const env of [{ SMTP_URL: 'smtp://127.0.0.1:2525' }, { NODE_ENV: 'production' }] as Array<Record<string, string>>) {
     const t2 = await startTestApp({
       env: {
         ...env,

@@ -48,6 +48,8 @@ export const patternHazardRoutes = [
     operationId: 'getPatternHazard',
     summary: 'The fitted hazard model of a pattern: parameters with uncertainty, survival and hazard curves, forecast',
     description:
+      'A dormant pattern (`dormancy.dormant`: its silence since the last occurrence is one the fitted model gives less than a 1% chance) keeps ' +
+      'its fit and curves, but its `forecast` is empty and `p_alert` null: the model no longer describes it, so the engine abstains. ' +
       '404 `not_fitted` with `details.reason` when the model cannot be fitted: `no_timestamps` (no member has occurred_at) or ' +
       '`insufficient_events` (fewer gaps than the hazard config’s min_gaps). Before any engine run fitted the pattern it is also ' +
       '`not_fitted`, with the reason its current members give and `details.run_id` null.',
@@ -92,6 +94,8 @@ export const patternHazardRoutes = [
         first_occurrence_at: h.first_occurrence_at,
         last_occurrence_at: h.last_occurrence_at,
         since_last_days: h.since_last_days,
+        // Fits stored before dormancy was decided were all forecast.
+        dormancy: h.dormancy ?? null,
         curves: h.curves,
         forecast: h.forecast,
         p_alert: h.p_alert,

@@ -43,6 +43,16 @@ export const hazardSchema = z.object({
   first_occurrence_at: z.string(),
   last_occurrence_at: z.string(),
   since_last_days: z.number(),
+  dormancy: z
+    .object({
+      dormant: z.boolean().describe('The silence since the last occurrence is one the model gives less than `level` chance: no forecast is made'),
+      silence_probability: z
+        .number()
+        .describe('P(a silence at least since_last_days long) for a look at an arbitrary moment under the fitted model (equilibrium age law)'),
+      level: z.number().describe('Below this silence_probability the pattern is dormant (0.01)'),
+    })
+    .nullable()
+    .describe('null for fits stored before dormancy was decided'),
   curves: z.object({
     times_days: numbers,
     survival: numbers,
@@ -52,17 +62,23 @@ export const hazardSchema = z.object({
     hazard_lower: numbers,
     hazard_upper: numbers,
   }),
-  forecast: z.array(
-    z.object({
-      horizon_days: z.number().int(),
-      expected: z.number().describe('Expected occurrences in (as_of, as_of + horizon]'),
-      monte_carlo_error: z.number(),
-      lower: z.number().int(),
-      upper: z.number().int(),
-      probability_any: z.number(),
-    }),
-  ),
-  p_alert: estimateSchema.describe('P(recurrence within the alert horizon | time since the last occurrence)'),
+  forecast: z
+    .array(
+      z.object({
+        horizon_days: z.number().int(),
+        expected: z.number().describe('Expected occurrences in (as_of, as_of + horizon]'),
+        monte_carlo_error: z.number(),
+        lower: z.number().int(),
+        upper: z.number().int(),
+        probability_any: z
+          .number()
+          .describe(
+            'P(at least one occurrence within the horizon | time since the last occurrence): the same value as p_alert and the prediction at equal horizons',
+          ),
+      }),
+    )
+    .describe('One entry per forecast horizon; empty when the pattern is dormant'),
+  p_alert: estimateSchema.nullable().describe('P(recurrence within the alert horizon | time since the last occurrence); null when the pattern is dormant'),
   provenance: provenanceSchema,
 });
 
