@@ -10,13 +10,15 @@ import { configDefinitions, configKinds } from '../engine/config/index.ts';
 import type { ClusterConfig } from '../engine/config/cluster.ts';
 import { ENGINE_VERSION } from '../engine/manifest.ts';
 import { stageIndex, type StageOutputs } from '../engine/pipeline.ts';
+import { meanResidualLife } from '../engine/hazard/meanResidualLife.ts';
+import { fitOf, type PatternHazard } from '../engine/stages/08_hazard.ts';
 import { runPipelineInThread } from '../jobs/engineThread.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
 import { checkpointOfJobRun, insertCheckpoint, latestCheckpoint, type CheckpointMetrics, type CheckpointRow } from '../sql/tenant/checkpoints.ts';
 import { configVersionId } from '../sql/configs.ts';
 import { findDataset, trainingRecords, type TrainingRecord } from '../sql/tenant/datasets.ts';
-import { insertInsightCollection, previousModelPatterns, type InsightPattern } from '../sql/tenant/insights.ts';
+import { insertInsightCollection, previousModelPatterns, type CollectionForecasts, type InsightPattern, type PatternForecast } from '../sql/tenant/insights.ts';
 import { findTenant } from '../sql/tenants.ts';
 import { withTenant } from '../sql/tenant/schema.ts';
 import { dataPolicy } from '../sql/tenant/trainingSettings.ts';
@@ -41,8 +43,44 @@ function stageContext(runId: string, asOf: Date, config: ClusterConfig, configHa
   return { runId, seed: config.seed, asOf: asOf.toISOString(), configs: configs as unknown as ResolvedConfigs };
 }
 
+/** Four significant digits: what a chart needs, and 500 patterns' curves stay a small answer. */
+const short = (x: number) => Number(x.toPrecision(4));
+const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * DAY_MS).toISOString();
+
+/**
+ * The insights page's view of a pattern's recurrence model: the hazard curve with its pointwise
+ * interval, the expected next occurrence (as-of plus the mean residual life, with the interval of
+ * that mean) and P(recurrence within the alert horizon); or why no model could be fitted.
+ */
+export function forecastOf(h: PatternHazard, asOf: string, level: number): PatternForecast {
+  if (h.status === 'not_fitted') return { status: 'not_fitted', reason: h.reason, detail: h.detail, occurrences: h.n_occurrences };
+  // A dormant pattern (issue 28): the model no longer describes it, so the forecast is withheld.
+  if (h.p_alert === null) {
+    return { status: 'not_fitted', reason: 'dormant', detail: 'The silence since the last occurrence is implausible under the fitted model.', occurrences: h.n_occurrences };
+  }
+  const next = meanResidualLife(fitOf(h, level), h.since_last_days, level);
+  const expected = { estimate: short(next.estimate), lower: short(next.lower), upper: short(next.upper) };
+  return {
+    status: 'fitted',
+    model: h.model,
+    occurrences: h.n_occurrences,
+    last_occurrence_at: h.last_occurrence_at,
+    since_last_days: short(h.since_last_days),
+    expected_next_days: expected,
+    expected_next_at: { estimate: plusDays(asOf, next.estimate), lower: plusDays(asOf, next.lower), upper: plusDays(asOf, next.upper) },
+    recurrence_probability: { estimate: short(h.p_alert.estimate), lower: short(h.p_alert.lower), upper: short(h.p_alert.upper) },
+    hazard_curve: {
+      times_days: h.curves.times_days.map(short),
+      hazard: h.curves.hazard.map(short),
+      lower: h.curves.hazard_lower.map(short),
+      upper: h.curves.hazard_upper.map(short),
+    },
+  };
+}
+
 function collectionOf(records: TrainingRecord[], outputs: StageOutputs): InsightPattern[] {
   const severityOf = new Map(records.map((r) => [r.record_id, r.severity]));
+  const hazardOf = new Map(outputs.hazard.patterns.map((h) => [h.pattern_id, h]));
   return outputs.patterns.patterns.map((p) => {
     const severity_counts = { critical: 0, high: 0, medium: 0, low: 0 };
     for (const id of p.member_ids) severity_counts[severityOf.get(id)!]++;
@@ -59,6 +97,7 @@ function collectionOf(records: TrainingRecord[], outputs: StageOutputs): Insight
       first_seen_at: p.first_seen_at,
       last_seen_at: p.last_seen_at,
       member_ids: p.member_ids,
+      forecast: forecastOf(hazardOf.get(p.id)!, outputs.hazard.as_of, outputs.hazard.interval_level),
     };
   });
 }
@@ -118,11 +157,12 @@ export async function trainTenantModel(
     previous_patterns: previousPatterns,
   };
   const ctx = stageContext(job.runId, dataset.created_at, request.config, request.config_hash);
-  const last = stageIndex('patterns');
+  const last = stageIndex('hazard');
   const { outputs } = await runPipelineInThread({
     ctx,
     snapshotInput,
-    to: 'patterns',
+    to: 'hazard',
+    keep: ['cluster', 'stability', 'patterns', 'hazard'],
     signal: job.signal,
     onStage: (stage) => job.progress(5 + Math.round(((stage.index + 1) / (last + 1)) * 85), stage.stage),
   });
@@ -150,7 +190,12 @@ export async function trainTenantModel(
       jobRunId: job.runId,
     });
     const clustered = patterns.reduce((n, p) => n + p.size, 0);
-    await insertInsightCollection(db, stored, { recordCount: usable.records.length, clusteredCount: clustered, patterns });
+    const forecasts: CollectionForecasts = {
+      as_of: o.hazard.as_of,
+      interval_level: o.hazard.interval_level,
+      recurrence_horizon_days: ctx.configs.hazard.document.alert_horizon_days,
+    };
+    await insertInsightCollection(db, stored, { recordCount: usable.records.length, clusteredCount: clustered, forecasts, patterns });
     return stored;
   });
   await job.progress(100, 'store_checkpoint');

@@ -84,6 +84,11 @@ export function createSessionGuard(app: AppContext): ProductGuard {
       fullName: session.full_name,
       permissions,
       sessionId: session.session_id,
+      impersonatedBy: session.impersonator && {
+        employeeId: session.impersonator.employee_id,
+        email: session.impersonator.email,
+        fullName: session.impersonator.full_name,
+      },
     };
   }
 

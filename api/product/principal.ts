@@ -21,6 +21,8 @@ export interface TenantPrincipal {
   /** Sorted union of the user's role-profile permissions. */
   permissions: string[];
   sessionId: string;
+  /** The employee who is impersonating the user in this session, or null. */
+  impersonatedBy: { employeeId: string; email: string; fullName: string } | null;
 }
 
 export interface Principals {

@@ -8,6 +8,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { ConsoleAssets } from './assets.ts';
 import { createBackendProxy, type ProxyOptions } from './proxy.ts';
 import { securityHeaders } from './securityHeaders.ts';
+import { serveWorkspaceList, WORKSPACE_LIST_PATH } from './workspaceList.ts';
 
 const PROXY_PREFIX = '/api/backend';
 
@@ -45,6 +46,7 @@ export function createConsoleApp(assets: ConsoleAssets, proxyOptions: ProxyOptio
       return;
     }
     if (pathname === PROXY_PREFIX) return plain(res, 404, 'Not Found');
+    if (pathname === WORKSPACE_LIST_PATH) return void serveWorkspaceList(res, proxyOptions);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': html.length, 'cache-control': 'no-cache' });
     res.end(req.method === 'HEAD' ? undefined : html);
   };

@@ -24,9 +24,18 @@ export async function insertTenantSession(
  * The live session with this token hash, of an active user. An impersonation session is live only
  * while the staff session that minted it is, and its employee is active.
  */
-export async function findLiveTenantSession(db: Queryable, tokenHash: string, now: Date): Promise<(TenantUserRow & { session_id: string }) | null> {
-  const { rows } = await db.query<TenantUserRow & { session_id: string }>(
-    `select u.*, s.id as session_id from sessions s join users u on u.id = s.user_id
+export type LiveTenantSession = TenantUserRow & {
+  session_id: string;
+  /** The employee who minted it by impersonation, or null for the user's own sign-in. */
+  impersonator: { employee_id: string; email: string; full_name: string } | null;
+};
+
+export async function findLiveTenantSession(db: Queryable, tokenHash: string, now: Date): Promise<LiveTenantSession | null> {
+  const { rows } = await db.query<LiveTenantSession>(
+    `select u.*, s.id as session_id,
+            (select jsonb_build_object('employee_id', e.id, 'email', e.email, 'full_name', e.full_name)
+               from public.employees e where e.id = s.impersonated_by) as impersonator
+       from sessions s join users u on u.id = s.user_id
       where s.token_hash = $1 and s.revoked_at is null and s.expires_at > $2 and u.active
         and (s.impersonated_by is null or exists (
               select 1 from public.employee_sessions es join public.employees e on e.id = es.employee_id

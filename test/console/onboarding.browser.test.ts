@@ -186,7 +186,7 @@ if (chromiumAvailable('the staff console onboarding in a browser')) {
     await inviteePage.getByLabel('New password', { exact: true }).fill('analytical engine');
     await inviteePage.getByLabel('Repeat the new password').fill('analytical engine');
     await inviteePage.getByRole('button', { name: 'Accept and sign in' }).click();
-    await inviteePage.getByRole('heading', { name: 'Workspace acme' }).waitFor();
+    await inviteePage.getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
     await checkPage(inviteePage, 'tenant-home');
     await invitee.close();
 
@@ -197,7 +197,7 @@ if (chromiumAvailable('the staff console onboarding in a browser')) {
       context.waitForEvent('page'),
       section(page, 'go-live').getByRole('button', { name: 'Open the tenant console as a user' }).click(),
     ]);
-    await tenantTab.getByRole('heading', { name: 'Workspace acme' }).waitFor();
+    await tenantTab.getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
     await tenantTab.getByText('ada@acme.example').waitFor();
     await screenshot(tenantTab, out, 'impersonation-tab');
     await section(page, 'go-live').getByText('Tenant console opened in a new tab as ada@acme.example').waitFor();

@@ -4,6 +4,7 @@
  * with the secret both share. `consoleClient` is a browser-like cookie jar speaking through the proxy.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { createLogger } from '../../lib/logger.ts';
 import { startConsole, type RunningConsole } from '../../console/server/start.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from './app.ts';
@@ -28,12 +29,26 @@ export interface TestConsoleOptions extends TestAppOptions {
   proxyTimeoutMs?: number;
 }
 
+/** A port free right now (the console takes it a moment later), so APP_URL can name it up front. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startTestConsole(options: TestConsoleOptions = {}): Promise<TestConsole> {
   const secret = randomBytes(32).toString('base64url');
-  const t = await startTestApp({ ...options, env: { CONSOLE_PROXY_SECRET: secret, ...options.env } });
+  // APP_URL is the console, as by default: the links the product mails open the console's pages.
+  const port = await freePort();
+  const t = await startTestApp({ ...options, env: { CONSOLE_PROXY_SECRET: secret, APP_URL: `http://127.0.0.1:${port}`, ...options.env } });
   const running = await startConsole(
     {
-      CONSOLE_PORT: 0,
+      CONSOLE_PORT: port,
       HOST: '127.0.0.1',
       PRODUCT_URL: options.productUrl ?? t.productServer!.url,
       TRUST_PROXY: options.trustProxy ?? true,

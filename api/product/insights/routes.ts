@@ -1,16 +1,60 @@
 /**
  * GET /insights/snapshot: the active checkpoint's materialised insight collection, read in one
  * statement, so the answer is always exactly one (dataset_version, model_version) pair, even while
- * another model trains or is activated.
+ * another model trains or is activated. Everything the insights page shows is in it (each
+ * pattern's most recent records and its recurrence forecast): the page makes no call per pattern.
+ * Without an active model the answer is the `no_active_model` shape, not an error.
  */
 import { z } from 'zod';
-import { notFound } from '../../../lib/errors.ts';
-import { activeInsightSnapshot } from '../../../sql/tenant/insights.ts';
+import { activeInsightSnapshot, SNAPSHOT_RECORDS_PER_PATTERN } from '../../../sql/tenant/insights.ts';
 import { withTenant } from '../../../sql/tenant/schema.ts';
 import { reply } from '../../http/routes.ts';
 import { iso } from '../onboarding/provisioned.ts';
-import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
+
+const NO_ACTIVE_MODEL = 'No model is active for this workspace yet, so there are no insights to show.';
+
+const interval = z.object({ estimate: z.number(), lower: z.number(), upper: z.number() });
+
+const forecastSchema = z
+  .discriminatedUnion('status', [
+    z.object({
+      status: z.literal('fitted'),
+      model: z.enum(['weibull', 'exponential']),
+      occurrences: z.number().int().describe('Records of the pattern with an occurrence time'),
+      last_occurrence_at: z.iso.datetime(),
+      since_last_days: z.number().describe('Days from the last occurrence to the model’s `as_of`'),
+      expected_next_days: interval.describe('Expected days from `as_of` to the next occurrence (mean residual life), with the interval of that mean'),
+      expected_next_at: z
+        .object({ estimate: z.iso.datetime(), lower: z.iso.datetime(), upper: z.iso.datetime() })
+        .describe('`as_of` + `expected_next_days`: when the next occurrence is expected'),
+      recurrence_probability: interval.describe('Probability (0-1) of a recurrence within the snapshot’s `forecasts.recurrence_horizon_days`'),
+      hazard_curve: z
+        .object({
+          times_days: z.array(z.number()).describe('Days after an occurrence'),
+          hazard: z.array(z.number()).describe('h(t): recurrences per day at each time'),
+          lower: z.array(z.number()),
+          upper: z.array(z.number()),
+        })
+        .describe('The recurrence rate over time since an occurrence, with its pointwise interval'),
+    }),
+    z.object({
+      status: z.literal('not_fitted'),
+      reason: z.enum(['no_timestamps', 'insufficient_events', 'dormant']).describe('`dormant`: the silence since the last occurrence is implausible under the fitted model, so no forecast is made'),
+      detail: z.string(),
+      occurrences: z.number().int(),
+    }),
+  ])
+  .meta({ title: 'PatternForecast' });
+
+const recordSchema = z.object({
+  id: z.uuid(),
+  source: z.string(),
+  external_id: z.string(),
+  title: z.string(),
+  severity: z.enum(['critical', 'high', 'medium', 'low']),
+  occurred_at: z.iso.datetime().nullable(),
+});
 
 const patternSchema = z.object({
   id: z.uuid(),
@@ -24,10 +68,13 @@ const patternSchema = z.object({
   stability: z.object({ jaccard: z.number().nullable(), status: z.string() }),
   first_seen_at: z.iso.datetime().nullable(),
   last_seen_at: z.iso.datetime().nullable(),
+  records: z.array(recordSchema).describe(`The pattern’s ${SNAPSHOT_RECORDS_PER_PATTERN} most recent records (by occurred_at); \`size\` counts them all`),
+  forecast: forecastSchema.nullable().describe('Its recurrence forecast; null when the model produces none (`forecasts` is null)'),
 });
 
-const snapshotSchema = z
+const activeSnapshotSchema = z
   .object({
+    status: z.literal('active'),
     dataset_version: z.number().int(),
     model_version: z.number().int(),
     checkpoint_id: z.uuid(),
@@ -35,9 +82,25 @@ const snapshotSchema = z
     activated_at: z.iso.datetime().nullable(),
     record_count: z.number().int().describe('Records the model was trained on'),
     clustered_count: z.number().int().describe('Records inside a pattern'),
+    forecasts: z
+      .object({
+        as_of: z.iso.datetime().describe('The time the forecasts are made from (the dataset version’s time)'),
+        interval_level: z.number().describe('Level of every interval of the forecasts, e.g. 0.9'),
+        recurrence_horizon_days: z.number().int(),
+      })
+      .nullable()
+      .describe('Null when the active model produces no recurrence forecasts (trained before they existed)'),
     patterns: z.array(patternSchema).describe('Highest risk first'),
   })
   .meta({ title: 'InsightSnapshot' });
+
+const noModelSchema = z
+  .object({
+    status: z.literal('no_active_model'),
+    detail: z.string().describe(NO_ACTIVE_MODEL),
+    patterns: z.array(z.never()).describe('Always empty'),
+  })
+  .meta({ title: 'NoActiveModel' });
 
 export const insightRoutes = [
   productRoute({
@@ -45,17 +108,22 @@ export const insightRoutes = [
     path: '/insights/snapshot',
     operationId: 'insight_snapshot',
     summary: 'The insight snapshot of the active model',
+    description:
+      'One coherent (dataset_version, model_version) snapshot: the patterns ranked by risk, each with its severity mix, ' +
+      `stability, top terms, its ${SNAPSHOT_RECORDS_PER_PATTERN} most recent records and, where the model produces them, ` +
+      'its recurrence forecast (hazard curve with interval, expected next occurrence). Without an active model: ' +
+      '200 `{status: "no_active_model", detail, patterns: []}`.',
     tags: ['insights'],
     auth: 'tenant',
     permission: 'insights.read',
     responses: {
-      200: { description: 'One coherent (dataset_version, model_version) snapshot', schema: snapshotSchema },
-      404: { description: 'No model checkpoint is active', schema: detailSchema },
+      200: { description: 'The active snapshot, or the no-active-model answer', schema: z.discriminatedUnion('status', [activeSnapshotSchema, noModelSchema]) },
     },
     handler: async ({ app, tenant }) => {
       const snapshot = await withTenant(app.pool, tenant.schema, activeInsightSnapshot);
-      if (!snapshot) throw notFound('No insight snapshot yet: no model checkpoint is active.');
+      if (!snapshot) return reply.ok({ status: 'no_active_model' as const, detail: NO_ACTIVE_MODEL, patterns: [] });
       return reply.ok({
+        status: 'active' as const,
         dataset_version: snapshot.dataset_version,
         model_version: snapshot.model_version,
         checkpoint_id: snapshot.checkpoint_id,
@@ -63,11 +131,13 @@ export const insightRoutes = [
         activated_at: iso(snapshot.activated_at),
         record_count: snapshot.record_count,
         clustered_count: snapshot.clustered_count,
-        patterns: snapshot.patterns.map(({ pattern_id, first_seen_at, last_seen_at, ...p }) => ({
+        forecasts: snapshot.forecasts,
+        patterns: snapshot.patterns.map(({ pattern_id, first_seen_at, last_seen_at, records, ...p }) => ({
           id: pattern_id,
           ...p,
           first_seen_at: iso(first_seen_at),
           last_seen_at: iso(last_seen_at),
+          records: records.map((r) => ({ ...r, occurred_at: iso(r.occurred_at) })),
         })),
       });
     },

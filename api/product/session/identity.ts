@@ -23,6 +23,10 @@ export const tenantMeSchema = z
     email: z.string(),
     full_name: z.string(),
     permissions: z.array(z.string()).describe('Sorted permissions resolved from the user’s role profiles'),
+    impersonated_by: z
+      .object({ employee_id: z.uuid(), email: z.string(), full_name: z.string() })
+      .nullable()
+      .describe('The staff member impersonating the user in this session (POST /admin/tenants/{id}/impersonate), or null'),
   })
   .meta({ title: 'TenantMeResponse' });
 
@@ -40,6 +44,7 @@ export const tenantMe = (p: TenantPrincipal): TenantMe => ({
   email: p.email,
   full_name: p.fullName,
   permissions: p.permissions,
+  impersonated_by: p.impersonatedBy && { employee_id: p.impersonatedBy.employeeId, email: p.impersonatedBy.email, full_name: p.impersonatedBy.fullName },
 });
 
 export const requestIp = (req: Request) => req.clientIp ?? null;
@@ -62,7 +67,7 @@ export async function mintTenantSession(
   req: Request,
   tenant: TenantRow,
   user: TenantUserRow,
-  impersonator: { employeeId: string; sessionId: string } | null = null,
+  impersonator: { employeeId: string; sessionId: string; email: string; fullName: string } | null = null,
 ): Promise<MintedTenantSession> {
   const token = randomToken(32);
   await insertTenantSession(client, {
@@ -71,7 +76,7 @@ export async function mintTenantSession(
     ip: requestIp(req),
     userAgent: requestUserAgent(req),
     expiresAt: new Date(app.clock.now().getTime() + TENANT_SESSION_TTL_MS),
-    impersonator,
+    impersonator: impersonator && { employeeId: impersonator.employeeId, sessionId: impersonator.sessionId },
   });
   await recordTenantAudit(client, {
     action: impersonator ? 'employee_impersonation' : 'user_login',
@@ -81,6 +86,13 @@ export async function mintTenantSession(
     resourceId: user.id,
     clientIp: requestIp(req),
   });
-  const me = { user_id: user.id, workspace: tenant.slug, email: user.email, full_name: user.full_name, permissions: await userPermissions(client, user.id) };
+  const me: TenantMe = {
+    user_id: user.id,
+    workspace: tenant.slug,
+    email: user.email,
+    full_name: user.full_name,
+    permissions: await userPermissions(client, user.id),
+    impersonated_by: impersonator && { employee_id: impersonator.employeeId, email: impersonator.email, full_name: impersonator.fullName },
+  };
   return { cookie: `${tenant.slug}:${token}`, me };
 }

@@ -45,7 +45,12 @@ export const impersonateRoute = productRoute({
         userAgent: requestUserAgent(req),
         metadata: { workspace: tenant.slug, email: user.email },
       });
-      return mintTenantSession(app, client, req, tenant, user, { employeeId: staff.employeeId, sessionId: staff.sessionId });
+      return mintTenantSession(app, client, req, tenant, user, {
+        employeeId: staff.employeeId,
+        sessionId: staff.sessionId,
+        email: staff.email,
+        fullName: staff.fullName,
+      });
     });
     setSessionCookies(app, req, res, TENANT_COOKIE, minted.cookie);
     return reply.ok(minted.me);

@@ -5,7 +5,7 @@
  * A 401 on a session route tells the app the session is gone (see `onSessionLost`).
  */
 import { PUBLIC_PATHS } from '../../publicPaths.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, retryAfterSeconds } from './errors.ts';
 
 const PREFIX = '/api/backend';
 
@@ -41,10 +41,10 @@ async function parseBody(res: Response): Promise<unknown> {
   return res.text();
 }
 
-function fail(status: number, body: unknown, path: string): never {
+function fail(status: number, body: unknown, path: string, retryAfter: string | null = null): never {
   const detail =
     body && typeof body === 'object' && 'detail' in body ? (body as { detail: unknown }).detail : typeof body === 'string' && body ? body : `HTTP ${status}`;
-  const error = new ApiError(status, detail);
+  const error = new ApiError(status, detail, retryAfterSeconds(retryAfter));
   if (status === 401 && !PUBLIC_PATHS.has(path.split('?')[0])) for (const listener of sessionLostListeners) listener(error, path);
   throw error;
 }
@@ -80,7 +80,7 @@ export async function api<T = unknown>(method: Method, path: string, body?: unkn
     throw new ApiError(0, 'The console cannot be reached. Check your connection and try again.');
   }
   const parsed = await parseBody(res);
-  if (!res.ok) fail(res.status, parsed, path);
+  if (!res.ok) fail(res.status, parsed, path, res.headers.get('retry-after'));
   return parsed as T;
 }
 
@@ -106,7 +106,7 @@ export function upload<T>(path: string, file: File, onProgress: (fraction: numbe
       }
       if (xhr.status >= 200 && xhr.status < 300) return resolve(body as T);
       try {
-        fail(xhr.status, body, path);
+        fail(xhr.status, body, path, xhr.getResponseHeader('retry-after'));
       } catch (err) {
         reject(err);
       }

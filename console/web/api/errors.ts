@@ -6,9 +6,18 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: unknown,
+    /** Seconds from the response's Retry-After (a 429 says when to try again), or null. */
+    readonly retryAfter: number | null = null,
   ) {
     super(detailMessage(detail));
   }
+}
+
+/** A Retry-After header's delay in seconds (delta-seconds or an HTTP date), or null. */
+export function retryAfterSeconds(header: string | null): number | null {
+  if (!header) return null;
+  const seconds = /^\d+$/.test(header.trim()) ? Number(header) : Math.ceil((Date.parse(header) - Date.now()) / 1000);
+  return Number.isFinite(seconds) ? Math.max(0, seconds) : null;
 }
 
 interface ValidationItem {

@@ -12,10 +12,9 @@ import { Operations } from '../pages/staff/Operations.tsx';
 import { Jobs } from '../pages/staff/Jobs.tsx';
 import { JobDetail } from '../pages/staff/JobDetail.tsx';
 import { Outbox } from '../pages/staff/Outbox.tsx';
-import { AcceptInvite } from '../pages/tenant/AcceptInvite.tsx';
 import { TenantResetPassword } from '../pages/tenant/ResetPassword.tsx';
-import { TenantSignIn } from '../pages/tenant/SignIn.tsx';
-import { TenantHome } from '../pages/tenant/Home.tsx';
+import { TenantHome } from '../tenant/Home.tsx';
+import { tenantPages } from '../tenant/pages.ts';
 
 export const pages: readonly PageDefinition[] = [
   // Staff console
@@ -29,9 +28,9 @@ export const pages: readonly PageDefinition[] = [
   { path: '/admin/jobs', title: 'Background jobs', area: 'staff', component: Jobs },
   { path: '/admin/jobs/:jobId', title: 'Background job', area: 'staff', component: JobDetail },
   { path: '/admin/outbox', title: 'Outbox (development)', area: 'staff', component: Outbox },
-  // Tenant console (links the product mails open: /accept-invite, /reset-password)
-  { path: '/sign-in', title: 'Sign in', area: 'public', component: TenantSignIn },
-  { path: '/accept-invite', title: 'Accept your invitation', area: 'public', component: AcceptInvite },
+  // Tenant console (console/web/tenant/) and the pages of the links the product mails:
+  // /accept-invite, /reset-password, /platform/...
   { path: '/reset-password', title: 'Choose a new password', area: 'public', component: TenantResetPassword },
   { path: '/', title: 'Home', area: 'tenant', component: TenantHome },
+  ...tenantPages,
 ];

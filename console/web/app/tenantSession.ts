@@ -8,6 +8,8 @@ export interface TenantMe {
   email: string;
   full_name: string | null;
   permissions: string[];
+  /** The staff member impersonating this user in this session, or null. */
+  impersonated_by: { employee_id: string; email: string; full_name: string } | null;
 }
 
 export interface TenantSession {

@@ -5,10 +5,22 @@ import { ApiError } from '../api/errors.ts';
 import { currentLocation, navigate } from '../app/router.ts';
 import { TenantSessionContext, type TenantMe, type TenantSession } from '../app/tenantSession.ts';
 import { ErrorMessage } from './Alert.tsx';
-import { TopBar, type NavItem } from './TopBar.tsx';
+import { TopBar } from './TopBar.tsx';
+import { tenantNav } from '../tenant/nav.ts';
 
-/** The tenant pages' nav; tenant pages add themselves here as they are registered. */
-export const TENANT_NAV: NavItem[] = [{ href: '/', label: 'Home' }];
+/** Shown while staff impersonate a user: whom, by whom, and the way back (the staff session is intact). */
+function ImpersonationBanner({ me }: { me: TenantMe }) {
+  if (!me.impersonated_by) return null;
+  return (
+    <section class="impersonation" aria-label="Impersonation">
+      <span>
+        You are viewing workspace {me.workspace} as {me.full_name || me.email} ({me.email}), impersonated by{' '}
+        {me.impersonated_by.full_name || me.impersonated_by.email}.
+      </span>
+      <a href="/admin/tenants">Back to the staff console</a>
+    </section>
+  );
+}
 
 export function toTenantSignIn(expired: boolean) {
   const here = currentLocation();
@@ -50,11 +62,12 @@ export function TenantShell({ children, pathname }: { children: ComponentChildre
   };
   return (
     <TenantSessionContext.Provider value={session}>
+      <ImpersonationBanner me={me} />
       <TopBar
         brand={me.workspace}
         navLabel="Workspace"
-        items={TENANT_NAV}
-        current={(href) => pathname === href}
+        items={tenantNav.filter((item) => session.can(item.permission))}
+        current={(href) => pathname === href || pathname.startsWith(`${href}/`)}
         who={me.full_name ?? me.email}
         onSignOut={() => void session.signOut()}
       />

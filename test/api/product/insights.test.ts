@@ -111,26 +111,34 @@ test('the snapshot is one (dataset_version, model_version) pair while a second m
   assert.is(active.length, 1);
 });
 
-test('snapshot: 404 while no checkpoint is active; permissions come from the role profile', async () => {
+test('snapshot: "no active model" answer until a checkpoint is active; permissions come from the role profile', async () => {
   const { tenant, user } = await liveTenant(t, admin, { roleProfile: 'viewer' });
   const viewer = await tenantLogin(t, tenant.slug, user.email, user.password);
   const none = await viewer.get('/insights/snapshot');
-  assert.is(none.status, 404);
-  assert.equal(none.body, { detail: 'No insight snapshot yet: no model checkpoint is active.' });
+  assert.is(none.status, 200, none.text);
+  assert.equal(none.body, {
+    status: 'no_active_model',
+    detail: 'No model is active for this workspace yet, so there are no insights to show.',
+    patterns: [],
+  });
 
-  await ingestRecords(admin, tenant.id, syntheticRecords(60, 23, 3));
+  const records = syntheticRecords(60, 23, 3);
+  await ingestRecords(admin, tenant.id, records);
   const checkpoint = await trainCheckpoint(t, admin, tenant.id);
   await waitForTrainJob(t, tenant.id);
-  assert.is((await viewer.get('/insights/snapshot')).status, 404, 'trained but not activated');
+  assert.is((await viewer.get('/insights/snapshot')).body.status, 'no_active_model', 'trained but not activated');
   await admin.post(`/admin/tenants/${tenant.id}/checkpoints/${checkpoint.id}/activate`);
   const snap = await viewer.get('/insights/snapshot');
   assert.is(snap.status, 200);
+  assert.is(snap.body.status, 'active');
   assert.equal(Object.keys(snap.body.patterns[0]).sort(), [
     'first_seen_at',
+    'forecast',
     'id',
     'last_seen_at',
     'name',
     'rank',
+    'records',
     'risk_components',
     'risk_score',
     'severity_counts',
@@ -144,6 +152,87 @@ test('snapshot: 404 while no checkpoint is active; permissions come from the rol
   assert.is((await t.product.get('/insights/snapshot')).status, 401);
   // A staff session is nothing to a tenant route.
   assert.equal((await admin.get('/insights/snapshot')).body, { detail: 'No tenant session.' });
+});
+
+interface SnapshotRecord {
+  id: string;
+  source: string;
+  external_id: string;
+  title: string;
+  severity: string;
+  occurred_at: string | null;
+}
+
+test('snapshot: each pattern carries its most recent records and its recurrence forecast, so the page needs no call per pattern', async () => {
+  const { tenant, user } = await liveTenant(t, admin);
+  const reader = await tenantLogin(t, tenant.slug, user.email, user.password);
+  const records = syntheticRecords(150, 31, 4);
+  await trainedTenant(t, admin, tenant.id, records);
+  const snap = (await reader.get('/insights/snapshot')).body;
+  assert.is(snap.status, 'active');
+  assert.equal(snap.forecasts.interval_level, 0.9);
+  assert.is(snap.forecasts.recurrence_horizon_days, 30);
+  assert.ok(Date.parse(snap.forecasts.as_of) > 0);
+
+  const byExternal = new Map(records.map((r) => [r.external_id, r]));
+  const schema = (await findTenant(t.app.pool, tenant.id))!.schema_name;
+  const members = await withTenant(t.app.pool, schema, async (db) => {
+    const { rows } = await db.query<{ pattern_id: string; member_ids: string[] }>(
+      `select p.pattern_id, p.member_ids from insight_patterns p join insight_collections c on c.id = p.collection_id
+         join checkpoints k on k.id = c.checkpoint_id where k.active`,
+    );
+    return new Map(rows.map((r) => [r.pattern_id, new Set(r.member_ids)]));
+  });
+  let fitted = 0;
+  for (const p of snap.patterns) {
+    // The records are the pattern's own, its 10 most recent (or all of them when fewer), newest first.
+    assert.is(p.records.length, Math.min(10, p.size), p.name);
+    const times = p.records.map((r: SnapshotRecord) => Date.parse(r.occurred_at!));
+    assert.equal(
+      times,
+      [...times].sort((a: number, b: number) => b - a),
+    );
+    for (const r of p.records as SnapshotRecord[]) {
+      assert.ok(members.get(p.id)!.has(r.id), `${r.id} is a member of ${p.id}`);
+      const source = byExternal.get(r.external_id)!;
+      assert.equal([r.title, r.severity, r.source, r.occurred_at], [source.title, source.severity, source.source, new Date(source.occurred_at!).toISOString()]);
+    }
+    assert.is(p.records[0].occurred_at, p.last_seen_at, 'the newest record is the last seen one');
+
+    const f = p.forecast;
+    if (f.status === 'not_fitted') {
+      assert.ok(['no_timestamps', 'insufficient_events'].includes(f.reason));
+      continue;
+    }
+    fitted++;
+    assert.ok(['weibull', 'exponential'].includes(f.model));
+    assert.is(f.occurrences, p.size);
+    const curve = f.hazard_curve;
+    assert.is(curve.times_days.length, 60);
+    curve.hazard.forEach((h: number, i: number) => assert.ok(curve.lower[i] <= h && h <= curve.upper[i], `hazard interval at ${i}`));
+    const e = f.expected_next_days;
+    assert.ok(e.lower <= e.estimate && e.estimate <= e.upper && e.estimate > 0);
+    const next = Date.parse(f.expected_next_at.estimate) - Date.parse(snap.forecasts.as_of);
+    assert.ok(Math.abs(next / 86_400_000 - e.estimate) <= e.estimate * 1e-3, 'expected_next_at is as_of + expected_next_days (4 significant digits)');
+    const pr = f.recurrence_probability;
+    assert.ok(pr.lower <= pr.estimate && pr.estimate <= pr.upper && pr.upper <= 1 && pr.lower >= 0);
+  }
+  assert.ok(fitted >= 1, 'the synthetic themes recur often enough to fit');
+});
+
+test('snapshot: a model trained before forecasts existed answers forecasts null, not an error', async () => {
+  const { tenant, user } = await liveTenant(t, admin);
+  const reader = await tenantLogin(t, tenant.slug, user.email, user.password);
+  await trainedTenant(t, admin, tenant.id, syntheticRecords(80, 41, 3));
+  const schema = (await findTenant(t.app.pool, tenant.id))!.schema_name;
+  await withTenant(t.app.pool, schema, async (db) => {
+    await db.query('update insight_collections set forecasts = null');
+    await db.query('update insight_patterns set forecast = null');
+  });
+  const snap = (await reader.get('/insights/snapshot')).body;
+  assert.is(snap.forecasts, null);
+  assert.ok(snap.patterns.length > 0);
+  assert.ok(snap.patterns.every((p: { forecast: unknown }) => p.forecast === null));
 });
 
 test('GET /members: active users by name with their role labels', async () => {

@@ -60,7 +60,8 @@ test('POST /login into a live workspace sets the tenant cookie <slug>:<token> (h
     { headers: { 'user-agent': 'console/2' } },
   );
   assert.is(res.status, 200, res.text);
-  assert.equal(Object.keys(res.body).sort(), ['email', 'full_name', 'permissions', 'user_id', 'workspace']);
+  assert.equal(Object.keys(res.body).sort(), ['email', 'full_name', 'impersonated_by', 'permissions', 'user_id', 'workspace']);
+  assert.is(res.body.impersonated_by, null, 'the user’s own sign-in');
   assert.is(res.body.user_id, user.id);
   assert.is(res.body.workspace, tenant.slug);
   assert.is(res.body.email, user.email);
@@ -241,6 +242,11 @@ test('impersonation: earliest-created active user, fresh CSRF cookie, staff sess
   assert.is((await admin.get('/admin/me')).status, 200);
   assert.is((await admin.get('/me')).body.user_id, user.id);
   assert.is((await admin.get('/admin/tenants')).status, 200);
+  // The tenant identity names the employee behind it (the console's impersonation banner).
+  const employee = (await admin.get('/admin/me')).body;
+  const impersonator = { employee_id: employee.id, email: employee.email, full_name: employee.full_name };
+  assert.equal(res.body.impersonated_by, impersonator);
+  assert.equal((await admin.get('/me')).body.impersonated_by, impersonator);
 
   const { rows } = await t.app.pool.query(
     `select action, actor_type, actor_id, resource_type, resource_id, tenant_id from control_audit_events where action = 'employee_impersonation'`,
