@@ -61,7 +61,7 @@ test('templated alerts: one pattern named by its template, with examples; one re
   patternId = p.id;
   assert.equal(
     [p.path, p.template, p.name, p.status, p.issue_count],
-    ['templated', 'Ledger mismatch for account <*> on day <*>', 'Ledger mismatch for account <*> on day <*>', 'active', 12],
+    ['templated', 'Ledger mismatch for account <*> on day <*>', 'Ledger mismatch for account … on day …', 'active', 12],
   );
   assert.is(p.examples.length, 3);
   for (const e of p.examples) assert.ok(memberIds.includes(e.issue_id));
