@@ -28,7 +28,7 @@
  * 3. speed: for each size, a fresh test database (fixtures/database.ts) is filled set-based
  *    through sql/issues.ts ingestIssues, then one child process times the baseline (read the
  *    snapshot with buildSnapshotInput, tokenize every issue: what any engine must pay) and the pure
- *    pipeline, and another child runs the engine end to end (jobs/engineRun.ts executeEngineRun:
+ *    pipeline, and another child runs the engine end to end (usecases/runEngine.ts executeEngineRun:
  *    snapshot from the event log, stages, gzip-stored outputs, results applied to the database).
  *    Each child reports its peak RSS (getrusage maxRSS), so one measurement does not inflate another.
  *    The ratios to the baseline are the figures to trust on a noisy machine; the growth exponent is
@@ -760,7 +760,7 @@ async function childPure(url: string, workspaceId: string): Promise<PureResult> 
 
 async function childEndToEnd(url: string, workspaceId: string): Promise<EndToEndResult> {
   const { withTransaction } = await import('../lib/db.ts');
-  const { createEngineRun, executeEngineRun } = await import('../jobs/engineRun.ts');
+  const { createEngineRun, executeEngineRun } = await import('../usecases/runEngine.ts');
   const { pool, app } = await openDatabase(url);
   let sampledPeakRss = 0;
   const sampler = setInterval(() => (sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage().rss)), 50);

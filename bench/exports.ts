@@ -21,7 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
 import { withTransaction } from '../lib/db.ts';
 import { enqueueJob } from '../jobs/runtime.ts';
-import { exportGenerate } from '../jobs/tasks/export__generate.ts';
+import { exportGenerate } from '../jobs/queue/export__generate.ts';
 import { exportQuery, findExport, insertExport, setExportJobRun, type ExportFormat } from '../sql/exports.ts';
 import { fmt, intFlag, table, verdict } from './measure.ts';
 import { processTreeSampler, rssOf } from './processTreeMemory.ts';

@@ -8,10 +8,10 @@
  * job, this process's and the Postgres backends' of the benchmark's database (steadier than wall time
  * on a shared machine, and it says on which side a cost sits).
  */
-import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
+import { Logger as WorkerLogger, makeWorkerUtils, run, type Runner } from 'graphile-worker';
 import { z } from 'zod';
 import type { AppContext } from '../lib/context.ts';
-import { createPool, withTransaction, type Pool } from '../lib/db.ts';
+import { createPool, type Pool } from '../lib/db.ts';
 import { defineTask, enqueueJob } from '../jobs/runtime.ts';
 import { startWorker } from '../jobs/worker.ts';
 import { cpuBetween, cpuSnapshot, processCpuSeconds } from './cpuAccount.ts';
@@ -37,7 +37,6 @@ export interface JobRoundResult {
 }
 
 const RAW_TASK = 'bench__raw_noop';
-const ENQUEUE_BATCH = 1000;
 
 /** A no-op (nothing to store: its success commits with graphile-worker's deletion of the job). */
 const noopTask = defineTask({
@@ -57,6 +56,20 @@ const silentWorkerLogger = new WorkerLogger(() => () => {});
 const seconds = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e9;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Enqueues jobs 0..count-1 one call each (every call its own statement and commit, as a request or a
+ * task adding one job does), `concurrency` callers at a time through the one pool; returns the seconds.
+ */
+async function enqueueEach(count: number, concurrency: number, add: (i: number) => Promise<unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  let next = 0;
+  const caller = async () => {
+    while (next < count) await add(next++);
+  };
+  await Promise.all(Array.from({ length: concurrency }, caller));
+  return seconds(started);
+}
 
 /**
  * Both targets start timing from the same state: the tables they churn vacuumed (the previous
@@ -104,18 +117,12 @@ async function timeUntilDrained(runner: Runner, pool: Pool, task: string, count:
 }
 
 /**
- * Our runtime: enqueueJob (job_runs row + add_job) in a few transactions, then startWorker. With
+ * Our runtime: enqueueJob (job_runs row + add_job) for every job, then startWorker. With
  * `withResult` the task returns a small result (one more statement per batch of finishing runs).
  */
 export async function wrappedJobRound(app: AppContext, workspaceId: string, options: JobRoundOptions, withResult = false): Promise<JobRoundResult> {
   const task = withResult ? noopWithResultTask : noopTask;
-  const enqueueStart = process.hrtime.bigint();
-  for (let from = 0; from < options.jobs; from += ENQUEUE_BATCH) {
-    await withTransaction(app.pool, async (client) => {
-      for (let i = from; i < Math.min(options.jobs, from + ENQUEUE_BATCH); i++) await enqueueJob(client, task, { i }, { workspaceId });
-    });
-  }
-  const enqueueSeconds = seconds(enqueueStart);
+  const enqueueSeconds = await enqueueEach(options.jobs, options.concurrency, (i) => enqueueJob(app.pool, task, { i }, { workspaceId }));
   await settle(app.pool);
 
   const workerPool = createPool(options.databaseUrl, { max: options.concurrency + 2, applicationName: 'svc-bench-worker' });
@@ -138,14 +145,14 @@ export async function wrappedJobRound(app: AppContext, workspaceId: string, opti
 }
 
 /**
- * Raw graphile-worker: add_job for every job in one statement, then `run()` with a no-op task, with
+ * Raw graphile-worker: graphile-worker's own `addJob` (WorkerUtils over the same pool) for every job, then `run()` with a no-op task, with
  * graphile-worker's defaults or, with `batchedCompletions`, completions batched per tick as our
  * runner configures it (jobs/worker.ts: `completeJobBatchDelay: 0`).
  */
 export async function rawJobRound(pool: Pool, options: JobRoundOptions, batchedCompletions = false): Promise<JobRoundResult> {
-  const enqueueStart = process.hrtime.bigint();
-  await pool.query(`select graphile_worker.add_job($1, json_build_object('i', i)) from generate_series(1, $2) i`, [RAW_TASK, options.jobs]);
-  const enqueueSeconds = seconds(enqueueStart);
+  const utils = await makeWorkerUtils({ pgPool: pool, logger: silentWorkerLogger });
+  const enqueueSeconds = await enqueueEach(options.jobs, options.concurrency, (i) => utils.addJob(RAW_TASK, { i }));
+  await utils.release();
   await settle(pool);
 
   const workerPool = createPool(options.databaseUrl, { max: options.concurrency + 2, applicationName: 'svc-bench-raw-worker' });

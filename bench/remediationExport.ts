@@ -19,7 +19,7 @@ import { createTestDatabase } from '../fixtures/database.ts';
 import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
 import { createTenantUser, provisionedLiveTenant } from '../fixtures/tenants.ts';
 import { createPool } from '../lib/db.ts';
-import { withTenant } from '../sql/tenantSchema.ts';
+import { withTenant } from '../sql/tenant/schema.ts';
 import { intFlag } from './measure.ts';
 import { processTreeSampler, rssOf } from './processTreeMemory.ts';
 

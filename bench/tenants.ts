@@ -13,7 +13,7 @@ import { benchArgs } from './args.ts';
 import { createPool } from '../lib/db.ts';
 import { provisionSchema, PROVISION_STEPS, type ProvisionStep } from '../jobs/tasks/tenant__provision.ts';
 import { insertTenant } from '../sql/tenants.ts';
-import { tenantMigrationFiles } from '../sql/tenantSchema.ts';
+import { tenantMigrationFiles } from '../sql/tenant/schema.ts';
 import { createTestDatabase } from '../fixtures/database.ts';
 import { median } from './measure.ts';
 

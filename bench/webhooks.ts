@@ -33,8 +33,9 @@ import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.
 import { platformRoutes } from '../api/platform/routes.ts';
 import { createAppContext } from '../scripts/processes.ts';
 import { startWorker } from '../jobs/worker.ts';
-import { tasks } from '../jobs/taskList.ts';
-import { DELIVERY_CONCURRENCY, policyOf } from '../jobs/tasks/webhook__deliver.ts';
+import { tasks } from '../jobs/tasks/index.ts';
+import { DELIVERY_CONCURRENCY } from '../jobs/tasks/webhook__deliver.ts';
+import { policyOf } from '../lib/outbound/appPolicy.ts';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { allowAllRateLimits } from './allowAllRateLimits.ts';
 import { fmt, intFlag, median, percentile, table, verdict } from './measure.ts';

@@ -9,7 +9,8 @@
  *   draft, approved, in_progress, verified ──> cancelled
  *
  * `submitted` is left only by deciding its review (PATCH /remediation/reviews/{id}); `closed`,
- * `rejected` and `cancelled` are terminal. Pure: no I/O.
+ * `rejected` and `cancelled` are terminal. An edit applies only to the version it was based on
+ * (`assertCurrentVersion`), and a review is decided once (`assertUndecided`). Pure: no I/O.
  */
 import { conflict } from '../lib/errors.ts';
 
@@ -55,4 +56,17 @@ export function assertTransition(from: CapStatus, to: CapStatus, actor: Transiti
   if (actor === 'review') throw conflict(`This CAP is '${from}', not 'submitted'; its review can no longer move it.`);
   const allowed = nextStatuses(from, actor);
   throw conflict(`A CAP cannot move from '${from}' to '${to}'; from '${from}' it can move to ${quoted(allowed)}.`);
+}
+
+export const CAP_VERSION_MOVED = 'This CAP changed since you loaded it — refresh and retry.';
+export const REVIEW_ALREADY_DECIDED = 'This review has already been decided.';
+
+/** Rule 1: an edit based on `expected` applies only while the CAP is still at that version (409 otherwise). */
+export function assertCurrentVersion(stored: number, expected: number): void {
+  if (stored !== expected) throw conflict(CAP_VERSION_MOVED);
+}
+
+/** Rule 2: a review is decided exactly once (409 for the second decision). */
+export function assertUndecided(decision: string | null): void {
+  if (decision) throw conflict(REVIEW_ALREADY_DECIDED);
 }

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import type { StageRecord } from '../engine/manifest.ts';
 import type { PipelineOptions, StageName, StageOutputs, StageResult } from '../engine/pipeline.ts';
+import { moduleUrl } from '../lib/modulePath.ts';
 
 export interface ThreadInput {
   ctx: PipelineOptions['ctx'];
@@ -25,8 +26,9 @@ export interface ThreadReply {
 }
 type ThreadMessage = ThreadRequest | { type: 'done'; outputs: Partial<StageOutputs>; records: StageRecord[] } | { type: 'failed'; message: string };
 
-const BOOT = new URL('./engineThread.boot.mjs', import.meta.url);
-const MAIN = new URL('./engineThreadMain.ts', import.meta.url).href;
+// The same boot as every worker thread's: it registers tsx first only for a TypeScript module.
+const BOOT = new URL('../lib/workerBoot.mjs', import.meta.url);
+const MAIN = moduleUrl('./engineThreadMain', import.meta.url).href;
 
 export interface ThreadPipelineOptions {
   ctx: PipelineOptions['ctx'];

@@ -33,7 +33,12 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-export interface TaskDefinition<S extends z.ZodType = z.ZodType> {
+/**
+ * What can be enqueued: a job's name, payload and options, declared in jobs/queue/<name>.ts apart
+ * from its handler (jobs/tasks/<name>.ts), so that use cases and routes enqueue a job without
+ * importing the task that runs it (which imports use cases).
+ */
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** graphile-worker task identifier, `<aggregate>__<verb>`. */
   name: string;
   payload: S;
@@ -49,7 +54,21 @@ export interface TaskDefinition<S extends z.ZodType = z.ZodType> {
    * durable record (webhook deliveries). Enqueued with graphile_worker.add_jobs directly.
    */
   untracked?: boolean;
+  /**
+   * The input is stored once, in the job_runs row, and graphile-worker's job carries only the run's
+   * reference: for inputs the size of a batch (an ingest request's issue ids), which would otherwise be
+   * serialised, sent and stored twice per enqueue. The attempt reads the input as it claims the run.
+   */
+  inputByReference?: boolean;
+}
+
+/** A job's declaration with its handler: what the worker runs. */
+export interface TaskDefinition<S extends z.ZodType = z.ZodType> extends JobDefinition<S> {
   run(payload: z.output<S>, job: JobContext): Promise<unknown>;
+}
+
+export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
+  return def;
 }
 
 export function defineTask<S extends z.ZodType>(def: TaskDefinition<S>): TaskDefinition<S> {
@@ -97,7 +116,7 @@ export interface EnqueueResult {
  */
 export async function enqueueJob<S extends z.ZodType>(
   db: Queryable,
-  task: TaskDefinition<S>,
+  task: JobDefinition<S>,
   payload: z.input<S>,
   options: EnqueueOptions = {},
 ): Promise<EnqueueResult> {
@@ -107,10 +126,15 @@ export async function enqueueJob<S extends z.ZodType>(
   if (!options.jobKey) {
     // Without a durable key nothing can collide: the run and its job go in one statement.
     const id = randomUUID();
+    const payloadJson = JSON.stringify(data ?? {});
     const job = await jobRuns.insertQueuedJobRunWithJob(
       db,
-      { id, kind: task.name, payload: data, maxAttempts, workspaceId: options.workspaceId, tenantId: options.tenantId },
-      { payloadJson: envelope(id, data, options.workspaceId, options.tenantId), runAt: options.runAt ?? null, queueName: options.queueName ?? null },
+      { id, kind: task.name, payload: data, payloadJson, maxAttempts, workspaceId: options.workspaceId, tenantId: options.tenantId },
+      {
+        payloadJson: envelopeJson(id, task.inputByReference ? undefined : payloadJson, options.workspaceId, options.tenantId),
+        runAt: options.runAt ?? null,
+        queueName: options.queueName ?? null,
+      },
     );
     return { job, created: true };
   }
@@ -131,7 +155,7 @@ export async function enqueueJob<S extends z.ZodType>(
   }
   const workerJobId = await jobRuns.addWorkerJob(db, {
     task: task.name,
-    payloadJson: envelope(run.id, data, run.workspace_id, run.tenant_id),
+    payloadJson: envelopeJson(run.id, task.inputByReference ? undefined : JSON.stringify(data ?? {}), run.workspace_id, run.tenant_id),
     runAt: options.runAt,
     maxAttempts: run.max_attempts,
     queueName: options.queueName,
@@ -162,17 +186,19 @@ export async function cancelJob(app: AppContext, runId: string, scope: jobRuns.J
 
 /**
  * What graphile-worker carries for a job: the job_runs id, the task's input and the run's scope, so
- * that the wrapper can start the task without reading the row first.
+ * that the wrapper can start the task without reading the row first. Without `data` (a task whose
+ * input is carried by reference, `inputByReference`) the attempt reads the input from the row.
  */
 const envelopeSchema = z.object({
   job_run_id: z.uuid(),
-  data: z.unknown(),
+  data: z.unknown().optional(), // absent when the input is carried by reference
   // Absent in jobs enqueued before the scope was carried: those are claimed before they run.
   workspace_id: z.uuid().nullable().optional(),
   tenant_id: z.uuid().nullable().optional(),
 });
-const envelope = (id: string, data: unknown, workspaceId?: string | null, tenantId?: string | null) =>
-  JSON.stringify({ job_run_id: id, data, workspace_id: workspaceId ?? null, tenant_id: tenantId ?? null });
+/** The envelope's JSON around the input's JSON (`dataJson`, already serialised for the run row; omitted by reference). */
+const envelopeJson = (id: string, dataJson: string | undefined, workspaceId?: string | null, tenantId?: string | null) =>
+  `{"job_run_id":${JSON.stringify(id)},${dataJson === undefined ? '' : `"data":${dataJson},`}"workspace_id":${JSON.stringify(workspaceId ?? null)},"tenant_id":${JSON.stringify(tenantId ?? null)}}`;
 const cronEnvelopeSchema = z.object({ _cron: z.object({ ts: z.string() }).loose() }).loose();
 
 /**
@@ -466,17 +492,19 @@ function wrapUntrackedTask(task: TaskDefinition, app: AppContext): Task {
 }
 
 /**
- * The run of this attempt. Coalescing tasks (whose key must be released as the run starts) and jobs
- * enqueued without their scope in the envelope are claimed before the task starts; the others when
- * CLAIM_AFTER_MS says. Cron-scheduled jobs get a row created on the fly.
+ * The run of this attempt. Coalescing tasks (whose key must be released as the run starts), jobs
+ * enqueued without their scope in the envelope and jobs carrying their input by reference are claimed
+ * before the task starts; the others when CLAIM_AFTER_MS says. Cron-scheduled jobs get a row created
+ * on the fly.
  */
 async function startRun(task: TaskDefinition, app: AppContext, finishes: FinishBatcher, rawPayload: unknown, helpers: JobHelpers): Promise<StartedRun | null> {
   const envelope = envelopeSchema.safeParse(rawPayload);
   if (envelope.success) {
     const { job_run_id: id, data, workspace_id: workspaceId, tenant_id: tenantId } = envelope.data;
-    if (task.coalescing || workspaceId === undefined || tenantId === undefined) {
+    // `data` is absent (JSON has no undefined) when the input is carried by reference: the claim reads it.
+    if (task.coalescing || workspaceId === undefined || tenantId === undefined || data === undefined) {
       const row = await jobRuns.claimJobRun(app.pool, id, helpers.job.attempts, task.coalescing);
-      return row ? claimedRun(app, row, data) : null;
+      return row ? claimedRun(app, row, data === undefined ? row.payload : data) : null;
     }
     return new DeferredRun(app, finishes, id, helpers.job.attempts, data, workspaceId, tenantId);
   }
@@ -507,7 +535,7 @@ export async function retryTerminalJob(app: AppContext, runId: string, options: 
     const requeued = await jobRuns.requeueJobRun(client, run.id, run.payload);
     const workerJobId = await jobRuns.addWorkerJob(client, {
       task: run.kind,
-      payloadJson: envelope(run.id, run.payload, run.workspace_id, run.tenant_id),
+      payloadJson: envelopeJson(run.id, JSON.stringify(run.payload ?? {}), run.workspace_id, run.tenant_id),
       maxAttempts: run.max_attempts,
       queueName: options.queueName,
     });

@@ -1,14 +1,13 @@
 /**
  * What every request handler and job receives: settings, the pool, the logger, the clock and the
- * process's signing keys. Built once per process (or per test app).
+ * process's signing keys (loaded by usecases/loadSecrets.ts). Built once per process (or per test app).
  */
 import type { Config } from './config.ts';
 import type { Pool } from './db.ts';
 import type { Logger } from './logger.ts';
 import type { ReadReplica } from './readReplica.ts';
-import { ensureGeneratedSecret } from '../sql/appSettings.ts';
-import { keyRing, type KeyRing } from './keyRing.ts';
-import { createSecretBox, deriveEncryptionKey, deriveKey, keyFromSetting, type SecretBox } from './secretBox.ts';
+import type { KeyRing } from './keyRing.ts';
+import type { SecretBox } from './secretBox.ts';
 
 /** The only source of "now" outside the database; tests inject a controllable one. */
 export interface Clock {
@@ -48,26 +47,4 @@ export interface AppContext {
    * needs a session of its own (LISTEN, export children). Unset: the pool's own URL.
    */
   directDatabaseUrl?: string;
-}
-
-export async function loadSecrets(config: Config, pool: Pool): Promise<Secrets> {
-  const jwt = config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'jwt_secret'));
-  const ring = async (configured: readonly string[], setting: string) => keyRing(configured.length ? configured : [await ensureGeneratedSecret(pool, setting)]);
-  const webhookKey = config.WEBHOOK_SECRET_KEY
-    ? keyFromSetting(config.WEBHOOK_SECRET_KEY)
-    : config.JWT_SECRET
-      ? deriveKey(config.JWT_SECRET, 'webhook-secrets')
-      : keyFromSetting(await ensureGeneratedSecret(pool, 'webhook_secret_key'));
-  const encryption = config.SVC_ENCRYPTION_KEY ?? config.JWT_SECRET ?? (await ensureGeneratedSecret(pool, 'encryption_key'));
-  const secretsKey = config.SECRETS_KEY ?? (await ensureGeneratedSecret(pool, 'secrets_key'));
-  return {
-    jwtKey: new TextEncoder().encode(jwt),
-    cursorKey: await ring(config.CURSOR_KEY, 'cursor_key'),
-    exportUrlKey: await ring(config.EXPORT_URL_KEY, 'export_url_key'),
-    chatSigningKey: await ring(config.CHAT_SIGNING_KEY, 'chat_signing_key'),
-    webhookKey,
-    encryptionKey: deriveEncryptionKey(encryption),
-    secretBox: createSecretBox(secretsKey),
-    csrfKey: await ring(config.CSRF_KEY, 'csrf_key'),
-  };
 }

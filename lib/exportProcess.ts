@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import type { AppContext } from './context.ts';
 import { createPool, poolTimeouts, type Pool, type PoolTimeouts } from './db.ts';
 import type { Logger } from './logger.ts';
+import { loaderArgs } from './modulePath.ts';
 
 /** Export children per process at a time; more exports wait for a slot (in order). */
 export const MAX_EXPORT_PROCESSES = 2;
@@ -148,7 +149,7 @@ async function runChild<R>(options: ExportProcessOptions): Promise<R> {
   signal?.throwIfAborted();
   const withOutput = Boolean(options.onOutput);
   const child = fork(fileURLToPath(options.entry), [], {
-    execArgv: [...EXPORT_PROCESS_V8_OPTIONS, '--import', import.meta.resolve('tsx')],
+    execArgv: [...EXPORT_PROCESS_V8_OPTIONS, ...loaderArgs(options.entry.href)],
     stdio: withOutput ? ['ignore', 'pipe', 'pipe', 'ipc', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ipc'],
     // Errors (with their stack) and Buffers cross the channel intact.
     serialization: 'advanced',

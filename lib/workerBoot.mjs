@@ -1,7 +1,7 @@
-// Entry of every worker thread (lib/workerThread.ts): registers the TypeScript loader, as
-// scripts/svc.js does for the main thread, then runs the module named in workerData.
-import { register } from 'tsx/esm/api';
+// Entry of every worker thread (lib/workerThread.ts, jobs/engineThread.ts): runs the module named in workerData, registering
+// the TypeScript loader in this thread first when that module is a TypeScript source (tests,
+// development); the compiled build (dist/) needs no loader.
 import { workerData } from 'node:worker_threads';
 
-register();
+if (workerData.module.endsWith('.ts')) (await import('tsx/esm/api')).register();
 await import(workerData.module);

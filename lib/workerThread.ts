@@ -24,7 +24,7 @@ export function createWorkerPool(concurrency: number) {
     else running--;
   };
 
-  /** Starts `module` (a TypeScript file URL) with `data` as its workerData and resolves with the first message it posts. */
+  /** Starts `module` (a file URL: a TypeScript source or its build) with `data` as its workerData and resolves with the first message it posts. */
   async function run<T>(module: URL, data: Record<string, unknown>, limits: WorkerLimits, transfer: ArrayBuffer[] = []): Promise<T> {
     await acquire();
     try {

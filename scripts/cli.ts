@@ -4,6 +4,7 @@
  * with a non-zero exit code.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isUuid } from '../lib/ids.ts';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -57,9 +58,6 @@ export function requireFlag(flags: Record<string, string | boolean | undefined>,
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
 
 /** `value` of `--flag` when it is a UUID; otherwise a usage error saying `--flag must be <what> (UUID)`. */
 export function requireUuid(value: string, flag: string, what = 'an id'): string {

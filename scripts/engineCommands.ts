@@ -6,7 +6,7 @@ import type { AppContext } from '../lib/context.ts';
 import { withTransaction } from '../lib/db.ts';
 import { decodeOutput, encodeOutput, sha256 } from '../engine/manifest.ts';
 import { stageDependencies, stageIndex, stageNames, stages, type StageName, type StageOutputs } from '../engine/pipeline.ts';
-import { contextOf, createEngineRun, executeEngineRun, type ProgressReport } from '../jobs/engineRun.ts';
+import { contextOf, createEngineRun, executeEngineRun, type ProgressReport } from '../usecases/runEngine.ts';
 import { findEngineRun, loadStageOutput, setEngineRunJob } from '../sql/engineRuns.ts';
 import { completeJobRun, failJobRun, insertJobRun, recordJobProgress } from '../sql/jobRuns.ts';
 import { UsageError } from './cli.ts';

@@ -8,9 +8,8 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../lib/context.ts';
-import { validateIngestRecord, type RecordError } from '../api/platform/ingest/record.ts';
-import { ingestRecords } from '../jobs/ingestRecords.ts';
-import type { IssueInput } from '../sql/issues.ts';
+import { validateIngestRecord, type IssueInput, type RecordError } from '../domain/ingestRecord.ts';
+import { ingestRecords } from '../usecases/ingestRecords.ts';
 import { createProgress } from './progress.ts';
 import { openRecordFile } from './recordFiles.ts';
 

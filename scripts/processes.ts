@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../lib/config.ts';
 import { setPasswordHashCost } from '../lib/passwords.ts';
-import { systemClock, loadSecrets, type AppContext, type Clock } from '../lib/context.ts';
+import { systemClock, type AppContext, type Clock } from '../lib/context.ts';
+import { loadSecrets } from '../usecases/loadSecrets.ts';
 import { createPool, endPool, poolTimeouts, usePreparedStatements, type Pool } from '../lib/db.ts';
 import { ReadReplica } from '../lib/readReplica.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../lib/embeddedPostgres.ts';
@@ -28,7 +29,7 @@ import { createProductApp } from '../api/product/app.ts';
 import { productRoutes } from '../api/product/routes.ts';
 import { startRealtime } from '../api/platform/realtime/server.ts';
 import { startWorker, type WorkerHandle } from '../jobs/worker.ts';
-import { crontab, tasks } from '../jobs/taskList.ts';
+import { crontab, tasks } from '../jobs/tasks/index.ts';
 import { startWorkerProcess, type WorkerProcess } from './workerProcess.ts';
 import { startConsole, type RunningConsole } from '../console/server/start.ts';
 

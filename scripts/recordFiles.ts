@@ -9,6 +9,7 @@ import { accessSync, constants, createReadStream, readFileSync, statSync } from 
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { CsvError, parseCsv } from '../lib/csv.ts';
+import { cellText } from '../lib/xlsxCellText.ts';
 
 export type RecordFileFormat = 'csv' | 'jsonl' | 'xlsx';
 
@@ -148,17 +149,6 @@ function jsonlFile(text: string): RecordFile {
       }
     },
   };
-}
-
-/** The text a person sees in a cell (dates as ISO 8601, formulas by their result). */
-function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value !== 'object') return String(value);
-  if ('richText' in value) return value.richText.map((r) => r.text).join('');
-  if ('text' in value && typeof value.text === 'string') return value.text;
-  if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
-  return '';
 }
 
 function xlsxFile(file: string): RecordFile {

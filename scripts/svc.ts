@@ -8,7 +8,8 @@ import { createPool, poolTimeouts, withTransaction, type Pool } from '../lib/db.
 import type { Logger } from '../lib/logger.ts';
 import { rebuildProjections } from '../sql/projections.ts';
 import { migrate } from '../sql/migrate.ts';
-import { commandHelp, InputError, isUuid, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
+import { commandHelp, InputError, parseCommandArgs, requireFlag, requireUuid, UsageError, type Command } from './cli.ts';
+import { isUuid } from '../lib/ids.ts';
 import { checkRecordFile, RecordFileError } from './recordFiles.ts';
 import { createAppContext, openDatabase, startConsoleProcess, startProcess, type Roles } from './processes.ts';
 import { hashPassword } from '../lib/passwords.ts';
@@ -20,7 +21,7 @@ import { cancelQueuedJob, jobTable, listJobs, parseJobStatus, retryJob, showJob 
 import { seedDevelopmentData } from '../sql/seed.ts';
 import { findOutboxEmail, listOutboxEmails } from '../sql/outbox.ts';
 import { findWorkspace, workspacesOfOrganizationSlug } from '../sql/workspaces.ts';
-import { MAX_BATCH } from '../api/platform/ingest/record.ts';
+import { MAX_BATCH } from '../domain/ingestRecord.ts';
 
 function serveCommand(name: string, summary: string, roles: Roles): Command {
   return {

@@ -8,7 +8,7 @@ import { createPool, endPool, poolTimeouts, untilDatabaseAnswers } from '../lib/
 import { createLogger } from '../lib/logger.ts';
 import { registry } from '../lib/metrics.ts';
 import { startWorker } from '../jobs/worker.ts';
-import { crontab, tasks } from '../jobs/taskList.ts';
+import { crontab, tasks } from '../jobs/tasks/index.ts';
 import { createAppContext } from './processes.ts';
 import type { ParentMessage } from './workerProcess.ts';
 

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { Logger } from '../lib/logger.ts';
 import { registerMetricsSource } from '../lib/metrics.ts';
+import { loaderArgs, moduleUrl } from '../lib/modulePath.ts';
 
 type Metrics = MetricObjectWithValues<MetricValue<string>>[];
 export type ParentMessage = { type: 'stop' } | { type: 'metrics'; id: string };
@@ -26,7 +27,7 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-const CHILD = fileURLToPath(new URL('./workerChild.ts', import.meta.url));
+const CHILD = fileURLToPath(moduleUrl('./workerChild', import.meta.url));
 const RESTART_DELAY_MS = 1000;
 /** Beyond SHUTDOWN_GRACE_MS: the worker's own bound on a stuck job (3 s) and its closing steps. */
 const STOP_SLACK_MS = 10_000;
@@ -77,7 +78,7 @@ export function startWorkerProcess(databaseUrl: string, logger: Logger, shutdown
   let stopping = false;
   const pendingMetrics = new Map<string, (metrics: Metrics) => void>();
   const confined = workerCpus();
-  const nodeArgs = ['--import', import.meta.resolve('tsx')];
+  const nodeArgs = loaderArgs(import.meta.url);
 
   // Not awaited: HTTP does not wait for the runner (a job waits in the queue until it is up).
   const spawnChild = () => {

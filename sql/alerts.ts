@@ -12,6 +12,7 @@ import type { CrestAlert } from '../engine/stages/08_hazard.ts';
 import type { Actor, EventBatch, NewEvent } from './events.ts';
 import { recordOutboundEvent } from './outboundEvents.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export const alertStatuses = ['open', 'resolved'] as const;
 export type AlertStatus = (typeof alertStatuses)[number];
@@ -127,10 +128,8 @@ export async function applyAlerts(
   return { raised: raised.length, resolved: ended.length };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function findAlert(db: Queryable, workspaceId: string, id: string): Promise<AlertRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<AlertRow>('select * from pattern_alerts where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rows[0] ?? null;
 }

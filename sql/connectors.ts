@@ -5,6 +5,7 @@
  */
 import type { Queryable } from '../lib/db.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export const connectorKinds = ['webhook', 'http_pull'] as const;
 export type ConnectorKind = (typeof connectorKinds)[number];
@@ -23,8 +24,6 @@ export interface ConnectorRow extends Record<string, unknown> {
   updated_at: Date;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function insertConnector(
   db: Queryable,
   workspaceId: string,
@@ -40,7 +39,7 @@ export async function insertConnector(
 }
 
 export async function findConnector(db: Queryable, workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<ConnectorRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<ConnectorRow>(`select * from connectors where workspace_id = $1 and id = $2 ${options.lock ? 'for update' : ''}`, [
     workspaceId,
     id,
@@ -50,7 +49,7 @@ export async function findConnector(db: Queryable, workspaceId: string, id: stri
 
 /** Any workspace's connector (the inbound route is public; the signature decides). */
 export async function findConnectorById(db: Queryable, id: string): Promise<ConnectorRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<ConnectorRow>('select * from connectors where id = $1', [id]);
   return rows[0] ?? null;
 }
@@ -62,7 +61,7 @@ export async function updateConnector(
   id: string,
   patch: { name?: string; config?: Record<string, unknown> },
 ): Promise<ConnectorRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<ConnectorRow>(
     `update connectors set name = coalesce($3, name), config = coalesce($4, config),
        sync_cursor = case when $4::jsonb is not null and $4::jsonb is distinct from config then null else sync_cursor end, updated_at = now()
@@ -73,7 +72,7 @@ export async function updateConnector(
 }
 
 export async function deleteConnector(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const { rowCount } = await db.query('delete from connectors where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rowCount === 1;
 }

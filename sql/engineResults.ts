@@ -1,7 +1,7 @@
 /**
  * Writing a run's results, in one transaction: pattern.created / pattern.updated events (folded into
  * `patterns`), issue.pattern_assigned events for issues whose pattern changed (folded into `issues`),
- * pattern.status_changed events by the lifecycle rules (`lifecycleStatus`), the run's review questions
+ * pattern.status_changed events by the lifecycle rules (domain/patternLifecycle.ts), the run's review questions
  * (sql/reviewItems.ts syncEngineQuestions: none re-opened where a reviewer dismissed one), the latest
  * extraction per issue (abstentions settled by the issue's pattern), and the run's patterns for the next
  * run to match against. Every written output carries its bounded provenance.
@@ -40,6 +40,7 @@ import { replacePredictions, saveBacktest } from './predictions.ts';
 import { applyRecommendations } from './recommendations.ts';
 import { linkQuestionPatterns, syncEngineQuestions } from './reviewItems.ts';
 import { issueLink, membersLink } from '../engine/stages/context.ts';
+import { lifecycleStatus } from '../domain/patternLifecycle.ts';
 
 const ENGINE: Actor = { type: 'engine', id: null };
 const CHUNK = 5000;
@@ -59,27 +60,6 @@ function patternFields(p: PatternOutput, refinedRisk: number | undefined) {
     top_terms: p.top_terms,
     provenance: p.provenance,
   };
-}
-
-/**
- * A pattern's lifecycle, decided by every run that writes patterns:
- * - `active`: the run found the pattern and some member issue is open or in progress, or the
- *   verification of its implemented fix regressed (a recurrence makes a watched or resolved pattern
- *   active again);
- * - `watching`: every member issue is resolved or closed but the fix verification does not hold yet
- *   (no implemented fix, or not enough data), or the run no longer found the pattern (0 issues):
- *   watched for a recurrence, never `active` with zero issues;
- * - `resolved`: every member is resolved or closed and the fix verification holds (CUSUM `holding`),
- *   or the pattern was already watched with zero issues and a second run still does not find it.
- */
-export function lifecycleStatus(
-  current: PatternRow['status'] | null,
-  found: { memberStatuses: string[]; verdict: string | null } | null,
-  currentCount: number,
-): PatternRow['status'] {
-  if (!found) return current === 'resolved' || (current === 'watching' && currentCount === 0) ? 'resolved' : 'watching';
-  if (found.verdict === 'regressed' || found.memberStatuses.some((s) => s === 'open' || s === 'in_progress')) return 'active';
-  return found.verdict === 'holding' ? 'resolved' : 'watching';
 }
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);

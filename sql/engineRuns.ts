@@ -16,6 +16,7 @@ import { configVersionId, findConfigVersion } from './configs.ts';
 import { applyIssueEvent, type IssueRow } from './issueProjection.ts';
 import type { StoredEvent } from './events.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 const gzipAsync = promisify(gzip);
 
@@ -59,7 +60,7 @@ export async function setEngineRunJob(db: Queryable, runId: string, jobRunId: st
 }
 
 export async function findEngineRun(db: Queryable, workspaceId: string, id: string): Promise<EngineRunRow | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<EngineRunRow>('select * from engine_runs where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rows[0] ?? null;
 }

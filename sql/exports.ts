@@ -17,6 +17,7 @@ import type { Queryable } from '../lib/db.ts';
 import { sheetCaughtUp, streamingWorkbook } from '../lib/xlsxStream.ts';
 import { issueFilterSql, patternFilterSql, predictionFilterSql, type FilterSql } from './listFilters.ts';
 import type { JobStatus } from './jobRuns.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export const exportResources = ['issues', 'patterns', 'predictions'] as const;
 export type ExportResource = (typeof exportResources)[number];
@@ -163,11 +164,9 @@ export async function setExportJobRun(db: Queryable, id: string, jobRunId: strin
   await db.query('update exports set job_run_id = $2 where id = $1', [id, jobRunId]);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** An export of the workspace (workspaceId null: any workspace, for the signed download). */
 export async function findExport(db: Queryable, workspaceId: string | null, id: string): Promise<ExportRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<ExportRow>(
     `select e.id, e.workspace_id, e.job_run_id, e.resource, e.format, e.filters, e.row_count::float8 as row_count, e.bytes::float8 as bytes, e.created_at, e.finished_at, e.expires_at,
             coalesce(j.status, case when e.finished_at is null then 'queued' else 'succeeded' end) as status

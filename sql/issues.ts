@@ -13,16 +13,9 @@ import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueRow } from '.
 import { canTransition, type IssueStatus } from '../domain/issueTransitions.ts';
 import { engineEligibility, type EngineStatus } from '../domain/engineEligibility.ts';
 import type { Severity } from '../domain/severity.ts';
+import type { IssueInput } from '../domain/ingestRecord.ts';
 import { closeOpenItemsOfIssues, openReviewItems } from './reviewItems.ts';
-
-export interface IssueInput {
-  source: string;
-  external_id: string | null;
-  title: string;
-  narrative: string | null;
-  severity: Severity;
-  occurred_at: Date | null;
-}
+import { isUuid } from '../lib/ids.ts';
 
 export interface IngestOutcome {
   /** One entry per input record, in input order. */
@@ -204,16 +197,14 @@ export async function ingestIssues(db: Queryable, events: EventBatch, actor: Act
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function findIssue(db: Queryable, workspaceId: string, id: string): Promise<IssueRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<IssueRow>(`select ${issueColumns} from issues where workspace_id = $1 and id = $2`, [workspaceId, id]);
   return rows[0] ?? null;
 }
 
 async function lockIssue(db: Queryable, workspaceId: string, id: string): Promise<IssueRow> {
-  const [row] = UUID.test(id) ? await lockIssuesById(db, workspaceId, [id]) : [];
+  const [row] = isUuid(id) ? await lockIssuesById(db, workspaceId, [id]) : [];
   if (!row) throw new AppError('not_found', 'Issue not found');
   return row;
 }

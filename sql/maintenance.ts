@@ -6,7 +6,7 @@
  * their one-time links after 1 day, every row after 30 days.
  */
 import type { Queryable } from '../lib/db.ts';
-import { schemaIdent } from './tenantSchema.ts';
+import { schemaIdent } from './tenant/schema.ts';
 import { purgeExpiredExports } from './exports.ts';
 
 async function purgeTenantSessions(db: Queryable): Promise<number> {

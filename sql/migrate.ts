@@ -1,7 +1,7 @@
 /**
  * Forward-only migrations: graphile-worker's own schema first, then every
  * `sql/migrations/NNNNNN_slug.sql` not yet recorded in `schema_migrations`, each in its own
- * transaction, then the pending tenant migrations of every tenant schema (sql/tenantSchema.ts). A
+ * transaction, then the pending tenant migrations of every tenant schema (sql/tenant/schema.ts). A
  * session advisory lock serialises processes that start at the same time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Logger as WorkerLogger, runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/logger.ts';
-import { migrateAllTenantSchemas } from './tenantSchema.ts';
+import { migrateAllTenantSchemas } from './tenant/schema.ts';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const MIGRATION_LOCK = 7_305_118_001; // arbitrary, constant across processes

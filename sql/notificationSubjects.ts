@@ -1,6 +1,6 @@
 /**
  * What notifications are about, read from committed state for the producers of
- * jobs/notifications/subjects.ts: the issues an ingest created or escalated, an engine run's
+ * usecases/notifications/subjects.ts: the issues an ingest created or escalated, an engine run's
  * patterns, predictions, crest alerts and proposed recommendations, an invitation, a workspace's week.
  * Every query is scoped by the workspace id.
  */

@@ -7,9 +7,7 @@
  */
 import type { Queryable } from '../lib/db.ts';
 import type { StoredEvent } from './events.ts';
-
-export const patternStatuses = ['active', 'resolved', 'watching'] as const;
-export type PatternStatus = (typeof patternStatuses)[number];
+import type { PatternStatus } from '../domain/patternLifecycle.ts';
 
 export interface PatternRow {
   id: string;

@@ -4,12 +4,11 @@ import type { RootCauseRollup } from '../engine/stages/07_patterns.ts';
 import type { Severity } from '../domain/severity.ts';
 import { patternColumns, type PatternRow } from './patternProjection.ts';
 import { recurrenceColumn, type RecurrenceStatus } from './patternResults.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../lib/ids.ts';
 
 /** The pattern with its latest recurrence status (sql/patternResults.ts recurrenceColumn). */
 export async function findPattern(db: Queryable, workspaceId: string, id: string): Promise<(PatternRow & { recurrence: RecurrenceStatus | null }) | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<PatternRow & { recurrence: RecurrenceStatus | null }>(
     `select ${patternColumns}, ${recurrenceColumn} from patterns where workspace_id = $1 and id = $2`,
     [workspaceId, id],

@@ -6,6 +6,7 @@ import type { Queryable } from '../lib/db.ts';
 import type { Provenance } from '../engine/stages/context.ts';
 import type { BacktestOutput, Prediction } from '../engine/stages/09_predict.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export interface PredictionRow extends Record<string, unknown> {
   id: string;
@@ -68,10 +69,8 @@ export async function saveBacktest(
   );
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function findPrediction(db: Queryable, workspaceId: string, id: string): Promise<PredictionRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<PredictionRow>('select * from predictions where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rows[0] ?? null;
 }

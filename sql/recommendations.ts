@@ -19,6 +19,7 @@ import type { Recommendation } from '../engine/stages/10_recommend.ts';
 import type { Actor, EventBatch } from './events.ts';
 import { recordOutboundEvent } from './outboundEvents.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export const recommendationStatuses = ['proposed', 'abstained', 'implemented'] as const;
 export type RecommendationStatus = (typeof recommendationStatuses)[number];
@@ -100,10 +101,8 @@ export async function applyRecommendations(
   return { written: writes.length, implemented_kept: [...existing.values()].filter((r) => r.status === 'implemented').length };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function findRecommendation(db: Queryable, workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<RecommendationRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<RecommendationRow>(`select * from recommendations where workspace_id = $1 and id = $2${options.lock ? ' for update' : ''}`, [
     workspaceId,
     id,

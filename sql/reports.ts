@@ -15,6 +15,7 @@ import type { RecommendOutput } from '../engine/stages/10_recommend.ts';
 import type { TaxonomyConfig } from '../engine/config/taxonomy.ts';
 import { loadStageOutput, resolveConfigs, type EngineRunRow } from './engineRuns.ts';
 import type { JobStatus } from './jobRuns.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export interface ReportJobRow {
   id: string;
@@ -55,10 +56,8 @@ export async function setReportJobRun(db: Queryable, id: string, jobRunId: strin
   await db.query('update report_jobs set job_run_id = $2 where id = $1', [id, jobRunId]);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function findReportJob(db: Queryable, workspaceId: string, id: string): Promise<ReportJobRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<ReportJobRow>(
     `select r.*, coalesce(j.status, case when r.finished_at is null then 'queued' else 'succeeded' end) as status, coalesce(j.progress, 0) as progress
        from report_jobs r left join job_runs j on j.id = r.job_run_id
@@ -110,7 +109,7 @@ export async function latestReportableRun(db: Queryable, workspaceId: string): P
 
 /** Whether the run (or the run its slice was based on) produced this pattern. */
 export async function runHasPattern(db: Queryable, run: EngineRunRow, patternId: string): Promise<boolean> {
-  if (!UUID.test(patternId)) return false;
+  if (!isUuid(patternId)) return false;
   const { rowCount } = await db.query('select 1 from engine_pattern_outputs where run_id = any($1::uuid[]) and workspace_id = $2 and pattern_id = $3', [
     [run.id, run.base_run_id].filter(Boolean),
     run.workspace_id,

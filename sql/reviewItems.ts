@@ -13,6 +13,7 @@
 import { prepared, type Queryable } from '../lib/db.ts';
 import type { Actor, EventBatch, NewEvent } from './events.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export const reviewKinds = ['missing_narrative', 'extraction', 'root_cause', 'criticality'] as const;
 export type ReviewKind = (typeof reviewKinds)[number];
@@ -248,13 +249,13 @@ export async function linkQuestionPatterns(db: Queryable, workspaceId: string): 
 }
 
 export async function lockReviewItem(db: Queryable, workspaceId: string, id: string): Promise<ReviewItemRow | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<ReviewItemRow>('select * from review_items where workspace_id = $1 and id = $2 for update', [workspaceId, id]);
   return rows[0] ?? null;
 }
 
 export async function findReviewItem(db: Queryable, workspaceId: string, id: string): Promise<ReviewItemRow | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<ReviewItemRow>('select * from review_items where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rows[0] ?? null;
 }

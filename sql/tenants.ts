@@ -1,8 +1,6 @@
 /** The tenant registry (control schema): slug, company, lifecycle state and the tenant's schema name. */
 import type { Queryable } from '../lib/db.ts';
-
-export const lifecycleStates = ['draft', 'provisioning', 'onboarding', 'live', 'offboarded'] as const;
-export type LifecycleState = (typeof lifecycleStates)[number];
+import type { LifecycleState } from '../domain/tenantLifecycle.ts';
 
 export interface TenantRow {
   id: string;

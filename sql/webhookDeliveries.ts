@@ -8,6 +8,7 @@
 import type { Queryable } from '../lib/db.ts';
 import { webhookWakeSpec } from './outboundEvents.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export interface DueDelivery {
   id: string;
@@ -148,7 +149,7 @@ export function deliveryList(webhookId: string): ListSource {
 }
 
 export async function findDelivery(db: Queryable, workspaceId: string, webhookId: string, id: string): Promise<DeliveryRow | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<DeliveryRow>('select * from webhook_deliveries where workspace_id = $1 and webhook_id = $2 and id = $3', [
     workspaceId,
     webhookId,

@@ -5,6 +5,7 @@
  */
 import type { Queryable } from '../lib/db.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export interface WebhookRow extends Record<string, unknown> {
   id: string;
@@ -22,8 +23,6 @@ export interface WebhookRow extends Record<string, unknown> {
   updated_at: Date;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function insertWebhook(
   db: Queryable,
   workspaceId: string,
@@ -38,7 +37,7 @@ export async function insertWebhook(
 }
 
 export async function findWebhook(db: Queryable, workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<WebhookRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<WebhookRow>(`select * from webhooks where workspace_id = $1 and id = $2 ${options.lock ? 'for update' : ''}`, [
     workspaceId,
     id,
@@ -54,7 +53,7 @@ export async function findWebhookById(db: Queryable, id: string): Promise<Webhoo
 
 /** The webhook whose secret verifies a connector's inbound payloads (any workspace: the route is public). */
 export async function findWebhookOfConnector(db: Queryable, connectorId: string): Promise<WebhookRow | null> {
-  if (!UUID.test(connectorId)) return null;
+  if (!isUuid(connectorId)) return null;
   const { rows } = await db.query<WebhookRow>('select * from webhooks where connector_id = $1', [connectorId]);
   return rows[0] ?? null;
 }
@@ -67,7 +66,7 @@ export interface WebhookPatch {
 }
 
 export async function updateWebhook(db: Queryable, workspaceId: string, id: string, patch: WebhookPatch): Promise<WebhookRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   // Enabling again clears the failure state that disabled it.
   const { rows } = await db.query<WebhookRow>(
     `update webhooks set url = coalesce($3, url), event_types = coalesce($4, event_types), description = coalesce($6, description),
@@ -82,7 +81,7 @@ export async function updateWebhook(db: Queryable, workspaceId: string, id: stri
 }
 
 export async function rotateWebhookSecret(db: Queryable, workspaceId: string, id: string, secretCiphertext: string): Promise<WebhookRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const { rows } = await db.query<WebhookRow>(
     `update webhooks set secret_ciphertext = $3, secret_rotated_at = now(), updated_at = now() where workspace_id = $1 and id = $2 returning *`,
     [workspaceId, id, secretCiphertext],
@@ -91,7 +90,7 @@ export async function rotateWebhookSecret(db: Queryable, workspaceId: string, id
 }
 
 export async function deleteWebhook(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const { rowCount } = await db.query('delete from webhooks where workspace_id = $1 and id = $2', [workspaceId, id]);
   return rowCount === 1;
 }

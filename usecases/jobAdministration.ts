@@ -6,7 +6,7 @@
 import type { AppContext } from '../lib/context.ts';
 import { AppError } from '../lib/errors.ts';
 import { cancelJob, retryTerminalJob } from '../jobs/runtime.ts';
-import { engineQueue } from '../jobs/tasks/engine__run.ts';
+import { engineQueue } from '../jobs/queue/engine__run.ts';
 import { findJobRun, findWorkerJob, type JobRun, type QueuedWorkerJob } from '../sql/jobRuns.ts';
 
 export type JobWithQueue = JobRun & { queue: QueuedWorkerJob | null };

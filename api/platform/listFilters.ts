@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { issueStatuses } from '../../domain/issueTransitions.ts';
-import { patternStatuses } from '../../sql/patternProjection.ts';
+import { patternStatuses } from '../../domain/patternLifecycle.ts';
 import { queryBoolean, queryDecimal, queryInteger } from '../http/routes.ts';
-import { severityInput } from './issues/schemas.ts';
+import { severityInput } from '../../domain/ingestRecord.ts';
 
 /** A cross-field rule: the arguments of `.refine`. */
 type Rule<T> = [(q: T) => boolean, { message: string; path: string[] }];

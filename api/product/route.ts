@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { AppContext } from '../../lib/context.ts';
 import type { AnyZodObject, BaseRoute, Reply, Request, Response } from '../http/routes.ts';
 import type { ControlRole } from '../../sql/employees.ts';
-import type { TenantPermission } from '../../sql/tenantRoles.ts';
+import type { TenantPermission } from '../../sql/tenant/roles.ts';
 import type { StaffPrincipal, TenantPrincipal } from './principal.ts';
 
 export type ProductAuthKind = 'public' | 'staff' | 'tenant';

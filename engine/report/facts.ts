@@ -300,6 +300,8 @@ function backtest(s: ReportSources) {
       horizon_days: q(b.horizon_days, 'days'),
       interval_level: q(b.interval_level, 'probability'),
       overall: scores(b.overall),
+      // Dormant patterns make no forecast (backtests stored before dormancy have none).
+      abstained: { count: q(b.abstained?.count ?? 0, 'count'), recurred: q(b.abstained?.recurred ?? 0, 'count') },
       origins: b.origins.map((o) => ({ origin_at: date(o.origin_at), fully_observed: o.fully_observed, scores: scores(o.scores) })),
       by_history: b.by_history.map((g) => ({ min_gaps: q(g.min_gaps, 'count'), scores: scores(g.scores) })),
       scored_patterns: [...new Set(s.predict.predictions.map((p) => p.pattern_id))].sort(),

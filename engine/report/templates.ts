@@ -269,6 +269,11 @@ function backtestAccuracy(f: F): string {
     });
     out.push('');
   }
+  if (b.abstained.count.value > 0)
+    out.push(
+      'Patterns that were dormant at an origin (silent for longer than their model allows) made no forecast: {{backtest.abstained.count|int}} abstentions, of which {{backtest.abstained.recurred|int}} recurred within the horizon all the same.',
+      '',
+    );
   out.push('## Origins', '', '| Origin | Scored | Brier score |', '|---|---|---|');
   b.origins.forEach((o: F, i: number) =>
     out.push(

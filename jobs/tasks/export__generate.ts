@@ -6,19 +6,18 @@
  * share of rows written. A worker shutdown kills the child (its transaction rolls back); a child that
  * dies fails the attempt, which the runtime retries.
  */
-import { z } from 'zod';
 import { exportDatabase, runExportProcess } from '../../lib/exportProcess.ts';
-import { exportDefinitions, exportFormats, exportResources, findExport } from '../../sql/exports.ts';
+import { exportDefinitions, findExport } from '../../sql/exports.ts';
 import { filteredTotal } from '../../sql/pagination.ts';
 import type { FileExportInput, FileExportResult } from '../exportFileChild.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
+import { exportGenerate } from '../queue/export__generate.ts';
+import { moduleUrl } from '../../lib/modulePath.ts';
 
-const CHILD = new URL('../exportFileChild.ts', import.meta.url);
+const CHILD = moduleUrl('../exportFileChild', import.meta.url);
 
-export const exportGenerate = defineTask({
-  name: 'export__generate',
-  payload: z.object({ export_id: z.uuid(), workspace_id: z.uuid(), resource: z.enum(exportResources), format: z.enum(exportFormats) }),
-  maxAttempts: 3,
+export const exportGenerateTask = defineTask({
+  ...exportGenerate,
   async run({ export_id, workspace_id }, job) {
     const found = await findExport(job.app.pool, workspace_id, export_id);
     if (!found) throw new PermanentJobError(`export ${export_id} not found`);

@@ -10,24 +10,14 @@
  * re-ingests escalated to critical. Jobs enqueued before `notify` existed had their routing job
  * enqueued by the request itself and route nothing here.
  */
-import { z } from 'zod';
 import { withTransaction } from '../../lib/db.ts';
 import { recordJobOutboundEvent } from '../../sql/outboundEvents.ts';
 import { defineTask } from '../runtime.ts';
-import { enqueueNotifications } from './notification__route.ts';
+import { enqueueNotifications } from '../queue/notification__route.ts';
+import { ingestProcess } from '../queue/ingest__process.ts';
 
-export const ingestProcess = defineTask({
-  name: 'ingest__process',
-  payload: z.object({
-    workspace_id: z.uuid(),
-    mode: z.enum(['event', 'batch']),
-    issue_ids: z.array(z.uuid()),
-    created: z.number().int().min(0),
-    updated: z.number().int().min(0),
-    rejected: z.number().int().min(0),
-    notify: z.object({ reingested: z.array(z.uuid()), escalated: z.array(z.uuid()) }).optional(),
-  }),
-  maxAttempts: 5,
+export const ingestProcessTask = defineTask({
+  ...ingestProcess,
   async run(payload, job) {
     const eventType = payload.mode === 'event' ? 'issue.ingested' : 'issue.batch_ingested';
     const body =

@@ -1,6 +1,6 @@
 /**
  * Delivers one outbox e-mail. `queueMail` writes the outbox row and enqueues this task on the
- * caller's transaction, so a committed invitation always has its e-mail on the way.
+ * caller's transaction (jobs/queue/mail__send.ts), so a committed invitation always has its e-mail on the way.
  *
  * At least once, never twice after a send succeeded: the message carries a Message-ID derived from
  * the outbox row (the same on every attempt, so a receiver can drop a duplicate), and once the SMTP
@@ -12,16 +12,13 @@
  * maintenance__purge_expired deletes old rows. Without SMTP_URL the message stays in the outbox
  * (status `logged`, for a developer to read) until that purge.
  */
-import { z } from 'zod';
-import type { Queryable } from '../../lib/db.ts';
 import { mailTransport } from '../../lib/mail.ts';
-import { findOutboxEmail, insertOutboxEmail, markOutboxEmail } from '../../sql/outbox.ts';
-import { defineTask, enqueueJob, PermanentJobError } from '../runtime.ts';
+import { findOutboxEmail, markOutboxEmail } from '../../sql/outbox.ts';
+import { defineTask, PermanentJobError } from '../runtime.ts';
+import { mailSend } from '../queue/mail__send.ts';
 
-export const mailSend = defineTask({
-  name: 'mail__send',
-  payload: z.object({ outbox_email_id: z.uuid() }),
-  maxAttempts: 8,
+export const mailSendTask = defineTask({
+  ...mailSend,
   async run({ outbox_email_id }, job) {
     const { app } = job;
     const mail = await findOutboxEmail(app.pool, outbox_email_id);
@@ -76,18 +73,4 @@ async function recordUntilStored(record: () => Promise<void>, signal: AbortSigna
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
-}
-
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-  html?: string;
-  workspaceId?: string | null;
-  tenantId?: string | null;
-}
-
-export async function queueMail(db: Queryable, message: MailMessage) {
-  const mail = await insertOutboxEmail(db, message);
-  return enqueueJob(db, mailSend, { outbox_email_id: mail.id }, { workspaceId: message.workspaceId, tenantId: message.tenantId });
 }

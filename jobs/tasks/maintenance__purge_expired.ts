@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTask } from '../runtime.ts';
 import { purgeExpired } from '../../sql/maintenance.ts';
 
-export const maintenancePurgeExpired = defineTask({
+export const maintenancePurgeExpiredTask = defineTask({
   name: 'maintenance__purge_expired',
   payload: z.object({}).loose(),
   maxAttempts: 3,

@@ -6,18 +6,16 @@
  * backoff (8 attempts); a target the guard refuses, or a member without chat any more, fails at
  * once. A delivery already sent is not sent again.
  */
-import { z } from 'zod';
 import { findPreferences } from '../../sql/notificationPreferences.ts';
 import { findDelivery, markDeliveries } from '../../sql/notifications.ts';
-import { chatBody, chatSigningSecrets } from '../notifications/chat.ts';
+import { chatBody, chatSigningSecrets } from '../../usecases/notifications/chat.ts';
 import { postSigned } from '../../lib/outbound/index.ts';
-import { policyOf } from './webhook__deliver.ts';
+import { policyOf } from '../../lib/outbound/appPolicy.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
+import { notificationChat } from '../queue/notification__chat.ts';
 
-export const notificationChat = defineTask({
-  name: 'notification__chat',
-  payload: z.object({ delivery_id: z.uuid() }),
-  maxAttempts: 8,
+export const notificationChatTask = defineTask({
+  ...notificationChat,
   async run({ delivery_id }, job) {
     const { app } = job;
     const delivery = await findDelivery(app.pool, delivery_id);

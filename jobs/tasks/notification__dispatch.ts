@@ -3,10 +3,10 @@
  * or the member's daily / weekly digest time reached: one digest e-mail per member).
  */
 import { z } from 'zod';
-import { dispatchDueDeliveries } from '../notifications/deliver.ts';
+import { dispatchDueDeliveries } from '../../usecases/notifications/deliver.ts';
 import { defineTask } from '../runtime.ts';
 
-export const notificationDispatch = defineTask({
+export const notificationDispatchTask = defineTask({
   name: 'notification__dispatch',
   payload: z.object({}).loose(),
   maxAttempts: 3,

@@ -1,27 +1,17 @@
 /**
- * Routes the notifications of one producer's event to the workspace's members (jobs/notifications):
+ * Routes the notifications of one producer's event to the workspace's members (usecases/notifications):
  * the issues an ingest or edit created or escalated to critical, an engine run's findings, an
  * invitation. Producers enqueue it on the transaction of their own write (`enqueueNotifications`),
  * so a committed event always gets its notifications, and a retry sends nothing twice (the
  * notifications' unique key).
  */
-import { z } from 'zod';
-import type { Queryable } from '../../lib/db.ts';
-import { routeNotifications } from '../notifications/deliver.ts';
-import { engineRunItems, invitationItem, issueItems } from '../notifications/subjects.ts';
-import { defineTask, enqueueJob } from '../runtime.ts';
+import { routeNotifications } from '../../usecases/notifications/deliver.ts';
+import { engineRunItems, invitationItem, issueItems } from '../../usecases/notifications/subjects.ts';
+import { defineTask } from '../runtime.ts';
+import { notificationRoute } from '../queue/notification__route.ts';
 
-const source = z.discriminatedUnion('source', [
-  z.object({ source: z.literal('issues'), workspace_id: z.uuid(), created: z.array(z.uuid()), escalated: z.array(z.uuid()) }),
-  z.object({ source: z.literal('engine_run'), workspace_id: z.uuid(), run_id: z.uuid() }),
-  z.object({ source: z.literal('invitation'), workspace_id: z.uuid(), invitation_id: z.uuid() }),
-]);
-export type NotificationSource = z.infer<typeof source>;
-
-export const notificationRoute = defineTask({
-  name: 'notification__route',
-  payload: source,
-  maxAttempts: 8,
+export const notificationRouteTask = defineTask({
+  ...notificationRoute,
   async run(payload, job) {
     const { app } = job;
     const workspaceId = payload.workspace_id;
@@ -43,14 +33,3 @@ export const notificationRoute = defineTask({
     }
   },
 });
-
-/** The ingest results that notify: created issues (new_issue_ingested), re-ingests that made one critical. */
-export function notifiable(results: Array<{ issue_id: string; created: boolean; escalated: boolean }>): { created: string[]; escalated: string[] } {
-  return { created: results.filter((r) => r.created).map((r) => r.issue_id), escalated: results.filter((r) => r.escalated).map((r) => r.issue_id) };
-}
-
-/** Enqueues the routing of a producer's notifications on the producer's transaction. */
-export async function enqueueNotifications(db: Queryable, payload: NotificationSource): Promise<void> {
-  if (payload.source === 'issues' && !payload.created.length && !payload.escalated.length) return;
-  await enqueueJob(db, notificationRoute, payload, { workspaceId: payload.workspace_id });
-}

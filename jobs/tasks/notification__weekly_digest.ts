@@ -8,9 +8,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../../lib/context.ts';
 import { workspaceRecipients } from '../../sql/notificationPreferences.ts';
-import { routeNotifications } from '../notifications/deliver.ts';
-import { weekOf } from '../notifications/localTime.ts';
-import { weekSummary } from '../notifications/subjects.ts';
+import { routeNotifications } from '../../usecases/notifications/deliver.ts';
+import { weekOf } from '../../usecases/notifications/localTime.ts';
+import { weekSummary } from '../../usecases/notifications/subjects.ts';
 import { defineTask } from '../runtime.ts';
 import { allWorkspaces } from '../../sql/workspaces.ts';
 
@@ -42,7 +42,7 @@ export async function produceWeeklyDigests(app: AppContext): Promise<number> {
   return produced;
 }
 
-export const notificationWeeklyDigest = defineTask({
+export const notificationWeeklyDigestTask = defineTask({
   name: 'notification__weekly_digest',
   payload: z.object({}).loose(),
   maxAttempts: 3,

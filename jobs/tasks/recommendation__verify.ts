@@ -8,30 +8,17 @@
  * issue of the pattern, and by the daily sweep. The job key is per recommendation and coalescing: a
  * burst of enqueues while one verification waits gives that one job.
  */
-import { z } from 'zod';
-import type { Queryable } from '../../lib/db.ts';
 import { preFixRate, verifyFix } from '../../engine/hazard/verifyFix.ts';
 import { withEventBatch, type Actor } from '../../sql/events.ts';
 import { patternOccurrences } from '../../sql/issues.ts';
-import {
-  findRecommendation,
-  implementedRecommendationIds,
-  saveVerification,
-  type RecommendationRow,
-  type StoredVerification,
-  type Verdict,
-} from '../../sql/recommendations.ts';
-import { defineTask, enqueueJob } from '../runtime.ts';
+import { findRecommendation, saveVerification, type RecommendationRow, type StoredVerification, type Verdict } from '../../sql/recommendations.ts';
+import { defineTask } from '../runtime.ts';
+import { recommendationVerify, VERIFICATION_PERIOD_DAYS } from '../queue/recommendation__verify.ts';
 
-/** Length of a counting period of the CUSUM. */
-export const VERIFICATION_PERIOD_DAYS = 7;
 const SYSTEM: Actor = { type: 'system', id: null };
 
-export const recommendationVerify = defineTask({
-  name: 'recommendation__verify',
-  payload: z.object({ workspace_id: z.uuid(), recommendation_id: z.uuid() }),
-  maxAttempts: 5,
-  coalescing: true,
+export const recommendationVerifyTask = defineTask({
+  ...recommendationVerify,
   async run({ workspace_id, recommendation_id }, job) {
     const asOf = job.app.clock.now();
     return withEventBatch(job.app.pool, workspace_id, async (client, events) => {
@@ -75,24 +62,4 @@ function verify(recommendation: RecommendationRow, occurrences: string[], asOf: 
     targetRate: before * (1 - reduction),
   });
   return { verdict: cusum.verdict, verification: { cusum, reason: null } };
-}
-
-export const verificationKey = (recommendationId: string) => `recommendation__verify:${recommendationId}`;
-
-/** Enqueues a verification of one recommendation on `db` (a queued one for it is reused). */
-export function enqueueVerification(db: Queryable, workspaceId: string, recommendationId: string) {
-  return enqueueJob(
-    db,
-    recommendationVerify,
-    { workspace_id: workspaceId, recommendation_id: recommendationId },
-    { workspaceId, jobKey: verificationKey(recommendationId), retryTerminal: true },
-  );
-}
-
-/** Enqueues verifications of the workspace's implemented fixes (only of the patterns of `issueIds` when given). */
-export async function enqueueVerifications(db: Queryable, workspaceId: string, issueIds?: string[]): Promise<number> {
-  if (issueIds && !issueIds.length) return 0;
-  const ids = await implementedRecommendationIds(db, workspaceId, issueIds);
-  for (const id of ids) await enqueueVerification(db, workspaceId, id);
-  return ids.length;
 }

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { withTransaction } from '../../lib/db.ts';
 import { allImplementedRecommendations } from '../../sql/recommendations.ts';
 import { defineTask } from '../runtime.ts';
-import { enqueueVerification } from './recommendation__verify.ts';
+import { enqueueVerification } from '../queue/recommendation__verify.ts';
 
-export const recommendationVerifyAll = defineTask({
+export const recommendationVerifyAllTask = defineTask({
   name: 'recommendation__verify_all',
   payload: z.object({}).loose(),
   maxAttempts: 3,

@@ -6,7 +6,6 @@
  * report for good (recorded on the report with its details, never retried); a database error is
  * retried.
  */
-import { z } from 'zod';
 import { buildFacts, encodeFacts } from '../../engine/report/facts.ts';
 import { renderHtml } from '../../engine/report/html.ts';
 import { builtInGenerator, checkedNarrative, FactsMismatch, templateGenerator } from '../../engine/report/narrative.ts';
@@ -14,11 +13,10 @@ import { TemplateError } from '../../engine/report/templates.ts';
 import { findEngineRun } from '../../sql/engineRuns.ts';
 import { completeReport, failReport, findReportJob, loadReportSources } from '../../sql/reports.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
+import { reportGenerate } from '../queue/report__generate.ts';
 
-export const reportGenerate = defineTask({
-  name: 'report__generate',
-  payload: z.object({ report_id: z.uuid(), workspace_id: z.uuid() }),
-  maxAttempts: 3,
+export const reportGenerateTask = defineTask({
+  ...reportGenerate,
   async run({ report_id, workspace_id }, job) {
     const report = await findReportJob(job.app.pool, workspace_id, report_id);
     if (!report) throw new PermanentJobError(`report ${report_id} not found`);

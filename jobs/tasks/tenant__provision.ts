@@ -4,18 +4,16 @@
  * after a failure half-way resumes: the schema exists, recorded migrations are skipped, seeds upsert.
  * The tenant is `provisioning` while it runs and `onboarding` once it succeeded.
  */
-import { z } from 'zod';
 import type { Pool } from '../../lib/db.ts';
-import { seedRoleProfiles } from '../../sql/tenantRoles.ts';
-import { createTenantSchema, migrateTenantSchema, seedTenantDefaults, withTenant } from '../../sql/tenantSchema.ts';
-import { findTenant, transitionTenant, type LifecycleState } from '../../sql/tenants.ts';
+import { seedRoleProfiles } from '../../sql/tenant/roles.ts';
+import { createTenantSchema, migrateTenantSchema, seedTenantDefaults, withTenant } from '../../sql/tenant/schema.ts';
+import { findTenant, transitionTenant } from '../../sql/tenants.ts';
+import { PROVISIONABLE_STATES } from '../../domain/tenantLifecycle.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
+import { tenantProvision } from '../queue/tenant__provision.ts';
 
-/** States from which provisioning may run (product-api.md, states table). */
-export const PROVISIONABLE_STATES: readonly LifecycleState[] = ['draft', 'provisioning', 'onboarding'];
 export const PROVISION_STEPS = ['create_schema', 'apply_migrations', 'seed_role_profiles', 'seed_defaults'] as const;
 export type ProvisionStep = (typeof PROVISION_STEPS)[number];
-export const provisionJobKey = (tenantId: string) => `provision:${tenantId}`;
 
 /** The four steps, in order, each reported to `done` as it completes (also used by bench/tenants.ts). */
 export async function provisionSchema(pool: Pool, schema: string, done: (step: ProvisionStep, index: number) => Promise<void>): Promise<string[]> {
@@ -30,10 +28,8 @@ export async function provisionSchema(pool: Pool, schema: string, done: (step: P
   return migrationsApplied;
 }
 
-export const tenantProvision = defineTask({
-  name: 'tenant__provision',
-  payload: z.object({ tenant_id: z.uuid() }),
-  maxAttempts: 3,
+export const tenantProvisionTask = defineTask({
+  ...tenantProvision,
   async run({ tenant_id }, job) {
     const { pool } = job.app;
     const tenant = await findTenant(pool, tenant_id);

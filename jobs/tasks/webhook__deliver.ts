@@ -13,7 +13,8 @@
 import { z } from 'zod';
 import type { AppContext } from '../../lib/context.ts';
 import { withTransaction } from '../../lib/db.ts';
-import { outboundPolicyFromConfig, postSigned, retryDelayMs, type OutboundPolicy, type OutboundResult } from '../../lib/outbound/index.ts';
+import { postSigned, retryDelayMs, type OutboundResult } from '../../lib/outbound/index.ts';
+import { policyOf } from '../../lib/outbound/appPolicy.ts';
 import { openSecret } from '../../lib/secretBox.ts';
 import { recordOutboundEvent, WEBHOOK_DELIVER_TASK } from '../../sql/outboundEvents.ts';
 import {
@@ -40,13 +41,6 @@ export const WEBHOOK_FAILING_DISABLE_MS = 5 * 24 * 3600_000;
 const MAX_RETRY_AFTER_MS = 24 * 3600_000;
 /** A run hands over to a fresh job after this long, so one busy endpoint does not hold a worker slot. */
 const RUN_BUDGET_MS = 10_000;
-
-const policies = new WeakMap<AppContext, OutboundPolicy>();
-export const policyOf = (app: AppContext): OutboundPolicy => {
-  let policy = policies.get(app);
-  if (!policy) policies.set(app, (policy = outboundPolicyFromConfig(app.config)));
-  return policy;
-};
 
 async function mapConcurrently<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
@@ -85,7 +79,7 @@ async function disableWithEvent(app: AppContext, webhook: WebhookRow, reason: st
   app.logger.warn('webhook disabled', { webhook_id: webhook.id, reason });
 }
 
-export const webhookDeliver = defineTask({
+export const webhookDeliverTask = defineTask({
   name: WEBHOOK_DELIVER_TASK,
   untracked: true,
   payload: z.object({ webhook_id: z.uuid() }),

@@ -10,7 +10,7 @@ import { defineTask } from '../runtime.ts';
 
 export const STALE_DELIVERY_MS = 60_000;
 
-export const webhookSweep = defineTask({
+export const webhookSweepTask = defineTask({
   name: 'webhook__sweep',
   untracked: true,
   payload: z.object({}).loose(),

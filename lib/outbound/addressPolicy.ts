@@ -6,7 +6,6 @@
  * address; outside production loopback is allowed (CONTRACT.md).
  */
 import { BlockList, isIP } from 'node:net';
-import type { Config } from '../config.ts';
 
 export interface OutboundPolicy {
   /** Loopback (127.0.0.0/8, ::1) allowed: development and test. */
@@ -98,6 +97,6 @@ export function outboundPolicy(options: { allowLoopback: boolean; allowlist?: re
 }
 
 /** The policy of the settings: OUTBOUND_ALLOWLIST, and loopback outside production. */
-export function outboundPolicyFromConfig(config: Pick<Config, 'NODE_ENV' | 'OUTBOUND_ALLOWLIST'>): OutboundPolicy {
+export function outboundPolicyFromConfig(config: { NODE_ENV: string; OUTBOUND_ALLOWLIST?: readonly string[] }): OutboundPolicy {
   return outboundPolicy({ allowLoopback: config.NODE_ENV !== 'production', allowlist: config.OUTBOUND_ALLOWLIST });
 }

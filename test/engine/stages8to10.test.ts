@@ -490,6 +490,21 @@ test('dormant: a pattern silent for far longer than its gaps keeps its fit but g
   assert.match(narrative, /\*\*Dormant:\*\* under this model a silence this long has a probability below 1%/);
   assert.not.match(narrative, /Probability of any|probability of a recurrence within/);
   assert.ok(checkNarrative(narrative, facts).ok, JSON.stringify(checkNarrative(narrative, facts)));
+  // The backtest's abstentions are in the backtest report's facts and narrative.
+  const backtestFacts = buildFacts('backtest_accuracy', {
+    run: { id: ctx.runId, as_of: AS_OF, engine_version: 'test', output_digest: 'd', config_versions: {} },
+    stages: [],
+    patterns: own.patterns.patterns,
+    hazard: h,
+    predict: { ...p, backtest: { ...p.backtest, abstained: { count: 4, recurred: 1 } } },
+    recommend: r,
+    members: {},
+    occurrences: {},
+    rootCauseNames: {},
+  });
+  const backtestNarrative = renderTemplate(builtInTemplate(backtestFacts), backtestFacts);
+  assert.match(backtestNarrative, /made no forecast: 4 abstentions, of which 1 recurred/);
+  assert.ok(checkNarrative(backtestNarrative, backtestFacts).ok);
   // A pattern that recurs as usual is not dormant.
   assert.not.ok(fitted(1).dormancy.dormant);
 });

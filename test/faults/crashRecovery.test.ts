@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stageNames } from '../../engine/pipeline.ts';
 import { generateIssues } from '../../fixtures/synthetic.ts';
-import { appliedTenantMigrations, tenantMigrationFiles } from '../../sql/tenantSchema.ts';
+import { appliedTenantMigrations, tenantMigrationFiles } from '../../sql/tenant/schema.ts';
 import type { JobRun } from '../../sql/jobRuns.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';

@@ -10,7 +10,7 @@ import { seedDevelopmentData } from '../../sql/seed.ts';
 import { listen, type RunningServer } from '../../api/http/server.ts';
 import { buildHttpApps, createAppContext } from '../../scripts/processes.ts';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.ts';
-import { tasks as productionTasks } from '../../jobs/taskList.ts';
+import { tasks as productionTasks } from '../../jobs/tasks/index.ts';
 import type { TaskDefinition } from '../../jobs/runtime.ts';
 import type { PlatformRoute } from '../../api/platform/route.ts';
 import type { ProductRoute } from '../../api/product/route.ts';

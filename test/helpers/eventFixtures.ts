@@ -7,7 +7,8 @@ import { withTransaction, type Pool } from '../../lib/db.ts';
 import { EventBatch, withEventBatch, type Actor } from '../../sql/events.ts';
 import { applyIssueEvent, upsertIssueRows, type IssueRow } from '../../sql/issueProjection.ts';
 import { lockIssuesById } from '../../sql/issues.ts';
-import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow, type PatternStatus } from '../../sql/patternProjection.ts';
+import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow } from '../../sql/patternProjection.ts';
+import type { PatternStatus } from '../../domain/patternLifecycle.ts';
 
 const engine: Actor = { type: 'engine', id: null };
 

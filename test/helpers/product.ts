@@ -9,7 +9,7 @@ import { createTenantUser as createTenantUserDirectly } from '../../fixtures/ten
 import { hashPassword } from '../../lib/passwords.ts';
 import { upsertEmployee, type ControlRole } from '../../sql/employees.ts';
 import { findJobRunByKey } from '../../sql/jobRuns.ts';
-import type { LifecycleState } from '../../sql/tenants.ts';
+import type { LifecycleState } from '../../domain/tenantLifecycle.ts';
 import type { TestApp } from './app.ts';
 import { eventually } from './app.ts';
 import { request, type HttpResponse, type RequestOptions } from './http.ts';

@@ -119,6 +119,17 @@ const noResultTask = defineTask({
   },
 });
 
+/** A task whose input travels by reference (ingest__process is one): the worker's job carries only the run's id. */
+const byReferenceTask = defineTask({
+  name: 'test__by_reference',
+  payload: z.object({ key: z.string(), ids: z.array(z.number()) }),
+  inputByReference: true,
+  async run({ key, ids }) {
+    countRun(key);
+    return { sum: ids.reduce((a, b) => a + b, 0) };
+  },
+});
+
 /** The same task as an older deploy declared it: a looser payload reaches the worker's strict parser. */
 const legacyStrictTask: TaskDefinition = { ...strictTask, payload: z.object({ count: z.unknown() }) } as TaskDefinition;
 
@@ -133,6 +144,7 @@ const testTasks = [
   strictTask,
   coalescingTask,
   noResultTask,
+  byReferenceTask,
 ] as TaskDefinition[];
 
 let t: TestApp;
@@ -200,7 +212,10 @@ test('an enqueue without a job key writes the run and its worker job with run_at
     enqueueJob(client, countedTask, { key }, { workspaceId: t.demo.workspaceId, runAt, maxAttempts: 7, queueName: `q-${key}` }),
   );
   assert.ok(created);
-  assert.equal(await jobRun(job.id), job);
+  // The run returned is the run stored (every column of JobRun; `interruptions` is the recovery's own).
+  const { interruptions, ...stored } = (await jobRun(job.id)) as JobRun & { interruptions: unknown };
+  assert.equal(interruptions, []);
+  assert.equal(stored, job);
   assert.is(job.status, 'queued');
   assert.is(job.max_attempts, 7);
   assert.equal(job.payload, { key });
@@ -352,6 +367,22 @@ test('quick runs finishing together are recorded by one statement; a result the 
       ['succeeded', { n: 2 }],
     ],
   );
+});
+
+test('a task carrying its input by reference stores the input once, in its run, and runs with it', async () => {
+  const key = randomUUID();
+  const ids = [1, 2, 3, 4];
+  // Queued for later, so that the worker job can be read before the worker takes it; then released.
+  const { job } = await enqueueJob(t.app.pool, byReferenceTask, { key, ids }, { workspaceId: t.demo.workspaceId, runAt: inAnHour() });
+  const { rows } = await t.app.pool.query<{ payload: Record<string, unknown> }>('select payload from graphile_worker._private_jobs where id = $1', [
+    job.worker_job_id,
+  ]);
+  assert.equal(rows[0].payload, { job_run_id: job.id, workspace_id: t.demo.workspaceId, tenant_id: null }, 'the worker job carries no input');
+  assert.equal((await jobRun(job.id))!.payload, { key, ids });
+  await t.app.pool.query('update graphile_worker._private_jobs set run_at = now() where id = $1', [job.worker_job_id]);
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.equal(done.result, { sum: 10 });
+  assert.is(invocations.get(key), 1);
 });
 
 test('a job without a result is recorded succeeded by the deletion of its worker job, with no statement of the wrapper', async () => {

@@ -11,8 +11,9 @@ import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
 import { decodeOutput } from '../../engine/manifest.ts';
 import type { StageOutputs } from '../../engine/pipeline.ts';
-import { contextOf, createEngineRun, executeEngineRun } from '../../jobs/engineRun.ts';
-import { recommendationVerify, verificationKey } from '../../jobs/tasks/recommendation__verify.ts';
+import { contextOf, createEngineRun, executeEngineRun } from '../../usecases/runEngine.ts';
+import { verificationKey } from '../../jobs/queue/recommendation__verify.ts';
+import { recommendationVerifyTask } from '../../jobs/tasks/recommendation__verify.ts';
 import { applyRunResults } from '../../sql/engineResults.ts';
 import { findEngineRun, loadStageOutput } from '../../sql/engineRuns.ts';
 import { withEventBatch } from '../../sql/events.ts';
@@ -48,7 +49,15 @@ let first: Awaited<ReturnType<typeof run>>;
 test('every stored result carries its workspace, run and provenance', async () => {
   assert.is((await api.post('/v1/ingest/batch', { records }, fresh())).status, 202);
   first = await run();
-  assert.equal(first.summary.forecasts, { hazards: 2, predictions: 2, recommendations: 4, implemented_kept: 0, alerts_raised: 2, alerts_resolved: 0 });
+  assert.equal(first.summary.forecasts, {
+    hazards: 2,
+    dormant: 0,
+    predictions: 2,
+    recommendations: 4,
+    implemented_kept: 0,
+    alerts_raised: 2,
+    alerts_resolved: 0,
+  });
   for (const table of tables) {
     const stored = await rows(`select workspace_id, run_id, provenance from ${table} where workspace_id = $1`);
     assert.ok(stored.length > 0, table);
@@ -146,7 +155,7 @@ test('a fix recorded before the pattern’s first occurrence has no pre-fix rate
     progress: async () => {},
     signal: new AbortController().signal,
   };
-  const result = await recommendationVerify.run({ workspace_id: ws, recommendation_id: proposed.id }, job);
+  const result = await recommendationVerifyTask.run({ workspace_id: ws, recommendation_id: proposed.id }, job);
   assert.equal(result, { recommendation_id: proposed.id, verdict: 'insufficient_data', periods_observed: 0, regressed_now: false });
   const res = await api.get(`/v1/recommendations/${proposed.id}/verification`);
   assert.is(res.status, 200, res.text);

@@ -8,7 +8,7 @@ import { withTransaction } from '../../lib/db.ts';
 import { EventBatch, type StoredEvent } from '../../sql/events.ts';
 import { ingestIssues } from '../../sql/issues.ts';
 import { foldIssues, rebuildProjections } from '../../sql/projections.ts';
-import { createEngineRun, executeEngineRun } from '../../jobs/engineRun.ts';
+import { createEngineRun, executeEngineRun } from '../../usecases/runEngine.ts';
 import { generateIssues } from '../../fixtures/synthetic.ts';
 import { insertOrganization, insertWorkspace } from '../../sql/workspaces.ts';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';

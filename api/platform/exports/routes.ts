@@ -13,7 +13,7 @@ import type { AppContext } from '../../../lib/context.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
-import { exportGenerate } from '../../../jobs/tasks/export__generate.ts';
+import { exportGenerate } from '../../../jobs/queue/export__generate.ts';
 import { contentTypes, exportChunks, exportFormats, exportResources, findExport, insertExport, setExportJobRun, type ExportRow } from '../../../sql/exports.ts';
 import { jobStatuses } from '../../../sql/jobRuns.ts';
 import { reply, type Request } from '../../http/routes.ts';

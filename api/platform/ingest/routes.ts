@@ -1,17 +1,16 @@
 /**
  * POST /v1/ingest/events and /v1/ingest/batch (Idempotency-Key mandatory): 202 acknowledgements.
  * A bad record in a batch is listed in `rejected` and never fails the others; more than 500 records
- * is 400 `too_many_records`. The write itself is jobs/ingestRecords.ts (shared with `svc ingest`).
+ * is 400 `too_many_records`. The write itself is usecases/ingestRecords.ts (shared with `svc ingest`).
  */
 import { z } from 'zod';
 import { documentAs } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { ingestRecords } from '../../../jobs/ingestRecords.ts';
-import type { IssueInput } from '../../../sql/issues.ts';
+import { ingestRecords } from '../../../usecases/ingestRecords.ts';
 import { reply } from '../../http/routes.ts';
 import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { ingestRecordSchema, MAX_BATCH, toIssueInput, validateIngestRecord } from './record.ts';
+import { ingestRecordSchema, MAX_BATCH, toIssueInput, validateIngestRecord, type IssueInput } from '../../../domain/ingestRecord.ts';
 
 const summarySchema = z.object({ eligible: z.number().int(), blocked_no_narrative: z.number().int(), ineligible: z.number().int() });
 const rejectionSchema = z.object({ index: z.number().int(), errors: z.array(z.object({ field: z.string(), message: z.string() })) });

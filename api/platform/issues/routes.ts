@@ -1,8 +1,8 @@
 /** Issues: create, list (filters of the spec), get, update, close, and per-issue event history. */
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
-import { enqueueVerifications } from '../../../jobs/tasks/recommendation__verify.ts';
-import { enqueueNotifications, notifiable } from '../../../jobs/tasks/notification__route.ts';
+import { enqueueVerifications } from '../../../jobs/queue/recommendation__verify.ts';
+import { enqueueNotifications, notifiable } from '../../../jobs/queue/notification__route.ts';
 import { issueEventList, withEventBatch, type StoredEvent } from '../../../sql/events.ts';
 import type { IssueRow } from '../../../sql/issueProjection.ts';
 import { issueStatuses } from '../../../domain/issueTransitions.ts';
@@ -14,7 +14,8 @@ import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 import { eventSchema, toEvent } from '../events/schema.ts';
-import { DEFAULT_SEVERITY, issueSchema, narrativeInput, severityInput, timestampInput, toIssue } from './schemas.ts';
+import { DEFAULT_SEVERITY, issueSchema, toIssue } from './schemas.ts';
+import { narrativeInput, severityInput, timestampInput } from '../../../domain/ingestRecord.ts';
 
 const idParams = z.object({ id: z.string() });
 const notFound = () => new AppError('not_found', 'Issue not found');

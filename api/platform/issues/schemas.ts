@@ -1,7 +1,7 @@
 /** The issue resource of /v1 and the input fields shared by ingest and POST /v1/issues. */
 import { z } from 'zod';
 import type { IssueRow } from '../../../sql/issueProjection.ts';
-import { DEFAULT_SEVERITY, normalizeSeverity, severities, severityInputs } from '../../../domain/severity.ts';
+import { DEFAULT_SEVERITY, severities } from '../../../domain/severity.ts';
 import { engineStatuses } from '../../../domain/engineEligibility.ts';
 import { issueStatuses } from '../../../domain/issueTransitions.ts';
 
@@ -49,24 +49,5 @@ export function toIssue(r: IssueRow): Issue {
     version: r.version,
   };
 }
-
-/** Severity on input: critical/high/medium/low or the aliases p1..p4 and sev1..sev4 (stored normalised). */
-export const severityInput = z.string().transform((v, ctx) => {
-  const normalized = normalizeSeverity(v);
-  if (!normalized) {
-    ctx.addIssue({ code: 'custom', message: `must be one of ${severityInputs.join(', ')}` });
-    return z.NEVER;
-  }
-  return normalized;
-});
-
-// Year 0000 is ISO 8601 but has no PostgreSQL timestamp (which goes from 1 BC to 1 AD): refused here
-// rather than failing the whole write.
-export const timestampInput = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 timestamp' })
-  .transform((v) => new Date(v))
-  .refine((d) => d.getUTCFullYear() >= 1, 'must be in the years 0001 to 9999');
-
-export const narrativeInput = z.string().max(100_000, 'must be at most 100000 characters');
 
 export { DEFAULT_SEVERITY };

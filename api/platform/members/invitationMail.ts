@@ -2,8 +2,8 @@
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import type { Queryable } from '../../../lib/db.ts';
-import { queueMail } from '../../../jobs/tasks/mail__send.ts';
-import { enqueueNotifications } from '../../../jobs/tasks/notification__route.ts';
+import { queueMail } from '../../../jobs/queue/mail__send.ts';
+import { enqueueNotifications } from '../../../jobs/queue/notification__route.ts';
 import { insertInvitation, type InvitationRow } from '../../../sql/invitations.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

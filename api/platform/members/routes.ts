@@ -22,6 +22,7 @@ import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 import { createInvitation } from './invitationMail.ts';
+import { isUuid } from '../../../lib/ids.ts';
 
 const roleSchema = z.enum(roles, { error: `must be one of ${roles.join(', ')}` });
 
@@ -72,7 +73,6 @@ async function actingRole(db: Parameters<typeof users.findMembership>[0], princi
 const actor = (p: Principal) => ({ actorType: p.kind, actorId: p.subjectId });
 const memberParams = z.object({ user_id: z.string() });
 const memberNotFound = () => new AppError('not_found', 'Member not found');
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 export const memberRoutes = [
   platformRoute({

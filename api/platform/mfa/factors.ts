@@ -11,7 +11,7 @@ import { constantTimeEqual, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction, type Queryable } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { openSecret, sealSecret } from '../../../lib/secretBox.ts';
-import { smsSender } from '../../../lib/sms.ts';
+import { smsSender } from '../../../usecases/sendSms.ts';
 import { base32Decode, base32Encode, matchTotpStep, otpauthUri } from '../../../lib/totp.ts';
 import * as mfa from '../../../sql/mfa.ts';
 

@@ -7,9 +7,9 @@
 import { z } from 'zod';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { chatSigningSecret } from '../../../jobs/notifications/chat.ts';
+import { chatSigningSecret } from '../../../usecases/notifications/chat.ts';
 import type { KeyRing } from '../../../lib/keyRing.ts';
-import { policyOf } from '../../../jobs/tasks/webhook__deliver.ts';
+import { policyOf } from '../../../lib/outbound/appPolicy.ts';
 import { checkOutboundUrl, OutboundRefusedError } from '../../../lib/outbound/index.ts';
 import {
   applyPreferences,

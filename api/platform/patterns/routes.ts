@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { patternStatuses, type PatternRow } from '../../../sql/patternProjection.ts';
+import type { PatternRow } from '../../../sql/patternProjection.ts';
+import { patternStatuses } from '../../../domain/patternLifecycle.ts';
 import { findPattern } from '../../../sql/patterns.ts';
 import { recurrenceStatuses, type RecurrenceStatus } from '../../../sql/patternResults.ts';
 import { reply } from '../../http/routes.ts';

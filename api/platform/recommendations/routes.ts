@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
-import { enqueueVerification, VERIFICATION_PERIOD_DAYS } from '../../../jobs/tasks/recommendation__verify.ts';
+import { enqueueVerification, VERIFICATION_PERIOD_DAYS } from '../../../jobs/queue/recommendation__verify.ts';
 import { withEventBatch } from '../../../sql/events.ts';
 import {
   findRecommendation,

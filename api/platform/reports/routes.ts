@@ -12,7 +12,7 @@ import { AppError } from '../../../lib/errors.ts';
 import { patternKinds, reportKinds } from '../../../engine/report/facts.ts';
 import { MAX_TEMPLATE_LENGTH, validateTemplate } from '../../../engine/report/templates.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
-import { reportGenerate } from '../../../jobs/tasks/report__generate.ts';
+import { reportGenerate } from '../../../jobs/queue/report__generate.ts';
 import { findEngineRun } from '../../../sql/engineRuns.ts';
 import { jobStatuses } from '../../../sql/jobRuns.ts';
 import {

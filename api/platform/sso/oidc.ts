@@ -11,7 +11,7 @@ import { AppError } from '../../../lib/errors.ts';
 import { fetchJson, OutboundFetchError } from '../../../lib/outbound/index.ts';
 import { openSecret } from '../../../lib/secretBox.ts';
 import type { SsoConnectionRow } from '../../../sql/sso.ts';
-import { policyOf } from '../../../jobs/tasks/webhook__deliver.ts';
+import { policyOf } from '../../../lib/outbound/appPolicy.ts';
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'];
 /** A key set is fetched again after this long (key rotation at the provider). */

@@ -23,12 +23,10 @@ import { findConnectorById, recordInboundDelivery, type ConnectorRow } from '../
 import { recordOutboundEvent } from '../../../sql/outboundEvents.ts';
 import { findWebhookOfConnector } from '../../../sql/webhooks.ts';
 import { recentReceipt, recordReceipt } from '../../../sql/inboundReceipts.ts';
-import type { IssueInput } from '../../../sql/issues.ts';
 import type { AppContext } from '../../../lib/context.ts';
 import { reply, type Request } from '../../http/routes.ts';
-import { ingestRecords } from '../../../jobs/ingestRecords.ts';
-import { ingestRecordSchema, toIssueInput } from '../ingest/record.ts';
-import { MAX_BATCH } from '../ingest/record.ts';
+import { ingestRecords } from '../../../usecases/ingestRecords.ts';
+import { MAX_BATCH, validateIngestRecord, type IssueInput, type RecordError } from '../../../domain/ingestRecord.ts';
 import { platformRoute } from '../route.ts';
 import { previewBytes } from './routes.ts';
 
@@ -106,7 +104,7 @@ async function verifiedConnector(app: AppContext, connectorId: string, req: Requ
 class ConcurrentDuplicate extends Error {}
 
 type Parsed =
-  | { ok: true; inputs: IssueInput[]; rejected: Array<{ index: number; errors: Array<{ field: string; message: string }> }>; mode: 'event' | 'batch' }
+  | { ok: true; inputs: IssueInput[]; rejected: Array<{ index: number; errors: RecordError[] }>; mode: 'event' | 'batch' }
   | { ok: false; details: Record<string, string> };
 
 function parsePayload(connector: ConnectorRow, raw: Buffer): Parsed {
@@ -117,21 +115,20 @@ function parsePayload(connector: ConnectorRow, raw: Buffer): Parsed {
     return { ok: false, details: { body: 'is not valid JSON' } };
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { ok: false, details: { body: 'must be an ingest record or {records: [...]}' } };
-  const withSource = (record: unknown) => (record && typeof record === 'object' && !Array.isArray(record) ? { source: connector.name, ...record } : record);
   const batch = (body as { records?: unknown }).records;
   if (batch === undefined) {
-    const parsed = ingestRecordSchema.safeParse(withSource(body));
-    if (!parsed.success) return { ok: false, details: Object.fromEntries(parsed.error.issues.map((i) => [i.path.map(String).join('.') || 'body', i.message])) };
-    return { ok: true, inputs: [toIssueInput(parsed.data)], rejected: [], mode: 'event' };
+    const checked = validateIngestRecord(body, connector.name);
+    if (!checked.ok) return { ok: false, details: Object.fromEntries(checked.errors.map((e) => [e.field === 'record' ? 'body' : e.field, e.message])) };
+    return { ok: true, inputs: [checked.input], rejected: [], mode: 'event' };
   }
   if (!Array.isArray(batch) || !batch.length) return { ok: false, details: { records: 'must be a non-empty array of records' } };
   if (batch.length > MAX_BATCH) return { ok: false, details: { records: `must hold at most ${MAX_BATCH} records` } };
   const inputs: IssueInput[] = [];
-  const rejected: Array<{ index: number; errors: Array<{ field: string; message: string }> }> = [];
+  const rejected: Array<{ index: number; errors: RecordError[] }> = [];
   batch.forEach((record, index) => {
-    const parsed = ingestRecordSchema.safeParse(withSource(record));
-    if (parsed.success) inputs.push(toIssueInput(parsed.data));
-    else rejected.push({ index, errors: parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || 'record', message: i.message })) });
+    const checked = validateIngestRecord(record, connector.name);
+    if (checked.ok) inputs.push(checked.input);
+    else rejected.push({ index, errors: checked.errors });
   });
   if (!inputs.length)
     return { ok: false, details: Object.fromEntries(rejected.flatMap((r) => r.errors.map((e) => [`records.${r.index}.${e.field}`, e.message]))) };

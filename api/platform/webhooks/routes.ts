@@ -10,7 +10,7 @@ import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { checkOutboundUrl, OutboundRefusedError, SECRET_PREFIX } from '../../../lib/outbound/index.ts';
 import { sealSecret } from '../../../lib/secretBox.ts';
-import { policyOf } from '../../../jobs/tasks/webhook__deliver.ts';
+import { policyOf } from '../../../lib/outbound/appPolicy.ts';
 import { findConnector } from '../../../sql/connectors.ts';
 import { outboundEventTypes, recordOutboundEvent } from '../../../sql/outboundEvents.ts';
 import { deliveryBody, deliveryList, findDelivery, requeueDelivery, wakeWebhookAt, type DeliveryRow } from '../../../sql/webhookDeliveries.ts';

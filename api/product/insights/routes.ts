@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { notFound } from '../../../lib/errors.ts';
-import { activeInsightSnapshot } from '../../../sql/insights.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { activeInsightSnapshot } from '../../../sql/tenant/insights.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { reply } from '../../http/routes.ts';
 import { iso } from '../onboarding/provisioned.ts';
 import { detailSchema } from '../errors.ts';

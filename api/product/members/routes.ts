@@ -1,7 +1,7 @@
 /** GET /members: the workspace's read-only member directory (active users and their role labels). */
 import { z } from 'zod';
-import { memberDirectory } from '../../../sql/tenantMembers.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { memberDirectory } from '../../../sql/tenant/members.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { reply } from '../../http/routes.ts';
 import { iso } from '../onboarding/provisioned.ts';
 import { productRoute } from '../route.ts';

@@ -6,11 +6,11 @@
  */
 import { z } from 'zod';
 import { conflict, notFound } from '../../../lib/errors.ts';
-import { commitUpload, datasetOfUpload, type DatasetRow } from '../../../sql/datasets.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
-import { insertUpload, lockUpload } from '../../../sql/tenantUploads.ts';
-import { historicalImportSource } from '../../../sql/tenantSources.ts';
-import { dataPolicy } from '../../../sql/trainingSettings.ts';
+import { commitUpload, datasetOfUpload, type DatasetRow } from '../../../sql/tenant/datasets.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
+import { insertUpload, lockUpload } from '../../../sql/tenant/uploads.ts';
+import { historicalImportSource } from '../../../sql/tenant/sources.ts';
+import { dataPolicy } from '../../../sql/tenant/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';

@@ -10,20 +10,20 @@ import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../lib/passwords.ts';
-import { queueMail } from '../../../jobs/tasks/mail__send.ts';
-import { roleProfileNames } from '../../../sql/tenantRoles.ts';
-import { recordTenantAudit } from '../../../sql/tenantAudit.ts';
+import { queueMail } from '../../../jobs/queue/mail__send.ts';
+import { roleProfileNames } from '../../../sql/tenant/roles.ts';
+import { recordTenantAudit } from '../../../sql/tenant/audit.ts';
 import {
   insertTenantInvitation,
   listTenantInvitations,
   findTenantInvitationByTokenHash,
   markTenantInvitationAccepted,
   type TenantInvitationRow,
-} from '../../../sql/tenantInvitations.ts';
+} from '../../../sql/tenant/invitations.ts';
 import { findTenantBySlug, type TenantRow } from '../../../sql/tenants.ts';
-import { useTenantSchema, withTenant } from '../../../sql/tenantSchema.ts';
-import { revokeAllTenantSessions } from '../../../sql/tenantSessions.ts';
-import { grantRoleProfile, upsertTenantUser } from '../../../sql/tenantUsers.ts';
+import { useTenantSchema, withTenant } from '../../../sql/tenant/schema.ts';
+import { revokeAllTenantSessions } from '../../../sql/tenant/sessions.ts';
+import { grantRoleProfile, upsertTenantUser } from '../../../sql/tenant/users.ts';
 import { reply } from '../../http/routes.ts';
 import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';
@@ -31,7 +31,8 @@ import { productRoute } from '../route.ts';
 import { mintTenantSession, requestIp, tenantMeSchema } from '../session/identity.ts';
 import { enforceLoginRateLimit, tenantAccountKey } from '../session/loginRateLimit.ts';
 import { requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { hasOnboardingSchema, iso, PROVISIONED_STATES, requireProvisionedTenant } from './provisioned.ts';
+import { hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
+import { isProvisioned } from '../../../domain/tenantLifecycle.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const INVITATION_INVALID = 'This invitation is not pending or has expired.';
@@ -80,7 +81,7 @@ function invitationMail(app: AppContext, tenant: TenantRow, email: string, role:
 /** The tenant of an accept-invite request: one that exists and is onboarding or live. */
 async function invitingTenant(app: AppContext, slug: string): Promise<TenantRow | null> {
   const tenant = await findTenantBySlug(app.pool, slug);
-  return tenant && (PROVISIONED_STATES as readonly string[]).includes(tenant.lifecycle_state) ? tenant : null;
+  return tenant && isProvisioned(tenant.lifecycle_state) ? tenant : null;
 }
 
 export const invitationRoutes = [

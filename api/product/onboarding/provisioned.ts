@@ -7,17 +7,15 @@
 import type { Queryable } from '../../../lib/db.ts';
 import { conflict } from '../../../lib/errors.ts';
 import type { TenantRow } from '../../../sql/tenants.ts';
-import { appliedTenantMigrations } from '../../../sql/tenantSchema.ts';
+import { beforeProvisioning, isProvisioned } from '../../../domain/tenantLifecycle.ts';
+import { appliedTenantMigrations } from '../../../sql/tenant/schema.ts';
 import { requireTenant } from '../tenants/lookup.ts';
-
-export const PROVISIONED_STATES = ['onboarding', 'live'] as const;
 
 export async function requireProvisionedTenant(db: Queryable, tenantId: string, unprovisionedMessage?: string): Promise<TenantRow> {
   const tenant = await requireTenant(db, tenantId);
-  if (!(PROVISIONED_STATES as readonly string[]).includes(tenant.lifecycle_state)) {
-    const beforeProvisioning = tenant.lifecycle_state === 'draft' || tenant.lifecycle_state === 'provisioning';
+  if (!isProvisioned(tenant.lifecycle_state)) {
     throw conflict(
-      beforeProvisioning && unprovisionedMessage
+      beforeProvisioning(tenant.lifecycle_state) && unprovisionedMessage
         ? unprovisionedMessage
         : `Tenant is '${tenant.lifecycle_state}'; onboarding data needs a provisioned tenant -- provision it first.`,
     );

@@ -14,8 +14,9 @@ import { exportDatabase, runExportProcess } from '../../../lib/exportProcess.ts'
 import { productRoute } from '../route.ts';
 import type { WorkbookExportInput } from './exportWorkbookChild.ts';
 import { XLSX_MEDIA_TYPE } from './exportWorkbook.ts';
+import { moduleUrl } from '../../../lib/modulePath.ts';
 
-const CHILD = new URL('./exportWorkbookChild.ts', import.meta.url);
+const CHILD = moduleUrl('./exportWorkbookChild', import.meta.url);
 
 /** `remediation-<slug>-<YYYY-MM-DD>.xlsx` (the slug is [a-z0-9-], so no quoting issue). */
 export const exportFileName = (slug: string, now: Date) => `remediation-${slug}-${now.toISOString().slice(0, 10)}.xlsx`;

@@ -8,10 +8,10 @@
 import type { Writable } from 'node:stream';
 import type { PoolClient } from '../../../lib/db.ts';
 import { sheetCaughtUp, streamingWorkbook } from '../../../lib/xlsxStream.ts';
-import { allCapsSql, type CapRow } from '../../../sql/caps.ts';
+import { allCapsSql, type CapRow } from '../../../sql/tenant/caps.ts';
 import { cursorBatches } from '../../../sql/cursor.ts';
-import { allReviewsSql, type ReviewRow } from '../../../sql/reviews.ts';
-import { allTenantAuditSql, type TenantAuditRow } from '../../../sql/tenantAudit.ts';
+import { allReviewsSql, type ReviewRow } from '../../../sql/tenant/reviews.ts';
+import { allTenantAuditSql, type TenantAuditRow } from '../../../sql/tenant/audit.ts';
 import { iso } from '../onboarding/provisioned.ts';
 
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

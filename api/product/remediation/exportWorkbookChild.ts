@@ -8,7 +8,7 @@
  */
 import { withTransaction } from '../../../lib/db.ts';
 import { serveExportProcess } from '../../../lib/exportProcess.ts';
-import { useTenantSchema } from '../../../sql/tenantSchema.ts';
+import { useTenantSchema } from '../../../sql/tenant/schema.ts';
 import { writeRemediationWorkbook } from './exportWorkbook.ts';
 
 export interface WorkbookExportInput {

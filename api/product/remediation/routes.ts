@@ -5,11 +5,14 @@
  * writes `caps.write`, `reviews.write` (and CSRF).
  */
 import { z } from 'zod';
-import { capStatuses } from '../../../domain/capWorkflow.ts';
-import { CAP_NOT_FOUND, CAP_VERSION_MOVED, capTargetTypes, createCap, decideReview, listCaps, updateCap } from '../../../sql/caps.ts';
-import { listReviews, REVIEW_ALREADY_DECIDED, REVIEW_NOT_FOUND, reviewDecisions } from '../../../sql/reviews.ts';
-import { recentTenantAudit } from '../../../sql/tenantAudit.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { CAP_VERSION_MOVED, capStatuses, REVIEW_ALREADY_DECIDED } from '../../../domain/capWorkflow.ts';
+import { CAP_NOT_FOUND, capTargetTypes, listCaps } from '../../../sql/tenant/caps.ts';
+import { listReviews, REVIEW_NOT_FOUND, reviewDecisions } from '../../../sql/tenant/reviews.ts';
+import { createCap } from '../../../usecases/createCap.ts';
+import { editCap } from '../../../usecases/editCap.ts';
+import { decideReview } from '../../../usecases/decideReview.ts';
+import { recentTenantAudit } from '../../../sql/tenant/audit.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { queryInteger, reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
@@ -117,7 +120,7 @@ export const remediationRoutes = [
     },
     handler: async ({ app, req, tenant, params, body }) => {
       const cap = await withTenant(app.pool, tenant.schema, (db) =>
-        updateCap(
+        editCap(
           db,
           params.cap_id,
           body.expected_version,

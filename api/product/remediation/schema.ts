@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
 import { capStatuses, nextStatuses } from '../../../domain/capWorkflow.ts';
-import { capTargetTypes, type CapRow } from '../../../sql/caps.ts';
-import { reviewDecisions, type ReviewRow } from '../../../sql/reviews.ts';
-import type { TenantAuditRow } from '../../../sql/tenantAudit.ts';
+import { capTargetTypes, type CapRow } from '../../../sql/tenant/caps.ts';
+import { reviewDecisions, type ReviewRow } from '../../../sql/tenant/reviews.ts';
+import type { TenantAuditRow } from '../../../sql/tenant/audit.ts';
 import { iso } from '../onboarding/provisioned.ts';
 
 export const capSchema = z

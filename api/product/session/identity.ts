@@ -5,10 +5,10 @@ import type { AppContext } from '../../../lib/context.ts';
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import type { Queryable } from '../../../lib/db.ts';
 import { controlRoles, type EmployeeRow } from '../../../sql/employees.ts';
-import { recordTenantAudit } from '../../../sql/tenantAudit.ts';
+import { recordTenantAudit } from '../../../sql/tenant/audit.ts';
 import type { TenantRow } from '../../../sql/tenants.ts';
-import { insertTenantSession } from '../../../sql/tenantSessions.ts';
-import { userPermissions, type TenantUserRow } from '../../../sql/tenantUsers.ts';
+import { insertTenantSession } from '../../../sql/tenant/sessions.ts';
+import { userPermissions, type TenantUserRow } from '../../../sql/tenant/users.ts';
 import { TENANT_SESSION_TTL_MS } from '../cookies.ts';
 import type { StaffPrincipal, TenantPrincipal } from '../principal.ts';
 

@@ -6,11 +6,11 @@
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError, conflict } from '../../../lib/errors.ts';
-import { commitUpload } from '../../../sql/datasets.ts';
-import { findSource, insertSource, listSources, sourceKinds } from '../../../sql/tenantSources.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
-import { findUpload, insertUpload } from '../../../sql/tenantUploads.ts';
-import { dataPolicy } from '../../../sql/trainingSettings.ts';
+import { commitUpload } from '../../../sql/tenant/datasets.ts';
+import { findSource, insertSource, listSources, sourceKinds } from '../../../sql/tenant/sources.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
+import { findUpload, insertUpload } from '../../../sql/tenant/uploads.ts';
+import { dataPolicy } from '../../../sql/tenant/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';

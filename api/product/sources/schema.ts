@@ -1,7 +1,7 @@
 /** The source resource, as the tenant's /sources and the staff's sources/seed answer it. */
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
-import { sourceKinds, type SourceRow } from '../../../sql/tenantSources.ts';
+import { sourceKinds, type SourceRow } from '../../../sql/tenant/sources.ts';
 import { iso } from '../onboarding/provisioned.ts';
 
 export const sourceSchema = z

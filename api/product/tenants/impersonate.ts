@@ -6,8 +6,8 @@
  */
 import { conflict } from '../../../lib/errors.ts';
 import { recordControlAudit } from '../../../sql/controlAudit.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
-import { earliestActiveUser } from '../../../sql/tenantUsers.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
+import { earliestActiveUser } from '../../../sql/tenant/users.ts';
 import { reply } from '../../http/routes.ts';
 import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';

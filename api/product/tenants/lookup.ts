@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import type { Queryable } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { findTenant, lockTenant, lifecycleStates, type TenantRow } from '../../../sql/tenants.ts';
+import { findTenant, lockTenant, type TenantRow } from '../../../sql/tenants.ts';
+import { lifecycleStates } from '../../../domain/tenantLifecycle.ts';
 
 export const tenantParams = z.object({ tenant_id: z.uuid() });
 

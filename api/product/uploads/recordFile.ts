@@ -2,15 +2,16 @@
  * An uploaded file of historical records: CSV (RFC 4180) or XLSX (the first worksheet), a header row
  * naming the CONTRACT's columns `external_id, title, narrative, occurred_at, severity, source`
  * (`body` is accepted for narrative, as on /v1), one record per row. Every row is checked with the
- * platform ingest's record schema, so both surfaces accept exactly the same record. A file that
+ * one ingest record contract (domain/ingestRecord.ts), so both surfaces accept exactly the same record. A file that
  * cannot be read gives a failure with a readable reason (line or row, and column), never an
  * exception. Workbooks are parsed in a worker thread under size, row and cell caps (xlsxRows.ts).
  */
 import { CsvError, parseCsv } from '../../../lib/csv.ts';
 import { createWorkerPool } from '../../../lib/workerThread.ts';
 import { XLSX_LIMITS } from './xlsxRows.ts';
-import { ingestRecordSchema, toIssueInput } from '../../platform/ingest/record.ts';
+import { validateIngestRecord } from '../../../domain/ingestRecord.ts';
 import type { Severity } from '../../../domain/severity.ts';
+import { moduleUrl } from '../../../lib/modulePath.ts';
 
 export type RecordFileFormat = 'csv' | 'xlsx';
 
@@ -91,7 +92,7 @@ async function xlsxRows(data: Buffer): Promise<Row[]> {
   const copy = new Uint8Array(data);
   let answer: { ok: true; rows: Row[] } | { ok: false; reason: string };
   try {
-    answer = await workbookThreads.run(new URL('./xlsxWorker.ts', import.meta.url), { data: copy, limits: XLSX_LIMITS }, WORKBOOK_THREAD_LIMITS, [copy.buffer]);
+    answer = await workbookThreads.run(moduleUrl('./xlsxWorker', import.meta.url), { data: copy, limits: XLSX_LIMITS }, WORKBOOK_THREAD_LIMITS, [copy.buffer]);
   } catch (err) {
     throw new Error(`The workbook could not be read within the server's limits (${(err as Error).message}).`);
   }
@@ -130,14 +131,14 @@ function recordsOf(format: RecordFileFormat, header: Row, body: Row[]): ParsedRe
       problems.push(`${row.where}: more values than the header has columns`);
       continue;
     }
-    const parsed = ingestRecordSchema.safeParse(raw);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push(`${row.where}, column '${String(issue.path[0] ?? 'record')}': ${issue.message}`);
+    const checked = validateIngestRecord(raw);
+    if (!checked.ok) {
+      for (const error of checked.errors) problems.push(`${row.where}, column '${error.field}': ${error.message}`);
       continue;
     }
-    const input = toIssueInput(parsed.data);
+    const input = checked.input;
     const record: DatasetRecord = {
-      external_id: parsed.data.external_id,
+      external_id: input.external_id!,
       title: input.title,
       narrative: input.narrative,
       occurred_at: input.occurred_at?.toISOString() ?? null,

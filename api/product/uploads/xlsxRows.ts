@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { checkZipLimits, type ZipLimits } from './zipLimits.ts';
+import { cellText } from '../../../lib/xlsxCellText.ts';
 
 export interface XlsxLimits extends ZipLimits {
   /** Rows of the first worksheet, header included. */
@@ -27,18 +28,6 @@ export interface SheetRow {
   /** "row 3": where the user finds it in their file. */
   where: string;
   cells: string[];
-}
-
-/** The text a user sees in a cell (dates as ISO 8601, formulas by their result). */
-function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value !== 'object') return String(value);
-  if ('richText' in value) return value.richText.map((r) => r.text).join('');
-  if ('text' in value && typeof value.text === 'string') return value.text;
-  if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
-  if ('error' in value) return String(value.error);
-  return '';
 }
 
 export async function readXlsxRows(data: Buffer, limits: XlsxLimits = XLSX_LIMITS): Promise<SheetRow[]> {

@@ -13,7 +13,7 @@ import { createPool, type Pool } from '../../../lib/db.ts';
 import { listen, type RunningServer } from '../../../api/http/server.ts';
 import { buildHttpApps, createAppContext } from '../../../scripts/processes.ts';
 import { startWorker, type WorkerHandle } from '../../../jobs/worker.ts';
-import { tasks } from '../../../jobs/taskList.ts';
+import { tasks } from '../../../jobs/tasks/index.ts';
 import { ENGINE_VERSION, outputDigest } from '../../../engine/manifest.ts';
 import { stageNames } from '../../../engine/pipeline.ts';
 import { configKinds } from '../../../engine/config/index.ts';

@@ -14,7 +14,7 @@ import { stageNames } from '../../../engine/pipeline.ts';
 import { occurrenceCost } from '../../../engine/finance/occurrenceCost.ts';
 import { defaultRateCard } from '../../../engine/config/rateCard.ts';
 import { defaultCluster } from '../../../engine/config/cluster.ts';
-import { crontab } from '../../../jobs/taskList.ts';
+import { crontab } from '../../../jobs/tasks/index.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
@@ -106,7 +106,15 @@ test('a run through stage 10 stores hazard fits, predictions, a backtest, financ
   assert.equal(run1.steps_completed, stageNames);
   assert.equal(run1.manifest.stages.map((s: any) => s.stage).slice(-3), ['hazard', 'predict', 'recommend']);
   // Two recurring patterns are fitted and alert; the patterns without timestamps or with one gap are not.
-  assert.equal(run1.summary.forecasts, { hazards: 2, predictions: 2, recommendations: 4, implemented_kept: 0, alerts_raised: 2, alerts_resolved: 0 });
+  assert.equal(run1.summary.forecasts, {
+    hazards: 2,
+    dormant: 0,
+    predictions: 2,
+    recommendations: 4,
+    implemented_kept: 0,
+    alerts_raised: 2,
+    alerts_resolved: 0,
+  });
 
   const byExternalId = new Map(records.map((r) => [r.external_id, r]));
   for (const p of await listAll(api, '/v1/patterns')) {

@@ -5,7 +5,7 @@ import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
-import { ingestProcess } from '../../../jobs/tasks/ingest__process.ts';
+import { ingestProcessTask } from '../../../jobs/tasks/ingest__process.ts';
 
 let t: TestApp;
 let api: Client;
@@ -444,7 +444,7 @@ test('a batch enqueues one job; it records the event and enqueues the routing of
   assert.equal(routed[0].payload, { source: 'issues', workspace_id: t.demo.workspaceId, created: [newB, newC], escalated: [a] });
   // A retry of the same run (its worker died after the commit) finds the event and enqueues nothing.
   const { rows: runs } = await t.app.pool.query<{ payload: unknown }>('select payload from job_runs where id = $1', [batch.body.job_id]);
-  const retried = (await ingestProcess.run(ingestProcess.payload.parse(runs[0].payload), {
+  const retried = (await ingestProcessTask.run(ingestProcessTask.payload.parse(runs[0].payload), {
     app: t.app,
     runId: batch.body.job_id,
     attempt: 2,

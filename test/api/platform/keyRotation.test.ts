@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { signCursor } from '../../../api/platform/pagination.ts';
-import { chatSigningSecrets } from '../../../jobs/notifications/chat.ts';
+import { chatSigningSecrets } from '../../../usecases/notifications/chat.ts';
 import { keyRing } from '../../../lib/keyRing.ts';
 import { signatureHeaders, standardWebhooksKey } from '../../../lib/outbound/index.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';

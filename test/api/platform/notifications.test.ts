@@ -10,8 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { dispatchDueDeliveries } from '../../../jobs/notifications/deliver.ts';
-import { notificationRoute } from '../../../jobs/tasks/notification__route.ts';
+import { dispatchDueDeliveries } from '../../../usecases/notifications/deliver.ts';
+import { notificationRouteTask } from '../../../jobs/tasks/notification__route.ts';
 import { produceWeeklyDigests } from '../../../jobs/tasks/notification__weekly_digest.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { TestClock } from '../../helpers/clock.ts';
@@ -112,7 +112,7 @@ test('a new high issue: in-app for everyone, e-mail at once (realtime) or in the
       kind: 'new_issue_ingested',
       title: 'New high issue: Checkout down',
       body: 'A high issue was ingested from tests: "Checkout down".',
-      link: `http://127.0.0.1:8081/platform/issues/${issueId}`,
+      link: `${t.config.APP_URL}/platform/issues/${issueId}`,
       subject: { type: 'issue', id: issueId },
       read: false,
       read_at: null,
@@ -132,7 +132,9 @@ test('once per member, kind and subject: routing the same event again sends noth
   const mails = await count('select count(*)::int as n from outbox_emails');
   const issueIds = (await t.app.pool.query(`select id from issues where workspace_id = $1`, [t.demo.workspaceId])).rows.map((r) => r.id);
   // What a retried job does: the task runs again with the same payload.
-  const again = await notificationRoute.run({ source: 'issues', workspace_id: t.demo.workspaceId, created: issueIds, escalated: [] }, { app: t.app } as never);
+  const again = await notificationRouteTask.run({ source: 'issues', workspace_id: t.demo.workspaceId, created: issueIds, escalated: [] }, {
+    app: t.app,
+  } as never);
   assert.equal(again, { notifications: 0, deliveries: 0 });
   assert.is(await count('select count(*)::int as n from notifications'), before);
   assert.is(await count('select count(*)::int as n from outbox_emails'), mails);

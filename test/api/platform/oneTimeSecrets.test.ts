@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mailSend } from '../../../jobs/tasks/mail__send.ts';
+import { mailSendTask } from '../../../jobs/tasks/mail__send.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { purgeExpired } from '../../../sql/maintenance.ts';
 import { insertOutboxEmail } from '../../../sql/outbox.ts';
@@ -110,7 +110,7 @@ test('without SMTP a message is kept in the outbox and its body never reaches th
   // Written without enqueueing: this test runs the task itself, with no SMTP and a capturing log.
   const mail = await insertOutboxEmail(t.app.pool, { to: 'nosmtp@x.test', subject: 'Invite', text: `Join: ${link}` });
   const app = { ...t.app, logger: capture, config: { ...t.app.config, SMTP_URL: undefined } };
-  const result = await mailSend.run(
+  const result = await mailSendTask.run(
     { outbox_email_id: mail.id },
     { app, runId: randomUUID(), attempt: 1, maxAttempts: 8, workspaceId: null, tenantId: null, progress: async () => {}, signal: new AbortController().signal },
   );

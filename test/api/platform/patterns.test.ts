@@ -130,6 +130,7 @@ test('GET /v1/patterns/{id}: the pattern resource; 404 when unknown', async () =
     path: null,
     template: null,
     examples: [],
+    recurrence: null, // no engine run modelled it
     provenance: {},
     created_at: disk.created_at.toISOString(),
     updated_at: disk.updated_at.toISOString(),

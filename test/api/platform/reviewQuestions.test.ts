@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lifecycleStatus } from '../../../sql/engineResults.ts';
+import { lifecycleStatus } from '../../../domain/patternLifecycle.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findTenant } from '../../../sql/tenants.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { ingestRecords, syntheticRecords, trainCheckpoint, trainedTenant, waitForTrainJob } from '../../helpers/onboarding.ts';
 import { createTenantUser, liveTenant, staffLogin, tenantLogin, type ProductClient } from '../../helpers/product.ts';

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sha256Hex } from '../../../lib/crypto.ts';
 import { findTenant } from '../../../sql/tenants.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createTenant, productClient, provisionTenant, setCookies, setTenantState, staffLogin } from '../../helpers/product.ts';
@@ -38,7 +38,7 @@ async function invite(email: string, roleProfile: string, fullName?: string): Pr
   const res = await admin.post(`/admin/tenants/${tenant.id}/invite`, { email, role_profile: roleProfile, full_name: fullName });
   assert.is(res.status, 201, res.text);
   const mail = await smtp.waitFor((m) => m.to.includes(email.toLowerCase()));
-  const link = new RegExp(`http://127\\.0\\.0\\.1:8081/accept-invite\\?workspace=${tenant.slug}&token=([A-Za-z0-9_-]+)`).exec(mail.text);
+  const link = new RegExp(`${t.config.APP_URL.replace(/\./g, '\\.')}/accept-invite\\?workspace=${tenant.slug}&token=([A-Za-z0-9_-]+)`).exec(mail.text);
   assert.ok(link, mail.text);
   smtp.messages.splice(smtp.messages.indexOf(mail), 1);
   return { token: link![1], invitation: res.body };
@@ -61,7 +61,7 @@ test('invite: 201 pending invitation, hashed token, e-mail with the accept link;
   const mail = await smtp.waitFor((m) => m.to.includes('ann@globex.test'));
   assert.is(mail.subject, 'You are invited to Globex on svc');
   const token = /token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
-  assert.ok(mail.text.includes(`http://127.0.0.1:8081/accept-invite?workspace=${tenant.slug}&token=${token}`), mail.text);
+  assert.ok(mail.text.includes(`${t.config.APP_URL}/accept-invite?workspace=${tenant.slug}&token=${token}`), mail.text);
   smtp.messages.splice(smtp.messages.indexOf(mail), 1);
 
   const schema = (await findTenant(t.app.pool, tenant.id))!.schema_name;

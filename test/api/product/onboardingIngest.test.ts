@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import ExcelJS from 'exceljs';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { findTenant } from '../../../sql/tenants.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { ingestRecords, recordsCsv, recordsXlsx, uploadFile, type RecordInput } from '../../helpers/onboarding.ts';

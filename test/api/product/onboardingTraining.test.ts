@@ -10,7 +10,7 @@ import { configDefinitions } from '../../../engine/config/index.ts';
 import { configVersionId } from '../../../sql/configs.ts';
 import { findJobRun } from '../../../sql/jobRuns.ts';
 import { findTenant } from '../../../sql/tenants.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { ingestRecords, syntheticRecords, trainCheckpoint, waitForTrainJob } from '../../helpers/onboarding.ts';

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allowlist } from '../../../api/product/allowlist.ts';
 import { findTenant } from '../../../sql/tenants.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { ingestRecords, recordsCsv, syntheticRecords, trainedTenant, uploadFile } from '../../helpers/onboarding.ts';
 import { createTenantUser, liveTenant, productClient, staffLogin, tenantLogin, type ProductClient } from '../../helpers/product.ts';

@@ -17,7 +17,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { activeExportProcesses } from '../../../lib/exportProcess.ts';
 import { findTenant } from '../../../sql/tenants.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createTenantUser, liveTenant, staffLogin, tenantLogin, type ProductClient } from '../../helpers/product.ts';
 

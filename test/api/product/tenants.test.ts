@@ -3,8 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../../lib/logger.ts';
 import { migrate } from '../../../sql/migrate.ts';
-import { appliedTenantMigrations, tenantMigrationFiles } from '../../../sql/tenantSchema.ts';
-import { roleProfiles } from '../../../sql/tenantRoles.ts';
+import { appliedTenantMigrations, tenantMigrationFiles } from '../../../sql/tenant/schema.ts';
+import { roleProfiles } from '../../../sql/tenant/roles.ts';
 import { eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createTenant, provisionTenant, seedStaff, setTenantState, staffLogin, type ProductClient } from '../../helpers/product.ts';
 

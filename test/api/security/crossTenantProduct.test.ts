@@ -21,7 +21,7 @@ import { publishedRoutes } from '../../../api/product/app.ts';
 import type { ProductRoute } from '../../../api/product/route.ts';
 import { productRoutes } from '../../../api/product/routes.ts';
 import { findTenant } from '../../../sql/tenants.ts';
-import { withTenant } from '../../../sql/tenantSchema.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import type { HttpResponse } from '../../helpers/http.ts';
 import { recordsCsv, syntheticRecords, trainedTenant, uploadFile } from '../../helpers/onboarding.ts';
