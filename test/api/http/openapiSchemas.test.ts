@@ -19,7 +19,8 @@ function emptySchemas(node: unknown, pointer: string, out: string[]): string[] {
   else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       const here = `${pointer}/${key}`;
-      const schemaValued = ['schema', 'items', 'additionalProperties', 'not', 'contains'].includes(key) || /\/(properties|\$defs|schemas)$/.test(pointer);
+      // (`not: {}` is JSON Schema's "never": an absent value, which is a full schema.)
+      const schemaValued = ['schema', 'items', 'additionalProperties', 'contains'].includes(key) || /\/(properties|\$defs|schemas)$/.test(pointer);
       if (schemaValued && value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) out.push(here);
       emptySchemas(value, here, out);
     }
