@@ -109,7 +109,7 @@ test('a slice of the stages over decoded stored outputs reproduces the stored di
     ['normalize', ['snapshot']],
     ['vectorize', ['extract', 'normalize', 'snapshot']],
     ['cluster', ['extract', 'normalize', 'snapshot', 'vectorize']],
-    ['patterns', ['cluster', 'extract', 'snapshot', 'stability', 'vectorize']],
+    ['patterns', ['cluster', 'extract', 'normalize', 'snapshot', 'stability', 'vectorize']],
     ['hazard', ['patterns', 'snapshot']],
     ['predict', ['hazard', 'patterns', 'snapshot']],
     ['recommend', ['hazard', 'patterns', 'predict', 'snapshot']],
