@@ -49,7 +49,7 @@ export type PatternForecast =
       /** h(t) per day, t days after an occurrence, with pointwise intervals. */
       hazard_curve: { times_days: number[]; hazard: number[]; lower: number[]; upper: number[] };
     }
-  | { status: 'not_fitted'; reason: 'no_timestamps' | 'insufficient_events'; detail: string; occurrences: number };
+  | { status: 'not_fitted'; reason: 'no_timestamps' | 'insufficient_events' | 'dormant'; detail: string; occurrences: number };
 
 /** Collection-wide forecast settings; null when the model produced no forecasts. */
 export interface CollectionForecasts {

@@ -40,7 +40,7 @@ const forecastSchema = z
     }),
     z.object({
       status: z.literal('not_fitted'),
-      reason: z.enum(['no_timestamps', 'insufficient_events']),
+      reason: z.enum(['no_timestamps', 'insufficient_events', 'dormant']),
       detail: z.string(),
       occurrences: z.number().int(),
     }),

@@ -18,7 +18,7 @@ export type PatternForecast =
       recurrence_probability: IntervalValue;
       hazard_curve: { times_days: number[]; hazard: number[]; lower: number[]; upper: number[] };
     }
-  | { status: 'not_fitted'; reason: 'no_timestamps' | 'insufficient_events'; detail: string; occurrences: number };
+  | { status: 'not_fitted'; reason: 'no_timestamps' | 'insufficient_events' | 'dormant'; detail: string; occurrences: number };
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low';
 export const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
