@@ -54,14 +54,9 @@ const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days 
  */
 export function forecastOf(h: PatternHazard, asOf: string, level: number): PatternForecast {
   if (h.status === 'not_fitted') return { status: 'not_fitted', reason: h.reason, detail: h.detail, occurrences: h.n_occurrences };
-  // A dormant pattern (issue 28): the model no longer describes it, so the forecast is withheld.
+  // A dormant pattern (quiet for longer than its model explains) keeps its fit but gets no forecast.
   if (h.p_alert === null) {
-    return {
-      status: 'not_fitted',
-      reason: 'dormant',
-      detail: 'The silence since the last occurrence is implausible under the fitted model.',
-      occurrences: h.n_occurrences,
-    };
+    return { status: 'not_fitted', reason: 'dormant', detail: 'quiet for longer than its model explains: no forecast', occurrences: h.n_occurrences };
   }
   const next = meanResidualLife(fitOf(h, level), h.since_last_days, level);
   const expected = { estimate: short(next.estimate), lower: short(next.lower), upper: short(next.upper) };

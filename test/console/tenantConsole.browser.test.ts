@@ -25,7 +25,7 @@ import {
   screenshot,
 } from '../helpers/browser.ts';
 import { startTestConsole } from '../helpers/console.ts';
-import { ingestRecords, syntheticRecords, trainCheckpoint } from '../helpers/onboarding.ts';
+import { endingNow, ingestRecords, syntheticRecords, trainCheckpoint } from '../helpers/onboarding.ts';
 import { createTenant, provisionTenant, seedStaff, staffLogin } from '../helpers/product.ts';
 import { startSmtpSink } from '../helpers/smtp.ts';
 
@@ -43,7 +43,7 @@ if (chromiumAvailable('the tenant console browser tests')) {
   // A live tenant with an active model and three invited people: admin, analyst, viewer.
   const tenant = await createTenant(staff, { company: 'Acme Industrial' });
   await provisionTenant(t, staff, tenant.id);
-  await ingestRecords(staff, tenant.id, syntheticRecords(150, 61, 4));
+  await ingestRecords(staff, tenant.id, endingNow(syntheticRecords(150, 61, 4)));
   const checkpoint = await trainCheckpoint(t, staff, tenant.id);
   assert.is((await staff.post(`/admin/tenants/${tenant.id}/checkpoints/${checkpoint.id}/activate`)).status, 200);
   const invite = async (email: string, role_profile: string, full_name: string) => {

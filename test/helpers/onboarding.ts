@@ -114,3 +114,13 @@ export async function trainedTenant(t: TestApp, staff: ProductClient, tenantId: 
   expectStatus(activated, 200, 'activate');
   return activated.body;
 }
+
+/**
+ * The records moved in time so that the latest occurred a day before now: a model's as-of is the
+ * dataset's time (now), and patterns quiet for longer than their model explains are dormant (no forecast).
+ */
+export function endingNow(records: RecordInput[]): RecordInput[] {
+  const latest = Math.max(...records.map((r) => (r.occurred_at ? Date.parse(r.occurred_at) : 0)));
+  const shift = Date.now() - 86_400_000 - latest;
+  return records.map((r) => ({ ...r, occurred_at: r.occurred_at ? new Date(Date.parse(r.occurred_at) + shift).toISOString() : r.occurred_at }));
+}

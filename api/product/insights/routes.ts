@@ -40,9 +40,7 @@ const forecastSchema = z
     }),
     z.object({
       status: z.literal('not_fitted'),
-      reason: z
-        .enum(['no_timestamps', 'insufficient_events', 'dormant'])
-        .describe('`dormant`: the silence since the last occurrence is implausible under the fitted model, so no forecast is made'),
+      reason: z.enum(['no_timestamps', 'insufficient_events', 'dormant']),
       detail: z.string(),
       occurrences: z.number().int(),
     }),

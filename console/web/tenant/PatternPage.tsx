@@ -16,7 +16,11 @@ function Forecast({ forecast, settings }: { forecast: PatternForecast | null; se
     return (
       <p>
         No recurrence forecast for this pattern:{' '}
-        {forecast.reason === 'no_timestamps' ? 'none of its records says when it happened.' : `too few recurrences to model (${forecast.detail}).`}
+        {forecast.reason === 'no_timestamps'
+          ? 'none of its records says when it happened.'
+          : forecast.reason === 'dormant'
+            ? 'it has been quiet for longer than its model explains, so the model no longer forecasts it.'
+            : `too few recurrences to model (${forecast.detail}).`}
       </p>
     );
   }
