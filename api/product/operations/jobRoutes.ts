@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { jobStatuses, listJobRuns, type JobRun } from '../../../sql/jobRuns.ts';
 import { cancelQueuedJob, jobWithQueue, retryFailedJob } from '../../../usecases/jobAdministration.ts';
+import { jsonValue } from '../../http/jsonValue.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
@@ -33,8 +34,8 @@ const jobSummarySchema = z
 
 const jobDetailSchema = jobSummarySchema
   .extend({
-    payload: z.unknown(),
-    result: z.unknown(),
+    payload: jsonValue("The job's payload as enqueued: its shape depends on the job's kind"),
+    result: jsonValue("The task's result, once it succeeded: its shape depends on the job's kind"),
     steps_completed: z.array(z.string()),
     job_key: z.string().nullable(),
     queue: z
