@@ -15,28 +15,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { parseArgs } from 'node:util';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { generateIssues } from '../fixtures/synthetic.ts';
 import { startSvcRole, svcEnv, type SvcRole } from '../fixtures/svcProcess.ts';
+import { benchArgs } from './args.ts';
 import { fmt, intFlag, percentile, table } from './measure.ts';
 import { openDatabase } from './workspace.ts';
 
-const usage = 'Usage: npm run bench:ceiling [-- --seconds 40 --ingest-clients 4 --list-clients 4 --batch 50 --prefill 3000]';
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     seconds: { type: 'string', default: '40' },
     'ingest-clients': { type: 'string', default: '4' },
     'list-clients': { type: 'string', default: '4' },
     batch: { type: 'string', default: '50' },
     prefill: { type: 'string', default: '3000' },
-    help: { type: 'boolean', default: false },
   },
 });
-if (args.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
 const SECONDS = intFlag('seconds', args.seconds);
 const INGEST_CLIENTS = intFlag('ingest-clients', args['ingest-clients'], 0);
 const LIST_CLIENTS = intFlag('list-clients', args['list-clients'], 0);

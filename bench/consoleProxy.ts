@@ -14,7 +14,6 @@
  */
 import { existsSync } from 'node:fs';
 import http from 'node:http';
-import { parseArgs } from 'node:util';
 import { startConsole } from '../console/server/start.ts';
 import { median } from './measure.ts';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
@@ -25,8 +24,9 @@ import { createLogger } from '../lib/logger.ts';
 import { hashPassword } from '../lib/passwords.ts';
 import { buildHttpApps, createAppContext } from '../scripts/processes.ts';
 import { upsertEmployee } from '../sql/employees.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, requests: { type: 'string', default: '200' } } });
+const { values } = benchArgs(import.meta.url, { options: { rounds: { type: 'string', default: '7' }, requests: { type: 'string', default: '200' } } });
 const rounds = Number(values.rounds);
 const requests = Number(values.requests);
 

@@ -10,7 +10,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startConsole } from '../console/server/start.ts';
 import { createTestDatabase } from '../fixtures/database.ts';
@@ -20,8 +19,9 @@ import { createTenantUser, provisionedLiveTenant } from '../fixtures/tenants.ts'
 import { createPool } from '../lib/db.ts';
 import { createLogger } from '../lib/logger.ts';
 import { intFlag, median, percentile } from './measure.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: { patterns: { type: 'string', default: '500' }, baseline: { type: 'string', default: '5' }, runs: { type: 'string', default: '5' } },
 });
 const SIZES = [intFlag('baseline', values.baseline), intFlag('patterns', values.patterns)];

@@ -24,11 +24,11 @@ const STAMP = '.build-stamp';
 const DEV_ONLY = new Set(['test', 'bench', 'fixtures']);
 
 /**
- * Folders a built module reads at run time as they are, copied whole: the console's browser app, which
+ * Sources a built module reads at run time as they are, copied whole: the console's browser app, which
  * console/server/assets.ts bundles with esbuild when the console starts (its TypeScript is esbuild's
- * to compile, not the build's).
+ * to compile, not the build's), and the module of public paths it shares with the console server.
  */
-const COPIED_WHOLE = ['console/web'];
+const COPIED_WHOLE = ['console/web', 'console/publicPaths.ts'];
 
 /** The server's source folders: tsconfig.json's `include` but the development-only ones. */
 function sourceFolders() {
@@ -38,7 +38,9 @@ function sourceFolders() {
 
 const copiedFolders = () => COPIED_WHOLE.filter((folder) => existsSync(path.join(projectRoot, folder)));
 
+/** The files of a folder, recursively; a single file (tsconfig's `include` may name one) is itself. */
 function filesUnder(folder) {
+  if (!statSync(path.join(projectRoot, folder)).isDirectory()) return [folder];
   const out = [];
   for (const entry of readdirSync(path.join(projectRoot, folder), { withFileTypes: true })) {
     const relative = path.join(folder, entry.name);

@@ -9,7 +9,7 @@ import { stageDependencies, stageIndex, stageNames, stages, type StageName, type
 import { contextOf, createEngineRun, executeEngineRun, type ProgressReport } from '../usecases/runEngine.ts';
 import { findEngineRun, loadStageOutput, setEngineRunJob } from '../sql/engineRuns.ts';
 import { completeJobRun, failJobRun, insertJobRun, recordJobProgress } from '../sql/jobRuns.ts';
-import { UsageError } from './cli.ts';
+import { InputError, UsageError } from './cli.ts';
 
 export function parseStageRange(value: string | undefined): { from?: StageName; to?: StageName } {
   if (!value) return {};
@@ -102,12 +102,12 @@ export async function engineStageCommand(
   options: { json?: boolean } = {},
 ): Promise<number> {
   const run = await findEngineRun(app.pool, workspaceId, runId);
-  if (!run) throw new UsageError(`run ${runId} does not exist in workspace ${workspaceId}`);
+  if (!run) throw new InputError(`run ${runId} does not exist in workspace ${workspaceId}`);
   if (stage === 'snapshot') throw new UsageError('the snapshot stage has no stored inputs to re-run from; use `svc engine run --stages 1..1`');
   const inputs: Partial<StageOutputs> = {};
   for (const dep of stageDependencies(stage)) {
     const stored = (await loadStageOutput(app.pool, run.id, dep)) ?? (run.base_run_id ? await loadStageOutput(app.pool, run.base_run_id, dep) : null);
-    if (!stored) throw new UsageError(`run ${runId} has no stored output of ${dep}, which ${stage} needs`);
+    if (!stored) throw new InputError(`run ${runId} has no stored output of ${dep}, which ${stage} needs`);
     (inputs as Record<string, unknown>)[dep] = decodeOutput(stored.encoded);
   }
   const ctx = await contextOf(app, run);

@@ -50,11 +50,13 @@ test.after(() => rmSync(scratch, { recursive: true, force: true }));
 test('npm run build compiles every server module to JavaScript and copies the SQL and boot files', () => {
   build();
   const files = filesUnder(app).map((f) => path.relative(app, f));
-  // No TypeScript left but the console's browser app, which the console bundles with esbuild when it starts.
+  // No TypeScript left but the console's browser app, which the console bundles with esbuild when it
+  // starts, and the public paths it imports (compiled as well, for the console server).
   assert.equal(
     files.filter((f) => f.endsWith('.ts') && !f.startsWith('console/web/')),
-    [],
+    ['console/publicPaths.ts'],
   );
+  assert.ok(files.includes('console/publicPaths.js'), 'the public paths, compiled for the server');
   assert.ok(files.includes('console/web/main.tsx'), 'the console app, copied whole');
   for (const expected of ['scripts/svc.js', 'scripts/workerChild.js', 'jobs/engineThreadMain.js', 'jobs/exportFileChild.js', 'lib/workerBoot.mjs']) {
     assert.ok(files.includes(expected), expected);
@@ -82,8 +84,10 @@ test('the built svc migrate migrates an empty database without a TypeScript load
   try {
     const run = startBuilt(['migrate'], svcEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'info' }));
     assert.is(await run.exited, 0, run.out.stderr);
-    const applied = run.lines().find((l) => l.msg === 'migrations applied');
-    assert.ok(applied, run.out.stdout);
+    // A CLI command logs to stderr; stdout carries its result.
+    assert.match(run.out.stdout, /^applied \d+ migrations: /);
+    const applied = logLines(run.out.stderr).find((l) => l.msg === 'migrations applied');
+    assert.ok(applied, run.out.stderr);
     assert.is((applied.applied as string[]).length, readdirSync(path.join(projectRoot, 'sql/migrations')).filter((f) => f.endsWith('.sql')).length);
   } finally {
     await db.drop();

@@ -107,17 +107,20 @@ test('svc migrate applies every migration to an empty database, and a second run
     const first = await runSvc(['migrate'], env);
     assert.is(first.code, 0, first.stderr);
     const names = migrationFiles().map((f) => f.name);
-    const summary = logLines(first.stdout).find((l) => l.msg === 'migrations applied');
-    assert.ok(summary, first.stdout);
+    // The result on stdout for the person; the log (JSON lines) on stderr.
+    assert.is(first.stdout, `applied ${names.length} migrations: ${names.join(', ')}\n`);
+    const summary = logLines(first.stderr).find((l) => l.msg === 'migrations applied');
+    assert.ok(summary, first.stderr);
     assert.equal(summary.applied, names);
     assert.equal(await recordedMigrations(db.url), expectedMigrations());
 
     const second = await runSvc(['migrate'], env);
     assert.is(second.code, 0, second.stderr);
-    const lines = logLines(second.stdout);
+    assert.is(second.stdout, 'database is up to date\n');
+    const lines = logLines(second.stderr);
     assert.ok(
       lines.some((l) => l.msg === 'database is up to date' && Array.isArray(l.applied) && l.applied.length === 0),
-      second.stdout,
+      second.stderr,
     );
     assert.not.ok(lines.some((l) => l.msg === 'migration applied'));
     assert.equal(await recordedMigrations(db.url), expectedMigrations());

@@ -44,6 +44,13 @@ function assertUsageError(res: SvcResult, message: string) {
   assert.is(res.stdout, '');
 }
 
+/** A well-formed command naming what does not exist or cannot be done: exit 2 and the message, without the usage. */
+function assertInputError(res: SvcResult, message: string) {
+  assert.is(res.code, 2, `${message}: exit ${res.code}\n${res.stderr}`);
+  assert.is(res.stderr, `svc engine: ${message}\n`);
+  assert.is(res.stdout, '');
+}
+
 interface Printed {
   runId: string;
   header: string;
@@ -195,15 +202,15 @@ test('svc engine: an unknown workspace or run, or a stage the run cannot re-run,
   const before = (await t.app.pool.query('select count(*)::int as n from engine_runs')).rows[0].n;
   const ghost = randomUUID();
   const [noWorkspace, noRun] = await Promise.all([svc('run', '--workspace', ghost), svc('stage', 'cluster', '--workspace', W, '--run', ghost)]);
-  assertUsageError(noWorkspace, `workspace ${ghost} does not exist`);
-  assertUsageError(noRun, `run ${ghost} does not exist in workspace ${W}`);
+  assertInputError(noWorkspace, `workspace ${ghost} does not exist`);
+  assertInputError(noRun, `run ${ghost} does not exist in workspace ${W}`);
   // The 1..3 run stored no vectorize output, which cluster needs; the snapshot stage has no stored inputs.
   const head = (await t.app.pool.query(`select id from engine_runs where stage_to = 'extract' and workspace_id = $1`, [W])).rows[0].id;
   const [notStored, snapshotStage] = await Promise.all([
     svc('stage', 'cluster', '--workspace', W, '--run', head),
     svc('stage', 'snapshot', '--workspace', W, '--run', fullRun),
   ]);
-  assertUsageError(notStored, `run ${head} has no stored output of vectorize, which cluster needs`);
+  assertInputError(notStored, `run ${head} has no stored output of vectorize, which cluster needs`);
   assertUsageError(snapshotStage, 'the snapshot stage has no stored inputs to re-run from; use `svc engine run --stages 1..1`');
   assert.is((await t.app.pool.query('select count(*)::int as n from engine_runs')).rows[0].n, before);
 });

@@ -56,7 +56,11 @@ test('two tenants share nothing: data, models, insights, sources and members sta
   );
 
   const sourceA = (await userA.post('/sources', { name: 'Alpha uploads', kind: 'file_upload' })).body;
-  assert.equal((await userB.get('/sources')).body, []);
+  // B sees only its own sources: the default one its historical upload was committed under, never A's.
+  assert.equal(
+    (await userB.get('/sources')).body.map((s: { name: string }) => s.name),
+    ['Historical import'],
+  );
   const crossUpload = await uploadFile(userB, `/sources/${sourceA.id}/upload`, 'b.csv', recordsCsv(syntheticRecords(2, 44, 1)));
   assert.is(crossUpload.status, 404);
   assert.equal(crossUpload.body, { detail: 'Unknown source.' });
