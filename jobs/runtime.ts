@@ -342,7 +342,9 @@ class DeferredRun implements StartedRun {
     clearTimeout(this.timer);
     // Nothing to store: graphile-worker's completion of the job records the success (migration 000189).
     if (result === undefined || result === null) return;
-    if (this.claiming && (await this.claiming)) return jobRuns.completeJobRun(this.app.pool, this.id, result);
+    // A run claimed meanwhile (a slow task, or a busy machine past CLAIM_AFTER_MS) is finished by the same
+    // batched statement (it moves running runs too), after its claim so the two never cross.
+    if (this.claiming) await this.claiming;
     const finished = await this.finishes.finish({ id: this.id, attempt: this.attempt, startedAt: this.startedAt, result });
     if (!finished) this.app.logger.warn('job finished, but its run was no longer runnable (cancelled or already finished)', { job_run_id: this.id });
   }
