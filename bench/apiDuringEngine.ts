@@ -31,6 +31,51 @@ const ISSUES = intFlag('issues', flags.issues ?? '100000');
 const IDLE_MS = intFlag('idle-seconds', flags['idle-seconds'] ?? '30') * 1000;
 const INTERVAL_MS = intFlag('interval-ms', flags['interval-ms'] ?? '120');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const PROBE_MS = 20;
+
+/**
+ * Samples, every PROBE_MS, the wait event of each active backend of the API's pool (application_name
+ * `svc`; the runner's are `svc-worker`) by the run's phase: on CPU (no wait event), a lock, an LWLock
+ * (WAL insertion, buffer mapping …), I/O or the client. The database side of a slow request, measured.
+ */
+async function startWaitProbe(url: string, phaseNow: () => string) {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: url, application_name: 'svc-bench-probe' });
+  await client.connect();
+  const counts = new Map<string, Map<string, number>>();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const at = phaseNow();
+      const { rows } = await client.query<{ wait: string }>(
+        `select coalesce(wait_event_type || ':' || wait_event, 'CPU') as wait from pg_stat_activity
+          where datname = current_database() and application_name = 'svc' and state = 'active' and pid <> pg_backend_pid()`,
+      );
+      const phaseCounts = counts.get(at) ?? new Map<string, number>();
+      counts.set(at, phaseCounts);
+      phaseCounts.set('(samples)', (phaseCounts.get('(samples)') ?? 0) + 1);
+      for (const r of rows) phaseCounts.set(r.wait, (phaseCounts.get(r.wait) ?? 0) + 1);
+      await sleep(PROBE_MS);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      await client.end();
+    },
+    table() {
+      const waits = [...new Set([...counts.values()].flatMap((m) => [...m.keys()]))].filter((w) => w !== '(samples)').sort();
+      return table(
+        ['phase', 'samples', ...waits],
+        [...counts].map(([name, m]) => {
+          const n = m.get('(samples)') ?? 1;
+          return [name, String(n), ...waits.map((w) => `${fmt((100 * (m.get(w) ?? 0)) / n, 1)}%`)];
+        }),
+      );
+    },
+  };
+}
 
 console.log(
   `API during an engine run: ${ISSUES.toLocaleString('en-US')} issues; load average ${(await import('node:os'))
@@ -107,6 +152,7 @@ try {
   };
 
   await idleFor(3000); // warm-up: connections, plans, JIT
+  const probe = await startWaitProbe(workspace.url, () => phase);
   const idleBefore = await idleFor(IDLE_MS);
 
   const posted = await fetch(`${platform}/v1/engine/runs`, {
@@ -176,6 +222,8 @@ try {
         }),
       ),
   );
+  await probe.stop();
+  console.log(`\nWhat the API's active backends were doing, sampled every ${PROBE_MS} ms (pg_stat_activity; share of samples):\n${probe.table()}`);
   console.log(`\nTarget p99 during the run <= 2x idle: ${fmt(ratio)}x -> ${verdict(ratio <= 2)}`);
   console.log(
     `Load average at end: ${(await import('node:os'))
