@@ -29,14 +29,8 @@ export function fitExponential(data: SurvivalData, options: ExponentialOptions =
       events,
     };
   }
-  // Weighted (data.weight): d = Σ wᵢδᵢ and Σ wᵢtᵢ in place of the counts; the same formulas.
   let exposure = 0;
-  let d = 0;
-  for (let i = 0; i < n; i++) {
-    const w = data.weight ? data.weight[i] : 1;
-    exposure += w * data.time[i];
-    if (data.event[i]) d += w;
-  }
-  const mu = Math.log(exposure / d);
-  return describeFit({ model: 'exponential', mu, logSigma: 0, covariance: [1 / d, 0, 0], logLik: -d * mu - d, n, events, iterations: 0 }, level);
+  for (const t of data.time) exposure += t;
+  const mu = Math.log(exposure / events);
+  return describeFit({ model: 'exponential', mu, logSigma: 0, covariance: [1 / events, 0, 0], logLik: -events * mu - events, n, events, iterations: 0 }, level);
 }

@@ -8,11 +8,6 @@
 export interface SurvivalData {
   time: readonly number[];
   event: readonly boolean[];
-  /**
-   * Optional likelihood weights wᵢ in (0, 1] (each duration's log-likelihood term is multiplied by
-   * its weight: a discounted likelihood, engine/hazard/discount.ts); absent means every weight is 1.
-   */
-  weight?: readonly number[];
 }
 
 /** Throws a RangeError naming the first offending entry; returns the number of events. */
@@ -20,12 +15,6 @@ export function checkSurvivalData(data: SurvivalData, where: string): number {
   const { time, event } = data;
   if (!Array.isArray(time) || !Array.isArray(event)) throw new TypeError(`${where}: time and event must be arrays`);
   if (time.length !== event.length) throw new RangeError(`${where}: time has ${time.length} entries but event has ${event.length}`);
-  if (data.weight !== undefined) {
-    if (!Array.isArray(data.weight) || data.weight.length !== time.length) throw new RangeError(`${where}: weight must be an array as long as time`);
-    data.weight.forEach((w, i) => {
-      if (typeof w !== 'number' || !(w > 0 && w <= 1)) throw new RangeError(`${where}: weight[${i}] must be in (0, 1], got ${w}`);
-    });
-  }
   let events = 0;
   for (let i = 0; i < time.length; i++) {
     const t = time[i];

@@ -36,7 +36,7 @@ interface Evaluation {
 }
 
 /** ℓ (without the -d·log tMax term), gradient and Hessian in (μ, τ = log σ) on log-durations y scaled by tMax. */
-function evaluate(y: Float64Array, event: Uint8Array, weight: Float64Array, mu: number, tau: number): Evaluation {
+function evaluate(y: Float64Array, event: Uint8Array, mu: number, tau: number): Evaluation {
   const sigma = Math.exp(tau);
   let logLik = 0;
   let gradMu = 0;
@@ -45,10 +45,9 @@ function evaluate(y: Float64Array, event: Uint8Array, weight: Float64Array, mu: 
   let hMuTau = 0;
   let hTauTau = 0;
   for (let i = 0; i < y.length; i++) {
-    const w = weight[i];
     const z = (y[i] - mu) / sigma;
-    const ez = w * Math.exp(z);
-    const d = w * event[i];
+    const ez = Math.exp(z);
+    const d = event[i];
     logLik += d * (z - tau - y[i]) - ez;
     gradMu += ez - d;
     gradTau += z * (ez - d) - d;
@@ -71,14 +70,14 @@ function evaluate(y: Float64Array, event: Uint8Array, weight: Float64Array, mu: 
  * (g'(κ) = Var_w(y) + 1/κ²), so bracketing plus safeguarded Newton always finds it. Null if the root
  * lies outside κ ∈ [1e-12, 1e12].
  */
-function profileShape(y: Float64Array, weight: Float64Array, meanEventY: number): number | null {
+function profileShape(y: Float64Array, meanEventY: number): number | null {
   const g = (u: number): [number, number] => {
     const k = Math.exp(u);
     let s0 = 0;
     let s1 = 0;
     let s2 = 0;
     for (let i = 0; i < y.length; i++) {
-      const w = weight[i] * Math.exp(k * y[i]);
+      const w = Math.exp(k * y[i]);
       s0 += w;
       s1 += w * y[i];
       s2 += w * y[i] * y[i];
@@ -137,20 +136,13 @@ export function fitWeibull(data: SurvivalData, options: WeibullOptions = {}): Ha
   }
   const y = new Float64Array(kept);
   const event = new Uint8Array(kept);
-  const weight = new Float64Array(kept);
   let sumEventY = 0;
-  // Σ wᵢδᵢ: the (weighted) number of events; `events` without weights.
-  let weightedEvents = 0;
   for (let i = 0, j = 0; i < n; i++) {
     const t = data.time[i];
     if (!(t > 0)) continue;
     y[j] = Math.log(t / tMax);
     event[j] = data.event[i] ? 1 : 0;
-    weight[j] = data.weight ? data.weight[i] : 1;
-    if (data.event[i]) {
-      sumEventY += weight[j] * y[j];
-      weightedEvents += weight[j];
-    }
+    if (data.event[i]) sumEventY += y[j];
     j++;
   }
 
@@ -162,15 +154,15 @@ export function fitWeibull(data: SurvivalData, options: WeibullOptions = {}): Ha
     mu = options.start.mu - logScale;
     tau = options.start.logSigma;
   } else {
-    const shape0 = profileShape(y, weight, sumEventY / weightedEvents);
+    const shape0 = profileShape(y, sumEventY / events);
     if (shape0 === null) return notFitted('no_convergence', 'the Weibull shape estimate lies outside [1e-12, 1e12]');
     tau = -Math.log(shape0);
     let sumW = 0;
-    for (let i = 0; i < kept; i++) sumW += weight[i] * Math.exp(shape0 * y[i]);
-    mu = Math.log(sumW / weightedEvents) / shape0;
+    for (let i = 0; i < kept; i++) sumW += Math.exp(shape0 * y[i]);
+    mu = Math.log(sumW / events) / shape0;
   }
 
-  let current = evaluate(y, event, weight, mu, tau);
+  let current = evaluate(y, event, mu, tau);
   if (!Number.isFinite(current.logLik)) throw new RangeError('fitWeibull: the log-likelihood at start is not finite');
   let iterations = 0;
   let converged = false;
@@ -199,7 +191,7 @@ export function fitWeibull(data: SurvivalData, options: WeibullOptions = {}): Ha
     let accepted: Evaluation | null = null;
     let halvings = 0;
     for (; halvings < 60; halvings++) {
-      const trial = evaluate(y, event, weight, mu + stepMu, tau + stepTau);
+      const trial = evaluate(y, event, mu + stepMu, tau + stepTau);
       if (Number.isFinite(trial.logLik) && trial.logLik >= current.logLik - 1e-13 * Math.abs(current.logLik)) {
         accepted = trial;
         break;
@@ -211,7 +203,7 @@ export function fitWeibull(data: SurvivalData, options: WeibullOptions = {}): Ha
     // and Newton moves z by about 1 per step, keep doubling the step while it still gains.
     if (accepted && halvings === 0 && accepted.logLik - current.logLik > 1) {
       for (let doubling = 0; doubling < 20; doubling++) {
-        const trial = evaluate(y, event, weight, mu + 2 * stepMu, tau + 2 * stepTau);
+        const trial = evaluate(y, event, mu + 2 * stepMu, tau + 2 * stepTau);
         if (!(Number.isFinite(trial.logLik) && trial.logLik > accepted.logLik)) break;
         accepted = trial;
         stepMu *= 2;
@@ -240,7 +232,7 @@ export function fitWeibull(data: SurvivalData, options: WeibullOptions = {}): Ha
       mu: mu + logScale,
       logSigma: tau,
       covariance: [c / det, -b / det, a / det],
-      logLik: current.logLik - weightedEvents * logScale,
+      logLik: current.logLik - events * logScale,
       n,
       events,
       iterations,
