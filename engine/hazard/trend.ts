@@ -287,7 +287,9 @@ export function meanResidualDays(fit: HazardFit, clock: TrendClock, sinceLast: n
   const step = 1e-6;
   const gradMu = (logMeanResidualDays(fit.mu + step, fit.logSigma, s, clock) - logMeanResidualDays(fit.mu - step, fit.logSigma, s, clock)) / (2 * step);
   const gradLogSigma =
-    fit.covariance[2] === 0 ? 0 : (logMeanResidualDays(fit.mu, fit.logSigma + step, s, clock) - logMeanResidualDays(fit.mu, fit.logSigma - step, s, clock)) / (2 * step);
+    fit.covariance[2] === 0
+      ? 0
+      : (logMeanResidualDays(fit.mu, fit.logSigma + step, s, clock) - logMeanResidualDays(fit.mu, fit.logSigma - step, s, clock)) / (2 * step);
   const se = deltaStandardError(fit, gradMu, gradLogSigma);
   const q = normalQuantile(0.5 + level / 2);
   return { estimate: Math.exp(value), lower: Math.exp(value - q * se), upper: Math.exp(value + q * se), level };

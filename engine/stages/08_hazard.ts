@@ -355,7 +355,13 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
         hazard_upper: curves.hazardUpper,
       },
       dormancy,
-      trend: { kept: model.trended, beta: model.beta, span_days: clock === NO_TREND ? asOfDays - times[0] / DAY_MS : clock.span, aic_trend: model.aicTrend, aic_renewal: model.aicRenewal },
+      trend: {
+        kept: model.trended,
+        beta: model.beta,
+        span_days: clock === NO_TREND ? asOfDays - times[0] / DAY_MS : clock.span,
+        aic_trend: model.aicTrend,
+        aic_renewal: model.aicRenewal,
+      },
       forecast: dormancy.dormant
         ? []
         : forecastOccurrences(fit, {

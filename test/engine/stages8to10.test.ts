@@ -219,8 +219,22 @@ test('hazard and predict: a pattern that slows down keeps the trend and forecast
     700,
     days.map((day) => ({ day })),
   );
-  const snap = snapshot({ workspace_id: id(1000), event_sequence: days.length, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] }, ctx);
-  const only = { patterns: [pattern(7, members.map((m) => m.id), 'timeout')], pattern_ids: [], retired: [], review: [] };
+  const snap = snapshot(
+    { workspace_id: id(1000), event_sequence: days.length, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] },
+    ctx,
+  );
+  const only = {
+    patterns: [
+      pattern(
+        7,
+        members.map((m) => m.id),
+        'timeout',
+      ),
+    ],
+    pattern_ids: [],
+    retired: [],
+    review: [],
+  };
   const out = hazard({ snapshot: snap, patterns: only }, ctx);
   const f = out.patterns[0] as PatternHazardFitted;
   const model = fitTrendRenewal(
@@ -235,7 +249,8 @@ test('hazard and predict: a pattern that slows down keeps the trend and forecast
   close(f.parameters.shape, fit.shape, 1e-9, 'shape on the clock');
   const age = clockAge(model.clock, f.since_last_days);
   close(f.p_alert!.estimate, recurrenceProbability(fit, age, clockHorizon(model.clock, 30), 0.9).estimate, 1e-9, 'p_alert on the clock');
-  for (const h of f.forecast) close(h.probability_any, recurrenceProbability(fit, age, clockHorizon(model.clock, h.horizon_days), 0.9).estimate, 1e-9, `p at ${h.horizon_days} d`);
+  for (const h of f.forecast)
+    close(h.probability_any, recurrenceProbability(fit, age, clockHorizon(model.clock, h.horizon_days), 0.9).estimate, 1e-9, `p at ${h.horizon_days} d`);
   assert.equal(
     f.forecast.map((h) => h.horizon_days),
     [7, 30, 90],

@@ -146,7 +146,12 @@ test('backtest: forecasts on the model clock, and the renewal model alone with t
   const model = fitTrendRenewal(before, 1200);
   assert.ok(model.trended);
   if (!model.chosen.fitted) throw new Error('not fitted');
-  close(withTrend.forecasts[0].probability, recurrenceProbability(model.chosen, model.clockSinceLast, clockHorizon(model.clock, 30)).estimate, 1e-12, 'p with the trend');
+  close(
+    withTrend.forecasts[0].probability,
+    recurrenceProbability(model.chosen, model.clockSinceLast, clockHorizon(model.clock, 30)).estimate,
+    1e-12,
+    'p with the trend',
+  );
   const [renewal] = rollingBacktest(series, { ...options, trend: false });
   const fit = selectModel(censoredGaps(before, 1200)).chosen;
   if (!fit.fitted) throw new Error('not fitted');
