@@ -73,6 +73,7 @@ export interface HazardParameters {
   covariance: [number, number, number];
 }
 
+/** The renewal model's selection; on the model's clock (durations in days at the pace of as-of) when `trend.kept`. */
 export interface ModelSelectionInfo {
   criterion: 'aic';
   /** AIC of each model (-2 log-likelihood + 2 parameters); null when that model was not fitted. */
@@ -91,11 +92,11 @@ export interface ModelSelectionInfo {
 export interface TrendOutput {
   /** Whether the trend-renewal model was chosen (its AIC below the renewal model's); false: the renewal model, no trend. */
   kept: boolean;
-  /** Profile estimate of the power β of the pace ((t - t₀)/D)^(β-1): < 1 slowing down, > 1 speeding up. */
+  /** Crow-AMSAA estimate of the power β of the pace ((t - t₀)/D)^(β-1): < 1 slowing down, > 1 speeding up. */
   beta: number;
   /** D: days from the first occurrence to as-of. */
   span_days: number;
-  /** AIC of the trend-renewal model (null when it could not be fitted) and of the renewal model. */
+  /** AIC of the trend-renewal model (null when it could not be fitted) and of the renewal model, both on the time scale of days. */
   aic_trend: number | null;
   aic_renewal: number | null;
 }
