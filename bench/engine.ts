@@ -4,7 +4,7 @@
  *
  *   npm run bench:engine [-- --sections quality,loghub,hadoop,backtest,miner,speed --quick]
  *   npm run bench:engine -- --sections miner [--miner-lines 1000000]
- *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100]
+ *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100 --backtest-seeds 20261121,1,2]
  *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000
  *
  * 1. quality: generated issues with known themes (fixtures/synthetic.ts), the pure pipeline, the
@@ -24,7 +24,9 @@
  * 2b. backtest: the Hadoop reports clustered once (as of just after the last report), then stages 8-9
  *    per prediction horizon with origins stepping back one horizon over the last `--backtest-span-days`:
  *    Brier score, the base-rate Brier score, skill, interval coverage, for patterns with at least
- *    3, 10, 30, 100 gaps before the origin (one run each, min_gaps = N); calibration of the 30-day forecasts.
+ *    3, 10, 30, 100 gaps before the origin (one run each, min_gaps = N); calibration of the 30-day forecasts;
+ *    the renewal model alone against the engine's trend-renewal choice on the same origins, for the
+ *    clusterings of `--backtest-seeds` (default the engine seed, 1, 2); dormancy off and on.
  * 3. speed: for each size, a fresh test database (fixtures/database.ts) is filled set-based
  *    through sql/issues.ts ingestIssues, then one child process times the baseline (read the
  *    snapshot with buildSnapshotInput, tokenize every issue: what any engine must pay) and the pure
@@ -57,7 +59,8 @@ import { TEMPLATE_TOKEN_LIMIT } from '../engine/stages/02_normalize.ts';
 import { templateTokens, WILDCARD } from '../engine/text/templateTokens.ts';
 import { createRng } from '../engine/rng.ts';
 import { rollingBacktest } from '../engine/hazard/backtest.ts';
-import { brierSkillScore } from '../engine/hazard/brier.ts';
+import { brierSkillScore, calibrationBins } from '../engine/hazard/brier.ts';
+import { fitTrendRenewal } from '../engine/hazard/trend.ts';
 import { DORMANCY_LEVEL } from '../engine/hazard/dormancy.ts';
 import { scoreForecasts } from '../engine/stages/09_predict.ts';
 
@@ -84,6 +87,7 @@ const { values: args } = benchArgs(import.meta.url, {
     'backtest-horizons': { type: 'string' },
     'backtest-span-days': { type: 'string' },
     'backtest-min-gaps': { type: 'string' },
+    'backtest-seeds': { type: 'string' },
     'speed-sizes': { type: 'string' },
     'speed-data': { type: 'string' },
     'skip-e2e': { type: 'boolean', default: false },
@@ -533,6 +537,7 @@ async function backtestSection() {
     }
   }
   log();
+  await trendSection(input, o, asOf, horizons, spanDays, seed);
   await dormancySection(o, asOf, horizons, spanDays);
   if (calibration) {
     log('Calibration of the 30-day forecasts (the smallest history size):');
@@ -542,6 +547,100 @@ async function backtestSection() {
     for (const b of calibration)
       log(
         `| ${b.lower.toFixed(1)}-${b.upper.toFixed(1)} | ${b.count} | ${b.mean_forecast === null ? '–' : b.mean_forecast.toFixed(3)} | ${b.observed_rate === null ? '–' : b.observed_rate.toFixed(3)} |`,
+      );
+    log();
+  }
+}
+
+/** The occurrence times (days) of each pattern of a clustering. */
+function seriesOf(o: StageOutputs) {
+  const idx = new Map(o.snapshot.issues.map((issue, i) => [issue.id, i]));
+  return o.patterns.patterns.map((p) => ({
+    id: p.id,
+    times: p.member_ids.map((m) => Date.parse(o.snapshot.issues[idx.get(m)!].occurred_at!) / 86_400_000).sort((a, b) => a - b),
+  }));
+}
+
+/**
+ * The trend of the pace (engine/hazard/trend.ts, issue 28) measured in the same run: the backtest of the
+ * renewal model alone (before) and of the engine's model (after: the trend-renewal process where its
+ * trend pays for itself by AIC), with dormancy on, ≥ 3 gaps, on the clustering above and on the
+ * clusterings of other engine seeds (`--backtest-seeds`; the patterns move with the seed, so this checks
+ * that the change is not fitted to one set of patterns). Bias = mean forecast - observed frequency.
+ * Ceiling: the skill of a forecaster told each pattern's own observed frequency over the scored window
+ * (hindsight, no time-since-last information): what knowing the patterns' rates perfectly would give.
+ */
+async function trendSection(input: SnapshotInput, first: StageOutputs, asOf: string, horizons: number[], spanDays: number, firstSeed: number) {
+  const seeds = ints(args['backtest-seeds'], args.quick ? String(firstSeed) : `${firstSeed},1,2`);
+  const end = Date.parse(asOf) / 86_400_000;
+  log("Trend of the pace (engine/hazard/trend.ts): the renewal model alone (before) and the engine's model (after), same origins, dormancy on, ≥ 3 gaps:");
+  log();
+  log('| engine seed | patterns | horizon | model | forecasts | base rate | Brier | bias | skill | trend kept | hindsight ceiling |');
+  log('| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const calibrations: Array<[string, ReturnType<typeof calibrationBins>]> = [];
+  for (const seed of seeds) {
+    const o =
+      seed === firstSeed ? first : ((await runPipeline({ ctx: { ...context(seed), asOf }, snapshotInput: input, to: 'patterns' })).outputs as StageOutputs);
+    const series = seriesOf(o);
+    for (const horizon of horizons) {
+      const origins = Array.from({ length: Math.max(1, Math.min(100, Math.floor(spanDays / horizon))) }, (_, j) => end - (j + 1) * horizon);
+      for (const trend of [false, true]) {
+        const results = rollingBacktest(series, {
+          origins,
+          horizon,
+          asOf: end,
+          minGaps: 3,
+          level: 0.9,
+          seed: 1,
+          paths: { maxPaths: 50, minPaths: 50, budget: 20_000 },
+          trend,
+        });
+        const forecasts = results.flatMap((r) => r.forecasts);
+        const p = forecasts.map((f) => f.probability);
+        const y = forecasts.map((f) => f.actual > 0);
+        const sc = brierSkillScore(p, y);
+        const bias = p.reduce((a, b) => a + b, 0) / p.length - sc.baseRate;
+        let kept = '–';
+        let ceiling = '';
+        if (trend) {
+          // How often the trend was kept: refit at each origin as the backtest does (cheap next to the backtest itself).
+          let fits = 0;
+          let trended = 0;
+          for (const origin of origins)
+            for (const s of series) {
+              const before = s.times.filter((t) => t < origin);
+              if (new Set(before).size < 4 || !forecasts.length) continue;
+              fits++;
+              if (fitTrendRenewal(before, origin).trended) trended++;
+            }
+          kept = pct(trended / Math.max(1, fits));
+        } else {
+          const byPattern = new Map<string, boolean[]>();
+          for (const f of forecasts) byPattern.set(f.id, [...(byPattern.get(f.id) ?? []), f.actual > 0]);
+          const own = forecasts.map((f) => {
+            const v = byPattern.get(f.id)!;
+            return v.filter(Boolean).length / v.length;
+          });
+          ceiling = (brierSkillScore(own, y).skill ?? 0).toFixed(3);
+        }
+        log(
+          `| ${seed} | ${series.length} | ${horizon} d | ${trend ? 'after: trend-renewal by AIC' : 'before: renewal'} | ${fmt(forecasts.length)} | ${sc.baseRate.toFixed(3)} | ${sc.brier.toFixed(4)} | ${bias >= 0 ? '+' : ''}${bias.toFixed(3)} | ${sc.skill === null ? 'n/a' : sc.skill.toFixed(3)} | ${kept} | ${ceiling} |`,
+        );
+        if (seed === firstSeed && horizon === 30) calibrations.push([trend ? 'after' : 'before', calibrationBins(p, y, 10)]);
+      }
+    }
+  }
+  log();
+  if (calibrations.length === 2) {
+    log(`Calibration of the 30-day forecasts, engine seed ${firstSeed}, before and after (mean forecast / observed frequency, forecasts):`);
+    log();
+    log('| forecast p | before | after |');
+    log('| --- | ---: | ---: |');
+    const cell = (b: ReturnType<typeof calibrationBins>[number]) =>
+      b.count === 0 ? '–' : `${b.meanForecast!.toFixed(3)} / ${b.observedRate!.toFixed(3)} (${b.count})`;
+    for (let i = 0; i < 10; i++)
+      log(
+        `| ${calibrations[0][1][i].lower.toFixed(1)}-${calibrations[0][1][i].upper.toFixed(1)} | ${cell(calibrations[0][1][i])} | ${cell(calibrations[1][1][i])} |`,
       );
     log();
   }

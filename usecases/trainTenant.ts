@@ -10,8 +10,8 @@ import { configDefinitions, configKinds } from '../engine/config/index.ts';
 import type { ClusterConfig } from '../engine/config/cluster.ts';
 import { ENGINE_VERSION } from '../engine/manifest.ts';
 import { stageIndex, type StageOutputs } from '../engine/pipeline.ts';
-import { meanResidualLife } from '../engine/hazard/meanResidualLife.ts';
-import { fitOf, type PatternHazard } from '../engine/stages/08_hazard.ts';
+import { meanResidualDays } from '../engine/hazard/trend.ts';
+import { clockOf, fitOf, type PatternHazard } from '../engine/stages/08_hazard.ts';
 import { runPipelineInThread } from '../jobs/engineThread.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
@@ -58,7 +58,8 @@ export function forecastOf(h: PatternHazard, asOf: string, level: number): Patte
   if (h.p_alert === null) {
     return { status: 'not_fitted', reason: 'dormant', detail: 'quiet for longer than its model explains: no forecast', occurrences: h.n_occurrences };
   }
-  const next = meanResidualLife(fitOf(h, level), h.since_last_days, level);
+  // On the model's clock when stage 8 kept a trend of the pace (engine/hazard/trend.ts); in days either way.
+  const next = meanResidualDays(fitOf(h, level), clockOf(h), h.since_last_days, level);
   const expected = { estimate: short(next.estimate), lower: short(next.lower), upper: short(next.upper) };
   return {
     status: 'fitted',

@@ -1,9 +1,11 @@
 /**
  * Rolling-origin backtest of recurrence forecasts (Tashman 2000, "Out-of-sample tests of forecasting
  * accuracy", IJF 16): at each origin o every series is refitted on its occurrences strictly before o
- * (gaps, the open gap to o censored; selectModel by AIC), and a series with at least `minGaps` gaps
- * and a fit forecasts, for the window [o, o + H):
- * - p, the probability of at least one occurrence (recurrenceProbability given the age o - last);
+ * as the engine fits it (fitTrendRenewal, engine/hazard/trend.ts: the renewal model of selectModel,
+ * or the trend-renewal process when its power-law trend pays for itself by AIC; the open gap to o
+ * censored), and a series with at least `minGaps` gaps and a fit forecasts, for the window [o, o + H):
+ * - p, the probability of at least one occurrence (recurrenceProbability given the age o - last, both
+ *   on the model's clock);
  * - a predictive interval [lower, upper] of the number of occurrences (forecastOccurrences, seeded
  *   per series and origin);
  * and is scored against its occurrences in the window. A series that is dormant at the origin (the
@@ -14,12 +16,11 @@
  * forecasts. Times are numbers in one unit (days in the stages).
  */
 import { deriveSeed } from '../rng.ts';
-import { censoredGaps } from './censoredGaps.ts';
 import { DORMANCY_LEVEL, silenceProbability } from './dormancy.ts';
 import { forecastOccurrences } from './forecast.ts';
 import { forecastPaths, type PathBudget } from './forecastPaths.ts';
 import { recurrenceProbability } from './recurrenceProbability.ts';
-import { selectModel } from './selectModel.ts';
+import { clockHorizon, fitTrendRenewal } from './trend.ts';
 
 export interface BacktestSeries {
   id: string;
@@ -67,6 +68,8 @@ export interface BacktestOptions {
   paths: PathBudget;
   /** Dormancy level (default DORMANCY_LEVEL); 0 never abstains (the behaviour before dormancy, for comparison). */
   dormancyLevel?: number;
+  /** Consider the trend-renewal model (engine/hazard/trend.ts; default true); false fits the renewal model alone (the behaviour before, for comparison). */
+  trend?: boolean;
 }
 
 /** Index of the first element ≥ x in an ascending array. */
@@ -97,23 +100,28 @@ export function rollingBacktest(series: readonly BacktestSeries[], options: Back
         const before = lowerBound(s.times, origin);
         // Fewer occurrences than minGaps + 1 cannot hold minGaps gaps: skip the fit.
         if (before < minGaps + 1) continue;
-        const gaps = censoredGaps(s.times.slice(0, before), origin);
-        const observed = gaps.event.length - (gaps.sinceLast > 0 ? 1 : 0);
+        const times = s.times.slice(0, before);
+        let observed = 0;
+        for (let i = 1; i < before; i++) if (times[i] > times[i - 1]) observed++;
         if (observed < minGaps) continue;
-        const fit = selectModel(gaps).chosen;
+        const model = fitTrendRenewal(times, origin, { trend: options.trend ?? true });
+        const fit = model.chosen;
         if (!fit.fitted) continue;
         const actual = lowerBound(s.times, origin + horizon) - before;
-        const silence = silenceProbability(fit, gaps.sinceLast);
+        // On the model's clock (the identity without a trend): the age of the open gap and the window.
+        const age = model.clockSinceLast;
+        const window = clockHorizon(model.clock, horizon);
+        const silence = silenceProbability(fit, age);
         if (silence < dormancyLevel) {
           abstentions.push({ id: s.id, gaps: observed, silenceProbability: silence, actual });
           continue;
         }
-        const probability = recurrenceProbability(fit, gaps.sinceLast, horizon).estimate;
+        const probability = recurrenceProbability(fit, age, window).estimate;
         const count = forecastOccurrences(fit, {
-          sinceLast: gaps.sinceLast,
-          horizons: [horizon],
+          sinceLast: age,
+          horizons: [window],
           seed: deriveSeed(seed, `backtest:${s.id}:${origin}`),
-          paths: forecastPaths(fit, horizon, paths),
+          paths: forecastPaths(fit, window, paths),
           level,
         }).horizons[0];
         forecasts.push({ id: s.id, gaps: observed, probability, lower: count.lower, upper: count.upper, actual });

@@ -5,7 +5,11 @@
  * ignored here). Gaps between consecutive occurrences are observed durations; the open gap from the
  * last occurrence to the run's as-of time is right-censored (censoredGaps). Simultaneous occurrences
  * give no gap (dropped ties). A Weibull and an exponential are fitted by maximum likelihood and the
- * model is chosen by AIC (selectModel; the likelihood-ratio test is reported alongside).
+ * model is chosen by AIC (selectModel; the likelihood-ratio test is reported alongside). The pace of a
+ * pattern may drift over its history: the trend-renewal process (engine/hazard/trend.ts: the same
+ * renewal model on an operational clock with a power-law trend, Crow-AMSAA's) replaces the renewal
+ * model when its trend pays for its parameter by AIC, and then the model's ages and horizons are on
+ * that clock (which runs at the speed of days at as-of), while every output horizon stays in days.
  *
  * Not fitted (never a fabricated curve), with the API reasons of `404 not_fitted`:
  * - `no_timestamps`: no member has `occurred_at`;
@@ -30,13 +34,13 @@
 import { deriveSeed } from '../rng.ts';
 import { DAY_MS } from '../time.ts';
 import { censoredGaps } from '../hazard/censoredGaps.ts';
+import { clockAge, clockHorizon, fitTrendRenewal, NO_TREND, type TrendClock } from '../hazard/trend.ts';
 import { evenGrid, hazardCurves } from '../hazard/curves.ts';
 import { dormancyOf, type Dormancy } from '../hazard/dormancy.ts';
 import { describeFit, type HazardFit, type HazardModelName, type NotFittedReason } from '../hazard/fit.ts';
 import { forecastOccurrences } from '../hazard/forecast.ts';
 import { forecastPaths } from '../hazard/forecastPaths.ts';
 import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
-import { selectModel } from '../hazard/selectModel.ts';
 import { membersLink, provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
 import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
@@ -69,6 +73,7 @@ export interface HazardParameters {
   covariance: [number, number, number];
 }
 
+/** The renewal model's selection; on the model's clock (durations in days at the pace of as-of) when `trend.kept`. */
 export interface ModelSelectionInfo {
   criterion: 'aic';
   /** AIC of each model (-2 log-likelihood + 2 parameters); null when that model was not fitted. */
@@ -83,10 +88,24 @@ export interface ModelSelectionInfo {
   log_likelihood: number;
 }
 
+/** The trend of a pattern's pace (engine/hazard/trend.ts): a power-law clock Λ with Λ'(as-of) = 1. */
+export interface TrendOutput {
+  /** Whether the trend-renewal model was chosen (its AIC below the renewal model's); false: the renewal model, no trend. */
+  kept: boolean;
+  /** Crow-AMSAA estimate of the power β of the pace ((t - t₀)/D)^(β-1): < 1 slowing down, > 1 speeding up. */
+  beta: number;
+  /** D: days from the first occurrence to as-of. */
+  span_days: number;
+  /** AIC of the trend-renewal model (null when it could not be fitted) and of the renewal model, both on the time scale of days. */
+  aic_trend: number | null;
+  aic_renewal: number | null;
+}
+
 export interface HazardCurvesOutput {
   /**
    * Gap durations t in days (time since an occurrence): `curve_points` evenly spaced times up to the
    * longer of the longest observed duration (gaps and the open gap) and the longest forecast horizon.
+   * With a kept trend (`trend.kept`), t is on the model's clock: days at the pace of the as-of time.
    */
   times_days: number[];
   /** S(t) = P(gap > t), with pointwise intervals at `interval_level`. */
@@ -137,6 +156,8 @@ export interface PatternHazardFitted {
   curves: HazardCurvesOutput;
   /** Whether the silence since the last occurrence is one the model could produce (engine/hazard/dormancy.ts). */
   dormancy: Dormancy;
+  /** The trend considered for the pace (absent in outputs stored before it was); `kept` says whether the model uses it. */
+  trend?: TrendOutput;
   /**
    * One entry per forecast horizon (hazard config `forecast_horizons_days` ∪ `prediction_horizon_days`),
    * ascending; empty when the pattern is dormant (the forecast is withheld).
@@ -236,7 +257,12 @@ function parametersOf(fit: HazardFit): HazardParameters {
   };
 }
 
-/** The fit behind a fitted pattern's output (for projections at other horizons). */
+/** The clock of a fitted pattern's model (NO_TREND without a kept trend, and for outputs stored before trends). */
+export function clockOf(h: PatternHazardFitted): TrendClock {
+  return h.trend?.kept ? { beta: h.trend.beta, span: h.trend.span_days } : NO_TREND;
+}
+
+/** The fit behind a fitted pattern's output (for projections at other horizons, on clockOf's clock). */
 export function fitOf(h: PatternHazardFitted, level: number): HazardFit {
   const p = h.parameters;
   return describeFit(
@@ -282,16 +308,23 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
     );
     const nGaps = gaps.event.filter(Boolean).length;
     if (nGaps < cfg.min_gaps) return notFitted('insufficient_events', `${nGaps} gaps between occurrences, fewer than min_gaps ${cfg.min_gaps}`, nGaps);
-    const selection = selectModel(gaps, { level });
-    const fit = selection.chosen;
+    const model = fitTrendRenewal(
+      times.map((t) => t / DAY_MS),
+      asOfDays,
+      { level },
+    );
+    const { selection, clock } = model;
+    const fit = model.chosen;
     if (!fit.fitted) return notFitted('insufficient_events', `no model could be estimated (${fit.reason}: ${fit.message})`, nGaps);
 
     const since = gaps.sinceLast;
+    // The model's age of the open gap and its horizons, on its clock (days without a trend).
+    const age = clockAge(clock, since);
     const gridEnd = gaps.time.reduce((a, b) => Math.max(a, b), horizons.at(-1)!);
     const curves = hazardCurves(fit, evenGrid(gridEnd, cfg.curve_points), level);
     // A silence the model cannot produce: it no longer describes the pattern, so no forecast is made from it.
-    const dormancy = dormancyOf(fit, since);
-    const alert = dormancy.dormant ? null : recurrenceProbability(fit, since, cfg.alert_horizon_days, level);
+    const dormancy = dormancyOf(fit, age);
+    const alert = dormancy.dormant ? null : recurrenceProbability(fit, age, clockHorizon(clock, cfg.alert_horizon_days), level);
     return {
       pattern_id: pattern.id,
       status: 'fitted',
@@ -323,22 +356,29 @@ export function hazard(input: { snapshot: SnapshotOutput; patterns: PatternsOutp
         hazard_upper: curves.hazardUpper,
       },
       dormancy,
+      trend: {
+        kept: model.trended,
+        beta: model.beta,
+        span_days: clock === NO_TREND ? asOfDays - times[0] / DAY_MS : clock.span,
+        aic_trend: model.aicTrend,
+        aic_renewal: model.aicRenewal,
+      },
       forecast: dormancy.dormant
         ? []
         : forecastOccurrences(fit, {
-            sinceLast: since,
-            horizons,
+            sinceLast: age,
+            horizons: horizons.map((h) => clockHorizon(clock, h)),
             seed: deriveSeed(ctx.seed, `hazard:${pattern.id}`),
-            paths: forecastPaths(fit, horizons.at(-1)!, FORECAST_PATHS),
+            paths: forecastPaths(fit, clockHorizon(clock, horizons.at(-1)!), FORECAST_PATHS),
             level,
-          }).horizons.map((h) => ({
-            horizon_days: h.horizon,
+          }).horizons.map((h, i) => ({
+            horizon_days: horizons[i],
             expected: h.expected,
             monte_carlo_error: h.monteCarloError,
             lower: h.lower,
             upper: h.upper,
             // The same quantity as p_alert and stage 9's p_recurrence at equal horizons, so computed the same way.
-            probability_any: recurrenceProbability(fit, since, h.horizon, level).estimate,
+            probability_any: recurrenceProbability(fit, age, clockHorizon(clock, horizons[i]), level).estimate,
           })),
       p_alert: alert && { estimate: alert.estimate, lower: alert.lower, upper: alert.upper },
       provenance: prov,

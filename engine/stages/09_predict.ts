@@ -6,6 +6,8 @@
  * - p_recurrence = P(T ≤ s + H | T > s) (recurrenceProbability, delta-method interval);
  * - expected_time_to_next_days = E[T - s | T > s], the mean residual life (meanResidualLife,
  *   delta-method interval of the mean; it is not a prediction interval of the time itself).
+ * Both on the model's clock when stage 8 kept a trend (engine/hazard/trend.ts: clockAge, clockHorizon,
+ * and meanResidualDays, which maps the residual back to days).
  *
  * Backtest by rolling origin over the workspace: origins o_j = as_of - j·H for j = 1 … `backtest_origins`.
  * At each origin every pattern of the run is refitted on its occurrences strictly before o (the open gap
@@ -22,12 +24,12 @@ import { DAY_MS } from '../time.ts';
 import { brierSkillScore, calibrationBins, intervalCoverage } from '../hazard/brier.ts';
 import { rollingBacktest, type BacktestAbstention, type BacktestForecast } from '../hazard/backtest.ts';
 import type { HazardModelName } from '../hazard/fit.ts';
-import { meanResidualLife } from '../hazard/meanResidualLife.ts';
 import { recurrenceProbability } from '../hazard/recurrenceProbability.ts';
+import { clockAge, clockHorizon, meanResidualDays } from '../hazard/trend.ts';
 import { provenance, type Provenance, type StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
 import { derivedUuid, type PatternsOutput } from './07_patterns.ts';
-import { fitOf, occurrenceTimes, type Estimate, type HazardOutput } from './08_hazard.ts';
+import { clockOf, fitOf, occurrenceTimes, type Estimate, type HazardOutput } from './08_hazard.ts';
 
 export interface Prediction {
   /** Deterministic from the run and the pattern. */
@@ -176,8 +178,9 @@ export function predict(input: { snapshot: SnapshotOutput; patterns: PatternsOut
     // A dormant pattern's fit no longer describes it: no prediction (the engine abstains).
     if (!h || h.status !== 'fitted' || h.dormancy?.dormant) continue;
     const fit = fitOf(h, level);
-    const p = recurrenceProbability(fit, h.since_last_days, horizon, level);
-    const next = meanResidualLife(fit, h.since_last_days, level);
+    const clock = clockOf(h);
+    const p = recurrenceProbability(fit, clockAge(clock, h.since_last_days), clockHorizon(clock, horizon), level);
+    const next = meanResidualDays(fit, clock, h.since_last_days, level);
     predictions.push({
       id: derivedUuid(`${ctx.runId}:prediction:${pattern.id}`),
       pattern_id: pattern.id,

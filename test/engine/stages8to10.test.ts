@@ -12,6 +12,8 @@ import type { HazardFit } from '../../engine/hazard/fit.ts';
 import { normalQuantile } from '../../engine/hazard/normalQuantile.ts';
 import { recurrenceProbability } from '../../engine/hazard/recurrenceProbability.ts';
 import { selectModel } from '../../engine/hazard/selectModel.ts';
+import { clockAge, clockHorizon, fitTrendRenewal, meanResidualDays } from '../../engine/hazard/trend.ts';
+import { createRng } from '../../engine/rng.ts';
 import { snapshot, type SnapshotInput, type SnapshotOutput } from '../../engine/stages/01_snapshot.ts';
 import type { PatternOutput, PatternsOutput } from '../../engine/stages/07_patterns.ts';
 import { issueDigest } from '../../engine/stages/context.ts';
@@ -206,6 +208,56 @@ test('hazard: irregular gaps in days are fitted as selectModel fits them (here t
   close(f.selection.lrt_p_value!, expected.likelihoodRatio!.pValue, 1e-9, 'LRT p-value');
   close(f.since_last_days, 2, 1e-9, 'since last');
   close(f.p_alert!.estimate, recurrenceProbability(fit, 2, 30, 0.9).estimate, 1e-12, 'p_alert');
+});
+
+test('hazard and predict: a pattern that slows down keeps the trend and forecasts on its clock (engine/hazard/trend.ts)', () => {
+  // A power-law Poisson process with β = 0.4 from day 0 to as-of (day 35): Λ(t) = (t/θ)^β at unit-rate arrivals.
+  const rng = createRng(11);
+  const days: number[] = [0];
+  for (let c = -Math.log(1 - rng.next()); 0.0035 * c ** 2.5 < 34; c += -Math.log(1 - rng.next())) days.push(0.0035 * c ** 2.5);
+  const members = issuesOf(
+    700,
+    days.map((day) => ({ day })),
+  );
+  const snap = snapshot(
+    { workspace_id: id(1000), event_sequence: days.length, previous_run_id: null, issues: members, decisions: [], previous_patterns: [] },
+    ctx,
+  );
+  const only = {
+    patterns: [
+      pattern(
+        7,
+        members.map((m) => m.id),
+        'timeout',
+      ),
+    ],
+    pattern_ids: [],
+    retired: [],
+    review: [],
+  };
+  const out = hazard({ snapshot: snap, patterns: only }, ctx);
+  const f = out.patterns[0] as PatternHazardFitted;
+  const model = fitTrendRenewal(
+    members.map((m) => Date.parse(m.occurred_at!) / DAY),
+    Date.parse(AS_OF) / DAY,
+    { level: 0.9 },
+  );
+  assert.ok(model.trended && f.trend?.kept, `AIC ${model.aicTrend} vs ${model.aicRenewal}`);
+  assert.ok(f.trend!.beta < 1);
+  close(f.trend!.beta, model.beta, 1e-9, 'β');
+  const fit = model.chosen as HazardFit;
+  close(f.parameters.shape, fit.shape, 1e-9, 'shape on the clock');
+  const age = clockAge(model.clock, f.since_last_days);
+  close(f.p_alert!.estimate, recurrenceProbability(fit, age, clockHorizon(model.clock, 30), 0.9).estimate, 1e-9, 'p_alert on the clock');
+  for (const h of f.forecast)
+    close(h.probability_any, recurrenceProbability(fit, age, clockHorizon(model.clock, h.horizon_days), 0.9).estimate, 1e-9, `p at ${h.horizon_days} d`);
+  assert.equal(
+    f.forecast.map((h) => h.horizon_days),
+    [7, 30, 90],
+  );
+  const pr = predict({ snapshot: snap, patterns: only, hazard: out }, ctx).predictions[0];
+  close(pr.p_recurrence.estimate, f.p_alert!.estimate, 1e-12, 'p_recurrence = p_alert at equal horizons');
+  close(pr.expected_time_to_next_days.estimate, meanResidualDays(fit, model.clock, f.since_last_days, 0.9).estimate, 1e-9, 'expected time to next (days)');
 });
 
 test('hazard: not fitted, with the API reasons and no curve', () => {

@@ -50,6 +50,7 @@ export const patternHazardRoutes = [
     description:
       'A dormant pattern (`dormancy.dormant`: its silence since the last occurrence is one the fitted model gives less than a 1% chance) keeps ' +
       'its fit and curves, but its `forecast` is empty and `p_alert` null: the model no longer describes it, so the engine abstains. ' +
+      'A pattern whose pace drifts (`trend.kept`) is modelled on a clock with a power-law trend: its parameters and curves are in days at the pace of as_of. ' +
       '404 `not_fitted` with `details.reason` when the model cannot be fitted: `no_timestamps` (no member has occurred_at) or ' +
       '`insufficient_events` (fewer gaps than the hazard config’s min_gaps). Before any engine run fitted the pattern it is also ' +
       '`not_fitted`, with the reason its current members give and `details.run_id` null.',
@@ -96,6 +97,8 @@ export const patternHazardRoutes = [
         since_last_days: h.since_last_days,
         // Fits stored before dormancy was decided were all forecast.
         dormancy: h.dormancy ?? null,
+        // Fits stored before trends were considered had none.
+        trend: h.trend ?? null,
         curves: h.curves,
         forecast: h.forecast,
         p_alert: h.p_alert,

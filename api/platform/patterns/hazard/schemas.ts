@@ -54,6 +54,18 @@ export const hazardSchema = z.object({
     })
     .nullable()
     .describe('null for fits stored before dormancy was decided'),
+  trend: z
+    .object({
+      kept: z.boolean().describe('The model runs on a clock with a power-law trend of the pace (its AIC below the renewal model’s); false: the renewal model'),
+      beta: z.number().describe('Power of the pace ((t - first occurrence)/span_days)^(beta - 1), the Crow-AMSAA estimate: < 1 slowing down, > 1 speeding up'),
+      span_days: z.number().describe('Days from the first occurrence to as_of'),
+      aic_trend: z.number().nullable(),
+      aic_renewal: z.number().nullable(),
+    })
+    .nullable()
+    .describe(
+      'null for fits stored before trends were considered. With `kept`, parameters and curves are on the model’s clock (days at the pace of as_of), and forecasts are mapped back to days',
+    ),
   curves: z.object({
     times_days: numbers,
     survival: numbers,
