@@ -10,7 +10,7 @@ import { registry } from '../lib/metrics.ts';
 import { startWorker } from '../jobs/worker.ts';
 import { crontab, tasks } from '../jobs/tasks/index.ts';
 import { createAppContext } from './processes.ts';
-import type { ParentMessage } from './workerProcess.ts';
+import { confineDatabaseBackends, type ParentMessage } from './workerProcess.ts';
 
 // Listening from the start: a stop can arrive while the runner is still starting.
 let stopRequested = false;
@@ -36,6 +36,8 @@ const timeouts = poolTimeouts(config);
 const databaseUrl = config.DATABASE_DIRECT_URL ?? config.DATABASE_URL!;
 const pool = createPool(databaseUrl, { max: 4, applicationName: 'svc-worker', timeouts });
 const workerPool = createPool(databaseUrl, { max: config.WORKER_CONCURRENCY + 2, applicationName: 'svc-worker', timeouts });
+// The runner's backends keep off the CPU this process was kept off (scripts/workerProcess.ts).
+for (const p of [pool, workerPool]) confineDatabaseBackends(p, logger);
 // The database may be down or still starting: wait for it (a stop meanwhile ends the wait).
 const app = await untilDatabaseAnswers(
   'worker process start',

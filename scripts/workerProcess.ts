@@ -8,12 +8,14 @@
  * child's runtime starts, so each of its threads inherits it): an engine run cannot take the core
  * HTTP needs, and the HTTP process itself stays free to use all of them (docs/decisions.md).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import type { Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/logger.ts';
 import { registerMetricsSource } from '../lib/metrics.ts';
 import { loaderArgs, moduleUrl } from '../lib/modulePath.ts';
@@ -52,6 +54,20 @@ export function allowedCpus(statusFile = '/proc/self/status'): number[] {
   }
 }
 
+/** The taskset program on PATH, or null. */
+function findTaskset(): string | null {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
+    const taskset = path.join(dir, 'taskset');
+    try {
+      accessSync(taskset, constants.X_OK);
+      return taskset;
+    } catch {
+      // not in this directory
+    }
+  }
+  return null;
+}
+
 /**
  * The CPUs for the worker process (a `taskset -c` list) and the taskset to apply them: every CPU this
  * process may use but the first, or null where that is not possible (one CPU, not Linux, no taskset).
@@ -59,17 +75,38 @@ export function allowedCpus(statusFile = '/proc/self/status'): number[] {
 function workerCpus(): { taskset: string; cpus: string } | null {
   if (process.platform !== 'linux') return null;
   const allowed = allowedCpus();
-  if (allowed.length < 2) return null;
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
-    const taskset = path.join(dir, 'taskset');
+  const taskset = allowed.length >= 2 ? findTaskset() : null;
+  return taskset ? { taskset, cpus: allowed.slice(1).join(',') } : null;
+}
+
+/**
+ * In the confined runner: each new connection's Postgres backend, when it runs on this machine, is
+ * confined to the runner's CPUs as well. An engine run's writes are done by its backend (75-90% of a
+ * core through the apply, docs/benchmarks.md), which would otherwise take the core kept for HTTP; the
+ * API's own backends were measured waiting on nothing in the database during a run (no lock, LWLock or
+ * I/O waits above idle), only for a core. A backend elsewhere (another host, another PID namespace:
+ * its pid is not a `postgres` process here) or one this user may not change is left as it is.
+ */
+export function confineDatabaseBackends(pool: Pool, logger: Logger): void {
+  if (process.platform !== 'linux') return;
+  const own = allowedCpus();
+  const taskset = findTaskset();
+  if (!taskset || own.length === 0 || own.length >= cpus().length) return; // not confined: nothing to follow
+  const list = own.join(',');
+  pool.on('connect', (client) => {
+    // The backend's pid, from the connection's start-up (BackendKeyData): no query on the new client.
+    const pid = (client as unknown as { processID: number | null }).processID;
+    let comm = '';
     try {
-      accessSync(taskset, constants.X_OK);
-      return { taskset, cpus: allowed.slice(1).join(',') };
+      comm = pid ? readFileSync(`/proc/${pid}/comm`, 'utf8').trim() : '';
     } catch {
-      // not in this directory
+      return; // no such process here: the database is elsewhere
     }
-  }
-  return null;
+    if (comm !== 'postgres') return;
+    execFile(taskset, ['-p', '-c', list, String(pid)], (err) => {
+      if (err) logger.debug('could not confine a database backend', { pid, err: err.message });
+    });
+  });
 }
 
 export function startWorkerProcess(databaseUrl: string, logger: Logger, shutdownGraceMs: number): WorkerProcess {

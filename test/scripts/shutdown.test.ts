@@ -15,7 +15,8 @@ import { request } from '../helpers/http.ts';
 import { logLines, spawnSvc, svcEnv } from '../../fixtures/svcProcess.ts';
 import { allowedCpus, parseCpuList } from '../../scripts/workerProcess.ts';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 
 /** A GET on a fresh connection (no keep-alive pool), resolving with status and body. */
 function get(url: string): Promise<{ status: number; body: string }> {
@@ -204,6 +205,29 @@ test('svc serve logs JSON with trace ids and stops cleanly on SIGTERM', async ()
         if (!cpus.length && !existsSync(status)) continue; // a thread that ended since the listing
         assert.equal(cpus, expected, `thread ${tid}`);
       }
+      // And so do the runner's Postgres backends, when the database runs on this machine: an engine
+      // run's writes are its backend's CPU. The API's backends keep every CPU.
+      const backends = async (app: string) => {
+        const admin = new pg.Client({ connectionString: db.url });
+        await admin.connect();
+        try {
+          const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and application_name = $1', [
+            app,
+          ]);
+          return rows.map((r) => r.pid).filter((pid) => existsSync(`/proc/${pid}/comm`) && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres');
+        } finally {
+          await admin.end();
+        }
+      };
+      await eventually(
+        async () => {
+          const pids = await backends('svc-worker');
+          return pids.length > 0 && pids.every((pid) => allowedCpus(`/proc/${pid}/status`).join(',') === expected.join(',')) ? true : undefined;
+        },
+        10_000,
+        "the runner's backends confined to its CPUs",
+      );
+      for (const pid of await backends('svc')) assert.equal(allowedCpus(`/proc/${pid}/status`), ours, `API backend ${pid}`);
     }
 
     const requestLine = await eventually(async () => lines().find((l) => l.msg === 'request' && l.path === '/health/ready'), 5_000, 'the access log line');
