@@ -26,7 +26,15 @@ import { hashPassword } from '../lib/passwords.ts';
 import { buildHttpApps, createAppContext } from '../scripts/processes.ts';
 import { upsertEmployee } from '../sql/employees.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, requests: { type: 'string', default: '200' } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '7' },
+    requests: { type: 'string', default: '200' },
+    paths: { type: 'string', default: '/admin/me,/admin/tenants' },
+    browser: { type: 'boolean', default: true },
+  },
+  allowNegative: true,
+});
 const rounds = Number(values.rounds);
 const requests = Number(values.requests);
 
@@ -75,7 +83,7 @@ const cookie = (login.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).j
 const headers = { cookie };
 
 const rows: string[] = [];
-for (const path of ['/admin/me', '/admin/tenants']) {
+for (const path of values.paths.split(',')) {
   for (let i = 0; i < 50; i++) {
     await call(product.url, 'GET', path, headers);
     await call(`${consoleServer.url}/api/backend`, 'GET', path, headers);
@@ -106,7 +114,7 @@ process.stdout.write(`proxy overhead: ${rounds} rounds x ${requests} requests pe
 process.stdout.write('| call | direct p50 | through the proxy p50 | proxied/direct (median of rounds) |\n|---|---|---|---|\n');
 process.stdout.write(`${rows.join('\n')}\n`);
 
-if (existsSync('/usr/bin/chromium')) {
+if (values.browser && existsSync('/usr/bin/chromium')) {
   const { launchChromium, newContext } = await import('../test/helpers/browser.ts');
   const browser = await launchChromium();
   const context = await newContext(browser);
