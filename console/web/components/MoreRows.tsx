@@ -1,6 +1,7 @@
 /**
- * Long tables render their rows a window at a time: the first screenfuls at once, the next as the
- * person scrolls towards the end (an IntersectionObserver on the last row, well before it shows),
+ * Long tables render their rows a window at a time: the first screenfuls at once, the rest in small
+ * batches while the browser is idle (so the table is whole a moment later and scrolls over plain
+ * rows), sooner when the person scrolls towards the end (an IntersectionObserver on the last row),
  * or with the "Show more" button of that row (keyboard and screen-reader users reach it by Tab).
  * 1,000 tenants or 500 patterns are usable as soon as the first rows are in, instead of after the
  * whole table is laid out.
@@ -8,7 +9,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
 export const FIRST_ROWS = 60;
-export const MORE_ROWS = 120;
+export const MORE_ROWS = 60;
 
 /** How many of `total` rows to render; back to the first window when `resetKey` changes (a new filter). */
 export function useRowWindow(total: number, resetKey: unknown): { shown: number; more: () => void } {
@@ -21,7 +22,17 @@ export function useRowWindow(total: number, resetKey: unknown): { shown: number;
     if (count !== FIRST_ROWS) setCount(FIRST_ROWS);
   }
   const more = useCallback(() => setCount((c) => c + MORE_ROWS), []);
-  return { shown: Math.min(current, total), more };
+  const shown = Math.min(current, total);
+  useEffect(() => {
+    if (shown >= total) return;
+    if (typeof requestIdleCallback === 'function') {
+      const id = requestIdleCallback(more, { timeout: 1000 });
+      return () => cancelIdleCallback(id);
+    }
+    const timer = setTimeout(more, 50);
+    return () => clearTimeout(timer);
+  }, [shown, total, more]);
+  return { shown, more };
 }
 
 /** The row after the last rendered one: renders the next window when it nears the viewport. */
