@@ -199,6 +199,22 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await narrow.close();
   });
 
+  test('insights of a live workspace without an active model: a page that says so, not an error', async () => {
+    const fresh = await createTenant(staff, { company: 'Fresh Start' });
+    await provisionTenant(t, staff, fresh.id);
+    const res = await staff.post(`/admin/tenants/${fresh.id}/invite`, { email: 'nina@fresh.test', role_profile: 'viewer', full_name: 'Nina New' });
+    assert.is(res.status, 201, res.text);
+    const mail = await smtp.waitFor((m) => m.to.includes('nina@fresh.test'));
+    const context = await newContext(browser);
+    const page = await acceptInvitation(context, mail.text.match(/https?:\/\/\S+accept-invite\S+/)![0], 'Nina New');
+    await page.getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'No insights yet', level: 2 }).waitFor();
+    await page.getByText('No model is active for this workspace yet, so there are no insights to show.').waitFor();
+    assert.is(await page.getByRole('alert').count(), 0, 'no error');
+    await check(page, 'insights-no-model');
+    await context.close();
+  });
+
   test('members: the directory with role labels', async () => {
     const vic = await newContext(browser);
     await (await acceptInvitation(vic, vicLink, 'Vic Viewer')).getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
@@ -407,6 +423,27 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await banner.getByRole('link', { name: 'Back to the staff console' }).click();
     await tenantTab.getByRole('heading', { name: 'Tenants', level: 1 }).waitFor();
     await context.close();
+  });
+
+  test('password reset confirmed: the link of the e-mail, a new password, signed in with it', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${c.url}/forgot-password?workspace=${tenant.slug}`);
+    await page.getByLabel('E-mail').fill('vic@client.test');
+    await page.getByRole('button', { name: 'Send the reset link' }).click();
+    await page.getByText('a link to choose a new password is on its way').waitFor();
+    const mail = await smtp.waitFor((m) => m.to.includes('vic@client.test') && /reset/i.test(m.subject));
+    await page.goto(mail.text.match(/https?:\/\/\S+reset-password\S+/)![0]);
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    const renewed = 'another long enough passphrase';
+    await page.getByLabel('New password', { exact: true }).fill(renewed);
+    await page.getByLabel('Repeat the new password').fill(renewed);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Your password was changed. Sign in with the new one.').waitFor();
+    await check(page, 'reset-password-done');
+    await context.close();
+    const signedIn = await signIn(await newContext(browser), 'vic@client.test', renewed);
+    await signedIn.getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
   });
 
   test.run();
