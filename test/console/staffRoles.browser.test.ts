@@ -159,7 +159,7 @@ if (chromiumAvailable('the staff console roles and sessions in a browser')) {
     await page.getByRole('link', { name: 'Tenants' }).click();
     const count = page.getByText(/^\d+ of \d+ tenants$/);
     await count.waitFor();
-    const total = Number(/of (\d+)/.exec(await count.innerText())![1]);
+    const total = Number(/of (\d+)/.exec((await count.textContent()) ?? '')![1]);
     assert.ok(total >= 1000, `${total} tenants`);
     // The first window of rows is there at once; the rest fill in while the browser is idle.
     assert.ok((await page.locator('tbody tr').count()) >= 60);
