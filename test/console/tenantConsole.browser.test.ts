@@ -26,7 +26,7 @@ import {
 } from '../helpers/browser.ts';
 import { startTestConsole } from '../helpers/console.ts';
 import { endingNow, ingestRecords, syntheticRecords, trainCheckpoint } from '../helpers/onboarding.ts';
-import { createTenant, provisionTenant, seedStaff, staffLogin } from '../helpers/product.ts';
+import { createTenant, provisionTenant, seedStaff, setTenantState, staffLogin } from '../helpers/product.ts';
 import { startSmtpSink } from '../helpers/smtp.ts';
 
 const PASSWORD = 'a long enough passphrase';
@@ -202,6 +202,8 @@ if (chromiumAvailable('the tenant console browser tests')) {
   test('insights of a live workspace without an active model: a page that says so, not an error', async () => {
     const fresh = await createTenant(staff, { company: 'Fresh Start' });
     await provisionTenant(t, staff, fresh.id);
+    // Live without a model: go-live needs one, so the state is set as an operator would have left it.
+    await setTenantState(t, fresh.id, 'live');
     const res = await staff.post(`/admin/tenants/${fresh.id}/invite`, { email: 'nina@fresh.test', role_profile: 'viewer', full_name: 'Nina New' });
     assert.is(res.status, 201, res.text);
     const mail = await smtp.waitFor((m) => m.to.includes('nina@fresh.test'));
