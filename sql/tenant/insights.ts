@@ -117,7 +117,9 @@ export interface InsightSnapshot {
   clustered_count: number;
   forecasts: CollectionForecasts | null;
   /** `records` and `forecast` are absent when read with `details: false`. */
-  patterns: Array<Omit<InsightPattern, 'terms' | 'member_ids' | 'forecast'> & { rank: number; forecast?: InsightPattern['forecast']; records?: InsightRecord[] }>;
+  patterns: Array<
+    Omit<InsightPattern, 'terms' | 'member_ids' | 'forecast'> & { rank: number; forecast?: InsightPattern['forecast']; records?: InsightRecord[] }
+  >;
 }
 
 /**
