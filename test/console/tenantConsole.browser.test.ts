@@ -349,6 +349,8 @@ if (chromiumAvailable('the tenant console browser tests')) {
     // The audit log shows the moves, then the whole history downloads as a workbook.
     await page.goto(`${c.url}/remediation/audit-log`);
     await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    // The heading comes before the entries: wait for the table itself.
+    await page.locator('table tbody tr').first().waitFor();
     const log = (await page.locator('table').allInnerTexts()).join('\n');
     assert.match(log, /status: approved → in_progress/);
     assert.match(log, /Review decided/);
