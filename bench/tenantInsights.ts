@@ -15,6 +15,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startConsole } from '../console/server/start.ts';
@@ -87,6 +88,9 @@ if (!existsSync(CHROMIUM)) {
   process.exit(1);
 }
 
+const loadAtStart = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(', ');
 const db = await createTestDatabase();
 const pool = createPool(db.url, { max: 4 });
 const tenants: Array<{ size: number; slug: string; email: string; password: string }> = [];
@@ -116,6 +120,8 @@ interface Sample {
   shown: number;
   /** From clicking the first pattern until its page shows its records. */
   pattern: number;
+  /** Of which the pattern's request (`?pattern_id=`), from its start to its last byte. */
+  patternRequest: number;
   /** Navigation until the first page of plans is shown; then "Next" until the second. */
   caps: number;
   capsNext: number;
@@ -174,6 +180,12 @@ try {
       await page.getByRole('heading', { name: 'Records', level: 2 }).waitFor({ timeout: 30_000 });
       await page.locator('table tbody tr').first().waitFor();
       const pattern = (await paintedAt(page)) - opened;
+      const patternRequest = await page.evaluate(() => {
+        const entry = performance.getEntriesByType('resource').find((e) => e.name.includes('/insights/snapshot?pattern_id=')) as
+          | { startTime: number; responseEnd: number }
+          | undefined;
+        return entry ? entry.responseEnd - entry.startTime : Number.NaN;
+      });
 
       // The plans page: the first page of plans, then the next one.
       const caps = CAPS[i];
@@ -188,7 +200,7 @@ try {
         capsNext = (await paintedAt(page)) - clicked;
       }
       // The first run warms the browser's caches (the bundle) and is not counted.
-      if (run > 0) samples.get(size)!.push({ bytes, fcp, snapshot, shown, pattern, caps: capsShown, capsNext });
+      if (run > 0) samples.get(size)!.push({ bytes, fcp, snapshot, shown, pattern, patternRequest, caps: capsShown, capsNext });
     }
   }
   for (const size of SIZES) {
@@ -228,12 +240,19 @@ const ms = (values: number[]) => {
   return Number.isNaN(m) ? '—' : `${m.toFixed(0)} ms`;
 };
 console.log(`tenant console at scale, median of ${RUNS} runs each (1280x800, Chromium headless), baseline first`);
-console.log('| patterns / CAPs | list snapshot | FCP | list snapshot arrived | patterns shown | a pattern opened | plans shown | next page of plans |');
+console.log(
+  `load average at start: ${loadAtStart}; at end: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ')}`,
+);
+console.log(
+  '| patterns / CAPs | list snapshot | FCP | list snapshot arrived | patterns shown | a pattern opened (its request) | plans shown | next page of plans |',
+);
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const [i, size] of SIZES.entries()) {
   const s = samples.get(size)!;
   console.log(
-    `| ${size} / ${CAPS[i]} | ${(median(s.map((x) => x.bytes)) / 1024).toFixed(0)} KB | ${ms(s.map((x) => x.fcp))} | ${ms(s.map((x) => x.snapshot))} | ${ms(s.map((x) => x.shown))} | ${ms(s.map((x) => x.pattern))} | ${ms(s.map((x) => x.caps))} | ${ms(s.map((x) => x.capsNext))} |`,
+    `| ${size} / ${CAPS[i]} | ${(median(s.map((x) => x.bytes)) / 1024).toFixed(0)} KB | ${ms(s.map((x) => x.fcp))} | ${ms(s.map((x) => x.snapshot))} | ${ms(s.map((x) => x.shown))} | ${ms(s.map((x) => x.pattern))} (${ms(s.map((x) => x.patternRequest))}) | ${ms(s.map((x) => x.caps))} | ${ms(s.map((x) => x.capsNext))} |`,
   );
 }
 console.log('| patterns | scrolled top to bottom: frames | p95 frame | max frame | rows in the page at the end |');
