@@ -117,6 +117,18 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await (await acceptInvitation(bob, bobLink, 'Bob Analyst')).getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
   });
 
+  test('an expired invitation gets the same clear page, with what to do', async () => {
+    const link = await invite('late@client.test', 'viewer', 'Late Comer');
+    const schema = `tenant_${tenant.id.replaceAll('-', '')}`;
+    await t.app.pool.query(`update "${schema}".invitations set expires_at = now() - interval '1 day' where email = 'late@client.test'`);
+    const context = await newContext(browser);
+    const page = await acceptInvitation(context, link, 'Late Comer');
+    await page.getByRole('heading', { name: 'This invitation can no longer be used' }).waitFor();
+    await page.getByText('The link has expired (invitations last 7 days)').waitFor();
+    await check(page, 'accept-invite-expired');
+    await context.close();
+  });
+
   test('sign-in: the workspace picker, the deliberate 401 text, the 429 with when to retry, sign-out', async () => {
     const context = await newContext(browser);
     const page = await signIn(context, 'alice@client.test', 'not the password');
@@ -354,6 +366,18 @@ if (chromiumAvailable('the tenant console browser tests')) {
     const log = (await page.locator('table').allInnerTexts()).join('\n');
     assert.match(log, /status: approved → in_progress/);
     assert.match(log, /Review decided/);
+    // The API's limit: the latest 20 of the entries (there are more by now), then back to 50.
+    const entries = await page.locator('table tbody tr').count();
+    assert.ok(entries > 20, `${entries} entries`);
+    await page.getByLabel('Entries shown').selectOption('20');
+    await page.waitForURL(/limit=20$/);
+    await page.locator('table tbody tr').nth(20).waitFor({ state: 'detached' });
+    assert.is(await page.locator('table tbody tr').count(), 20);
+    await page.getByLabel('Entries shown').selectOption('50');
+    await page
+      .locator('table tbody tr')
+      .nth(entries - 1)
+      .waitFor();
     await check(page, 'audit-log');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the whole history (.xlsx)' }).click()]);
     const workbook = new ExcelJS.Workbook();
