@@ -133,6 +133,7 @@ export function createBackendProxy(options: ProxyOptions) {
     });
     let resume: (() => void) | null = null;
     const onDrain = () => resume?.();
+    let drainHooked = false;
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
 
     const handler: Dispatcher.DispatchHandler = {
@@ -155,12 +156,16 @@ export function createBackendProxy(options: ProxyOptions) {
         const present = ownSecurityHeaders ? null : new Set(headers.filter((_, j) => j % 2 === 0));
         for (const [name, value] of securityHeaders) if (!present?.has(name)) headers.push(name, value);
         res.writeHead(statusCode, headers);
-        if (req.method === 'HEAD') return true;
-        res.on('drain', onDrain);
         return true;
       },
       onData(chunk) {
-        return res.write(chunk);
+        const more = res.write(chunk);
+        // Backpressure: undici pauses until the browser's side drains (the listener only when needed).
+        if (!more && !drainHooked) {
+          drainHooked = true;
+          res.on('drain', onDrain);
+        }
+        return more;
       },
       onComplete() {
         res.end();
