@@ -6,7 +6,8 @@
  * 1. One keep-alive client, sequential requests, the two paths interleaved request by request so
  *    drift hits both: `GET /admin/me` (a session lookup, the commonest call) and `GET /admin/tenants`
  *    with 1,000 tenants (about 250 KB of JSON, streamed through). Per round the p50 of each; the
- *    figure is the median over rounds of proxied p50 / direct p50. Target: <= 1.2.
+ *    figure is the median over rounds of proxied p50 / direct p50. Target: <= 1.2. Next to it, the
+ *    median of (proxied - direct) over the back-to-back pairs, as a ratio to the direct p50.
  * 2. Registry (when /usr/bin/chromium exists, unless --no-browser): from clicking "Tenants" in the
  *    nav until the registry is usable (the count "1000 of 1000 tenants", the first rows' links and
  *    the search box, painted), next to the same page with 10 tenants (a second product API and
@@ -127,6 +128,9 @@ for (const path of values.paths.split(',')) {
     await call(`${consoleServer.url}/api/backend`, 'GET', path, headers);
   }
   const ratios: number[] = [];
+  // Each direct call and its proxied neighbour ran back to back: their difference cancels the
+  // machine's slow and fast moments better than two p50s do.
+  const added: number[] = [];
   const directP50s: number[] = [];
   const proxiedP50s: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -139,19 +143,24 @@ for (const path of values.paths.split(',')) {
       if (a.status !== 200 || b.status !== 200) throw new Error(`${path}: ${a.status} ${b.status}`);
       (first ? direct : proxied).push(a.ms);
       (first ? proxied : direct).push(b.ms);
+      added.push(first ? b.ms - a.ms : a.ms - b.ms);
     }
     directP50s.push(median(direct));
     proxiedP50s.push(median(proxied));
     ratios.push(median(proxied) / median(direct));
   }
   const ratio = median(ratios);
+  const pairedMs = median(added);
+  const paired = 1 + pairedMs / median(directP50s);
   rows.push(
-    `| GET ${path} | ${median(directP50s).toFixed(2)} ms | ${median(proxiedP50s).toFixed(2)} ms | ${ratio.toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}) | ${ratio <= 1.2 ? 'met' : 'NOT met'} |`,
+    `| GET ${path} | ${median(directP50s).toFixed(2)} ms | ${median(proxiedP50s).toFixed(2)} ms | ${ratio.toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}) | +${pairedMs.toFixed(3)} ms = ${paired.toFixed(2)}x | ${ratio <= 1.2 && paired <= 1.2 ? 'met' : 'NOT met'} |`,
   );
 }
 process.stdout.write(`load average at start: ${loadAtStart}\n`);
 process.stdout.write(`proxy overhead: ${rounds} rounds x ${requests} requests per path, sequential, keep-alive; baseline: the same call made directly\n`);
-process.stdout.write('| call | direct p50 (baseline) | through the proxy p50 | proxied/direct (median of rounds) | target <= 1.20x |\n|---|---|---|---|---|\n');
+process.stdout.write(
+  '| call | direct p50 (baseline) | through the proxy p50 | proxied/direct (median of rounds) | added (median of back-to-back pairs) | target <= 1.20x |\n|---|---|---|---|---|---|\n',
+);
 process.stdout.write(`${rows.join('\n')}\n`);
 
 const registryRows: string[] = [];
