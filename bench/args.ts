@@ -10,11 +10,16 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-export function benchArgs<O extends Options>(scriptUrl: string, config: { options: O }) {
+export function benchArgs<O extends Options>(scriptUrl: string, config: { options: O; allowNegative?: boolean }) {
   const file = fileURLToPath(scriptUrl);
   const name = path.basename(file, '.ts');
   try {
-    const parsed = parseArgs({ options: { ...config.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
+    const parsed = parseArgs({
+      options: { ...config.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+      allowNegative: config.allowNegative,
+    });
     if ((parsed.values as Record<string, unknown>).help) {
       process.stdout.write(`${benchUsage(file, name, config.options)}\n`);
       process.exit(0);

@@ -198,8 +198,10 @@ async function main() {
 
     const ratio = (layout: Layout, key: string, higherIsBetter: boolean) =>
       layout === 'plain' ? '1.00x' : `${fmt(higherIsBetter ? result[layout][key] / result.plain[key] : result.plain[key] / result[layout][key])}x`;
-    const row = (label: string, key: string, unit: (n: number) => string, higherIsBetter: boolean) =>
-      [label, ...LAYOUTS.map((l) => `${unit(result[l][key])} (${ratio(l, key, higherIsBetter)})`)];
+    const row = (label: string, key: string, unit: (n: number) => string, higherIsBetter: boolean) => [
+      label,
+      ...LAYOUTS.map((l) => `${unit(result[l][key])} (${ratio(l, key, higherIsBetter)})`),
+    ];
     log();
     log(
       `Each cell: the figure (how it compares with the plain table; above 1x is better). Removal: ${removed.toLocaleString('en-US')} events of one workspace.`,

@@ -62,7 +62,9 @@ async function main(): Promise<number> {
   try {
     await ensureTemplate();
     const files = testFiles(root)
-      .filter((f) => filter.length === 0 || filter.some((pattern) => f.includes(pattern)))
+      // Matched against the path from the repository's root: a checkout whose own path holds the
+      // pattern (a worktree named wt-consoleperf and `npm test -- console`) must not run everything.
+      .filter((f) => filter.length === 0 || filter.some((pattern) => path.relative(path.dirname(root), f).includes(pattern)))
       .sort();
     const concurrency = Math.max(2, Math.min(4, os.cpus().length));
     const queue = [...files];

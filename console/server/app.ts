@@ -27,12 +27,10 @@ export function createConsoleApp(assets: ConsoleAssets, proxyOptions: ProxyOptio
   const html = Buffer.from(assets.html);
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-    for (const [name, value] of securityHeaders) res.setHeader(name, value);
     const url = req.url ?? '/';
-    if (url.startsWith(`${PROXY_PREFIX}/`)) {
-      void proxy.handle(req, res, url.slice(PROXY_PREFIX.length));
-      return;
-    }
+    // The proxy writes its answer's headers in one writeHead, the security headers among them.
+    if (url.startsWith(`${PROXY_PREFIX}/`)) return proxy.handle(req, res, url.slice(PROXY_PREFIX.length));
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
       return plain(res, 405, 'Method Not Allowed');

@@ -116,21 +116,27 @@ export interface InsightSnapshot {
   record_count: number;
   clustered_count: number;
   forecasts: CollectionForecasts | null;
-  patterns: Array<Omit<InsightPattern, 'terms' | 'member_ids'> & { rank: number; records: InsightRecord[] }>;
+  /** `records` and `forecast` are absent when read with `details: false`. */
+  patterns: Array<
+    Omit<InsightPattern, 'terms' | 'member_ids' | 'forecast'> & { rank: number; forecast?: InsightPattern['forecast']; records?: InsightRecord[] }
+  >;
 }
 
 /**
  * The active checkpoint's collection with its patterns (highest risk first), each with its
- * SNAPSHOT_RECORDS_PER_PATTERN most recent records, in one statement.
+ * SNAPSHOT_RECORDS_PER_PATTERN most recent records and its forecast, in one statement. With
+ * `details: false` (the list view) the patterns come without records and forecast: no member join,
+ * and about a tenth of the bytes. With `patternId`, only that pattern (none when it is not in it).
  */
-export async function activeInsightSnapshot(db: Queryable): Promise<InsightSnapshot | null> {
+export async function activeInsightSnapshot(db: Queryable, options: { details?: boolean; patternId?: string } = {}): Promise<InsightSnapshot | null> {
   const { rows } = await db.query<InsightSnapshot>(
     `select k.id as checkpoint_id, c.dataset_version, c.model_version, k.created_at as trained_at, k.activated_at,
             c.record_count, c.clustered_count, c.forecasts,
             coalesce((select jsonb_agg(jsonb_build_object(
                         'pattern_id', p.pattern_id, 'rank', p.rank, 'name', p.name, 'size', p.size, 'risk_score', p.risk_score,
                         'risk_components', p.risk_components, 'top_terms', p.top_terms, 'severity_counts', p.severity_counts,
-                        'stability', p.stability, 'first_seen_at', p.first_seen_at, 'last_seen_at', p.last_seen_at,
+                        'stability', p.stability, 'first_seen_at', p.first_seen_at, 'last_seen_at', p.last_seen_at)
+                      || case when $2 then jsonb_build_object(
                         'forecast', p.forecast,
                         'records', coalesce((
                           select jsonb_agg(jsonb_build_object('id', r.record_id, 'source', r.source, 'external_id', r.external_id,
@@ -139,11 +145,12 @@ export async function activeInsightSnapshot(db: Queryable): Promise<InsightSnaps
                             from (select d.* from unnest(p.member_ids) as m (record_id)
                                    join dataset_records d on d.dataset_id = k.dataset_id and d.record_id = m.record_id
                                    order by d.occurred_at desc nulls last, d.external_id limit $1) r), '[]'::jsonb))
+                        else '{}'::jsonb end
                         order by p.risk_score desc, p.rank)
-                        from insight_patterns p where p.collection_id = c.id), '[]'::jsonb) as patterns
+                        from insight_patterns p where p.collection_id = c.id and ($3::uuid is null or p.pattern_id = $3::uuid)), '[]'::jsonb) as patterns
        from checkpoints k join insight_collections c on c.checkpoint_id = k.id
       where k.active`,
-    [SNAPSHOT_RECORDS_PER_PATTERN],
+    [SNAPSHOT_RECORDS_PER_PATTERN, options.details ?? true, options.patternId ?? null],
   );
   return rows[0] ?? null;
 }

@@ -1,7 +1,8 @@
 /**
  * Every link the product sends opens a real console page: the e-mails are caught by a real SMTP
  * sink, each link in them is opened in Chromium, and the page must answer 200 and render its own
- * heading (not the console's "Page not found"), axe-clean. Covered: the tenant invitation and
+ * heading (not the console's "Page not found"), axe-clean, and a platform page the exact /v1 request
+ * that reads the linked thing. Covered: the tenant invitation and
  * password reset, the staff password reset, the platform member invitation, and the platform
  * notifications of an ingest (issues), an invitation (members), an engine run (patterns, and
  * alerts/recommendations when the run raises them) and the weekly digest.
@@ -31,6 +32,16 @@ const expectedHeading: Array<[RegExp, RegExp]> = [
   [/^\/platform\/members$/, /Members of your platform workspace/],
   [/^\/platform$/, /Your svc platform workspace/],
 ];
+
+/** The /v1 request a platform link's page must show, by the link's path. */
+function v1Request(pathname: string, query: URLSearchParams): string | null {
+  const subject = /^\/platform\/(issues|patterns|alerts|recommendations)\/([^/]+)$/.exec(pathname);
+  if (subject) return `GET /v1/${subject[1]}/${subject[2]}`;
+  if (pathname === '/platform/accept-invite') return `POST /v1/invitations/accept\n{"invitation_token": "${query.get('token')}"`;
+  if (pathname === '/platform/members') return 'GET /v1/members';
+  if (pathname === '/platform') return 'GET /v1/shell/nav';
+  return null;
+}
 
 const linksOf = (mail: ReceivedMail) => [...mail.text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0].replace(/[.,)]+$/, ''));
 
@@ -126,6 +137,9 @@ if (chromiumAvailable('the e-mail link browser tests')) {
       const heading = page.getByRole('heading', { level: 1 });
       await heading.waitFor();
       assert.match((await heading.allInnerTexts()).join('\n'), expected![1], link);
+      // A platform page explains the link with the exact /v1 request that reads (or acts on) it.
+      const request = v1Request(pathname, new URL(link).searchParams);
+      if (request) assert.ok((await page.locator('main').allInnerTexts()).join('\n').includes(request), `${link} shows ${request}`);
       const name = shape.replace(/^\//, '').replace(/[/:]+/g, '-') || 'root';
       await screenshot(page, out, `link-${name}`);
       const violations = await axeViolations(page);

@@ -26,7 +26,7 @@ import {
 } from '../helpers/browser.ts';
 import { startTestConsole } from '../helpers/console.ts';
 import { endingNow, ingestRecords, syntheticRecords, trainCheckpoint } from '../helpers/onboarding.ts';
-import { createTenant, provisionTenant, seedStaff, staffLogin } from '../helpers/product.ts';
+import { createTenant, provisionTenant, seedStaff, setTenantState, staffLogin } from '../helpers/product.ts';
 import { startSmtpSink } from '../helpers/smtp.ts';
 
 const PASSWORD = 'a long enough passphrase';
@@ -117,6 +117,18 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await (await acceptInvitation(bob, bobLink, 'Bob Analyst')).getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
   });
 
+  test('an expired invitation gets the same clear page, with what to do', async () => {
+    const link = await invite('late@client.test', 'viewer', 'Late Comer');
+    const schema = `tenant_${tenant.id.replaceAll('-', '')}`;
+    await t.app.pool.query(`update "${schema}".invitations set expires_at = now() - interval '1 day' where email = 'late@client.test'`);
+    const context = await newContext(browser);
+    const page = await acceptInvitation(context, link, 'Late Comer');
+    await page.getByRole('heading', { name: 'This invitation can no longer be used' }).waitFor();
+    await page.getByText('The link has expired (invitations last 7 days)').waitFor();
+    await check(page, 'accept-invite-expired');
+    await context.close();
+  });
+
   test('sign-in: the workspace picker, the deliberate 401 text, the 429 with when to retry, sign-out', async () => {
     const context = await newContext(browser);
     const page = await signIn(context, 'alice@client.test', 'not the password');
@@ -197,6 +209,24 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await p.getByRole('heading', { name: 'Recurrence forecast' }).waitFor();
     await check(p, 'pattern-narrow-dark');
     await narrow.close();
+  });
+
+  test('insights of a live workspace without an active model: a page that says so, not an error', async () => {
+    const fresh = await createTenant(staff, { company: 'Fresh Start' });
+    await provisionTenant(t, staff, fresh.id);
+    // Live without a model: go-live needs one, so the state is set as an operator would have left it.
+    await setTenantState(t, fresh.id, 'live');
+    const res = await staff.post(`/admin/tenants/${fresh.id}/invite`, { email: 'nina@fresh.test', role_profile: 'viewer', full_name: 'Nina New' });
+    assert.is(res.status, 201, res.text);
+    const mail = await smtp.waitFor((m) => m.to.includes('nina@fresh.test'));
+    const context = await newContext(browser);
+    const page = await acceptInvitation(context, mail.text.match(/https?:\/\/\S+accept-invite\S+/)![0], 'Nina New');
+    await page.getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'No insights yet', level: 2 }).waitFor();
+    await page.getByText('No model is active for this workspace yet, so there are no insights to show.').waitFor();
+    assert.is(await page.getByRole('alert').count(), 0, 'no error');
+    await check(page, 'insights-no-model');
+    await context.close();
   });
 
   test('members: the directory with role labels', async () => {
@@ -331,9 +361,23 @@ if (chromiumAvailable('the tenant console browser tests')) {
     // The audit log shows the moves, then the whole history downloads as a workbook.
     await page.goto(`${c.url}/remediation/audit-log`);
     await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    // The heading comes before the entries: wait for the table itself.
+    await page.locator('table tbody tr').first().waitFor();
     const log = (await page.locator('table').allInnerTexts()).join('\n');
     assert.match(log, /status: approved → in_progress/);
     assert.match(log, /Review decided/);
+    // The API's limit: the latest 20 of the entries (there are more by now), then back to 50.
+    const entries = await page.locator('table tbody tr').count();
+    assert.ok(entries > 20, `${entries} entries`);
+    await page.getByLabel('Entries shown').selectOption('20');
+    await page.waitForURL(/limit=20$/);
+    await page.locator('table tbody tr').nth(20).waitFor({ state: 'detached' });
+    assert.is(await page.locator('table tbody tr').count(), 20);
+    await page.getByLabel('Entries shown').selectOption('50');
+    await page
+      .locator('table tbody tr')
+      .nth(entries - 1)
+      .waitFor();
     await check(page, 'audit-log');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the whole history (.xlsx)' }).click()]);
     const workbook = new ExcelJS.Workbook();
@@ -407,6 +451,27 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await banner.getByRole('link', { name: 'Back to the staff console' }).click();
     await tenantTab.getByRole('heading', { name: 'Tenants', level: 1 }).waitFor();
     await context.close();
+  });
+
+  test('password reset confirmed: the link of the e-mail, a new password, signed in with it', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${c.url}/forgot-password?workspace=${tenant.slug}`);
+    await page.getByLabel('E-mail').fill('vic@client.test');
+    await page.getByRole('button', { name: 'Send the reset link' }).click();
+    await page.getByText('a link to choose a new password is on its way').waitFor();
+    const mail = await smtp.waitFor((m) => m.to.includes('vic@client.test') && /reset/i.test(m.subject));
+    await page.goto(mail.text.match(/https?:\/\/\S+reset-password\S+/)![0]);
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    const renewed = 'another long enough passphrase';
+    await page.getByLabel('New password', { exact: true }).fill(renewed);
+    await page.getByLabel('Repeat the new password').fill(renewed);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Your password was changed. Sign in with the new one.').waitFor();
+    await check(page, 'reset-password-done');
+    await context.close();
+    const signedIn = await signIn(await newContext(browser), 'vic@client.test', renewed);
+    await signedIn.getByRole('heading', { name: 'Insights', level: 1 }).waitFor();
   });
 
   test.run();

@@ -68,8 +68,14 @@ const patternSchema = z.object({
   stability: z.object({ jaccard: z.number().nullable(), status: z.string() }),
   first_seen_at: z.iso.datetime().nullable(),
   last_seen_at: z.iso.datetime().nullable(),
-  records: z.array(recordSchema).describe(`The pattern’s ${SNAPSHOT_RECORDS_PER_PATTERN} most recent records (by occurred_at); \`size\` counts them all`),
-  forecast: forecastSchema.nullable().describe('Its recurrence forecast; null when the model produces none (`forecasts` is null)'),
+  records: z
+    .array(recordSchema)
+    .optional()
+    .describe(`The pattern’s ${SNAPSHOT_RECORDS_PER_PATTERN} most recent records (by occurred_at); \`size\` counts them all. Absent with \`view=summary\``),
+  forecast: forecastSchema
+    .nullable()
+    .optional()
+    .describe('Its recurrence forecast; null when the model produces none (`forecasts` is null). Absent with `view=summary`'),
 });
 
 const activeSnapshotSchema = z
@@ -116,11 +122,28 @@ export const insightRoutes = [
     tags: ['insights'],
     auth: 'tenant',
     permission: 'insights.read',
+    query: z.object({
+      view: z
+        .enum(['full', 'summary'])
+        .optional()
+        .describe(
+          '`full` (the default): every field. `summary`: the same snapshot without each pattern’s `records` and `forecast`, ' +
+            'about a tenth of the bytes, for a list of patterns (the console’s insights page).',
+        ),
+      pattern_id: z
+        .uuid()
+        .optional()
+        .describe(
+          'Only this pattern in `patterns` (an empty array when the active snapshot has no such pattern); the rest of the snapshot ' +
+            'as without it, so a pattern’s page reads its one pattern, coherent with the snapshot it names.',
+        ),
+    }),
     responses: {
       200: { description: 'The active snapshot, or the no-active-model answer', schema: z.discriminatedUnion('status', [activeSnapshotSchema, noModelSchema]) },
     },
-    handler: async ({ app, tenant }) => {
-      const snapshot = await withTenant(app.pool, tenant.schema, activeInsightSnapshot);
+    handler: async ({ app, tenant, query }) => {
+      const details = query.view !== 'summary';
+      const snapshot = await withTenant(app.pool, tenant.schema, (db) => activeInsightSnapshot(db, { details, patternId: query.pattern_id }));
       if (!snapshot) return reply.ok({ status: 'no_active_model' as const, detail: NO_ACTIVE_MODEL, patterns: [] });
       return reply.ok({
         status: 'active' as const,
@@ -137,7 +160,7 @@ export const insightRoutes = [
           ...p,
           first_seen_at: iso(first_seen_at),
           last_seen_at: iso(last_seen_at),
-          records: records.map((r) => ({ ...r, occurred_at: iso(r.occurred_at) })),
+          ...(records && { records: records.map((r) => ({ ...r, occurred_at: iso(r.occurred_at) })) }),
         })),
       });
     },

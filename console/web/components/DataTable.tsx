@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { MoreRows, useRowWindow } from './MoreRows.tsx';
 
 export interface Column<T> {
   header: string;
@@ -7,7 +8,10 @@ export interface Column<T> {
   optional?: boolean;
 }
 
-/** A captioned table that scrolls sideways inside its own box on a narrow screen. */
+/**
+ * A captioned table that scrolls sideways inside its own box on a narrow screen. A long one renders
+ * its rows a window at a time (MoreRows.tsx); a new `rows` array (a new filter) starts again at the top.
+ */
 export function DataTable<T>({
   caption,
   columns,
@@ -21,6 +25,7 @@ export function DataTable<T>({
   rowKey: (row: T) => string;
   empty: string;
 }) {
+  const { shown, more } = useRowWindow(rows.length, rows.length);
   if (rows.length === 0) return <p class="empty">{empty}</p>;
   return (
     <div class="table-wrap">
@@ -36,7 +41,7 @@ export function DataTable<T>({
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
+          {rows.slice(0, shown).map((row) => (
             <tr key={rowKey(row)}>
               {columns.map((c) => (
                 <td key={c.header} class={c.optional ? 'optional' : undefined}>
@@ -45,6 +50,7 @@ export function DataTable<T>({
               ))}
             </tr>
           ))}
+          <MoreRows shown={shown} total={rows.length} colSpan={columns.length} more={more} noun="rows" />
         </tbody>
       </table>
     </div>

@@ -1,10 +1,11 @@
 import { useTenant } from '../app/tenantSession.ts';
 import { ErrorMessage, Notice } from '../components/Alert.tsx';
 import { Link } from '../components/Link.tsx';
+import { MoreRows, useRowWindow } from '../components/MoreRows.tsx';
 import { RiskSizeChart } from './charts.tsx';
 import { formatDate, formatDateTime, statusLabel } from './format.ts';
 import { SeverityMix } from './SeverityMix.tsx';
-import { useSnapshot } from './snapshot.ts';
+import { useSnapshotSummary } from './snapshot.ts';
 
 export function NoActiveModel({ detail }: { detail: string }) {
   return (
@@ -22,8 +23,10 @@ export function NoActiveModel({ detail }: { detail: string }) {
 /** The active snapshot: patterns ranked by risk, a chart of risk against size, links to each pattern. */
 export function TenantInsights({ query }: { query: URLSearchParams }) {
   const { me } = useTenant();
-  const snapshot = useSnapshot(me.workspace);
+  const snapshot = useSnapshotSummary(me.workspace);
   const data = snapshot.data;
+  const patterns = data?.patterns ?? [];
+  const { shown, more } = useRowWindow(patterns.length, patterns.length);
   return (
     <>
       <h1>Insights</h1>
@@ -67,7 +70,7 @@ export function TenantInsights({ query }: { query: URLSearchParams }) {
                     </tr>
                   </thead>
                   <tbody>
-                    {data.patterns.map((p) => (
+                    {data.patterns.slice(0, shown).map((p) => (
                       <tr key={p.id}>
                         <td>
                           <span class="risk" data-level={p.risk_score >= 70 ? 'high' : p.risk_score >= 40 ? 'medium' : 'low'}>
@@ -86,6 +89,7 @@ export function TenantInsights({ query }: { query: URLSearchParams }) {
                         <td class="optional">{statusLabel(p.stability.status)}</td>
                       </tr>
                     ))}
+                    <MoreRows shown={shown} total={data.patterns.length} colSpan={7} more={more} noun="patterns" />
                   </tbody>
                 </table>
               </div>

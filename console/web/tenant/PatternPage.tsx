@@ -5,7 +5,7 @@ import { HazardChart } from './charts.tsx';
 import { days, formatDate, formatDateTime, percent, statusLabel } from './format.ts';
 import { NoActiveModel } from './Insights.tsx';
 import { SeverityMix } from './SeverityMix.tsx';
-import { useSnapshot } from './snapshot.ts';
+import { usePatternSnapshot } from './snapshot.ts';
 import type { InsightSnapshot, PatternForecast } from './types.ts';
 
 type Active = Extract<InsightSnapshot, { status: 'active' }>;
@@ -53,11 +53,25 @@ function Forecast({ forecast, settings }: { forecast: PatternForecast | null; se
   );
 }
 
+function PatternNotFound() {
+  return (
+    <>
+      <h1>Pattern not found</h1>
+      <p>
+        The active model has no pattern with this id (a newer model may have replaced it). <Link href="/insights">See all patterns</Link>.
+      </p>
+    </>
+  );
+}
+
 /** One pattern of the active snapshot: its terms, severity mix, records and recurrence forecast. */
 export function TenantPattern({ params }: { params: { patternId: string } }) {
   const { me, can } = useTenant();
-  const snapshot = useSnapshot(me.workspace);
+  const snapshot = usePatternSnapshot(me.workspace, params.patternId);
+  // An id that is no pattern id at all is not asked for: the page says "not found" as for any other.
+  const wellFormed = /^[0-9a-f-]{36}$/i.test(params.patternId);
   const data = snapshot.data;
+  if (!wellFormed) return <PatternNotFound />;
   if (snapshot.error) return <ErrorMessage error={snapshot.error} />;
   if (!data)
     return (
@@ -67,16 +81,7 @@ export function TenantPattern({ params }: { params: { patternId: string } }) {
     );
   if (data.status === 'no_active_model') return <NoActiveModel detail={data.detail} />;
   const p = data.patterns.find((x) => x.id === params.patternId);
-  if (!p) {
-    return (
-      <>
-        <h1>Pattern not found</h1>
-        <p>
-          The active model has no pattern with this id (a newer model may have replaced it). <Link href="/insights">See all patterns</Link>.
-        </p>
-      </>
-    );
-  }
+  if (!p) return <PatternNotFound />;
   const capHref = `/remediation/caps/new?target_type=pattern&target_id=${encodeURIComponent(p.id)}&title=${encodeURIComponent(`Address: ${p.name}`)}`;
   return (
     <>

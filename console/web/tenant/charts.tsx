@@ -3,7 +3,7 @@
  * risk against size for every pattern, and a pattern's hazard curve with its interval band. Each
  * has a text alternative; the same numbers are in the tables and facts next to them.
  */
-import type { InsightPattern, PatternForecast } from './types.ts';
+import type { InsightPatternSummary, PatternForecast } from './types.ts';
 
 const W = 640;
 const H = 300;
@@ -19,7 +19,7 @@ const ticks = (max: number, count = 5) => {
 const fmt = (n: number) => (n >= 100 || Number.isInteger(n) ? String(Math.round(n)) : n < 0.01 ? n.toExponential(0) : n.toPrecision(2));
 
 /** Risk score (0-100) against size (records, log scale) of every pattern. */
-export function RiskSizeChart({ patterns }: { patterns: InsightPattern[] }) {
+export function RiskSizeChart({ patterns }: { patterns: InsightPatternSummary[] }) {
   const maxSize = Math.max(2, ...patterns.map((p) => p.size));
   const logMax = Math.log10(maxSize);
   const x = (size: number) => PAD.left + (Math.log10(Math.max(1, size)) / logMax) * (W - PAD.left - PAD.right);

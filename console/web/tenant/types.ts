@@ -48,7 +48,13 @@ export interface InsightPattern {
   forecast: PatternForecast | null;
 }
 
-export type InsightSnapshot =
+/** A pattern as `GET /insights/snapshot?view=summary` lists it: without its records and forecast. */
+export type InsightPatternSummary = Omit<InsightPattern, 'records' | 'forecast'>;
+
+export type InsightSnapshot = Snapshot<InsightPattern>;
+export type InsightSnapshotSummary = Snapshot<InsightPatternSummary>;
+
+type Snapshot<P> =
   | {
       status: 'active';
       dataset_version: number;
@@ -59,7 +65,7 @@ export type InsightSnapshot =
       record_count: number;
       clustered_count: number;
       forecasts: { as_of: string; interval_level: number; recurrence_horizon_days: number } | null;
-      patterns: InsightPattern[];
+      patterns: P[];
     }
   | { status: 'no_active_model'; detail: string; patterns: [] };
 

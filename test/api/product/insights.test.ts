@@ -218,6 +218,25 @@ test('snapshot: each pattern carries its most recent records and its recurrence 
     assert.ok(pr.lower <= pr.estimate && pr.estimate <= pr.upper && pr.upper <= 1 && pr.lower >= 0);
   }
   assert.ok(fitted >= 1, 'the synthetic themes recur often enough to fit');
+
+  // ?view=summary: the same snapshot, each pattern without its records and forecast (the list's view).
+  const summary = (await reader.get('/insights/snapshot?view=summary')).body;
+  const { patterns: fullPatterns, ...fullRest } = snap;
+  const { patterns: summaryPatterns, ...summaryRest } = summary;
+  assert.equal(summaryRest, fullRest);
+  assert.equal(
+    summaryPatterns,
+    fullPatterns.map(({ records: _records, forecast: _forecast, ...p }: Record<string, unknown>) => p),
+  );
+  assert.equal((await reader.get('/insights/snapshot?view=full')).body, snap);
+  assert.is((await reader.get('/insights/snapshot?view=everything')).status, 422);
+  // ?pattern_id=: one pattern, whole, in the same snapshot; none for an id the snapshot lacks.
+  const one = (await reader.get(`/insights/snapshot?pattern_id=${fullPatterns[1].id}`)).body;
+  assert.equal(one, { ...fullRest, patterns: [fullPatterns[1]] });
+  const summaryOne = (await reader.get(`/insights/snapshot?view=summary&pattern_id=${fullPatterns[1].id}`)).body;
+  assert.equal(summaryOne.patterns, [summaryPatterns[1]]);
+  assert.equal((await reader.get('/insights/snapshot?pattern_id=00000000-0000-4000-8000-000000000000')).body, { ...fullRest, patterns: [] });
+  assert.is((await reader.get('/insights/snapshot?pattern_id=nope')).status, 422);
 });
 
 test('snapshot: a model trained before forecasts existed answers forecasts null, not an error', async () => {
