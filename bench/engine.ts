@@ -539,6 +539,26 @@ async function identitySection() {
       })
     ).outputs as StageOutputs;
     const changed = second.patterns.pattern_ids.filter((p, i) => p !== third.patterns.pattern_ids[i]).length;
+    if (process.env.IDENTITY_DIAG) {
+      const lost = new Map<string, number>();
+      const pos = new Map(second.snapshot.issues.map((issue, i) => [issue.id, i]));
+      for (const id of placed) {
+        if (after.get(id) === before.get(id)) continue;
+        const i = pos.get(id)!;
+        const k = `${after.get(id) === null ? 'unplaced' : 'other'} raw ${second.cluster.labels[i] < 0 ? 'outlier' : second.cluster.labels[i] >= second.cluster.k ? 'templated' : 'prose'}`;
+        lost.set(k, (lost.get(k) ?? 0) + 1);
+      }
+      log(`diag lost: ${[...lost].map(([k, c]) => `${k}: ${c}`).join('; ')}`);
+      const secondIds = new Set(second.patterns.patterns.map((p) => p.id));
+      const kinds = new Map<string, number>();
+      second.patterns.pattern_ids.forEach((p, i) => {
+        const q = third.patterns.pattern_ids[i];
+        if (p === q) return;
+        const k = `${p === null ? 'none' : 'pattern'} -> ${q === null ? 'none' : secondIds.has(q) ? 'existing' : 'new'} (templated ${third.cluster.templated[i]})`;
+        kinds.set(k, (kinds.get(k) ?? 0) + 1);
+      });
+      log(`diag: ${[...kinds].map(([k, c]) => `${k}: ${c}`).join('; ')}; patterns ${second.patterns.patterns.map((p) => p.issue_count).join(',')} vs ${third.patterns.patterns.map((p) => p.issue_count).join(',')}`);
+    }
     const share = placed.length ? kept / placed.length : 1;
     log(
       `| ${seed} | ${first.patterns.patterns.length} | ${second.patterns.patterns.length} | ${fmt(placed.length)} | ${fmt(kept)} = ${pct(share)} | ${ari.toFixed(3)} | ${changed} | ${sec(ms)} s | ${verdict(share >= TARGET_IDENTITY_KEPT && changed === 0)} |`,

@@ -12,10 +12,12 @@
  *    id goes where most of its members went.
  * 4. Anchoring (prose issues only; a template's members are exact and keep their template's group):
  *    a member of a previous pattern P that this run's clustering put elsewhere stays with P unless
- *    the evidence says it moved: its cosine to its new group's centroid exceeds its cosine to the
- *    centroid of P's old members by more than ANCHOR_MARGIN (in this run's embedding). One that became
- *    an outlier stays with P while its cosine to P is at least the run's outlier cut-off. P keeps its
- *    id while any member stays, whether or not a cluster voted for it.
+ *    the evidence says it moved: its cosine to its new cluster's centroid exceeds its cosine to the
+ *    centroid of the cluster that took P's id (when none did: of P's old members) by more than
+ *    ANCHOR_MARGIN, in this run's embedding. One that became an outlier stays with P while its cosine
+ *    to that cluster is at least the run's outlier cut-off (always, when no cluster took P's id); one
+ *    whose cluster was dropped (unstable, too small) stays with P. P
+ *    keeps its id while any member stays, whether or not a cluster voted for it.
  * 5. Pins are placed (the pattern's group, or a group of their own under that id), then cannot-links:
  *    of two issues kept apart that share a group, the one not pinned there, else the less central
  *    (then the larger id), leaves every pattern.
@@ -28,7 +30,7 @@
 import { constraintsOf, type GroupingDecision, type GroupingDecisionKind } from './constraints.ts';
 
 /** How much closer (cosine) an anchored issue must be to its new group than to its old pattern to leave it. */
-export const ANCHOR_MARGIN = 0.05;
+export const ANCHOR_MARGIN = 0.15;
 
 export interface IdentityInput {
   /** Snapshot issue ids, by index. */
@@ -39,6 +41,8 @@ export interface IdentityInput {
   decisions: readonly GroupingDecision[];
   /** 1 where the issue took the templated path. */
   templated: ArrayLike<number>;
+  /** Stage 5's labels (-1: outlier); a clustered issue in none of `groups` was in an unstable or small cluster. */
+  labels: ArrayLike<number>;
   /** n × dimensions, unit rows (stage 4). */
   embedding: Float32Array;
   dimensions: number;
@@ -179,14 +183,20 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       for (let d = 0; d < dimensions; d++) dot += embedding[i * dimensions + d] * c[d];
       return dot;
     };
+    // The evidence is measured against this run's clusters (the one that took P's id), so that a run
+    // with nothing new, whose clusters are the same, reaches the same decisions: no id changes.
     const moves: Array<[number, string]> = [];
     for (let i = 0; i < n; i++) {
       const p = anchor[i];
       if (p === null || input.templated[i] === 1) continue;
       const here = groupOf[i];
       if (here !== NONE && (idOfLabel.get(here) === p || templatedGroup.has(here))) continue;
-      const stay = cos(i, sums.get(p)!);
-      const keep = here === NONE ? stay >= input.outlierSimilarity : cos(i, groupSums.get(here)!) - stay <= ANCHOR_MARGIN;
+      const voted = labelOfId.get(p);
+      const home = voted !== undefined && groupSums.has(voted) ? groupSums.get(voted)! : null;
+      const keep =
+        here === NONE
+          ? home === null || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN
+          : cos(i, groupSums.get(here)!) - cos(i, home ?? sums.get(p)!) <= ANCHOR_MARGIN;
       if (keep) moves.push([i, p]);
     }
     for (const [i, p] of moves) groupOf[i] = destination(p);

@@ -236,6 +236,7 @@ export function patterns(
     previous: input.snapshot.previous_patterns,
     decisions: input.snapshot.grouping_decisions ?? [],
     templated: input.cluster.templated,
+    labels,
     embedding: v.embedding,
     dimensions: v.dimensions,
     outlierSimilarity: input.cluster.outlier_similarity,
