@@ -505,12 +505,15 @@ async function identitySection() {
     `${fmt(old.length)} oldest described reports (85%) run first; then all ${fmt(byAge.length)} (+${fmt(byAge.length - old.length)}) with the first run's patterns as the previous run; then all again with nothing new`,
   );
   log();
-  log('| engine seed | patterns before | patterns after | old reports placed before | of those, same pattern id after | ARI of the old reports (before vs after) | ids changed by a run with nothing new | pipeline (two runs) | verdict |');
+  log(
+    '| engine seed | patterns before | patterns after | old reports placed before | of those, same pattern id after | ARI of the old reports (before vs after) | ids changed by a run with nothing new | pipeline (two runs) | verdict |',
+  );
   log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const seed of seeds) {
     const started = performance.now();
-    const first = (await runPipeline({ ctx: { ...context(seed), runId: derivedUuid('identity:first') }, snapshotInput: { ...input, issues: old }, to: 'patterns' }))
-      .outputs as StageOutputs;
+    const first = (
+      await runPipeline({ ctx: { ...context(seed), runId: derivedUuid('identity:first') }, snapshotInput: { ...input, issues: old }, to: 'patterns' })
+    ).outputs as StageOutputs;
     const previous = first.patterns.patterns.map((p) => ({ id: p.id, member_ids: p.member_ids, terms: p.terms }));
     const second = (
       await runPipeline({
@@ -557,14 +560,18 @@ async function identitySection() {
         const k = `${p === null ? 'none' : 'pattern'} -> ${q === null ? 'none' : secondIds.has(q) ? 'existing' : 'new'} (templated ${third.cluster.templated[i]})`;
         kinds.set(k, (kinds.get(k) ?? 0) + 1);
       });
-      log(`diag: ${[...kinds].map(([k, c]) => `${k}: ${c}`).join('; ')}; patterns ${second.patterns.patterns.map((p) => p.issue_count).join(',')} vs ${third.patterns.patterns.map((p) => p.issue_count).join(',')}`);
+      log(
+        `diag: ${[...kinds].map(([k, c]) => `${k}: ${c}`).join('; ')}; patterns ${second.patterns.patterns.map((p) => p.issue_count).join(',')} vs ${third.patterns.patterns.map((p) => p.issue_count).join(',')}`,
+      );
     }
     const share = placed.length ? kept / placed.length : 1;
     log(
       `| ${seed} | ${first.patterns.patterns.length} | ${second.patterns.patterns.length} | ${fmt(placed.length)} | ${fmt(kept)} = ${pct(share)} | ${ari.toFixed(3)} | ${changed} | ${sec(ms)} s | ${verdict(share >= TARGET_IDENTITY_KEPT && changed === 0)} |`,
     );
     const lineage = second.patterns.lineage ?? [];
-    log(`| | lineage: ${lineage.filter((l) => l.kind === 'merge').length} merges, ${lineage.filter((l) => l.kind === 'split').length} splits; retired ${second.patterns.retired.length} |`);
+    log(
+      `| | lineage: ${lineage.filter((l) => l.kind === 'merge').length} merges, ${lineage.filter((l) => l.kind === 'split').length} splits; retired ${second.patterns.retired.length} |`,
+    );
   }
   log();
   log(`target: at least ${pct(TARGET_IDENTITY_KEPT)} of the old reports that had a pattern keep its id; a run with nothing new changes no id`);

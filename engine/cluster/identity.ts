@@ -18,10 +18,12 @@
  *    to that cluster is at least the run's outlier cut-off (always, when no cluster took P's id); one
  *    whose cluster was dropped (unstable, too small) stays with P. P
  *    keeps its id while any member stays, whether or not a cluster voted for it.
- * 5. Pins are placed (the pattern's group, or a group of their own under that id), then cannot-links:
+ * 5. Must-links of merges: a cluster whose plurality anchors to a merge target without getting its id
+ *    joins the target's group, and so does each recorded member of the merged source.
+ * 6. Pins are placed (the pattern's group, or a group of their own under that id), then cannot-links:
  *    of two issues kept apart that share a group, the one not pinned there, else the less central
  *    (then the larger id), leaves every pattern.
- * 6. A group no vote named and left with fewer than two members dissolves; the others get a new id
+ * 7. A group no vote named and left with fewer than two members dissolves; the others get a new id
  *    from `newId`. Lineage: a previous pattern with no group whose surviving members went mostly to
  *    one group was merged into it (by the engine); a merge in force whose source was a previous
  *    pattern is reported as a person's merge; a new group most of whose anchored members (at least
@@ -202,7 +204,27 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     for (const [i, p] of moves) groupOf[i] = destination(p);
   }
 
-  // 5. Pins, then cannot-links.
+  // 5. Must-links of the merges in force: a cluster whose most members anchor to a merge's target but
+  // that did not get the target's id joins the target's group, and so does every recorded member of
+  // a merged source wherever this run put it (unless a person moved it since).
+  const targets = new Set([...constraints.merges.values()].map((d) => constraints.resolve(d.target_pattern_id!)));
+  if (targets.size) {
+    const top = new Map<number, string>();
+    for (const p of pairs) if (!top.has(p.label)) top.set(p.label, p.id);
+    for (const label of labels) {
+      const t = top.get(label);
+      if (t === undefined || !targets.has(t) || idOfLabel.get(label) === t) continue;
+      if (idOfLabel.has(label)) continue;
+      const to = destination(t);
+      for (let i = 0; i < n; i++) if (groupOf[i] === label) groupOf[i] = to;
+    }
+    for (const [issue, d] of constraints.mergedMembers) {
+      const i = indexOf.get(issue);
+      if (i !== undefined && !pinned.has(i)) groupOf[i] = destination(constraints.resolve(d.target_pattern_id!));
+    }
+  }
+
+  // 6. Pins, then cannot-links.
   const placements: Placement[] = [];
   const decided = new Map<number, Set<string>>();
   const note = (label: number, decisionId: string) => {
@@ -252,7 +274,7 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     placements.push({ issue_id: issueIds[leaves], pattern_id: null, decision_id: d.id, kind: 'keep_apart' });
   }
 
-  // 6. Groups, new ids, lineage.
+  // 7. Groups, new ids, lineage.
   const finalMembers = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
     if (groupOf[i] === NONE) continue;
