@@ -185,6 +185,9 @@ export async function buildSnapshotInput(db: Queryable, workspaceId: string, eve
       order by sequence`,
     [workspaceId, eventSequence],
   );
+  const previousSequence = previousRunId
+    ? Number((await db.query<{ s: string | null }>('select event_sequence as s from engine_runs where id = $1', [previousRunId])).rows[0]?.s ?? 0)
+    : 0;
   const previous = previousRunId
     ? await db.query<{ pattern_id: string; member_ids: string[]; terms: Array<[string, number]> }>(
         'select pattern_id, member_ids, terms from engine_pattern_outputs where run_id = $1 order by pattern_id',
@@ -205,7 +208,7 @@ export async function buildSnapshotInput(db: Queryable, workspaceId: string, eve
       decided_at: d.recorded_at.toISOString(),
     })),
     previous_patterns: previous.rows.map((p) => ({ id: p.pattern_id, member_ids: p.member_ids, terms: p.terms })),
-    grouping_decisions: await groupingDecisionsAt(db, workspaceId, eventSequence),
+    grouping_decisions: await groupingDecisionsAt(db, workspaceId, eventSequence, previousSequence),
   };
 }
 

@@ -60,10 +60,10 @@ export async function insertGroupingDecision(db: Queryable, row: GroupingDecisio
 
 export async function findGroupingDecision(db: Queryable, workspaceId: string, id: string, lock = false): Promise<GroupingDecisionRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await db.query<GroupingDecisionRow>(
-    `select * from grouping_decisions where workspace_id = $1 and id = $2${lock ? ' for update' : ''}`,
-    [workspaceId, id],
-  );
+  const { rows } = await db.query<GroupingDecisionRow>(`select * from grouping_decisions where workspace_id = $1 and id = $2${lock ? ' for update' : ''}`, [
+    workspaceId,
+    id,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -111,20 +111,35 @@ export async function patternMemberIds(db: Queryable, workspaceId: string, patte
   return rows.map((r) => r.id);
 }
 
-/** The decisions in force at log position `sequence` (made, not undone, by then), in decision order. */
-export async function groupingDecisionsAt(db: Queryable, workspaceId: string, sequence: number): Promise<GroupingDecision[]> {
-  const { rows } = await db.query<{ aggregate_id: string; event_type: string; payload: Record<string, unknown>; recorded_at: Date }>(
-    `select aggregate_id, event_type, payload, recorded_at from events
+/**
+ * The decisions in force at log position `sequence` (made, not undone, by then), in decision order, and
+ * one `restore` per undo recorded after `sinceSequence` (the previous run's cut-off): the issues it put
+ * back and where (engine/cluster/constraints.ts).
+ */
+export async function groupingDecisionsAt(db: Queryable, workspaceId: string, sequence: number, sinceSequence: number): Promise<GroupingDecision[]> {
+  const { rows } = await db.query<{ aggregate_id: string; sequence: number; event_type: string; payload: Record<string, unknown>; recorded_at: Date }>(
+    `select aggregate_id, sequence, event_type, payload, recorded_at from events
       where workspace_id = $1 and aggregate_type = 'grouping_decision' and sequence <= $2 order by sequence`,
     [workspaceId, sequence],
   );
   const inForce = new Map<string, GroupingDecision>();
+  const restores: GroupingDecision[] = [];
   for (const e of rows) {
+    const p = e.payload;
     if (e.event_type === 'grouping_decision.undone') {
       inForce.delete(e.aggregate_id);
+      const moved = ((p.effect as DecisionEffect | undefined)?.moved ?? []).filter((m) => m.to !== null);
+      if (Number(e.sequence) > sinceSequence && moved.length)
+        restores.push({
+          id: e.aggregate_id,
+          kind: 'restore',
+          source_pattern_id: null,
+          target_pattern_id: moved[0].to,
+          issue_ids: moved.filter((m) => m.to === moved[0].to).map((m) => m.issue_id),
+          decided_at: e.recorded_at.toISOString(),
+        });
       continue;
     }
-    const p = e.payload;
     inForce.set(e.aggregate_id, {
       id: e.aggregate_id,
       kind: p.kind as GroupingDecisionKind,
@@ -134,7 +149,7 @@ export async function groupingDecisionsAt(db: Queryable, workspaceId: string, se
       decided_at: e.recorded_at.toISOString(),
     });
   }
-  return [...inForce.values()];
+  return [...inForce.values(), ...restores];
 }
 
 /** Up to `limit` members of the pattern with their texts (id order), for the grouping explanation. */
@@ -156,7 +171,14 @@ export async function latestAssignment(
   db: Queryable,
   workspaceId: string,
   issueId: string,
-): Promise<{ pattern_id: string | null; run_id: string | null; decision_id: string | null; recorded_at: Date; actor_type: string; actor_id: string | null } | null> {
+): Promise<{
+  pattern_id: string | null;
+  run_id: string | null;
+  decision_id: string | null;
+  recorded_at: Date;
+  actor_type: string;
+  actor_id: string | null;
+} | null> {
   const { rows } = await db.query<{
     pattern_id: string | null;
     run_id: string | null;

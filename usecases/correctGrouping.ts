@@ -76,7 +76,9 @@ function moveEvents(
   for (const [id, c] of extra) changes.set(id, { ...changes.get(id), ...c });
   const patternEvents = [...changes]
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-    .map(([id, c]): NewEvent => ({ aggregateType: 'pattern', aggregateId: id, eventType: 'pattern.updated', payload: { changes: c, decision_id: decisionId } }));
+    .map(
+      ([id, c]): NewEvent => ({ aggregateType: 'pattern', aggregateId: id, eventType: 'pattern.updated', payload: { changes: c, decision_id: decisionId } }),
+    );
   return { issueEvents, patternEvents };
 }
 
@@ -149,7 +151,11 @@ export async function decideGrouping(app: AppContext, workspaceId: string, who: 
       if (!issue) throw issueNotFound();
       source = issue.pattern_id;
       target = request.pattern_id;
-      patterns = await lockPatterns(client, workspaceId, [source, target].filter((p): p is string => p !== null));
+      patterns = await lockPatterns(
+        client,
+        workspaceId,
+        [source, target].filter((p): p is string => p !== null),
+      );
       if (target) {
         const to = patterns.get(target);
         if (!to) throw patternNotFound();
@@ -170,7 +176,12 @@ export async function decideGrouping(app: AppContext, workspaceId: string, who: 
       issueIds = [a, b];
       // Sharing a pattern now: the second issue leaves it (the next run places it elsewhere, or nowhere).
       if (first.pattern_id && first.pattern_id === second.pattern_id) moves = [{ issue_id: b, from: second.pattern_id, to: null }];
-      audit = { action: 'grouping.kept_apart', targetType: 'issue', targetId: a, metadata: { decision_id: id, other_issue_id: b, left: moves[0]?.from ?? null } };
+      audit = {
+        action: 'grouping.kept_apart',
+        targetType: 'issue',
+        targetId: a,
+        metadata: { decision_id: id, other_issue_id: b, left: moves[0]?.from ?? null },
+      };
     }
     const effect: DecisionEffect = { moved: moves };
     const note = request.note ?? null;
@@ -222,7 +233,15 @@ export async function undoGrouping(app: AppContext, workspaceId: string, who: Gr
     const events = await EventBatch.start(client, workspaceId);
     const seen = await findGroupingDecision(client, workspaceId, decisionId);
     if (!seen) throw new AppError('not_found', 'Grouping decision not found');
-    const issues = new Map((await lockIssuesById(client, workspaceId, seen.effect.moved.map((m) => m.issue_id))).map((r) => [r.id, r]));
+    const issues = new Map(
+      (
+        await lockIssuesById(
+          client,
+          workspaceId,
+          seen.effect.moved.map((m) => m.issue_id),
+        )
+      ).map((r) => [r.id, r]),
+    );
     const patternIds = [seen.source_pattern_id, seen.target_pattern_id, ...seen.effect.moved.flatMap((m) => [m.from, m.to])].filter(
       (p): p is string => p !== null,
     );

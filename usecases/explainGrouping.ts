@@ -50,7 +50,14 @@ export async function explainIssueGrouping(db: Queryable, workspaceId: string, i
   return {
     issue_id: issue.id,
     pattern: pattern
-      ? { id: pattern.id, name: pattern.name, path: pattern.path, template: pattern.template, issue_count: pattern.issue_count, merged_into: pattern.merged_into }
+      ? {
+          id: pattern.id,
+          name: pattern.name,
+          path: pattern.path,
+          template: pattern.template,
+          issue_count: pattern.issue_count,
+          merged_into: pattern.merged_into,
+        }
       : null,
     members_compared: members.filter((m) => m.id !== issue.id).length,
     ...explanation,

@@ -7,7 +7,9 @@
  *   out of every pattern (null);
  * - `keep_apart` {issue_ids: [a, b]}: cannot-link: the two never share a pattern.
  * Only the decisions in force at the run's cut-off reach the engine (an undone decision is not one);
- * they are applied in decision order, so a later decision on the same issue wins.
+ * they are applied in decision order, so a later decision on the same issue wins. An undo since the
+ * previous run arrives as `restore` {issue_ids, target_pattern_id}: what it put back is anchored where it
+ * was put back (the previous run's patterns still hold them where the decision had put them).
  */
 
 export const groupingDecisionKinds = ['merge', 'move', 'keep_apart'] as const;
@@ -15,7 +17,7 @@ export type GroupingDecisionKind = (typeof groupingDecisionKinds)[number];
 
 export interface GroupingDecision {
   id: string;
-  kind: GroupingDecisionKind;
+  kind: GroupingDecisionKind | 'restore';
   source_pattern_id: string | null;
   target_pattern_id: string | null;
   issue_ids: string[];
@@ -33,6 +35,8 @@ export interface Constraints {
   pins: Map<string, { pattern_id: string | null; decision: GroupingDecision }>;
   /** Cannot-link pairs in decision order. */
   apart: GroupingDecision[];
+  /** Issue id → the pattern an undo since the previous run put it back in (null: none). */
+  restored: Map<string, string | null>;
 }
 
 const byDecisionOrder = (a: GroupingDecision, b: GroupingDecision) =>
@@ -47,6 +51,7 @@ export function constraintsOf(decisions: readonly GroupingDecision[]): Constrain
   const pins = new Map<string, { pattern_id: string | null; decision: GroupingDecision }>();
   const mergedMembers = new Map<string, GroupingDecision>();
   const apart: GroupingDecision[] = [];
+  const restored = new Map<string, string | null>();
   const resolve = (id: string): string => {
     const seen = new Set<string>();
     let at = id;
@@ -66,6 +71,7 @@ export function constraintsOf(decisions: readonly GroupingDecision[]): Constrain
       pins.set(d.issue_ids[0], { pattern_id: d.target_pattern_id, decision: d });
       mergedMembers.delete(d.issue_ids[0]);
     } else if (d.kind === 'keep_apart' && d.issue_ids.length === 2) apart.push(d);
+    else if (d.kind === 'restore') for (const issue of d.issue_ids) restored.set(issue, d.target_pattern_id);
   }
-  return { resolve, merges, mergedMembers, pins, apart };
+  return { resolve, merges, mergedMembers, pins, apart, restored };
 }

@@ -105,7 +105,9 @@ export function explainGrouping(issue: ExplainText, members: readonly ExplainTex
   }
   // The raw token each normalised feature came from, to say what it is.
   const rawOf = new Map<string, string>();
-  for (const raw of textOf(issue).split(/[\s,;:"'()[\]{}<>=]+/).filter(Boolean)) {
+  for (const raw of textOf(issue)
+    .split(/[\s,;:"'()[\]{}<>=]+/)
+    .filter(Boolean)) {
     const cleaned = raw.replace(/[.]+$/, '');
     for (const token of normalizeText(cleaned).tokens) if (!rawOf.has(token) || kindOf(cleaned) !== 'term') rawOf.set(token, cleaned);
   }

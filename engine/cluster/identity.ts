@@ -6,7 +6,7 @@
  * 1. Pins first: an issue a person moved leaves its cluster (it is placed in step 5).
  * 2. Anchors: every issue that was a member of a previous pattern has that pattern as its anchor,
  *    resolved through the merges in force (a merged source's members, as recorded by the decision,
- *    anchor to the target).
+ *    anchor to the target); an issue an undo put back since the previous run anchors where it went back.
  * 3. Votes: each cluster counts its members' anchors; (cluster, pattern, overlap) pairs are taken
  *    greedily, largest overlap first (ties: pattern id, then label), one to one. A previous pattern's
  *    id goes where most of its members went.
@@ -128,6 +128,10 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
   for (const [issue, d] of constraints.mergedMembers) {
     const i = indexOf.get(issue);
     if (i !== undefined) anchor[i] = constraints.resolve(d.target_pattern_id!);
+  }
+  for (const [issue, to] of constraints.restored) {
+    const i = indexOf.get(issue);
+    if (i !== undefined) anchor[i] = to === null ? null : constraints.resolve(to);
   }
   for (const i of pinned.keys()) anchor[i] = null;
 

@@ -41,7 +41,7 @@ const previousPatternSchema = z.object({
 // A person's grouping decision in force at the cut-off (engine/cluster/constraints.ts): undone ones are not sent.
 const groupingDecisionSchema = z.object({
   id: z.uuid(),
-  kind: z.enum(groupingDecisionKinds),
+  kind: z.enum([...groupingDecisionKinds, 'restore']),
   source_pattern_id: z.uuid().nullable(),
   target_pattern_id: z.uuid().nullable(),
   issue_ids: z.array(z.uuid()),

@@ -106,7 +106,7 @@ export const groupingRoutes = [
     operationId: 'mergePattern',
     summary: 'Merge this pattern into another',
     description:
-      "Its issues go to the target at once; the pattern keeps its history and answers GET /v1/patterns/{id} with `merged_into`. Every later engine run keeps the merged members with the target. Undo with POST /v1/grouping-decisions/{id}/undo.",
+      'Its issues go to the target at once; the pattern keeps its history and answers GET /v1/patterns/{id} with `merged_into`. Every later engine run keeps the merged members with the target. Undo with POST /v1/grouping-decisions/{id}/undo.',
     tags: ['patterns'],
     scope: 'patterns:write',
     params: uuidParam('a pattern'),
@@ -138,7 +138,12 @@ export const groupingRoutes = [
     handler: async ({ params, body, principal, app, req }) =>
       reply.created(
         toGroupingDecision(
-          await decideGrouping(app, principal.workspaceId, who(principal, req), { kind: 'move', issue_id: params.id, pattern_id: body.pattern_id, note: body.note }),
+          await decideGrouping(app, principal.workspaceId, who(principal, req), {
+            kind: 'move',
+            issue_id: params.id,
+            pattern_id: body.pattern_id,
+            note: body.note,
+          }),
         ),
       ),
   }),
@@ -147,8 +152,7 @@ export const groupingRoutes = [
     path: '/v1/issues/{id}/keep-apart',
     operationId: 'keepIssuesApart',
     summary: 'Keep two issues apart',
-    description:
-      'The two issues never share a pattern in any later engine run. If they share one now, the other issue (`issue_id`) leaves it at once.',
+    description: 'The two issues never share a pattern in any later engine run. If they share one now, the other issue (`issue_id`) leaves it at once.',
     tags: ['patterns'],
     scope: 'patterns:write',
     params: uuidParam('an issue'),
@@ -175,7 +179,8 @@ export const groupingRoutes = [
       404: { description: 'Not found' },
       409: { description: 'Already undone' },
     },
-    handler: async ({ params, principal, app, req }) => reply.ok(toGroupingDecision(await undoGrouping(app, principal.workspaceId, who(principal, req), params.id))),
+    handler: async ({ params, principal, app, req }) =>
+      reply.ok(toGroupingDecision(await undoGrouping(app, principal.workspaceId, who(principal, req), params.id))),
   }),
   platformRoute({
     method: 'get',
