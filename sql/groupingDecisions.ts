@@ -194,3 +194,58 @@ export async function latestAssignment(
   );
   return rows[0] ?? null;
 }
+
+/** Rebuilds the workspace's `grouping_decisions` from its grouping_decision.* events (sql/projections.ts). */
+export async function rebuildGroupingDecisions(db: Queryable, workspaceId: string): Promise<number> {
+  const { rows } = await db.query<{
+    aggregate_id: string;
+    sequence: string;
+    event_type: string;
+    payload: Record<string, unknown>;
+    actor_type: string;
+    actor_id: string | null;
+    recorded_at: Date;
+  }>(
+    `select aggregate_id, sequence, event_type, payload, actor_type, actor_id, recorded_at from events
+      where workspace_id = $1 and aggregate_type = 'grouping_decision' order by sequence`,
+    [workspaceId],
+  );
+  const decisions = new Map<string, GroupingDecisionRow>();
+  for (const e of rows) {
+    const p = e.payload;
+    if (e.event_type === 'grouping_decision.made') {
+      decisions.set(e.aggregate_id, {
+        id: e.aggregate_id,
+        workspace_id: workspaceId,
+        kind: p.kind as GroupingDecisionKind,
+        status: 'active',
+        source_pattern_id: (p.source_pattern_id as string | null) ?? null,
+        target_pattern_id: (p.target_pattern_id as string | null) ?? null,
+        issue_ids: p.issue_ids as string[],
+        effect: (p.effect as DecisionEffect) ?? { moved: [] },
+        note: (p.note as string | null) ?? null,
+        decided_by_type: e.actor_type,
+        decided_by: e.actor_id,
+        decided_at: e.recorded_at,
+        undone_by_type: null,
+        undone_by: null,
+        undone_at: null,
+        last_sequence: Number(e.sequence),
+      });
+    } else if (e.event_type === 'grouping_decision.undone' && decisions.has(e.aggregate_id)) {
+      Object.assign(decisions.get(e.aggregate_id)!, {
+        status: 'undone',
+        undone_by_type: e.actor_type,
+        undone_by: e.actor_id,
+        undone_at: e.recorded_at,
+        last_sequence: Number(e.sequence),
+      });
+    }
+  }
+  await db.query('delete from grouping_decisions where workspace_id = $1', [workspaceId]);
+  for (const row of decisions.values()) {
+    await insertGroupingDecision(db, row);
+    if (row.status === 'undone') await markDecisionUndone(db, row.id, { type: row.undone_by_type!, id: row.undone_by }, row.undone_at!, row.last_sequence);
+  }
+  return decisions.size;
+}

@@ -14,6 +14,8 @@ import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { provisionWorkspace, provisioningKey, serviceAccountToken } from '../../helpers/identities.ts';
 import { listAll } from '../../helpers/isolation.ts';
+import { withTransaction } from '../../../lib/db.ts';
+import { rebuildProjections } from '../../../sql/projections.ts';
 
 const provisioning = provisioningKey();
 let t: TestApp;
@@ -219,6 +221,16 @@ test("another workspace's token can neither merge, move, keep apart, undo nor re
   assertError(await reader.post(`/v1/patterns/${p.id}/merge`, { into: q.id }, fresh()), 403, 'forbidden', { required_scope: 'patterns:write' });
   assertError(await reader.post(`/v1/issues/${x}/move`, { pattern_id: null }, fresh()), 403, 'forbidden', { required_scope: 'patterns:write' });
   assert.is((await reader.get(`/v1/issues/${x}/grouping`)).status, 200);
+});
+
+test('rebuilding the projections from the log gives the same decisions and lineage', async () => {
+  const decisions = async () => (await t.app.pool.query('select * from grouping_decisions where workspace_id = $1 order by id', [t.demo.workspaceId])).rows;
+  const lineage = async () =>
+    (await t.app.pool.query('select id, merged_into, split_into, issue_count from patterns where workspace_id = $1 order by id', [t.demo.workspaceId])).rows;
+  const before = [await decisions(), await lineage()];
+  assert.ok(before[0].length >= 5);
+  await withTransaction(t.app.pool, (client) => rebuildProjections(client, t.demo.workspaceId));
+  assert.equal([await decisions(), await lineage()], before);
 });
 
 test.run();
