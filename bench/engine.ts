@@ -506,9 +506,9 @@ async function identitySection() {
   );
   log();
   log(
-    '| engine seed | patterns before | patterns after | old reports placed before | of those, same pattern id after | ARI of the old reports (before vs after) | ids changed by a run with nothing new | pipeline (two runs) | verdict |',
+    '| engine seed | patterns before | patterns after | old reports placed before | of those, same pattern id after | ARI of the old reports (before vs after) | ARI, placed in both runs | ids changed by a run with nothing new | pipeline (two runs) | verdict |',
   );
-  log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const seed of seeds) {
     const started = performance.now();
     const first = (
@@ -529,6 +529,8 @@ async function identitySection() {
     const placed = oldIds.filter((id) => before.get(id) !== null);
     const kept = placed.filter((id) => after.get(id) === before.get(id)).length;
     const ari = adjustedRandIndex(patternLabels(oldIds.map((id) => before.get(id)!)), patternLabels(oldIds.map((id) => after.get(id) ?? null)));
+    const both = placed.filter((id) => after.get(id) !== null);
+    const ariBoth = adjustedRandIndex(patternLabels(both.map((id) => before.get(id)!)), patternLabels(both.map((id) => after.get(id)!)));
     // A run with nothing new: the second run's input again, its patterns as the previous run.
     const third = (
       await runPipeline({
@@ -566,7 +568,7 @@ async function identitySection() {
     }
     const share = placed.length ? kept / placed.length : 1;
     log(
-      `| ${seed} | ${first.patterns.patterns.length} | ${second.patterns.patterns.length} | ${fmt(placed.length)} | ${fmt(kept)} = ${pct(share)} | ${ari.toFixed(3)} | ${changed} | ${sec(ms)} s | ${verdict(share >= TARGET_IDENTITY_KEPT && changed === 0)} |`,
+      `| ${seed} | ${first.patterns.patterns.length} | ${second.patterns.patterns.length} | ${fmt(placed.length)} | ${fmt(kept)} = ${pct(share)} | ${ari.toFixed(3)} | ${ariBoth.toFixed(3)} (${fmt(both.length)}) | ${changed} | ${sec(ms)} s | ${verdict(share >= TARGET_IDENTITY_KEPT && changed === 0)} |`,
     );
     const lineage = second.patterns.lineage ?? [];
     log(
