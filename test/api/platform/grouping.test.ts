@@ -16,6 +16,11 @@ import { provisionWorkspace, provisioningKey, serviceAccountToken } from '../../
 import { listAll } from '../../helpers/isolation.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { rebuildProjections } from '../../../sql/projections.ts';
+import { decodeOutput } from '../../../engine/manifest.ts';
+import type { StageOutputs } from '../../../engine/pipeline.ts';
+import { contextOf } from '../../../usecases/runEngine.ts';
+import { applyRunResults } from '../../../sql/engineResults.ts';
+import { findEngineRun, loadStageOutput } from '../../../sql/engineRuns.ts';
 
 const provisioning = provisioningKey();
 let t: TestApp;
@@ -221,6 +226,26 @@ test("another workspace's token can neither merge, move, keep apart, undo nor re
   assertError(await reader.post(`/v1/patterns/${p.id}/merge`, { into: q.id }, fresh()), 403, 'forbidden', { required_scope: 'patterns:write' });
   assertError(await reader.post(`/v1/issues/${x}/move`, { pattern_id: null }, fresh()), 403, 'forbidden', { required_scope: 'patterns:write' });
   assert.is((await reader.get(`/v1/issues/${x}/grouping`)).status, 200);
+});
+
+test("a run's split names the successors on the old pattern (split_into) and goes out as pattern.updated", async () => {
+  const latest = (await api.get('/v1/engine/runs?limit=1')).body.data[0];
+  const stored = async <T>(stage: string) => decodeOutput<T>((await loadStageOutput(t.app.pool, latest.id, stage))!.encoded);
+  const snapshot = await stored<StageOutputs['snapshot']>('snapshot');
+  const extract = await stored<StageOutputs['extract']>('extract');
+  const patterns = await stored<StageOutputs['patterns']>('patterns');
+  const [from, successor] = patterns.patterns;
+  // The run's outputs as they were, with a split of `from` into `successor` recorded by stage 7.
+  patterns.lineage = [{ kind: 'split', from: from.id, to: [from.id, successor.id], by: 'engine', decision_id: null, issues: 3 }];
+  const ctx = await contextOf(t.app, (await findEngineRun(t.app.pool, t.demo.workspaceId, latest.id))!);
+  await withTransaction(t.app.pool, (client) => applyRunResults(client, t.demo.workspaceId, ctx, { patterns: { snapshot, extract, patterns } }));
+  assert.equal((await api.get(`/v1/patterns/${from.id}`)).body.split_into, [successor.id]);
+  const outbound = await t.app.pool.query(`select payload from outbound_events where workspace_id = $1 and event_type = 'pattern.updated'`, [
+    t.demo.workspaceId,
+  ]);
+  assert.ok(outbound.rows.some((r) => r.payload.pattern_id === from.id && r.payload.change === 'split' && r.payload.by === 'engine'));
+  const feed = await listAll(api, `/v1/workspaces/current/events?aggregate_type=pattern`);
+  assert.ok(feed.some((e: any) => e.aggregate_id === from.id && e.type === 'pattern.updated' && e.payload.changes?.split_into));
 });
 
 test('rebuilding the projections from the log gives the same decisions and lineage', async () => {
