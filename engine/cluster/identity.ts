@@ -21,8 +21,8 @@
  * 5. Must-links of merges: a cluster whose plurality anchors to a merge target without getting its id
  *    joins the target's group, and so does each recorded member of the merged source.
  * 6. Pins are placed (the pattern's group, or a group of their own under that id), then cannot-links:
- *    of two issues kept apart that share a group, the one not pinned there, else the less central
- *    (then the larger id), leaves every pattern.
+ *    of two issues kept apart that share a group, the one not pinned there, else the second named
+ *    (the one the decision took out at once), leaves every pattern.
  * 7. A group no vote named and left with fewer than two members dissolves; the others get a new id
  *    from `newId`. Lineage: a previous pattern with no group whose surviving members went mostly to
  *    one group was merged into it (by the engine); a merge in force whose source was a previous
@@ -250,30 +250,13 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     note(groupOf[i], d.id);
     placements.push({ issue_id: issue, pattern_id: idOfLabel.get(groupOf[i])!, decision_id: d.id, kind: 'merge' });
   }
-  const centrality = (i: number, label: number) => {
-    if (dimensions === 0) return 0;
-    let dot = 0;
-    for (const j of membersOf(label)) for (let d = 0; d < dimensions; d++) dot += embedding[i * dimensions + d] * embedding[j * dimensions + d];
-    return dot;
-  };
-  const membersOf = (label: number) => {
-    const out: number[] = [];
-    for (let j = 0; j < n; j++) if (groupOf[j] === label) out.push(j);
-    return out;
-  };
   for (const d of constraints.apart) {
     const [a, b] = d.issue_ids.map((id) => indexOf.get(id));
     if (a === undefined || b === undefined || groupOf[a] === NONE || groupOf[a] !== groupOf[b]) continue;
-    const label = groupOf[a];
     const pa = pinned.has(a) && pinned.get(a)!.pattern_id !== null;
     const pb = pinned.has(b) && pinned.get(b)!.pattern_id !== null;
-    let leaves: number;
-    if (pa !== pb) leaves = pa ? b : a;
-    else {
-      const ca = centrality(a, label);
-      const cb = centrality(b, label);
-      leaves = ca < cb ? a : cb < ca ? b : issueIds[a] > issueIds[b] ? a : b;
-    }
+    // The one not pinned there leaves, else the second named (as the decision did at once).
+    const leaves = pa !== pb ? (pa ? b : a) : b;
     groupOf[leaves] = NONE;
     placements.push({ issue_id: issueIds[leaves], pattern_id: null, decision_id: d.id, kind: 'keep_apart' });
   }

@@ -112,9 +112,7 @@ export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput
     left_out: [...input.left_out].sort((a, b) => b.count - a.count || (a.engine_status + a.reason < b.engine_status + b.reason ? -1 : 1)),
     decisions,
     previous_patterns,
-    ...(input.grouping_decisions.length
-      ? { grouping_decisions: sortDecisions(input.grouping_decisions).map((d) => ({ ...d, issue_ids: [...d.issue_ids].sort() })) }
-      : {}),
+    ...(input.grouping_decisions.length ? { grouping_decisions: sortDecisions(input.grouping_decisions) } : {}),
   };
   return { ...frozen, input_digest: digestOutput(frozen) };
 }
