@@ -2,7 +2,7 @@
  * Engine parts 1 and 2 (issues 5 and 6) and engine quality (issue 17): clustering quality, template
  * mining on labelled logs, recurrence backtest and speed.
  *
- *   npm run bench:engine [-- --sections quality,loghub,hadoop,backtest,miner,speed --quick]
+ *   npm run bench:engine [-- --sections quality,loghub,hadoop,identity,backtest,miner,speed --quick]
  *   npm run bench:engine -- --sections miner [--miner-lines 1000000]
  *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100]
  *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000

@@ -9,7 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateIssues } from '../../../fixtures/synthetic.ts';
-import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
+import { WebSocket } from 'ws';
+import { startRealtime } from '../../../api/platform/realtime/server.ts';
+import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { provisionWorkspace, provisioningKey, serviceAccountToken } from '../../helpers/identities.ts';
@@ -90,6 +92,14 @@ let aMembers: string[];
 test('merge: the issues go to the target at once, the source answers merged_into, audited, in the log and the webhooks', async () => {
   [B, A] = await biggest();
   aMembers = await membersOf(A.id);
+  // A realtime subscriber of the workspace (the stream every API process serves, api/platform/realtime).
+  const realtime = await startRealtime(t.app, t.platformServer!.server);
+  const received: any[] = [];
+  const socket = new WebSocket(`${t.platformServer!.url.replace(/^http/, 'ws')}/v1/realtime`, {
+    headers: { authorization: `Bearer ${await demoToken(t)}` },
+  });
+  socket.on('message', (data) => received.push(JSON.parse(data.toString())));
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   const bMembers = await membersOf(B.id);
   const key = fresh();
   const res = await api.post(`/v1/patterns/${A.id}/merge`, { into: B.id, note: 'same outage' }, key);
@@ -111,6 +121,14 @@ test('merge: the issues go to the target at once, the source answers merged_into
   assert.is((await api.get(`/v1/patterns/${B.id}`)).body.issue_count, bMembers.length + aMembers.length);
   assert.equal((await api.get(`/v1/grouping-decisions/${merge.id}`)).body, merge);
 
+  const live = await eventually(
+    async () => received.find((m) => m.type === 'pattern.updated' && m.data.id === A.id && m.data.changes?.merged_into === B.id),
+    15_000,
+    'pattern.updated on the realtime stream',
+  );
+  assert.is(live.data.decision_id, merge.id);
+  socket.close();
+  await realtime.close();
   const feed = await listAll(api, '/v1/workspaces/current/events?aggregate_type=pattern');
   assert.ok(feed.some((e: any) => e.aggregate_id === A.id && e.type === 'pattern.updated' && e.payload.changes?.merged_into === B.id));
   const decisions = await listAll(api, '/v1/workspaces/current/events?aggregate_type=grouping_decision');
