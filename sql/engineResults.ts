@@ -232,7 +232,8 @@ async function writePatterns(
   // Lineage (engine/cluster/identity.ts): a merged pattern says where it went, a split names its
   // successors; both go out as pattern.updated (realtime from the log, webhooks here).
   const lineageChanges = new Map<string, Record<string, unknown>>();
-  for (const l of outputs.patterns.lineage) {
+  const lineage = outputs.patterns.lineage ?? [];
+  for (const l of lineage) {
     const row = patternRows.get(l.from);
     if (!row) continue;
     if (l.kind === 'merge' && row.merged_into !== l.to[0]) lineageChanges.set(l.from, { ...lineageChanges.get(l.from), merged_into: l.to[0] });
@@ -244,7 +245,7 @@ async function writePatterns(
   for (const [id, changes] of [...lineageChanges].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     patternEvents.push({ aggregateType: 'pattern', aggregateId: id, eventType: 'pattern.updated', payload: { changes, run_id: ctx.runId } });
   }
-  for (const l of outputs.patterns.lineage) {
+  for (const l of lineage) {
     if (!lineageChanges.has(l.from)) continue;
     await recordOutboundEvent(db, workspaceId, 'pattern.updated', {
       pattern_id: l.from,
@@ -260,7 +261,7 @@ async function writePatterns(
 
   // Assignments: only issues of the snapshot that are still eligible and whose pattern changed.
   const assignEvents: NewEvent[] = [];
-  const placedBy = new Map(outputs.patterns.placements.map((p) => [p.issue_id, p.decision_id]));
+  const placedBy = new Map((outputs.patterns.person_placements ?? []).map((p) => [p.issue_id, p.decision_id]));
   outputs.patterns.pattern_ids.forEach((patternId, i) => {
     const row = issueRows.get(ids[i]);
     if (row && row.pattern_id !== patternId) {

@@ -79,7 +79,7 @@ export interface LineageEntry {
   issues: number;
 }
 
-export interface Placement {
+export interface PersonPlacement {
   issue_id: string;
   pattern_id: string | null;
   decision_id: string;
@@ -89,7 +89,7 @@ export interface Placement {
 export interface IdentityResult {
   groups: IdentityGroup[];
   lineage: LineageEntry[];
-  placements: Placement[];
+  person_placements: PersonPlacement[];
 }
 
 const NONE = 0x7fffffff;
@@ -229,7 +229,7 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
   }
 
   // 6. Pins, then cannot-links.
-  const placements: Placement[] = [];
+  const placements: PersonPlacement[] = [];
   const decided = new Map<number, Set<string>>();
   const note = (label: number, decisionId: string) => {
     if (!decided.has(label)) decided.set(label, new Set());
@@ -328,5 +328,5 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       issues: successors.reduce((s, [, c]) => s + c, 0),
     });
   }
-  return { groups, lineage, placements };
+  return { groups, lineage, person_placements: placements };
 }

@@ -19,7 +19,7 @@
  * member count, a digest of the sorted member ids and the link that lists them.
  */
 import { createHash } from 'node:crypto';
-import { assignIdentity, type LineageEntry, type Placement } from '../cluster/identity.ts';
+import { assignIdentity, type LineageEntry, type PersonPlacement } from '../cluster/identity.ts';
 import { round } from '../round.ts';
 import { DAY_MS } from '../time.ts';
 import type { StageContext, Provenance } from './context.ts';
@@ -48,8 +48,8 @@ export interface PatternOutput {
   id: string;
   previous_id: string | null;
   match_score: number | null;
-  /** Grouping decisions (by id) that placed members in it: placed by a person. */
-  decisions: string[];
+  /** Grouping decisions (by id) that placed members in it: placed by a person (always set by stage 7). */
+  decisions?: string[];
   label: number;
   name: string;
   /** How the pattern was found: a mined template (stage 5's templated path) or prose clustering. */
@@ -82,10 +82,10 @@ export interface PatternsOutput {
   pattern_ids: Array<string | null>;
   /** Previous patterns no group continues this run. */
   retired: string[];
-  /** Merges and splits of the previous run's patterns (engine/cluster/identity.ts). */
-  lineage: LineageEntry[];
-  /** Issues placed by a person's grouping decision (move, keep apart, merge). */
-  placements: Placement[];
+  /** Merges and splits of the previous run's patterns (engine/cluster/identity.ts; always set by stage 7). */
+  lineage?: LineageEntry[];
+  /** Issues placed by a person's grouping decision (move, keep apart, merge; always set by stage 7). */
+  person_placements?: PersonPlacement[];
   /** The run's review questions, grouped per pattern and question, riskiest first (engine/review/questions.ts). */
   review: ReviewQuestion[];
 }
@@ -236,7 +236,7 @@ export function patterns(
     previous: input.snapshot.previous_patterns,
     decisions: input.snapshot.grouping_decisions ?? [],
     templated: input.cluster.templated,
-    labels,
+    labels: input.cluster.labels,
     embedding: v.embedding,
     dimensions: v.dimensions,
     outlierSimilarity: input.cluster.outlier_similarity,
@@ -369,5 +369,5 @@ export function patterns(
     out.map((p, c) => ({ ...p, members: candidates[c].list, decided: new Set(Object.keys(patternDecisions.get(p.id) ?? {}) as QuestionKind[]) })),
     pattern_ids.map((p) => p !== null),
   );
-  return { patterns: out, pattern_ids, retired, review, lineage: identity.lineage, placements: identity.placements };
+  return { patterns: out, pattern_ids, retired, review, lineage: identity.lineage, person_placements: identity.person_placements };
 }

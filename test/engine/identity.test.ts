@@ -98,7 +98,7 @@ test("a person's merge unites the two patterns under the target and is reported 
   const r = run(groups, previous, [merge]);
   for (const i of [0, 1, 2, 3, 6]) assert.is(r.patternOf(i), Q, `issue ${i}`);
   assert.equal(r.lineage, [{ kind: 'merge', from: P, to: [Q], by: 'person', decision_id: merge.id, issues: 3 }]);
-  assert.ok(r.placements.some((p) => p.issue_id === ids[0] && p.decision_id === merge.id && p.kind === 'merge'));
+  assert.ok(r.person_placements.some((p) => p.issue_id === ids[0] && p.decision_id === merge.id && p.kind === 'merge'));
   assert.equal(r.groups.find((g) => g.id === Q)!.decisions, [merge.id]);
   // The next run: the previous run had only Q (with P's members); the merge still holds them together.
   const next = run(groups, [{ id: Q, members: [0, 1, 2, 3, 4, 5, 6] }], [merge]);
@@ -125,7 +125,7 @@ test('a move pins an issue to a pattern (or out of every one), over what the clu
   assert.is(r.patternOf(5), null);
   assert.is(r.patternOf(1), P);
   assert.equal(
-    r.placements.map((p) => [p.issue_id, p.pattern_id, p.kind]),
+    r.person_placements.map((p) => [p.issue_id, p.pattern_id, p.kind]),
     [
       [ids[0], Q, 'move'],
       [ids[5], null, 'move'],
@@ -146,8 +146,8 @@ test('keep apart: two issues kept apart never share a pattern; the one a person 
   const apart = decision(1, { kind: 'keep_apart', source_pattern_id: null, target_pattern_id: null, issue_ids: [ids[0], ids[1]] });
   const r = run(groups, previous, [apart]);
   assert.ok(r.patternOf(0) !== r.patternOf(1) || r.patternOf(0) === null);
-  assert.is(r.placements.length, 1);
-  assert.is(r.placements[0].kind, 'keep_apart');
+  assert.is(r.person_placements.length, 1);
+  assert.is(r.person_placements[0].kind, 'keep_apart');
   const pin = decision(2, { kind: 'move', source_pattern_id: P, target_pattern_id: P, issue_ids: [ids[1]] });
   const pinned = run(groups, previous, [apart, pin]);
   assert.is(pinned.patternOf(1), P);
@@ -209,8 +209,8 @@ test('decisions reach the run through the snapshot, are placed by a person, and 
   assert.is(at.get(moved), null);
   for (const m of b.member_ids.filter((m) => m !== moved)) assert.is(at.get(m), a.id);
   assert.ok(!o.patterns.patterns.some((p) => p.id === b.id));
-  assert.ok(o.patterns.lineage.some((l) => l.kind === 'merge' && l.from === b.id && l.by === 'person'));
-  assert.ok(o.patterns.patterns.find((p) => p.id === a.id)!.decisions.includes(testUuid('d-merge')));
+  assert.ok(o.patterns.lineage!.some((l) => l.kind === 'merge' && l.from === b.id && l.by === 'person'));
+  assert.ok(o.patterns.patterns.find((p) => p.id === a.id)!.decisions!.includes(testUuid('d-merge')));
   // Without decisions the snapshot has no grouping_decisions field: digests of earlier runs stay.
   const none = await runPipeline({ ctx, snapshotInput: input, to: 'snapshot' });
   assert.not.ok('grouping_decisions' in (none.outputs.snapshot as object));

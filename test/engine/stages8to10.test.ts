@@ -54,7 +54,6 @@ function pattern(n: number, memberIds: string[], rootCause: string | null, risk 
   return {
     id: id(9000 + n),
     previous_id: null,
-    decisions: [],
     match_score: null,
     label: n,
     name: `pattern ${n}`,
@@ -104,7 +103,7 @@ function fixture(): { snapshot: SnapshotOutput; patterns: PatternsOutput } {
     pattern(4, ids(d), null),
     pattern(5, ids(e), 'made_up_cause'),
   ];
-  return { snapshot: snap, patterns: { patterns, pattern_ids: [], retired: [], review: [], lineage: [], placements: [] } };
+  return { snapshot: snap, patterns: { patterns, pattern_ids: [], retired: [], review: [] } };
 }
 
 const ctxWith = (overrides: ConfigOverrides = {}, seed = 42) =>
@@ -191,8 +190,6 @@ test('hazard: irregular gaps in days are fitted as selectModel fits them (here t
     ],
     pattern_ids: [],
     retired: [],
-    lineage: [],
-    placements: [],
     review: [],
   };
   const f = hazard({ snapshot: snap, patterns: only }, ctx).patterns[0] as PatternHazardFitted;
@@ -408,8 +405,6 @@ test('one fact per quantity: the brief of a fitted pattern holds one recurrence 
       ],
       pattern_ids: [],
       retired: [],
-      lineage: [],
-      placements: [],
       review: [],
     },
   };
@@ -459,8 +454,6 @@ test('dormant: a pattern silent for far longer than its gaps keeps its fit but g
       ],
       pattern_ids: [],
       retired: [],
-      lineage: [],
-      placements: [],
       review: [],
     },
   };
