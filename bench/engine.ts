@@ -2,7 +2,7 @@
  * Engine parts 1 and 2 (issues 5 and 6) and engine quality (issue 17): clustering quality, template
  * mining on labelled logs, recurrence backtest and speed.
  *
- *   npm run bench:engine [-- --sections quality,loghub,hadoop,backtest,miner,speed --quick]
+ *   npm run bench:engine [-- --sections quality,loghub,hadoop,identity,backtest,miner,speed --quick]
  *   npm run bench:engine -- --sections miner [--miner-lines 1000000]
  *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100 --backtest-seeds 20261121,1,2]
  *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000
@@ -10,6 +10,8 @@
  * 1. quality: generated issues with known themes (fixtures/synthetic.ts), the pure pipeline, the
  *    adjusted Rand index of the final pattern assignment (unclustered issues are singletons) against
  *    the true themes, and the k found next to the true number of themes.
+ * 2c. identity: the growth experiment of issue 31 on the Hadoop reports (oldest 85%, then all): share of
+ *    the old reports keeping their pattern id, ARI of their partition before and after.
  * 2. hadoop: the real Hadoop bug reports (bench/data/hadoop.ts) through the pure pipeline under
  *    several engine seeds: patterns, share clustered, largest pattern, and the share of Jira
  *    duplicate pairs that land in one pattern next to the share expected by chance, Σ (size/n)².
@@ -487,6 +489,98 @@ async function hadoopSection() {
   log(
     `targets: duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)} of the issues, review items ≤ ${pct(TARGET_REVIEW_SHARE)} of the issues`,
   );
+  log();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2c. Identity across runs on the Hadoop reports (issue 31): oldest 85% first, then all
+
+const TARGET_IDENTITY_KEPT = 0.95;
+
+async function identitySection() {
+  const seeds = ints(args['hadoop-seeds'], String(configDefinitions.cluster.defaults.seed));
+  const { input } = hadoopInput();
+  const byAge = [...input.issues].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+  const oldCount = Math.round(byAge.length * 0.85);
+  const old = byAge.slice(0, oldCount);
+  log('## 2c. Identity across runs (issue 31)');
+  log();
+  log(
+    `${fmt(old.length)} oldest described reports (85%) run first; then all ${fmt(byAge.length)} (+${fmt(byAge.length - old.length)}) with the first run's patterns as the previous run; then all again with nothing new`,
+  );
+  log();
+  log(
+    '| engine seed | patterns before | patterns after | old reports placed before | of those, same pattern id after | ARI of the old reports (before vs after) | ARI, placed in both runs | ids changed by a run with nothing new | pipeline (two runs) | verdict |',
+  );
+  log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const seed of seeds) {
+    const started = performance.now();
+    const first = (
+      await runPipeline({ ctx: { ...context(seed), runId: derivedUuid('identity:first') }, snapshotInput: { ...input, issues: old }, to: 'patterns' })
+    ).outputs as StageOutputs;
+    const previous = first.patterns.patterns.map((p) => ({ id: p.id, member_ids: p.member_ids, terms: p.terms }));
+    const second = (
+      await runPipeline({
+        ctx: { ...context(seed), runId: derivedUuid('identity:second') },
+        snapshotInput: { ...input, previous_run_id: derivedUuid('identity:first'), previous_patterns: previous },
+        to: 'patterns',
+      })
+    ).outputs as StageOutputs;
+    const ms = performance.now() - started;
+    const before = new Map(first.snapshot.issues.map((issue, i) => [issue.id, first.patterns.pattern_ids[i]]));
+    const after = new Map(second.snapshot.issues.map((issue, i) => [issue.id, second.patterns.pattern_ids[i]]));
+    const oldIds = first.snapshot.issues.map((i) => i.id);
+    const placed = oldIds.filter((id) => before.get(id) !== null);
+    const kept = placed.filter((id) => after.get(id) === before.get(id)).length;
+    const ari = adjustedRandIndex(patternLabels(oldIds.map((id) => before.get(id)!)), patternLabels(oldIds.map((id) => after.get(id) ?? null)));
+    const both = placed.filter((id) => after.get(id) !== null);
+    const ariBoth = adjustedRandIndex(patternLabels(both.map((id) => before.get(id)!)), patternLabels(both.map((id) => after.get(id)!)));
+    // A run with nothing new: the second run's input again, its patterns as the previous run.
+    const third = (
+      await runPipeline({
+        ctx: { ...context(seed), runId: derivedUuid('identity:third') },
+        snapshotInput: {
+          ...input,
+          previous_run_id: derivedUuid('identity:second'),
+          previous_patterns: second.patterns.patterns.map((p) => ({ id: p.id, member_ids: p.member_ids, terms: p.terms })),
+        },
+        to: 'patterns',
+      })
+    ).outputs as StageOutputs;
+    const changed = second.patterns.pattern_ids.filter((p, i) => p !== third.patterns.pattern_ids[i]).length;
+    if (process.env.IDENTITY_DIAG) {
+      const lost = new Map<string, number>();
+      const pos = new Map(second.snapshot.issues.map((issue, i) => [issue.id, i]));
+      for (const id of placed) {
+        if (after.get(id) === before.get(id)) continue;
+        const i = pos.get(id)!;
+        const k = `${after.get(id) === null ? 'unplaced' : 'other'} raw ${second.cluster.labels[i] < 0 ? 'outlier' : second.cluster.labels[i] >= second.cluster.k ? 'templated' : 'prose'}`;
+        lost.set(k, (lost.get(k) ?? 0) + 1);
+      }
+      log(`diag lost: ${[...lost].map(([k, c]) => `${k}: ${c}`).join('; ')}`);
+      const secondIds = new Set(second.patterns.patterns.map((p) => p.id));
+      const kinds = new Map<string, number>();
+      second.patterns.pattern_ids.forEach((p, i) => {
+        const q = third.patterns.pattern_ids[i];
+        if (p === q) return;
+        const k = `${p === null ? 'none' : 'pattern'} -> ${q === null ? 'none' : secondIds.has(q) ? 'existing' : 'new'} (templated ${third.cluster.templated[i]})`;
+        kinds.set(k, (kinds.get(k) ?? 0) + 1);
+      });
+      log(
+        `diag: ${[...kinds].map(([k, c]) => `${k}: ${c}`).join('; ')}; patterns ${second.patterns.patterns.map((p) => p.issue_count).join(',')} vs ${third.patterns.patterns.map((p) => p.issue_count).join(',')}`,
+      );
+    }
+    const share = placed.length ? kept / placed.length : 1;
+    log(
+      `| ${seed} | ${first.patterns.patterns.length} | ${second.patterns.patterns.length} | ${fmt(placed.length)} | ${fmt(kept)} = ${pct(share)} | ${ari.toFixed(3)} | ${ariBoth.toFixed(3)} (${fmt(both.length)}) | ${changed} | ${sec(ms)} s | ${verdict(share >= TARGET_IDENTITY_KEPT && changed === 0)} |`,
+    );
+    const lineage = second.patterns.lineage ?? [];
+    log(
+      `| | lineage: ${lineage.filter((l) => l.kind === 'merge').length} merges, ${lineage.filter((l) => l.kind === 'split').length} splits; retired ${second.patterns.retired.length} |`,
+    );
+  }
+  log();
+  log(`target: at least ${pct(TARGET_IDENTITY_KEPT)} of the old reports that had a pattern keep its id; a run with nothing new changes no id`);
   log();
 }
 
@@ -1053,7 +1147,7 @@ async function child(kind: string) {
 
 async function main() {
   const sections = list(args.sections, '');
-  const known = ['quality', 'loghub', 'hadoop', 'calibration', 'backtest', 'miner', 'speed'];
+  const known = ['quality', 'loghub', 'hadoop', 'identity', 'calibration', 'backtest', 'miner', 'speed'];
   const unknown = sections.filter((s) => !known.includes(s));
   if (unknown.length) throw new Error(`unknown sections: ${unknown.join(', ')} (${known.join(', ')})`);
   const started = Date.now();
@@ -1070,6 +1164,7 @@ async function main() {
   if (sections.includes('quality')) await qualitySection();
   if (sections.includes('loghub')) await loghubSection();
   if (sections.includes('hadoop')) await hadoopSection();
+  if (sections.includes('identity')) await identitySection();
   if (sections.includes('calibration')) await calibrationSection();
   if (sections.includes('backtest')) await backtestSection();
   if (sections.includes('miner')) await minerSection();

@@ -4,7 +4,7 @@
  * pattern.status_changed events by the lifecycle rules (domain/patternLifecycle.ts), the run's review questions
  * (sql/reviewItems.ts syncEngineQuestions: none re-opened where a reviewer dismissed one), the latest
  * extraction per issue (abstentions settled by the issue's pattern), and the run's patterns for the next
- * run to match against. Every written output carries its bounded provenance.
+ * run to match against; lineage (merged_into, split_into) as pattern.updated events, also sent to webhooks. Every written output carries its bounded provenance.
  *
  * The write protocol of sql/events.ts: the snapshot's issues are locked first (in id order, like every
  * writer of several issues; the review items and extractions written below reference them), then the
@@ -31,6 +31,7 @@ import type { HazardOutput } from '../engine/stages/08_hazard.ts';
 import type { PredictOutput } from '../engine/stages/09_predict.ts';
 import type { RecommendOutput } from '../engine/stages/10_recommend.ts';
 import { applyAlerts } from './alerts.ts';
+import { recordOutboundEvent } from './outboundEvents.ts';
 import { EventBatch, type Actor, type NewEvent, type SequencedEvent } from './events.ts';
 import { applyIssueEvent, assignPatterns, type IssueRow } from './issueProjection.ts';
 import { lockIssuesById } from './issues.ts';
@@ -59,6 +60,8 @@ function patternFields(p: PatternOutput, refinedRisk: number | undefined) {
     root_cause: p.root_cause,
     top_terms: p.top_terms,
     provenance: p.provenance,
+    // A pattern a run produces is not merged away (an undone merge brings its source back).
+    merged_into: null,
   };
 }
 
@@ -226,18 +229,48 @@ async function writePatterns(
         payload: { from: row.status, to: status, run_id: ctx.runId },
       });
   }
+  // Lineage (engine/cluster/identity.ts): a merged pattern says where it went, a split names its
+  // successors; both go out as pattern.updated (realtime from the log, webhooks here).
+  const lineageChanges = new Map<string, Record<string, unknown>>();
+  const lineage = outputs.patterns.lineage ?? [];
+  for (const l of lineage) {
+    const row = patternRows.get(l.from);
+    if (!row) continue;
+    if (l.kind === 'merge' && row.merged_into !== l.to[0]) lineageChanges.set(l.from, { ...lineageChanges.get(l.from), merged_into: l.to[0] });
+    if (l.kind === 'split') {
+      const successors = [...new Set([...row.split_into, ...l.to.filter((to) => to !== l.from)])].sort();
+      if (!same(successors, row.split_into)) lineageChanges.set(l.from, { ...lineageChanges.get(l.from), split_into: successors });
+    }
+  }
+  for (const [id, changes] of [...lineageChanges].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    patternEvents.push({ aggregateType: 'pattern', aggregateId: id, eventType: 'pattern.updated', payload: { changes, run_id: ctx.runId } });
+  }
+  for (const l of lineage) {
+    if (!lineageChanges.has(l.from)) continue;
+    await recordOutboundEvent(db, workspaceId, 'pattern.updated', {
+      pattern_id: l.from,
+      change: l.kind === 'merge' ? 'merged' : 'split',
+      ...(l.kind === 'merge' ? { merged_into: l.to[0] } : { split_into: l.to }),
+      by: l.by,
+      decision_id: l.decision_id,
+      issues: l.issues,
+      run_id: ctx.runId,
+    });
+  }
   events.add(ENGINE, patternEvents);
 
   // Assignments: only issues of the snapshot that are still eligible and whose pattern changed.
   const assignEvents: NewEvent[] = [];
+  const placedBy = new Map((outputs.patterns.person_placements ?? []).map((p) => [p.issue_id, p.decision_id]));
   outputs.patterns.pattern_ids.forEach((patternId, i) => {
     const row = issueRows.get(ids[i]);
     if (row && row.pattern_id !== patternId) {
+      const decision = placedBy.get(row.id);
       assignEvents.push({
         aggregateType: 'issue',
         aggregateId: row.id,
         eventType: 'issue.pattern_assigned',
-        payload: { pattern_id: patternId, run_id: ctx.runId },
+        payload: { pattern_id: patternId, run_id: ctx.runId, ...(decision ? { decision_id: decision } : {}) },
       });
     }
   });

@@ -4,6 +4,7 @@
  * re-run of one stage) reconstructs the same input without a copy of it. Stage outputs are stored
  * gzip-compressed with their digests.
  */
+import { groupingDecisionsAt } from './groupingDecisions.ts';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import type { Queryable } from '../lib/db.ts';
@@ -132,7 +133,8 @@ const PAGE = 5000;
 /**
  * The frozen input of a run: the eligible issues as the event log describes them at `eventSequence`
  * (issue.pattern_assigned events, which change none of the input fields, are skipped), the reviewers'
- * latest decisions up to then, and the patterns of `previousRunId`.
+ * latest decisions up to then, and the patterns of `previousRunId`, and people's grouping decisions in
+ * force at `eventSequence` (sql/groupingDecisions.ts).
  */
 export async function buildSnapshotInput(db: Queryable, workspaceId: string, eventSequence: number, previousRunId: string | null): Promise<SnapshotInput> {
   const states = new Map<string, IssueRow>();
@@ -183,6 +185,9 @@ export async function buildSnapshotInput(db: Queryable, workspaceId: string, eve
       order by sequence`,
     [workspaceId, eventSequence],
   );
+  const previousSequence = previousRunId
+    ? Number((await db.query<{ s: string | null }>('select event_sequence as s from engine_runs where id = $1', [previousRunId])).rows[0]?.s ?? 0)
+    : 0;
   const previous = previousRunId
     ? await db.query<{ pattern_id: string; member_ids: string[]; terms: Array<[string, number]> }>(
         'select pattern_id, member_ids, terms from engine_pattern_outputs where run_id = $1 order by pattern_id',
@@ -203,6 +208,7 @@ export async function buildSnapshotInput(db: Queryable, workspaceId: string, eve
       decided_at: d.recorded_at.toISOString(),
     })),
     previous_patterns: previous.rows.map((p) => ({ id: p.pattern_id, member_ids: p.member_ids, terms: p.terms })),
+    grouping_decisions: await groupingDecisionsAt(db, workspaceId, eventSequence, previousSequence),
   };
 }
 

@@ -18,7 +18,7 @@
 import { prepared, withTransaction, withTransactionRetry, type Pool, type PoolClient, type Queryable } from '../lib/db.ts';
 import { equalityFilters, type ListSource } from './pagination.ts';
 
-export const aggregateTypes = ['issue', 'pattern', 'review_item', 'config', 'engine_run', 'alert', 'recommendation'] as const;
+export const aggregateTypes = ['issue', 'pattern', 'review_item', 'config', 'engine_run', 'alert', 'recommendation', 'grouping_decision'] as const;
 
 export interface Actor {
   type: 'user' | 'service_account' | 'api_key' | 'system' | 'engine';

@@ -25,6 +25,7 @@ export const outboundEventTypes = [
   'connector.inbound.received',
   'alert.raised',
   'recommendation.regressed',
+  'pattern.updated',
 ] as const;
 export type OutboundEventType = (typeof outboundEventTypes)[number];
 

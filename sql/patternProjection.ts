@@ -2,7 +2,7 @@
  * The pattern projection: `applyPatternEvent` folds pattern.* events (written by the engine's
  * patterns stage, and by status changes) into the row stored in `patterns`.
  * - pattern.created {name, status, risk_score, issue_count, first_seen_at, last_seen_at, domain, root_cause, top_terms, provenance, path, template, examples}
- * - pattern.updated {changes: {…same fields…}}
+ * - pattern.updated {changes: {…same fields…, merged_into, split_into}} (lineage, issue 31)
  * - pattern.status_changed {from, to}
  */
 import type { Queryable } from '../lib/db.ts';
@@ -25,6 +25,10 @@ export interface PatternRow {
   path: 'templated' | 'prose' | null;
   template: string | null;
   examples: Array<{ issue_id: string; title: string }>;
+  /** The pattern it was merged into (by a person or the engine), else null. */
+  merged_into: string | null;
+  /** The patterns it split into (its successors), cumulative. */
+  split_into: string[];
   created_at: Date;
   updated_at: Date;
   version: number;
@@ -47,6 +51,8 @@ const fields = [
   'path',
   'template',
   'examples',
+  'merged_into',
+  'split_into',
 ] as const;
 const dateFields = new Set(['first_seen_at', 'last_seen_at']);
 
@@ -77,6 +83,8 @@ export function applyPatternEvent(state: PatternRow | undefined, event: PatternE
       path: null,
       template: null,
       examples: [],
+      merged_into: null,
+      split_into: [],
       created_at: event.recorded_at,
       updated_at: event.recorded_at,
       version: 1,
@@ -109,6 +117,8 @@ const columns = [
   ['path', 'text'],
   ['template', 'text'],
   ['examples', 'jsonb'],
+  ['merged_into', 'uuid'],
+  ['split_into', 'uuid[]'],
   ['created_at', 'timestamptz'],
   ['updated_at', 'timestamptz'],
   ['version', 'integer'],

@@ -1,6 +1,6 @@
 /**
  * Rebuilding projections from the event log (`svc projections rebuild --workspace W`): fold every
- * issue.* and pattern.* event of the workspace in sequence order and write the result, in one
+ * issue.*, pattern.* and grouping_decision.* event of the workspace in sequence order and write the result, in one
  * transaction. It follows the write protocol of sql/events.ts: first it locks every issue and pattern
  * row of the workspace (no writer can be half-way through changing one it then overwrites), then the
  * event counter, so that no event commits while it reads the log; it appends no event.
@@ -9,6 +9,7 @@ import type { Queryable } from '../lib/db.ts';
 import { lockEventCounter, type StoredEvent } from './events.ts';
 import { applyIssueEvent, upsertIssueRows, type IssueRow } from './issueProjection.ts';
 import { applyPatternEvent, upsertPatternRows, type PatternRow } from './patternProjection.ts';
+import { rebuildGroupingDecisions } from './groupingDecisions.ts';
 
 const PAGE = 5000;
 
@@ -50,5 +51,7 @@ export async function rebuildProjections(db: Queryable, workspaceId: string): Pr
   // Their patterns go with them (foreign key, on delete cascade).
   await db.query(`delete from issue_records where workspace_id = $1 and not (id = any($2::uuid[]))`, [workspaceId, rows.map((r) => r.id)]);
   await db.query(`delete from patterns where workspace_id = $1 and not (id = any($2::uuid[]))`, [workspaceId, [...patterns.keys()]]);
+  // People's grouping decisions (issue 31), a projection of their own events.
+  await rebuildGroupingDecisions(db, workspaceId);
   return { issues: rows.length, patterns: patterns.size };
 }

@@ -8,6 +8,7 @@ import { ingestRoutes } from './ingest/routes.ts';
 import { issueRoutes } from './issues/routes.ts';
 import { patternRoutes } from './patterns/routes.ts';
 import { patternHazardRoutes } from './patterns/hazard/routes.ts';
+import { groupingRoutes } from './grouping/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { predictionRoutes } from './predictions/routes.ts';
 import { recommendationRoutes } from './recommendations/routes.ts';
@@ -47,6 +48,7 @@ export const platformRoutes: PlatformRoute[] = [
   ...issueRoutes,
   ...patternRoutes,
   ...patternHazardRoutes,
+  ...groupingRoutes,
   ...alertRoutes,
   ...predictionRoutes,
   ...recommendationRoutes,

@@ -1,7 +1,7 @@
 /**
  * Stage 1, snapshot: the frozen input of a run. The eligible issues of the workspace as of the
  * cut-off (ids, text, times, severity, source), how many others it left out and why, the reviewers' decisions that feed extraction, and
- * the patterns of the previous run that new clusters are matched against; sorted canonically, with a
+ * the patterns of the previous run that new clusters are matched against, people's grouping decisions in force; sorted canonically, with a
  * digest of the whole. Issues are ordered by a digest of their content (title, narrative, severity,
  * source, occurred_at), ids only breaking ties between identical content: clustering depends on the
  * order of its input, and the same issues must give the same patterns whatever ids a database
@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { digestOutput } from '../manifest.ts';
 import type { StageContext } from './context.ts';
+import { groupingDecisionKinds, sortDecisions, type GroupingDecision } from '../cluster/constraints.ts';
 
 const snapshotIssueSchema = z.object({
   id: z.uuid(),
@@ -37,6 +38,16 @@ const previousPatternSchema = z.object({
   terms: z.array(z.tuple([z.string(), z.number()])),
 });
 
+// A person's grouping decision in force at the cut-off (engine/cluster/constraints.ts): undone ones are not sent.
+const groupingDecisionSchema = z.object({
+  id: z.uuid(),
+  kind: z.enum([...groupingDecisionKinds, 'restore']),
+  source_pattern_id: z.uuid().nullable(),
+  target_pattern_id: z.uuid().nullable(),
+  issue_ids: z.array(z.uuid()),
+  decided_at: z.string(),
+});
+
 const leftOutSchema = z.object({ engine_status: z.string(), reason: z.string(), count: z.number().int().min(1) });
 
 const snapshotInputSchema = z.object({
@@ -48,6 +59,7 @@ const snapshotInputSchema = z.object({
   left_out: z.array(leftOutSchema).default([]),
   decisions: z.array(decisionSchema),
   previous_patterns: z.array(previousPatternSchema),
+  grouping_decisions: z.array(groupingDecisionSchema).default([]),
 });
 export type SnapshotInput = z.input<typeof snapshotInputSchema>;
 export type SnapshotIssue = z.infer<typeof snapshotIssueSchema>;
@@ -65,6 +77,8 @@ export interface SnapshotOutput {
   /** The latest decision per (issue or pattern, kind). */
   decisions: Decision[];
   previous_patterns: PreviousPattern[];
+  /** People's grouping decisions in force, in decision order (absent when there are none: older runs' digests stay). */
+  grouping_decisions?: GroupingDecision[];
   input_digest: string;
 }
 
@@ -98,6 +112,7 @@ export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput
     left_out: [...input.left_out].sort((a, b) => b.count - a.count || (a.engine_status + a.reason < b.engine_status + b.reason ? -1 : 1)),
     decisions,
     previous_patterns,
+    ...(input.grouping_decisions.length ? { grouping_decisions: sortDecisions(input.grouping_decisions) } : {}),
   };
   return { ...frozen, input_digest: digestOutput(frozen) };
 }

@@ -1,7 +1,8 @@
 /**
  * Stage 7, patterns: promotes trusted clusters to patterns. Each pattern
- * - keeps the id of the previous run's pattern it matches (score = ½ Jaccard of members + ½ cosine of
- *   term centroids, greedy one-to-one above `match_threshold`), else gets a new id derived from the run;
+ * - keeps the id of the previous run's pattern it continues (engine/cluster/identity.ts: member votes,
+ *   anchoring, people's grouping decisions, lineage of merges and splits), else gets a new id derived
+ *   from the run;
  * - is named so that a person recognises it: a templated pattern by its template (`…` at the
  *   variables: the `<*>` wildcard is the template field's notation, not a name's), a prose pattern by the title of its most central member (highest cosine to the
  *   centroid) followed by the distinctive terms of the pattern (centroid weight minus corpus mean
@@ -18,7 +19,7 @@
  * member count, a digest of the sorted member ids and the link that lists them.
  */
 import { createHash } from 'node:crypto';
-import { jaccard } from '../cluster/agreement.ts';
+import { assignIdentity, type LineageEntry, type PersonPlacement } from '../cluster/identity.ts';
 import { round } from '../round.ts';
 import { DAY_MS } from '../time.ts';
 import type { StageContext, Provenance } from './context.ts';
@@ -47,6 +48,8 @@ export interface PatternOutput {
   id: string;
   previous_id: string | null;
   match_score: number | null;
+  /** Grouping decisions (by id) that placed members in it: placed by a person (always set by stage 7). */
+  decisions?: string[];
   label: number;
   name: string;
   /** How the pattern was found: a mined template (stage 5's templated path) or prose clustering. */
@@ -77,8 +80,12 @@ export interface PatternsOutput {
   patterns: PatternOutput[];
   /** pattern_ids[i] is the pattern of snapshot issue i, or null. */
   pattern_ids: Array<string | null>;
-  /** Previous patterns no cluster matched this run. */
+  /** Previous patterns no group continues this run. */
   retired: string[];
+  /** Merges and splits of the previous run's patterns (engine/cluster/identity.ts; always set by stage 7). */
+  lineage?: LineageEntry[];
+  /** Issues placed by a person's grouping decision (move, keep apart, merge; always set by stage 7). */
+  person_placements?: PersonPlacement[];
   /** The run's review questions, grouped per pattern and question, riskiest first (engine/review/questions.ts). */
   review: ReviewQuestion[];
 }
@@ -154,12 +161,6 @@ export function memberTerms(
   return out;
 }
 
-function cosine(a: Map<string, number>, b: Array<[string, number]>): number {
-  let dot = 0;
-  for (const [t, w] of b) dot += (a.get(t) ?? 0) * w;
-  return dot;
-}
-
 /** At most `max` characters, cut at a word boundary when one is near, with an ellipsis. */
 export function shorten(text: string, max: number): string {
   const clean = text.replace(/\s+/g, ' ').trim();
@@ -225,9 +226,27 @@ export function patterns(
     members.get(l)!.push(i);
   });
 
-  const candidates = [...members.entries()]
-    .filter(([label, list]) => list.length >= (label >= input.cluster.k ? 2 : cfg.min_cluster_size))
-    .map(([label, list]) => {
+  // ── Issue 31: identity across runs and people's corrections (engine/cluster/identity.ts) ──────────
+  // The one place where this run's clusters become identified groups: ids of the previous run's
+  // patterns kept by member overlap and anchoring, merges and splits with their lineage, and the
+  // grouping decisions in force (must-link, cannot-link, pins). Clustering above stays as it is.
+  const identity = assignIdentity({
+    issueIds: issues.map((i) => i.id),
+    groups: new Map([...members].filter(([label, list]) => list.length >= (label >= input.cluster.k ? 2 : cfg.min_cluster_size))),
+    previous: input.snapshot.previous_patterns,
+    decisions: input.snapshot.grouping_decisions ?? [],
+    templated: input.cluster.templated,
+    labels: input.cluster.labels,
+    embedding: v.embedding,
+    dimensions: v.dimensions,
+    outlierSimilarity: input.cluster.outlier_similarity,
+    newId: (firstMemberId) => derivedUuid(`${ctx.runId}:pattern:${firstMemberId}`),
+  });
+  const identified = new Map(identity.groups.map((g) => [g.label, g]));
+  // ────────────────────────────────────────────────────────────────────────────────────────────────
+
+  const candidates = [...identified.values()]
+    .map(({ label, members: list }) => {
       const centroid = new Map<number, number>();
       for (const i of list)
         for (let p = v.tfidf.row_ptr[i]; p < v.tfidf.row_ptr[i + 1]; p++)
@@ -261,28 +280,12 @@ export function patterns(
         examples.push({ issue_id: issues[i].id, title: shorten(issues[i].title, 200) });
       }
       const template = templateOf.get(label) ?? null;
-      return { label, list, terms, topTerms, ids, idSet: new Set(ids), examples, template, name: nameOf(template, issues[central[0]].title, topTerms) };
+      return { label, list, terms, topTerms, ids, examples, template, name: nameOf(template, issues[central[0]].title, topTerms) };
     })
     .sort((a, b) => (a.ids[0] < b.ids[0] ? -1 : 1));
 
-  // Match to the previous run's patterns, best pairs first, one to one.
-  const previous = input.snapshot.previous_patterns.map((p) => ({ id: p.id, members: new Set(p.member_ids), terms: p.terms }));
-  const pairs: Array<{ c: number; prev: string; score: number }> = [];
-  candidates.forEach((cand, c) => {
-    const termMap = new Map(cand.terms);
-    for (const prev of previous) {
-      const score = 0.5 * jaccard(cand.idSet, prev.members) + 0.5 * cosine(termMap, prev.terms);
-      if (score >= cfg.match_threshold) pairs.push({ c, prev: prev.id, score: round(score) });
-    }
-  });
-  pairs.sort((a, b) => b.score - a.score || (a.prev < b.prev ? -1 : a.prev > b.prev ? 1 : a.c - b.c));
-  const matchOf = new Map<number, { prev: string; score: number }>();
-  const usedPrev = new Set<string>();
-  for (const p of pairs) {
-    if (matchOf.has(p.c) || usedPrev.has(p.prev)) continue;
-    matchOf.set(p.c, p);
-    usedPrev.add(p.prev);
-  }
+  // The ids of engine/cluster/identity.ts (above).
+  const matchOf = new Map(candidates.map((cand, c) => [c, identified.get(cand.label)!]));
 
   // Unique names: a repeated name gets its pattern's first member's position in the run.
   const nameCount = new Map<string, number>();
@@ -298,8 +301,8 @@ export function patterns(
     patternDecisions.set(d.pattern_id, byKind);
   }
   const out: PatternOutput[] = candidates.map((cand, c) => {
-    const match = matchOf.get(c);
-    const id = match?.prev ?? derivedUuid(`${ctx.runId}:pattern:${cand.ids[0]}`);
+    const match = matchOf.get(c)!;
+    const id = match.id;
     const times = cand.list.map((i) => Date.parse(issues[i].occurred_at ?? issues[i].created_at)).sort((a, b) => a - b);
     const severity = cand.list.reduce((s, i) => s + SEVERITY_WEIGHT[issues[i].severity], 0) / cand.list.length;
     const lastSeen = times.at(-1)!;
@@ -322,8 +325,9 @@ export function patterns(
     const stab = stabilityOf.get(cand.label);
     return {
       id,
-      previous_id: match?.prev ?? null,
-      match_score: match?.score ?? null,
+      previous_id: match.previous_id,
+      match_score: match.match_score,
+      decisions: match.decisions,
       label: cand.label,
       name: names[c],
       path: cand.template === null ? 'prose' : 'templated',
@@ -353,14 +357,17 @@ export function patterns(
     };
   });
 
-  const byLabel = new Map(out.map((p) => [p.label, p.id]));
-  const pattern_ids = issues.map((_, i) => (labels[i] >= 0 ? (byLabel.get(labels[i]) ?? null) : null));
-  const retired = input.snapshot.previous_patterns.map((p) => p.id).filter((id) => !usedPrev.has(id));
+  const pattern_ids: Array<string | null> = issues.map(() => null);
+  out.forEach((p, c) => {
+    for (const i of candidates[c].list) pattern_ids[i] = p.id;
+  });
+  const produced = new Set(out.map((p) => p.id));
+  const retired = input.snapshot.previous_patterns.map((p) => p.id).filter((id) => !produced.has(id));
   const review = reviewQuestions(
     input.snapshot,
     input.extract,
     out.map((p, c) => ({ ...p, members: candidates[c].list, decided: new Set(Object.keys(patternDecisions.get(p.id) ?? {}) as QuestionKind[]) })),
     pattern_ids.map((p) => p !== null),
   );
-  return { patterns: out, pattern_ids, retired, review };
+  return { patterns: out, pattern_ids, retired, review, lineage: identity.lineage, person_placements: identity.person_placements };
 }

@@ -352,11 +352,29 @@ registerIsolationProbe({
     `GET /v1/issues/${id}/root-cause`,
     { method: 'PATCH', path: `/v1/issues/${id}`, body: { title: 'taken over' } },
     `POST /v1/issues/${id}/close`,
+    // Issue 31: its grouping, and people's corrections of it.
+    `GET /v1/issues/${id}/grouping`,
+    { method: 'POST', path: `/v1/issues/${id}/move`, body: { pattern_id: null } },
+    { method: 'POST', path: `/v1/issues/${id}/keep-apart`, body: { issue_id: randomUUID() } },
   ],
   listPath: '/v1/issues',
   async intact(api, id) {
     const res = await api.get(`/v1/issues/${id}`);
     assert.equal([res.body.title, res.body.status], ['Isolation probe', 'open']);
+  },
+});
+
+registerIsolationProbe({
+  group: 'grouping-decisions',
+  // Issue 31: keeping two plain issues apart is a decision without any engine run.
+  async create(api) {
+    const issue = async () => (await created(await api.post('/v1/issues', { title: 'Isolation probe', severity: 'low' }), 'an issue')).id;
+    const [a, b] = [await issue(), await issue()];
+    return (await created(await api.post(`/v1/issues/${a}/keep-apart`, { issue_id: b }), 'a grouping decision')).id;
+  },
+  paths: (id) => [`GET /v1/grouping-decisions/${id}`, { method: 'POST', path: `/v1/grouping-decisions/${id}/undo` }],
+  async intact(api, id) {
+    assert.is((await api.get(`/v1/grouping-decisions/${id}`)).body.status, 'active');
   },
 });
 

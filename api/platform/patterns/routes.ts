@@ -33,6 +33,11 @@ export const patternSchema = z.object({
         'its issues and fit kept; recurring again once it recurs), not_fitted; null before any run modelled it',
     ),
   provenance: z.record(z.string(), jsonValue('A provenance value (config version ids, digests, counts)')),
+  merged_into: z
+    .string()
+    .nullable()
+    .describe('The pattern this one was merged into (by a person or an engine run): its issues are there; null while it stands alone'),
+  split_into: z.array(z.string()).describe('The patterns this one split into (its successors), besides itself'),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -52,6 +57,8 @@ export const toPattern = (r: PatternRow & { recurrence?: RecurrenceStatus | null
   examples: r.examples,
   recurrence: r.recurrence ?? null,
   provenance: r.provenance,
+  merged_into: r.merged_into ?? null,
+  split_into: r.split_into ?? [],
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
 });

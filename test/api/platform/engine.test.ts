@@ -380,7 +380,11 @@ test('an issue ingested after the run has no root cause yet (404), and pattern i
   // The new issues were clustered into the existing patterns.
   const grown = await api.get(`/v1/issues/${more.body.issue_ids[0]}`);
   assert.ok(before.includes(grown.body.pattern_id) || grown.body.pattern_id === null);
-  assert.is((await listAll(api, '/v1/issues?has_pattern=true')).length, second.summary.issues_analysed - second.summary.unclustered);
+  // Every issue with a pattern is counted by its pattern. (Not analysed − unclustered any more: since issue 31
+  // a member of an earlier pattern that stage 5 left as an outlier can stay with its pattern, engine/cluster/identity.ts.)
+  const counted = after.reduce((n, p: any) => n + p.issue_count, 0);
+  assert.is((await listAll(api, '/v1/issues?has_pattern=true')).length, counted);
+  assert.ok(counted >= second.summary.issues_analysed - second.summary.unclustered);
   assert.is((await api.get(`/v1/issues/${ids.silent}`)).body.pattern_id, null);
 });
 

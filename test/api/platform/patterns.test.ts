@@ -132,6 +132,9 @@ test('GET /v1/patterns/{id}: the pattern resource; 404 when unknown', async () =
     examples: [],
     recurrence: null, // no engine run modelled it
     provenance: {},
+    // Issue 31: lineage (none for a pattern never merged nor split).
+    merged_into: null,
+    split_into: [],
     created_at: disk.created_at.toISOString(),
     updated_at: disk.updated_at.toISOString(),
   });

@@ -1,0 +1,332 @@
+/**
+ * Pattern identity across runs (issue 31): which of this run's groups is which of the previous run's
+ * patterns, with people's corrections applied (engine/cluster/constraints.ts). Pure and deterministic:
+ * every tie is broken by id or index.
+ *
+ * 1. Pins first: an issue a person moved leaves its cluster (it is placed in step 5).
+ * 2. Anchors: every issue that was a member of a previous pattern has that pattern as its anchor,
+ *    resolved through the merges in force (a merged source's members, as recorded by the decision,
+ *    anchor to the target); an issue an undo put back since the previous run anchors where it went back.
+ * 3. Votes: each cluster counts its members' anchors; (cluster, pattern, overlap) pairs are taken
+ *    greedily, largest overlap first (ties: pattern id, then label), one to one. A previous pattern's
+ *    id goes where most of its members went.
+ * 4. Anchoring (prose issues only; a template's members are exact and keep their template's group):
+ *    a member of a previous pattern P that this run's clustering put elsewhere stays with P unless
+ *    the evidence says it moved: its cosine to its new cluster's centroid exceeds its cosine to the
+ *    centroid of the cluster that took P's id (when none did: of P's old members) by more than
+ *    ANCHOR_MARGIN, in this run's embedding. One that became an outlier stays with P while its cosine
+ *    to that cluster is at least the run's outlier cut-off (always, when no cluster took P's id); one
+ *    whose cluster was dropped (unstable, too small) stays with P. P
+ *    keeps its id while any member stays, whether or not a cluster voted for it.
+ * 5. Must-links of merges: a cluster whose plurality anchors to a merge target without getting its id
+ *    joins the target's group, and so does each recorded member of the merged source.
+ * 6. Pins are placed (the pattern's group, or a group of their own under that id), then cannot-links:
+ *    of two issues kept apart that share a group, the one not pinned there, else the second named
+ *    (the one the decision took out at once), leaves every pattern.
+ * 7. A group no vote named and left with fewer than two members dissolves; the others get a new id
+ *    from `newId`. Lineage: a previous pattern with no group whose surviving members went mostly to
+ *    one group was merged into it (by the engine); a merge in force whose source was a previous
+ *    pattern is reported as a person's merge; a new group most of whose anchored members (at least
+ *    two) came from one previous pattern is a split of it.
+ */
+import { constraintsOf, type GroupingDecision, type GroupingDecisionKind } from './constraints.ts';
+
+/** How much closer (cosine) an anchored issue must be to its new group than to its old pattern to leave it. */
+export const ANCHOR_MARGIN = 0.15;
+
+export interface IdentityInput {
+  /** Snapshot issue ids, by index. */
+  issueIds: readonly string[];
+  /** This run's groups (label → member indices), after the size and stability filters. */
+  groups: ReadonlyMap<number, readonly number[]>;
+  previous: ReadonlyArray<{ id: string; member_ids: readonly string[] }>;
+  decisions: readonly GroupingDecision[];
+  /** 1 where the issue took the templated path. */
+  templated: ArrayLike<number>;
+  /** Stage 5's labels (-1: outlier); a clustered issue in none of `groups` was in an unstable or small cluster. */
+  labels: ArrayLike<number>;
+  /** n × dimensions, unit rows (stage 4). */
+  embedding: Float32Array;
+  dimensions: number;
+  /** Stage 5's outlier cut-off (cosine to the centroid). */
+  outlierSimilarity: number;
+  /** The id of a new group from its smallest member id. */
+  newId: (firstMemberId: string) => string;
+}
+
+export interface IdentityGroup {
+  /** Stage 5's label; negative for a group made by this step (a pattern kept alive by its members or a person). */
+  label: number;
+  members: number[];
+  id: string;
+  /** The previous run's pattern it continues, else null. */
+  previous_id: string | null;
+  /** Jaccard of its members and that pattern's previous members, else null. */
+  match_score: number | null;
+  /** Grouping decisions that placed members in it. */
+  decisions: string[];
+}
+
+export interface LineageEntry {
+  kind: 'merge' | 'split';
+  /** The pattern merged away or split. */
+  from: string;
+  /** merge: the pattern it went into; split: the continuing pattern (if any) first, then the new ones. */
+  to: string[];
+  by: 'engine' | 'person';
+  decision_id: string | null;
+  /** Previous members of `from` that went to the successors. */
+  issues: number;
+}
+
+export interface PersonPlacement {
+  issue_id: string;
+  pattern_id: string | null;
+  decision_id: string;
+  kind: GroupingDecisionKind;
+}
+
+export interface IdentityResult {
+  groups: IdentityGroup[];
+  lineage: LineageEntry[];
+  person_placements: PersonPlacement[];
+}
+
+const NONE = 0x7fffffff;
+
+export function assignIdentity(input: IdentityInput): IdentityResult {
+  const { issueIds, dimensions, embedding } = input;
+  const n = issueIds.length;
+  const constraints = constraintsOf(input.decisions);
+  const indexOf = new Map<string, number>();
+  issueIds.forEach((id, i) => indexOf.set(id, i));
+  const groupOf = new Int32Array(n).fill(NONE);
+  const labels = [...input.groups.keys()].sort((a, b) => a - b);
+  for (const label of labels) for (const i of input.groups.get(label)!) groupOf[i] = label;
+  const templatedGroup = new Set(labels.filter((l) => input.groups.get(l)!.some((i) => input.templated[i] === 1)));
+
+  // 1. Pins leave their clusters.
+  const pinned = new Map<number, { pattern_id: string | null; decision: GroupingDecision }>();
+  for (const [issue, pin] of constraints.pins) {
+    const i = indexOf.get(issue);
+    if (i === undefined) continue;
+    pinned.set(i, { pattern_id: pin.pattern_id === null ? null : constraints.resolve(pin.pattern_id), decision: pin.decision });
+    groupOf[i] = NONE;
+  }
+
+  // 2. Anchors.
+  const anchor: Array<string | null> = new Array(n).fill(null);
+  const previousMembers = new Map<string, Set<string>>();
+  for (const p of [...input.previous].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    previousMembers.set(p.id, new Set(p.member_ids));
+    const to = constraints.resolve(p.id);
+    for (const m of p.member_ids) {
+      const i = indexOf.get(m);
+      if (i !== undefined) anchor[i] = to;
+    }
+  }
+  for (const [issue, d] of constraints.mergedMembers) {
+    const i = indexOf.get(issue);
+    if (i !== undefined) anchor[i] = constraints.resolve(d.target_pattern_id!);
+  }
+  for (const [issue, to] of constraints.restored) {
+    const i = indexOf.get(issue);
+    if (i !== undefined) anchor[i] = to === null ? null : constraints.resolve(to);
+  }
+  for (const i of pinned.keys()) anchor[i] = null;
+
+  // 3. Votes.
+  const pairs: Array<{ label: number; id: string; overlap: number }> = [];
+  for (const label of labels) {
+    const counts = new Map<string, number>();
+    for (const i of input.groups.get(label)!) if (groupOf[i] === label && anchor[i] !== null) counts.set(anchor[i]!, (counts.get(anchor[i]!) ?? 0) + 1);
+    for (const [id, overlap] of counts) pairs.push({ label, id, overlap });
+  }
+  pairs.sort((a, b) => b.overlap - a.overlap || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.label - b.label));
+  const idOfLabel = new Map<number, string>();
+  const labelOfId = new Map<string, number>();
+  for (const p of pairs) {
+    if (idOfLabel.has(p.label) || labelOfId.has(p.id)) continue;
+    idOfLabel.set(p.label, p.id);
+    labelOfId.set(p.id, p.label);
+  }
+  let nextLabel = -2;
+  const destination = (id: string) => {
+    let label = labelOfId.get(id);
+    if (label === undefined) {
+      label = nextLabel--;
+      labelOfId.set(id, label);
+      idOfLabel.set(label, id);
+    }
+    return label;
+  };
+
+  // 4. Anchoring of prose issues (centroids from this run's embedding, before any move).
+  if (dimensions > 0) {
+    const sums = new Map<string, Float64Array>();
+    const groupSums = new Map<number, Float64Array>();
+    const add = <K>(map: Map<K, Float64Array>, key: K, i: number) => {
+      let s = map.get(key);
+      if (!s) map.set(key, (s = new Float64Array(dimensions)));
+      for (let d = 0; d < dimensions; d++) s[d] += embedding[i * dimensions + d];
+    };
+    for (let i = 0; i < n; i++) {
+      if (input.templated[i] === 1) continue;
+      if (anchor[i] !== null) add(sums, anchor[i]!, i);
+      if (groupOf[i] !== NONE && !templatedGroup.has(groupOf[i])) add(groupSums, groupOf[i], i);
+    }
+    const unit = (s: Float64Array) => {
+      let norm = 0;
+      for (let d = 0; d < dimensions; d++) norm += s[d] * s[d];
+      norm = Math.sqrt(norm) || 1;
+      for (let d = 0; d < dimensions; d++) s[d] /= norm;
+      return s;
+    };
+    for (const s of sums.values()) unit(s);
+    for (const s of groupSums.values()) unit(s);
+    const cos = (i: number, c: Float64Array) => {
+      let dot = 0;
+      for (let d = 0; d < dimensions; d++) dot += embedding[i * dimensions + d] * c[d];
+      return dot;
+    };
+    // The evidence is measured against this run's clusters (the one that took P's id), so that a run
+    // with nothing new, whose clusters are the same, reaches the same decisions: no id changes.
+    const moves: Array<[number, string]> = [];
+    for (let i = 0; i < n; i++) {
+      const p = anchor[i];
+      if (p === null || input.templated[i] === 1) continue;
+      const here = groupOf[i];
+      if (here !== NONE && (idOfLabel.get(here) === p || templatedGroup.has(here))) continue;
+      const voted = labelOfId.get(p);
+      const home = voted !== undefined && groupSums.has(voted) ? groupSums.get(voted)! : null;
+      const keep =
+        here === NONE
+          ? home === null || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN
+          : cos(i, groupSums.get(here)!) - cos(i, home ?? sums.get(p)!) <= ANCHOR_MARGIN;
+      if (keep) moves.push([i, p]);
+    }
+    for (const [i, p] of moves) groupOf[i] = destination(p);
+  }
+
+  // 5. Must-links of the merges in force: a cluster whose most members anchor to a merge's target but
+  // that did not get the target's id joins the target's group, and so does every recorded member of
+  // a merged source wherever this run put it (unless a person moved it since).
+  const targets = new Set([...constraints.merges.values()].map((d) => constraints.resolve(d.target_pattern_id!)));
+  if (targets.size) {
+    const top = new Map<number, string>();
+    for (const p of pairs) if (!top.has(p.label)) top.set(p.label, p.id);
+    for (const label of labels) {
+      const t = top.get(label);
+      if (t === undefined || !targets.has(t) || idOfLabel.get(label) === t) continue;
+      if (idOfLabel.has(label)) continue;
+      const to = destination(t);
+      for (let i = 0; i < n; i++) if (groupOf[i] === label) groupOf[i] = to;
+    }
+    for (const [issue, d] of constraints.mergedMembers) {
+      const i = indexOf.get(issue);
+      if (i !== undefined && !pinned.has(i)) groupOf[i] = destination(constraints.resolve(d.target_pattern_id!));
+    }
+  }
+
+  // 6. Pins, then cannot-links.
+  const placements: PersonPlacement[] = [];
+  const decided = new Map<number, Set<string>>();
+  const note = (label: number, decisionId: string) => {
+    if (!decided.has(label)) decided.set(label, new Set());
+    decided.get(label)!.add(decisionId);
+  };
+  for (const [i, pin] of [...pinned].sort((a, b) => a[0] - b[0])) {
+    if (pin.pattern_id === null) {
+      placements.push({ issue_id: issueIds[i], pattern_id: null, decision_id: pin.decision.id, kind: 'move' });
+      continue;
+    }
+    groupOf[i] = destination(pin.pattern_id);
+    note(groupOf[i], pin.decision.id);
+    placements.push({ issue_id: issueIds[i], pattern_id: pin.pattern_id, decision_id: pin.decision.id, kind: 'move' });
+  }
+  for (const [issue, d] of constraints.mergedMembers) {
+    const i = indexOf.get(issue);
+    if (i === undefined || groupOf[i] === NONE || idOfLabel.get(groupOf[i]) !== constraints.resolve(d.target_pattern_id!)) continue;
+    note(groupOf[i], d.id);
+    placements.push({ issue_id: issue, pattern_id: idOfLabel.get(groupOf[i])!, decision_id: d.id, kind: 'merge' });
+  }
+  for (const d of constraints.apart) {
+    const [a, b] = d.issue_ids.map((id) => indexOf.get(id));
+    if (a === undefined || b === undefined || groupOf[a] === NONE || groupOf[a] !== groupOf[b]) continue;
+    const pa = pinned.has(a) && pinned.get(a)!.pattern_id !== null;
+    const pb = pinned.has(b) && pinned.get(b)!.pattern_id !== null;
+    // The one not pinned there leaves, else the second named (as the decision did at once).
+    const leaves = pa !== pb ? (pa ? b : a) : b;
+    groupOf[leaves] = NONE;
+    placements.push({ issue_id: issueIds[leaves], pattern_id: null, decision_id: d.id, kind: 'keep_apart' });
+  }
+
+  // 7. Groups, new ids, lineage.
+  const finalMembers = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    if (groupOf[i] === NONE) continue;
+    if (!finalMembers.has(groupOf[i])) finalMembers.set(groupOf[i], []);
+    finalMembers.get(groupOf[i])!.push(i);
+  }
+  const groups: IdentityGroup[] = [];
+  for (const [label, members] of [...finalMembers].sort((a, b) => a[0] - b[0])) {
+    let id = idOfLabel.get(label);
+    if (id === undefined && members.length < 2) continue;
+    const memberIds = members.map((i) => issueIds[i]);
+    id ??= input.newId([...memberIds].sort()[0]);
+    const prev = previousMembers.get(id);
+    let match_score: number | null = null;
+    if (prev) {
+      let inter = 0;
+      for (const m of memberIds) if (prev.has(m)) inter++;
+      match_score = Math.round((inter / (memberIds.length + prev.size - inter)) * 1e6) / 1e6;
+    }
+    groups.push({ label, members, id, previous_id: prev ? id : null, match_score, decisions: [...(decided.get(label) ?? [])].sort() });
+  }
+  const finalIdOf = new Map<number, string>();
+  for (const g of groups) for (const i of g.members) finalIdOf.set(i, g.id);
+  const alive = new Set(groups.map((g) => g.id));
+
+  const lineage: LineageEntry[] = [];
+  // Merges by a person, reported by the first run after the decision (while the source is a previous pattern).
+  for (const [source, d] of [...constraints.merges].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (!previousMembers.has(source)) continue;
+    const to = constraints.resolve(source);
+    let issues = 0;
+    for (const m of previousMembers.get(source)!) if (indexOf.has(m) && finalIdOf.get(indexOf.get(m)!) === to) issues++;
+    lineage.push({ kind: 'merge', from: source, to: [to], by: 'person', decision_id: d.id, issues });
+  }
+  // Merges by the engine and splits, from where the previous members went.
+  const wentTo = new Map<string, Map<string, number>>();
+  for (const [id, members] of previousMembers) {
+    const counts = new Map<string, number>();
+    for (const m of members) {
+      const i = indexOf.get(m);
+      const to = i === undefined ? undefined : finalIdOf.get(i);
+      if (to !== undefined) counts.set(to, (counts.get(to) ?? 0) + 1);
+    }
+    wentTo.set(id, counts);
+  }
+  for (const [id, members] of [...previousMembers].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (constraints.merges.has(id)) continue;
+    const counts = wentTo.get(id)!;
+    const surviving = [...members].filter((m) => indexOf.has(m)).length;
+    const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (!alive.has(id)) {
+      if (ranked.length && 2 * ranked[0][1] >= surviving)
+        lineage.push({ kind: 'merge', from: id, to: [ranked[0][0]], by: 'engine', decision_id: null, issues: ranked[0][1] });
+      continue;
+    }
+    const successors = ranked.filter(([to, count]) => to !== id && !previousMembers.has(to) && count >= 2);
+    if (!successors.length) continue;
+    lineage.push({
+      kind: 'split',
+      from: id,
+      to: [id, ...successors.map(([to]) => to)],
+      by: 'engine',
+      decision_id: null,
+      issues: successors.reduce((s, [, c]) => s + c, 0),
+    });
+  }
+  return { groups, lineage, person_placements: placements };
+}

@@ -1,0 +1,219 @@
+/**
+ * Pattern identity across runs and people's corrections (issue 31), on the pure engine: ids kept under
+ * 15% growth and by a run with nothing new, lineage of merges and splits, each grouping decision
+ * (merge, move, move out, keep apart) respected and gone once undone, and replay with decisions.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { assignIdentity, type IdentityInput } from '../../engine/cluster/identity.ts';
+import type { GroupingDecision } from '../../engine/cluster/constraints.ts';
+import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
+import { syntheticInput, testContext, testUuid } from '../helpers/engineInput.ts';
+
+const ids = Array.from({ length: 12 }, (_, i) => testUuid(`issue-${i}`));
+const P = testUuid('pattern-P');
+const Q = testUuid('pattern-Q');
+const R = testUuid('pattern-R');
+
+/** Hand-made groups over `ids` (no embedding: no anchoring, only votes and constraints). */
+function run(groups: number[][], previous: Array<{ id: string; members: number[] }>, decisions: GroupingDecision[] = []) {
+  const input: IdentityInput = {
+    issueIds: ids,
+    groups: new Map(groups.map((g, label) => [label, g])),
+    previous: previous.map((p) => ({ id: p.id, member_ids: p.members.map((i) => ids[i]) })),
+    decisions,
+    templated: new Uint8Array(ids.length),
+    labels: Int32Array.from(ids, (_, i) => groups.findIndex((g) => g.includes(i))),
+    embedding: new Float32Array(0),
+    dimensions: 0,
+    outlierSimilarity: 0.2,
+    newId: (first) => testUuid(`new:${first}`),
+  };
+  const result = assignIdentity(input);
+  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+  return { ...result, patternOf };
+}
+
+const decision = (n: number, d: Omit<GroupingDecision, 'id' | 'decided_at'>): GroupingDecision => ({
+  id: testUuid(`decision-${n}`),
+  decided_at: `2024-10-0${n}T00:00:00.000Z`,
+  ...d,
+});
+
+test('same groups, same ids: a run with nothing new changes no id and records no lineage', () => {
+  const r = run(
+    [
+      [0, 1, 2],
+      [3, 4, 5],
+    ],
+    [
+      { id: P, members: [0, 1, 2] },
+      { id: Q, members: [3, 4, 5] },
+    ],
+  );
+  assert.equal(
+    r.groups.map((g) => g.id),
+    [P, Q],
+  );
+  assert.equal(r.lineage, []);
+  assert.is(r.groups[0].match_score, 1);
+});
+
+test('a split keeps the id where most members went and names its successor', () => {
+  const r = run(
+    [
+      [0, 1, 2, 3],
+      [4, 5, 6],
+    ],
+    [{ id: P, members: [0, 1, 2, 3, 4, 5] }],
+  );
+  assert.is(r.patternOf(0), P);
+  const successor = r.patternOf(4)!;
+  assert.is.not(successor, P);
+  assert.equal(r.lineage, [{ kind: 'split', from: P, to: [P, successor], by: 'engine', decision_id: null, issues: 2 }]);
+});
+
+test('an engine merge: the smaller pattern goes into the larger and says where', () => {
+  const r = run(
+    [[0, 1, 2, 3, 4]],
+    [
+      { id: P, members: [0, 1, 2] },
+      { id: Q, members: [3, 4] },
+    ],
+  );
+  assert.is(r.patternOf(3), P);
+  assert.equal(r.lineage, [{ kind: 'merge', from: Q, to: [P], by: 'engine', decision_id: null, issues: 2 }]);
+});
+
+test("a person's merge unites the two patterns under the target and is reported as theirs; undone, they part again", () => {
+  const groups = [
+    [0, 1, 2],
+    [3, 4, 5, 6],
+  ];
+  const previous = [
+    { id: P, members: [0, 1, 2] },
+    { id: Q, members: [3, 4, 5] },
+  ];
+  const merge = decision(1, { kind: 'merge', source_pattern_id: P, target_pattern_id: Q, issue_ids: [ids[0], ids[1], ids[2]] });
+  const r = run(groups, previous, [merge]);
+  for (const i of [0, 1, 2, 3, 6]) assert.is(r.patternOf(i), Q, `issue ${i}`);
+  assert.equal(r.lineage, [{ kind: 'merge', from: P, to: [Q], by: 'person', decision_id: merge.id, issues: 3 }]);
+  assert.ok(r.person_placements.some((p) => p.issue_id === ids[0] && p.decision_id === merge.id && p.kind === 'merge'));
+  assert.equal(r.groups.find((g) => g.id === Q)!.decisions, [merge.id]);
+  // The next run: the previous run had only Q (with P's members); the merge still holds them together.
+  const next = run(groups, [{ id: Q, members: [0, 1, 2, 3, 4, 5, 6] }], [merge]);
+  for (const i of [0, 1, 2, 3, 6]) assert.is(next.patternOf(i), Q, `next run, issue ${i}`);
+  // Undone (the decision is no longer in force): the clustering's two groups come back apart.
+  const undone = run(groups, previous, []);
+  assert.is(undone.patternOf(0), P);
+  assert.is(undone.patternOf(3), Q);
+});
+
+test('a move pins an issue to a pattern (or out of every one), over what the clustering says', () => {
+  const groups = [
+    [0, 1, 2],
+    [3, 4, 5],
+  ];
+  const previous = [
+    { id: P, members: [0, 1, 2] },
+    { id: Q, members: [3, 4, 5] },
+  ];
+  const move = decision(1, { kind: 'move', source_pattern_id: P, target_pattern_id: Q, issue_ids: [ids[0]] });
+  const out = decision(2, { kind: 'move', source_pattern_id: Q, target_pattern_id: null, issue_ids: [ids[5]] });
+  const r = run(groups, previous, [move, out]);
+  assert.is(r.patternOf(0), Q);
+  assert.is(r.patternOf(5), null);
+  assert.is(r.patternOf(1), P);
+  assert.equal(
+    r.person_placements.map((p) => [p.issue_id, p.pattern_id, p.kind]),
+    [
+      [ids[0], Q, 'move'],
+      [ids[5], null, 'move'],
+    ],
+  );
+  // To a pattern no cluster continues this run: the pin keeps that id alive with the issue.
+  const toR = decision(3, { kind: 'move', source_pattern_id: P, target_pattern_id: R, issue_ids: [ids[1]] });
+  const kept = run(groups, previous, [toR]);
+  assert.is(kept.patternOf(1), R);
+  // A later decision on the same issue wins.
+  const back = decision(4, { kind: 'move', source_pattern_id: R, target_pattern_id: P, issue_ids: [ids[1]] });
+  assert.is(run(groups, previous, [toR, back]).patternOf(1), P);
+});
+
+test('keep apart: two issues kept apart never share a pattern; the one a person pinned stays', () => {
+  const groups = [[0, 1, 2, 3]];
+  const previous = [{ id: P, members: [0, 1, 2, 3] }];
+  const apart = decision(1, { kind: 'keep_apart', source_pattern_id: null, target_pattern_id: null, issue_ids: [ids[0], ids[1]] });
+  const r = run(groups, previous, [apart]);
+  assert.ok(r.patternOf(0) !== r.patternOf(1) || r.patternOf(0) === null);
+  assert.is(r.person_placements.length, 1);
+  assert.is(r.person_placements[0].kind, 'keep_apart');
+  const pin = decision(2, { kind: 'move', source_pattern_id: P, target_pattern_id: P, issue_ids: [ids[1]] });
+  const pinned = run(groups, previous, [apart, pin]);
+  assert.is(pinned.patternOf(1), P);
+  assert.is(pinned.patternOf(0), null);
+  // Undone: together again.
+  assert.is(run(groups, previous, []).patternOf(1), P);
+  assert.is(run(groups, previous, []).patternOf(0), P);
+});
+
+// The pipeline: growth of a generated workspace by 15%, a run with nothing new, decisions and replay.
+const base = syntheticInput(400, 7, 6);
+const grown = (previous: StageOutputs['patterns'], runId: string) =>
+  syntheticInput(460, 7, 6, { runId, patterns: previous.patterns.map((p) => ({ id: p.id, member_ids: p.member_ids, terms: p.terms })) }).input;
+const first = (await runPipeline({ ctx: testContext({ runId: testUuid('run-1') }), snapshotInput: base.input, to: 'patterns' })).outputs as StageOutputs;
+const second = (await runPipeline({ ctx: testContext({ runId: testUuid('run-2') }), snapshotInput: grown(first.patterns, testUuid('run-1')), to: 'patterns' }))
+  .outputs as StageOutputs;
+
+test('after 15% growth at least 95% of the issues that had a pattern keep its id', () => {
+  const before = new Map(first.snapshot.issues.map((issue, i) => [issue.id, first.patterns.pattern_ids[i]]));
+  const after = new Map(second.snapshot.issues.map((issue, i) => [issue.id, second.patterns.pattern_ids[i]]));
+  const placed = [...before].filter(([, p]) => p !== null);
+  assert.ok(placed.length > 300, `placed ${placed.length}`);
+  const kept = placed.filter(([id, p]) => after.get(id) === p).length;
+  assert.ok(kept / placed.length >= 0.95, `kept ${kept}/${placed.length}`);
+});
+
+test('a run with nothing new changes no id', async () => {
+  const third = (
+    await runPipeline({ ctx: testContext({ runId: testUuid('run-3') }), snapshotInput: grown(second.patterns, testUuid('run-2')), to: 'patterns' })
+  ).outputs as StageOutputs;
+  assert.equal(third.patterns.pattern_ids, second.patterns.pattern_ids);
+  assert.equal(third.patterns.lineage, []);
+});
+
+test('decisions reach the run through the snapshot, are placed by a person, and replay bit-identically', async () => {
+  const input = grown(first.patterns, testUuid('run-1'));
+  const [a, b] = first.patterns.patterns;
+  const moved = b.member_ids[0];
+  const decisions: GroupingDecision[] = [
+    {
+      id: testUuid('d-merge'),
+      kind: 'merge',
+      source_pattern_id: b.id,
+      target_pattern_id: a.id,
+      issue_ids: b.member_ids,
+      decided_at: '2024-10-20T00:00:00.000Z',
+    },
+    { id: testUuid('d-move'), kind: 'move', source_pattern_id: a.id, target_pattern_id: null, issue_ids: [moved], decided_at: '2024-10-21T00:00:00.000Z' },
+  ];
+  const ctx = testContext({ runId: testUuid('run-2d') });
+  const one = await runPipeline({ ctx, snapshotInput: { ...input, grouping_decisions: decisions }, to: 'patterns' });
+  const two = await runPipeline({ ctx, snapshotInput: { ...input, grouping_decisions: [...decisions].reverse() }, to: 'patterns' });
+  assert.equal(
+    two.records.map((r) => r.digest),
+    one.records.map((r) => r.digest),
+  );
+  const o = one.outputs as StageOutputs;
+  const at = new Map(o.snapshot.issues.map((issue, i) => [issue.id, o.patterns.pattern_ids[i]]));
+  assert.is(at.get(moved), null);
+  for (const m of b.member_ids.filter((m) => m !== moved)) assert.is(at.get(m), a.id);
+  assert.ok(!o.patterns.patterns.some((p) => p.id === b.id));
+  assert.ok(o.patterns.lineage!.some((l) => l.kind === 'merge' && l.from === b.id && l.by === 'person'));
+  assert.ok(o.patterns.patterns.find((p) => p.id === a.id)!.decisions!.includes(testUuid('d-merge')));
+  // Without decisions the snapshot has no grouping_decisions field: digests of earlier runs stay.
+  const none = await runPipeline({ ctx, snapshotInput: input, to: 'snapshot' });
+  assert.not.ok('grouping_decisions' in (none.outputs.snapshot as object));
+});
+
+test.run();
