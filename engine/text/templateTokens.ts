@@ -11,7 +11,8 @@
  *   which keeps its word (`eth<*>`): `interface ee0` and `interface alt0` are different events;
  *   neighbouring masked pieces joined by `.`, `:`, `-` or `,` are one `<*>` (`10.0.0.1:80`, `1.5`);
  * - optional segments do not change the shape of a line: a parenthesised or bracketed group of at most
- *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`) is left out, and a run of one token
+ *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`) and does not open the line is left out, a
+ *   size or time unit after a variable is part of it (`<*> KB`, `<*> ms`), and a run of one token
  *   repeated (`<*> <*> <*>`, a variable-length list) is one token.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
  */
@@ -30,7 +31,7 @@ const DIGIT = /\d/;
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
-const KEY_LIST = /^[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?$/;
+const KEY_LIST = /^(?:[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?|[[{][\w.-]+=[^,=]*[\]}])$/;
 /** Colon-joined hex groups with a digit (MAC and IPv6 addresses): one variable. */
 const HEX_GROUPS = /(?<![\w:])(?=[\w:]*\d)[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,}(?![\w:])/g;
 const JOINED = /<\*>(?:[.:,-]+<\*>)+/g;
@@ -47,7 +48,10 @@ export function maskToken(token: string): string {
     const piece = parts[i];
     if (!piece || (!DIGIT.test(piece) && !PATH.test(piece))) continue;
     const m = SUFFIXED.exec(piece);
-    parts[i] = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) ? `${m[1]}${WILDCARD}` : WILDCARD;
+    // A hex id that happens to start with letters (`de12345`) is no word: the word needs two letters
+    // and, when they are all hex digits, a short number (`ee0`).
+    const word = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || piece.length < 6);
+    parts[i] = word ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
   return parts.join('').replace(JOINED, WILDCARD);
 }
@@ -75,11 +79,14 @@ const CLOSES = ')]}';
 
 /** Leaves out short bracketed groups that hold a variable, and collapses runs of one repeated token. */
 function dropOptional(tokens: string[]): string[] {
+  const runs: string[] = [];
+  for (const t of tokens) if (runs.at(-1) !== t) runs.push(t);
+  tokens = runs;
   const out: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     const kind = OPENS.indexOf(t[0]);
-    if (kind >= 0) {
+    if (kind >= 0 && i > 0) {
       // The group ends at the first token (within GROUP_TOKENS) that ends with the matching bracket.
       let end = -1;
       for (let j = i; j < Math.min(tokens.length, i + GROUP_TOKENS); j++) {
