@@ -268,7 +268,13 @@ function minerGa(lines: Array<{ narrative: string; truth: string }>, options: Mi
     for (const t of templateTokens(l.narrative, TEMPLATE_TOKEN_LIMIT).tokens) ids.push(intern(t));
     offsets[i + 1] = ids.length;
   });
-  const m = mineTemplates({ offsets, ids: Uint32Array.from(ids) }, lines.map((_, i) => i), wildcard, options, vocabulary);
+  const m = mineTemplates(
+    { offsets, ids: Uint32Array.from(ids) },
+    lines.map((_, i) => i),
+    wildcard,
+    options,
+    vocabulary,
+  );
   return groupingAccuracy(
     lines.map((l) => l.truth),
     Int32Array.from(m.templateOf, (t) => (m.templates[t].size >= 2 ? t : -1)),

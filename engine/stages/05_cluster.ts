@@ -102,7 +102,8 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
       let covered = 0;
       for (const t of probe.templates) if (t.size >= 2) covered += t.size;
       coverage = covered / sample.length;
-      if (coverage >= MIN_TEMPLATE_COVERAGE) mined = step === 1 ? probe : mineTemplates(norm.template, short, wildcard, defaultMinerOptions, norm.template_vocabulary);
+      if (coverage >= MIN_TEMPLATE_COVERAGE)
+        mined = step === 1 ? probe : mineTemplates(norm.template, short, wildcard, defaultMinerOptions, norm.template_vocabulary);
     }
     const isTemplated = mined !== null;
     decisions.push({

@@ -30,7 +30,10 @@ import type { NormalizeOutput } from './02_normalize.ts';
 import type { ExtractOutput, Judgement } from './03_extract.ts';
 import { fnv1a } from '../text/hashing.ts';
 import { WILDCARD } from '../text/templateTokens.ts';
-import type { VectorizeOutput } from './04_vectorize.ts';
+import { withStructured, type VectorizeOutput } from './04_vectorize.ts';
+import { nearestNeighbours } from '../cluster/neighbours.ts';
+import type { CsrMatrix } from '../cluster/sparse.ts';
+import { FEATURE_KINDS, kindOf } from '../text/features.ts';
 import type { ClusterOutput } from './05_cluster.ts';
 import type { StabilityOutput, StabilityStatus } from './06_stability.ts';
 
@@ -81,6 +84,164 @@ export interface PatternsOutput {
   retired: string[];
   /** The run's review questions, grouped per pattern and question, riskiest first (engine/review/questions.ts). */
   review: ReviewQuestion[];
+  /** placements[i]: how snapshot issue i was placed in its pattern (null without one); issue 31. */
+  placements?: Array<Placement | null>;
+}
+
+/**
+ * Why an issue is in its pattern (issue 31 §2), the per-issue provenance of stage 7's grouping:
+ * - `path`: the mined template or prose clustering;
+ * - `by`: what placed it: `template` (its line's template); `terms` (k-means on its words);
+ *   `neighbour` (joined its nearest report's pattern, or formed one with it: NEIGHBOUR_* below), with
+ *   `similarity` to that report; and each structured feature kind (`exception`, `frame`, `component`,
+ *   `code`) it shares with another member of its pattern;
+ * - `neighbour`: the snapshot issue id it was joined to, when `by` holds `neighbour`.
+ */
+export interface Placement {
+  path: 'templated' | 'prose';
+  by: string[];
+  neighbour: string | null;
+  similarity: number | null;
+}
+
+/**
+ * A report joins its nearest report's pattern at this cosine (words and structured features). The three
+ * thresholds were chosen on the Hadoop reports (the one labelled prose set here; docs/benchmarks.md).
+ */
+export const NEIGHBOUR_JOIN = 0.3;
+/** Two unplaced reports this close form a pattern of their own (near-duplicates). */
+export const NEIGHBOUR_PAIR = 0.4;
+/** A placed report follows a near-duplicate in another pattern at this cosine. */
+export const NEIGHBOUR_MOVE = 0.5;
+const NEIGHBOUR_DF_CAP = 200;
+const NEIGHBOUR_SHORTLIST = 8;
+
+interface Placed {
+  labels: Int32Array;
+  neighbour: Int32Array;
+  similarity: Float64Array;
+}
+
+/**
+ * The prose grouping after stability: members of unstable clusters and unclustered reports are
+ * unplaced; an unplaced prose report whose nearest prose report (cosine of the words' TF-IDF joined
+ * with the structured features, engine/stages/04_vectorize.ts `withStructured`) is at least
+ * NEIGHBOUR_JOIN similar and placed joins that report's pattern; unplaced reports at least
+ * NEIGHBOUR_PAIR similar to each other (one link: nearest neighbour) form patterns of their own, labels
+ * after every other; a placed report whose nearest report is at least NEIGHBOUR_MOVE similar but in
+ * another pattern follows it when that report is closer to its own centroid (near-duplicates the
+ * k-means boundary cut apart). One hop from the clustering's placement, so the order of the reports does not
+ * matter; ties to the lower snapshot position.
+ */
+function placeProse(
+  input: { normalize: NormalizeOutput; vectorize: VectorizeOutput; cluster: ClusterOutput },
+  stabilityOf: Map<number, { status: StabilityStatus }>,
+  _minClusterSize: number,
+): Placed {
+  const { cluster, vectorize: v } = input;
+  const n = cluster.labels.length;
+  const labels = Int32Array.from(cluster.labels, (l) => (l >= 0 && stabilityOf.get(l)?.status === 'unstable' ? -1 : l));
+  const neighbour = new Int32Array(n).fill(-1);
+  const similarity = new Float64Array(n);
+  const prose = (i: number) => !cluster.templated[i];
+  const unplaced: number[] = [];
+  const queries: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!prose(i)) continue;
+    if (labels[i] < 0) unplaced.push(i);
+    queries.push(i);
+  }
+  if (!unplaced.length || v.tfidf.values.length === 0) return { labels, neighbour, similarity };
+  const text: CsrMatrix = { rows: n, cols: v.tfidf.cols, rowPtr: v.tfidf.row_ptr, colIdx: v.tfidf.col_idx, values: v.tfidf.values };
+  const matrix = withStructured(text, input.normalize);
+  const found = nearestNeighbours(matrix, queries, prose, { dfCap: NEIGHBOUR_DF_CAP, shortlist: NEIGHBOUR_SHORTLIST });
+  const nearestOf = new Map(queries.map((q, k) => [q, found[k]]));
+  const nearest = unplaced.map((i) => nearestOf.get(i) ?? null);
+  const base = Int32Array.from(labels);
+  // A placed report whose nearest report is a near-duplicate in another pattern follows it when that
+  // report sits closer to its own centroid.
+  for (const i of queries) {
+    const nn = nearestOf.get(i);
+    if (!nn || base[i] < 0 || base[nn.row] < 0 || base[i] === base[nn.row] || nn.similarity < NEIGHBOUR_MOVE) continue;
+    if (cluster.similarity[nn.row] > cluster.similarity[i] || (cluster.similarity[nn.row] === cluster.similarity[i] && nn.row < i)) {
+      labels[i] = base[nn.row];
+      neighbour[i] = nn.row;
+      similarity[i] = nn.similarity;
+    }
+  }
+  let next = 0;
+  for (const l of labels) next = Math.max(next, l + 1);
+  next = Math.max(next, cluster.k + cluster.templates.length);
+  // Pairs of unplaced near-duplicates: union-find over nearest-neighbour links.
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    let r = x;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    parent.set(x, r);
+    return r;
+  };
+  unplaced.forEach((i, q) => {
+    const nn = nearest[q];
+    if (!nn) return;
+    if (base[nn.row] >= 0 && nn.similarity >= NEIGHBOUR_JOIN) {
+      labels[i] = base[nn.row];
+      neighbour[i] = nn.row;
+      similarity[i] = nn.similarity;
+    } else if (base[nn.row] < 0 && nn.similarity >= NEIGHBOUR_PAIR) {
+      neighbour[i] = nn.row;
+      similarity[i] = nn.similarity;
+      if (!parent.has(i)) parent.set(i, i);
+      if (!parent.has(nn.row)) parent.set(nn.row, nn.row);
+      const a = find(i);
+      const b = find(nn.row);
+      if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
+    }
+  });
+  const groupLabel = new Map<number, number>();
+  for (const i of [...parent.keys()].sort((a, b) => a - b)) {
+    const root = find(i);
+    if (!groupLabel.has(root)) groupLabel.set(root, next++);
+    labels[i] = groupLabel.get(root)!;
+  }
+  return { labels, neighbour, similarity };
+}
+
+/** Each issue's placement (see Placement). */
+function placementsOf(
+  input: { snapshot: SnapshotOutput; normalize: NormalizeOutput; cluster: ClusterOutput },
+  placed: Placed,
+  patternIds: Array<string | null>,
+): Array<Placement | null> {
+  const { issues } = input.snapshot;
+  const column = input.normalize.features;
+  const vocabulary = input.normalize.feature_vocabulary ?? [];
+  // Per pattern: how many members carry each structured feature.
+  const counts = new Map<string, Map<number, number>>();
+  if (column)
+    patternIds.forEach((pid, i) => {
+      if (pid === null || input.cluster.templated[i]) return;
+      const c = counts.get(pid) ?? new Map<number, number>();
+      for (let p = column.offsets[i]; p < column.offsets[i + 1]; p++) c.set(column.ids[p], (c.get(column.ids[p]) ?? 0) + 1);
+      counts.set(pid, c);
+    });
+  return patternIds.map((pid, i) => {
+    if (pid === null) return null;
+    if (input.cluster.templated[i]) return { path: 'templated', by: ['template'], neighbour: null, similarity: null };
+    const by: string[] = [];
+    const joined = placed.neighbour[i] >= 0;
+    by.push(joined ? 'neighbour' : 'terms');
+    const kinds = new Set<string>();
+    const c = counts.get(pid);
+    if (column && c)
+      for (let p = column.offsets[i]; p < column.offsets[i + 1]; p++) if ((c.get(column.ids[p]) ?? 0) >= 2) kinds.add(kindOf(vocabulary[column.ids[p]]));
+    for (const k of FEATURE_KINDS) if (kinds.has(k)) by.push(k);
+    return {
+      path: 'prose',
+      by,
+      neighbour: joined ? issues[placed.neighbour[i]].id : null,
+      similarity: joined ? round(placed.similarity[i]) : null,
+    };
+  });
 }
 
 const TERMS_KEPT = 30;
@@ -216,11 +377,10 @@ export function patterns(
     const extra = topTerms.filter((t) => !t.split(' ').every((w) => said.has(w))).slice(0, 2);
     return extra.length ? `${head} (${extra.join(', ')})` : head;
   };
+  const placed = placeProse(input, stabilityOf, cfg.min_cluster_size);
   const members = new Map<number, number[]>();
-  labels.forEach((l, i) => {
+  placed.labels.forEach((l, i) => {
     if (l < 0) return;
-    const status = stabilityOf.get(l)?.status;
-    if (status === 'unstable') return;
     if (!members.has(l)) members.set(l, []);
     members.get(l)!.push(i);
   });
@@ -354,7 +514,8 @@ export function patterns(
   });
 
   const byLabel = new Map(out.map((p) => [p.label, p.id]));
-  const pattern_ids = issues.map((_, i) => (labels[i] >= 0 ? (byLabel.get(labels[i]) ?? null) : null));
+  const pattern_ids = issues.map((_, i) => (placed.labels[i] >= 0 ? (byLabel.get(placed.labels[i]) ?? null) : null));
+  const placements = placementsOf(input, placed, pattern_ids);
   const retired = input.snapshot.previous_patterns.map((p) => p.id).filter((id) => !usedPrev.has(id));
   const review = reviewQuestions(
     input.snapshot,
@@ -362,5 +523,5 @@ export function patterns(
     out.map((p, c) => ({ ...p, members: candidates[c].list, decided: new Set(Object.keys(patternDecisions.get(p.id) ?? {}) as QuestionKind[]) })),
     pattern_ids.map((p) => p !== null),
   );
-  return { patterns: out, pattern_ids, retired, review };
+  return { patterns: out, pattern_ids, retired, review, placements };
 }

@@ -25,7 +25,13 @@ function mine(lines: string[]): string[] {
     for (const t of templateTokens(line, 64).tokens) ids.push(intern(t));
     offsets[i + 1] = ids.length;
   });
-  const mined = mineTemplates({ offsets, ids: Uint32Array.from(ids) }, lines.map((_, i) => i), wildcard, defaultMinerOptions, vocabulary);
+  const mined = mineTemplates(
+    { offsets, ids: Uint32Array.from(ids) },
+    lines.map((_, i) => i),
+    wildcard,
+    defaultMinerOptions,
+    vocabulary,
+  );
   return Array.from(mined.templateOf, (t) => Array.from(mined.templates[t].tokens, (id) => vocabulary[id]).join(' '));
 }
 
@@ -72,7 +78,8 @@ test('short messages: a leading identifier anchors, a number or key=value after 
     lines.push(['flush', `flush sensor data`]);
     lines.push(['report', `REPORT : ${i} ${i * 7} ${i * 13} ${i % 5}`]);
   }
-  for (const w of ['getTodayTotalDetailSteps', 'setTodayTotalDetailSteps', 'processHandleBroadcastAction']) for (let i = 0; i < 5; i++) lines.push([w, `${w} ${i}`]);
+  for (const w of ['getTodayTotalDetailSteps', 'setTodayTotalDetailSteps', 'processHandleBroadcastAction'])
+    for (let i = 0; i < 5; i++) lines.push([w, `${w} ${i}`]);
   exact(lines);
 });
 
@@ -98,7 +105,10 @@ test('optional parts: an extra parenthetical quantity belongs to the same event'
     const sent = Math.floor(r() * 5000);
     const recv = Math.floor(r() * 5000);
     const kb = (n: number) => (n >= 1024 ? ` (${(n / 1024).toFixed(2)} KB)` : '');
-    lines.push(['close', `proxy${i % 3}.example.com:${5000 + i} close, ${sent} bytes${kb(sent)} sent, ${recv} bytes${kb(recv)} received, lifetime 00:${10 + i}`]);
+    lines.push([
+      'close',
+      `proxy${i % 3}.example.com:${5000 + i} close, ${sent} bytes${kb(sent)} sent, ${recv} bytes${kb(recv)} received, lifetime 00:${10 + i}`,
+    ]);
     lines.push(['open', `proxy${i % 3}.example.com:${5000 + i} open through proxy gw.example.com:5070 HTTPS`]);
   }
   exact(lines);

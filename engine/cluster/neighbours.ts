@@ -1,0 +1,79 @@
+/**
+ * The nearest neighbour of some rows of a sparse, row-normalised matrix (cosine), found through an
+ * inverted index of its rarer columns: two reports of one failure share the rare words, names and
+ * frames of that failure. Candidates are the rows sharing at least one column of document frequency
+ * at most `dfCap` with the query, ranked by the part of the dot product those columns give; the best
+ * `shortlist` of them get their exact cosine. Ties go to the lower row index, so the result is
+ * deterministic. Cost: the postings of the query's rare columns plus `shortlist` exact products per
+ * query, whatever the number of rows.
+ */
+import type { CsrMatrix } from './sparse.ts';
+
+export interface Neighbour {
+  row: number;
+  similarity: number;
+}
+
+export function nearestNeighbours(
+  m: CsrMatrix,
+  queries: readonly number[],
+  eligible: (row: number) => boolean,
+  options: { dfCap: number; shortlist: number },
+): Array<Neighbour | null> {
+  const df = new Uint32Array(m.cols);
+  for (let i = 0; i < m.rows; i++) if (eligible(i)) for (let p = m.rowPtr[i]; p < m.rowPtr[i + 1]; p++) df[m.colIdx[p]]++;
+  // Postings of the rare columns over the eligible rows.
+  const start = new Uint32Array(m.cols + 1);
+  for (let c = 0; c < m.cols; c++) start[c + 1] = start[c] + (df[c] <= options.dfCap ? df[c] : 0);
+  const rowOf = new Uint32Array(start[m.cols]);
+  const valueOf = new Float32Array(start[m.cols]);
+  const fill = start.slice(0, m.cols);
+  for (let i = 0; i < m.rows; i++) {
+    if (!eligible(i)) continue;
+    for (let p = m.rowPtr[i]; p < m.rowPtr[i + 1]; p++) {
+      const c = m.colIdx[p];
+      if (df[c] > options.dfCap) continue;
+      rowOf[fill[c]] = i;
+      valueOf[fill[c]++] = m.values[p];
+    }
+  }
+  const partial = new Float64Array(m.rows);
+  const touched: number[] = [];
+  const dense = new Float64Array(m.cols);
+  return queries.map((q) => {
+    for (let p = m.rowPtr[q]; p < m.rowPtr[q + 1]; p++) {
+      const c = m.colIdx[p];
+      if (df[c] > options.dfCap) continue;
+      for (let k = start[c]; k < start[c + 1]; k++) {
+        const r = rowOf[k];
+        if (r === q) continue;
+        if (partial[r] === 0) touched.push(r);
+        partial[r] += m.values[p] * valueOf[k];
+      }
+    }
+    // The best `shortlist` by partial score (ties: lower row), by insertion into a short sorted list.
+    const shortlist: number[] = [];
+    const before = (a: number, b: number) => partial[a] > partial[b] || (partial[a] === partial[b] && a < b);
+    for (const r of touched) {
+      if (shortlist.length === options.shortlist && !before(r, shortlist[shortlist.length - 1])) continue;
+      let k = Math.min(shortlist.length, options.shortlist - 1);
+      shortlist[k] = r;
+      while (k > 0 && before(r, shortlist[k - 1])) {
+        shortlist[k] = shortlist[k - 1];
+        shortlist[--k] = r;
+      }
+    }
+    for (const r of touched) partial[r] = 0;
+    touched.length = 0;
+    if (!shortlist.length) return null;
+    for (let p = m.rowPtr[q]; p < m.rowPtr[q + 1]; p++) dense[m.colIdx[p]] = m.values[p];
+    let best: Neighbour | null = null;
+    for (const r of shortlist) {
+      let s = 0;
+      for (let p = m.rowPtr[r]; p < m.rowPtr[r + 1]; p++) s += dense[m.colIdx[p]] * m.values[p];
+      if (!best || s > best.similarity + 1e-12 || (Math.abs(s - best.similarity) <= 1e-12 && r < best.row)) best = { row: r, similarity: s };
+    }
+    for (let p = m.rowPtr[q]; p < m.rowPtr[q + 1]; p++) dense[m.colIdx[p]] = 0;
+    return best;
+  });
+}
