@@ -110,7 +110,7 @@ export interface Placement {
  */
 export const NEIGHBOUR_JOIN = 0.3;
 /** Two unplaced reports this close form a pattern of their own (near-duplicates). */
-export const NEIGHBOUR_PAIR = 0.4;
+export const NEIGHBOUR_PAIR = 0.5;
 /** A placed report follows a near-duplicate in another pattern at this cosine. */
 export const NEIGHBOUR_MOVE = 0.5;
 const NEIGHBOUR_DF_CAP = 200;
@@ -141,6 +141,7 @@ function placeProse(
   const { cluster, vectorize: v } = input;
   const n = cluster.labels.length;
   const labels = Int32Array.from(cluster.labels, (l) => (l >= 0 && stabilityOf.get(l)?.status === 'unstable' ? -1 : l));
+
   const neighbour = new Int32Array(n).fill(-1);
   const similarity = new Float64Array(n);
   const prose = (i: number) => !cluster.templated[i];
