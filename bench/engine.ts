@@ -62,7 +62,8 @@ import { DORMANCY_LEVEL } from '../engine/hazard/dormancy.ts';
 import { scoreForecasts } from '../engine/stages/09_predict.ts';
 
 const TARGET_ARI = 0.9;
-const TARGET_DUPLICATES_TOGETHER = 0.5;
+const TARGET_DUPLICATES_TOGETHER = 0.6;
+const TARGET_CLUSTERED_SHARE = 0.8;
 const TARGET_LARGEST_SHARE = 0.1;
 const TARGET_SECONDS: Record<number, number> = { 10000: 15, 100000: 60 };
 const TARGET_PEAK_BYTES = 1.5 * 1024 ** 3;
@@ -557,7 +558,20 @@ async function hadoopSection() {
     const s = o.stability.summary;
     const questions = o.patterns.review;
     const reviewShare = questions.length / n;
-    const ok = share >= TARGET_DUPLICATES_TOGETHER && largest <= TARGET_LARGEST_SHARE && reviewShare <= TARGET_REVIEW_SHARE;
+    const ok =
+      share >= TARGET_DUPLICATES_TOGETHER && clustered / n >= TARGET_CLUSTERED_SHARE && largest <= TARGET_LARGEST_SHARE && reviewShare <= TARGET_REVIEW_SHARE;
+    // What placed the reports (issue 31): the clustering's words, a nearest report, and the structured
+    // features shared with another member.
+    const by = new Map<string, number>();
+    for (const pl of o.patterns.placements ?? []) if (pl) for (const b of pl.by) by.set(b, (by.get(b) ?? 0) + 1);
+    const pairsBy = new Map<string, number>();
+    for (const [a, b] of usable) {
+      const i = position.get(uuidOf.get(a)!)!;
+      const j = position.get(uuidOf.get(b)!)!;
+      if (pid[i] === null || pid[i] !== pid[j]) continue;
+      const placedBy = new Set([...(o.patterns.placements?.[i]?.by ?? []), ...(o.patterns.placements?.[j]?.by ?? [])]);
+      for (const k of placedBy) pairsBy.set(k, (pairsBy.get(k) ?? 0) + 1);
+    }
     const perPattern = questions.filter((q) => q.pattern_id !== null).length;
     log(
       `| ${seed} | ${o.cluster.k} | ${sizes.length} | ${pct(clustered / n)} | ${pct(largest)} | ${together}/${usable.length} = ${pct(share)} | ${pct(chance)} | ${(share / (chance || 1)).toFixed(1)}× | ${s.stable}/${s.doubtful}/${s.unstable} | ${questions.length} = ${pct(reviewShare)} (${perPattern} / ${questions.length - perPattern}) | ${sec(ms)} s | ${verdict(ok)} |`,
@@ -565,10 +579,13 @@ async function hadoopSection() {
     log(
       `| | paths: ${o.cluster.paths.map((d) => `${d.source} ${d.path} (short ${pct(d.short_share)}, template coverage ${pct(d.template_coverage)})`).join('; ')} |`,
     );
+    log(
+      `| | placed by (reports): ${[...by].map(([k, c]) => `${k} ${fmt(c)}`).join(', ')}; duplicate pairs together whose reports were placed by: ${[...pairsBy].map(([k, c]) => `${k} ${c}`).join(', ')} |`,
+    );
   }
   log();
   log(
-    `targets: duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)} of the issues, review items ≤ ${pct(TARGET_REVIEW_SHARE)} of the issues`,
+    `targets (issue 31): duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, clustered ≥ ${pct(TARGET_CLUSTERED_SHARE)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)} of the issues, review items ≤ ${pct(TARGET_REVIEW_SHARE)} of the issues`,
   );
   log();
 }

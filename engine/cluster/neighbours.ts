@@ -1,11 +1,11 @@
 /**
  * The nearest neighbour of some rows of a sparse, row-normalised matrix (cosine), found through an
  * inverted index of its rarer columns: two reports of one failure share the rare words, names and
- * frames of that failure. Candidates are the rows sharing at least one column of document frequency
- * at most `dfCap` with the query, ranked by the part of the dot product those columns give; the best
- * `shortlist` of them get their exact cosine. Ties go to the lower row index, so the result is
- * deterministic. Cost: the postings of the query's rare columns plus `shortlist` exact products per
- * query, whatever the number of rows.
+ * frames of that failure. Candidates are the rows sharing with the query one of its `rareKept`
+ * heaviest columns of document frequency at most `dfCap`, ranked by the part of the dot product those
+ * columns give; the best `shortlist` of them get their exact cosine. Ties go to the lower row index, so the result is
+ * deterministic. Cost per query: at most `rareKept` postings lists of at most `dfCap` rows, plus
+ * `shortlist` exact products, whatever the number of rows.
  */
 import type { CsrMatrix } from './sparse.ts';
 
@@ -18,7 +18,7 @@ export function nearestNeighbours(
   m: CsrMatrix,
   queries: readonly number[],
   eligible: (row: number) => boolean,
-  options: { dfCap: number; shortlist: number },
+  options: { dfCap: number; rareKept: number; shortlist: number },
 ): Array<Neighbour | null> {
   const df = new Uint32Array(m.cols);
   for (let i = 0; i < m.rows; i++) if (eligible(i)) for (let p = m.rowPtr[i]; p < m.rowPtr[i + 1]; p++) df[m.colIdx[p]]++;
@@ -40,10 +40,15 @@ export function nearestNeighbours(
   const partial = new Float64Array(m.rows);
   const touched: number[] = [];
   const dense = new Float64Array(m.cols);
+  const rare: number[] = [];
   return queries.map((q) => {
-    for (let p = m.rowPtr[q]; p < m.rowPtr[q + 1]; p++) {
+    // The query's heaviest rare columns (at most `rareKept`; ties to the lower column) find the candidates.
+    rare.length = 0;
+    for (let p = m.rowPtr[q]; p < m.rowPtr[q + 1]; p++) if (df[m.colIdx[p]] >= 2 && df[m.colIdx[p]] <= options.dfCap) rare.push(p);
+    rare.sort((a, b) => m.values[b] - m.values[a] || m.colIdx[a] - m.colIdx[b]);
+    if (rare.length > options.rareKept) rare.length = options.rareKept;
+    for (const p of rare) {
       const c = m.colIdx[p];
-      if (df[c] > options.dfCap) continue;
       for (let k = start[c]; k < start[c + 1]; k++) {
         const r = rowOf[k];
         if (r === q) continue;

@@ -52,32 +52,62 @@ export function withStructured(text: CsrMatrix, norm: NormalizeOutput, structure
     col[id] = text.cols + (fnv1a(f) % STRUCTURED_DIMENSIONS);
   });
   const rowPtr = new Uint32Array(n + 1);
-  const colIdx: number[] = [];
-  const values: number[] = [];
+  const colIdx = new Uint32Array(text.rowPtr[n] + column.offsets[n]);
+  const values = new Float32Array(colIdx.length);
+  // One row's block: (column, weight) pairs sorted by column, equal columns (hash collisions) summed.
+  let blockCols = new Uint32Array(64);
+  let blockWeights = new Float64Array(64);
+  let q = 0;
   for (let i = 0; i < n; i++) {
-    const block = new Map<number, number>();
+    let m = 0;
     for (let p = column.offsets[i]; p < column.offsets[i + 1]; p++) {
       const id = column.ids[p];
-      if (weight[id] > 0) block.set(col[id], (block.get(col[id]) ?? 0) + weight[id]);
+      if (weight[id] === 0) continue;
+      if (m === blockCols.length) {
+        const c = new Uint32Array(m * 2);
+        c.set(blockCols);
+        blockCols = c;
+        const w = new Float64Array(m * 2);
+        w.set(blockWeights);
+        blockWeights = w;
+      }
+      // Insertion by column (a report has few features).
+      let k = m++;
+      while (k > 0 && blockCols[k - 1] > col[id]) {
+        blockCols[k] = blockCols[k - 1];
+        blockWeights[k] = blockWeights[k - 1];
+        k--;
+      }
+      if (k > 0 && blockCols[k - 1] === col[id]) {
+        blockWeights[k - 1] += weight[id];
+        for (let j = k; j < m - 1; j++) {
+          blockCols[j] = blockCols[j + 1];
+          blockWeights[j] = blockWeights[j + 1];
+        }
+        m--;
+      } else {
+        blockCols[k] = col[id];
+        blockWeights[k] = weight[id];
+      }
     }
     let blockNorm = 0;
-    for (const w of block.values()) blockNorm += w * w;
+    for (let k = 0; k < m; k++) blockNorm += blockWeights[k] * blockWeights[k];
     const scale = blockNorm > 0 ? structuredWeight / Math.sqrt(blockNorm) : 0;
     let rowNorm = 0;
     for (let p = text.rowPtr[i]; p < text.rowPtr[i + 1]; p++) rowNorm += text.values[p] * text.values[p];
     rowNorm += scale * scale * blockNorm;
     const inv = rowNorm > 0 ? 1 / Math.sqrt(rowNorm) : 0;
     for (let p = text.rowPtr[i]; p < text.rowPtr[i + 1]; p++) {
-      colIdx.push(text.colIdx[p]);
-      values.push(text.values[p] * inv);
+      colIdx[q] = text.colIdx[p];
+      values[q++] = text.values[p] * inv;
     }
-    for (const [c, w] of [...block.entries()].sort((a, b) => a[0] - b[0])) {
-      colIdx.push(c);
-      values.push(w * scale * inv);
+    for (let k = 0; k < m; k++) {
+      colIdx[q] = blockCols[k];
+      values[q++] = blockWeights[k] * scale * inv;
     }
-    rowPtr[i + 1] = colIdx.length;
+    rowPtr[i + 1] = q;
   }
-  return { rows: n, cols: text.cols + STRUCTURED_DIMENSIONS, rowPtr, colIdx: Uint32Array.from(colIdx), values: Float32Array.from(values) };
+  return { rows: n, cols: text.cols + STRUCTURED_DIMENSIONS, rowPtr, colIdx: colIdx.subarray(0, q), values: values.subarray(0, q) };
 }
 
 export interface VectorizeOutput {

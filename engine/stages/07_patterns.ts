@@ -114,6 +114,7 @@ export const NEIGHBOUR_PAIR = 0.5;
 /** A placed report follows a near-duplicate in another pattern at this cosine. */
 export const NEIGHBOUR_MOVE = 0.5;
 const NEIGHBOUR_DF_CAP = 200;
+const NEIGHBOUR_RARE_KEPT = 16;
 const NEIGHBOUR_SHORTLIST = 8;
 
 interface Placed {
@@ -155,7 +156,7 @@ function placeProse(
   if (!unplaced.length || v.tfidf.values.length === 0) return { labels, neighbour, similarity };
   const text: CsrMatrix = { rows: n, cols: v.tfidf.cols, rowPtr: v.tfidf.row_ptr, colIdx: v.tfidf.col_idx, values: v.tfidf.values };
   const matrix = withStructured(text, input.normalize);
-  const found = nearestNeighbours(matrix, queries, prose, { dfCap: NEIGHBOUR_DF_CAP, shortlist: NEIGHBOUR_SHORTLIST });
+  const found = nearestNeighbours(matrix, queries, prose, { dfCap: NEIGHBOUR_DF_CAP, rareKept: NEIGHBOUR_RARE_KEPT, shortlist: NEIGHBOUR_SHORTLIST });
   const nearestOf = new Map(queries.map((q, k) => [q, found[k]]));
   const nearest = unplaced.map((i) => nearestOf.get(i) ?? null);
   const base = Int32Array.from(labels);

@@ -765,7 +765,10 @@ test('patterns: members of unstable clusters and clusters below min_cluster_size
   // report (i5, 0.48) is not that close.
   assert.equal(
     unstable.patterns.map((p) => p.member_ids),
-    [[id(1), id(2), id(3)], [id(5), id(6)]],
+    [
+      [id(1), id(2), id(3)],
+      [id(5), id(6)],
+    ],
   );
   assert.is(unstable.pattern_ids[3], null);
   assert.ok(unstable.patterns[1].label >= 2);
