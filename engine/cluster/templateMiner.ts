@@ -10,12 +10,17 @@
  *      context are linked (union-find), so `Mon` and `Sat` are linked through any context that holds
  *      both;
  *   2. a linked set of tokens is a variable, and each of its tokens becomes the wildcard at p, when it
- *      holds the wildcard already (a masked value sits where a word sits elsewhere), or at least
- *      `minDistinct` tokens, or at least two tokens also seen at another (length, position) slot (values
- *      such as user names that fill slots of several templates), or when its tokens vary in at least
- *      `minContexts` contexts of the original lines (two months, varying under every weekday and host);
+ *      holds the wildcard already (a masked value sits where a word sits elsewhere), or when it has
+ *      many distinct values, each rare (at least `minDistinct` tokens, the most frequent printing at
+ *      most `rareShare` of their lines: user names, not `begin`/`end`); inside the line (not at its
+ *      first or last position) also on weaker evidence: at least two tokens also seen at another
+ *      (length, position) slot, or tokens varying in at least `minContexts` contexts of the original
+ *      lines (two months, varying under every weekday and host);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
- *      one context only, with four values.
+ *      one context only, with four values. The leading token anchors the template (issue 31: a set at
+ *      position 0 needs `anchorDistinct` distinct rare values; by default never), a constant last word
+ *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
+ *      splits `key=value`) is never a variable.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
  * elsewhere). The result does not depend on the order of the lines except through the template
  * numbering (first occurrence). Lines hash as the sum of per-position 32-bit mixes, twice (53 bits):
