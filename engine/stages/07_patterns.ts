@@ -129,7 +129,7 @@ interface Placed {
  * with the structured features, engine/stages/04_vectorize.ts `withStructured`) is at least
  * NEIGHBOUR_JOIN similar and placed joins that report's pattern; unplaced reports at least
  * NEIGHBOUR_PAIR similar to each other (one link: nearest neighbour) form patterns of their own, labels
- * after every other; a placed report whose nearest report is at least NEIGHBOUR_MOVE similar but in
+ * after every other, unless one of them joined a pattern, which the group then follows; a placed report whose nearest report is at least NEIGHBOUR_MOVE similar but in
  * another pattern follows it when that report is closer to its own centroid (near-duplicates the
  * k-means boundary cut apart). One hop from the clustering's placement, so the order of the reports does not
  * matter; ties to the lower snapshot position.
@@ -199,8 +199,12 @@ function placeProse(
       if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
     }
   });
+  // A group of near-duplicates one of which joined a pattern follows it (its first such member's);
+  // otherwise it is a pattern of its own.
   const groupLabel = new Map<number, number>();
-  for (const i of [...parent.keys()].sort((a, b) => a - b)) {
+  const members = [...parent.keys()].sort((a, b) => a - b);
+  for (const i of members) if (labels[i] >= 0 && !groupLabel.has(find(i))) groupLabel.set(find(i), labels[i]);
+  for (const i of members) {
     const root = find(i);
     if (!groupLabel.has(root)) groupLabel.set(root, next++);
     labels[i] = groupLabel.get(root)!;
