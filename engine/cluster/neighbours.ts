@@ -26,7 +26,7 @@ export function nearestNeighbours(
   const start = new Uint32Array(m.cols + 1);
   for (let c = 0; c < m.cols; c++) start[c + 1] = start[c] + (df[c] <= options.dfCap ? df[c] : 0);
   const rowOf = new Uint32Array(start[m.cols]);
-  const valueOf = new Float32Array(start[m.cols]);
+  const postingValue = new Float32Array(start[m.cols]);
   const fill = start.slice(0, m.cols);
   for (let i = 0; i < m.rows; i++) {
     if (!eligible(i)) continue;
@@ -34,7 +34,7 @@ export function nearestNeighbours(
       const c = m.colIdx[p];
       if (df[c] > options.dfCap) continue;
       rowOf[fill[c]] = i;
-      valueOf[fill[c]++] = m.values[p];
+      postingValue[fill[c]++] = m.values[p];
     }
   }
   const partial = new Float64Array(m.rows);
@@ -53,7 +53,7 @@ export function nearestNeighbours(
         const r = rowOf[k];
         if (r === q) continue;
         if (partial[r] === 0) touched.push(r);
-        partial[r] += m.values[p] * valueOf[k];
+        partial[r] += m.values[p] * postingValue[k];
       }
     }
     // The best `shortlist` by partial score (ties: lower row), by insertion into a short sorted list.

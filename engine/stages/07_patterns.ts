@@ -137,7 +137,6 @@ interface Placed {
 function placeProse(
   input: { normalize: NormalizeOutput; vectorize: VectorizeOutput; cluster: ClusterOutput },
   stabilityOf: Map<number, { status: StabilityStatus }>,
-  _minClusterSize: number,
 ): Placed {
   const { cluster, vectorize: v } = input;
   const n = cluster.labels.length;
@@ -363,7 +362,6 @@ export function patterns(
 ): PatternsOutput {
   const cfg = ctx.configs.cluster.document;
   const { issues } = input.snapshot;
-  const { labels } = input.cluster;
   const v = input.vectorize;
   const asOf = new Date(ctx.asOf).getTime();
   const tokenOf = new Map<number, string>();
@@ -383,7 +381,7 @@ export function patterns(
     const extra = topTerms.filter((t) => !t.split(' ').every((w) => said.has(w))).slice(0, 2);
     return extra.length ? `${head} (${extra.join(', ')})` : head;
   };
-  const placed = placeProse(input, stabilityOf, cfg.min_cluster_size);
+  const placed = placeProse(input, stabilityOf);
   const members = new Map<number, number[]>();
   placed.labels.forEach((l, i) => {
     if (l < 0) return;
