@@ -563,13 +563,13 @@ async function hadoopSection() {
     // What placed the reports (issue 31): the clustering's words, a nearest report, and the structured
     // features shared with another member.
     const by = new Map<string, number>();
-    for (const pl of o.patterns.placements ?? []) if (pl) for (const b of pl.by) by.set(b, (by.get(b) ?? 0) + 1);
+    for (const pl of o.patterns.placements?.by ?? []) if (pl) for (const b of pl.split('+')) by.set(b, (by.get(b) ?? 0) + 1);
     const pairsBy = new Map<string, number>();
     for (const [a, b] of usable) {
       const i = position.get(uuidOf.get(a)!)!;
       const j = position.get(uuidOf.get(b)!)!;
       if (pid[i] === null || pid[i] !== pid[j]) continue;
-      const placedBy = new Set([...(o.patterns.placements?.[i]?.by ?? []), ...(o.patterns.placements?.[j]?.by ?? [])]);
+      const placedBy = new Set([...(o.patterns.placements?.by[i]?.split('+') ?? []), ...(o.patterns.placements?.by[j]?.split('+') ?? [])]);
       for (const k of placedBy) pairsBy.set(k, (pairsBy.get(k) ?? 0) + 1);
     }
     const perPattern = questions.filter((q) => q.pattern_id !== null).length;

@@ -84,8 +84,28 @@ export interface PatternsOutput {
   retired: string[];
   /** The run's review questions, grouped per pattern and question, riskiest first (engine/review/questions.ts). */
   review: ReviewQuestion[];
-  /** placements[i]: how snapshot issue i was placed in its pattern (null without one); issue 31. */
-  placements?: Array<Placement | null>;
+  /** How each issue was placed in its pattern (issue 31), compactly; read one with `placementOf`. */
+  placements?: Placements;
+}
+
+/**
+ * The run's placements, compact (100,000 issues): `by[i]` is what placed snapshot issue i, its parts
+ * joined by `+` (`template`; or `terms` / `neighbour` then the structured kinds: `terms+component+code`),
+ * null without a pattern; `neighbours` lists the issues a nearest report placed, by snapshot position.
+ */
+export interface Placements {
+  by: Array<string | null>;
+  neighbours: Array<{ index: number; neighbour: string; similarity: number }>;
+}
+
+/** Issue i's placement (see Placement), or null when it has no pattern. */
+export function placementOf(placements: Placements, i: number): Placement | null {
+  const by = placements.by[i];
+  if (by === null || by === undefined) return null;
+  const parts = by.split('+');
+  if (parts[0] === 'template') return { path: 'templated', by: parts, neighbour: null, similarity: null };
+  const near = parts[0] === 'neighbour' ? placements.neighbours.find((n) => n.index === i) : undefined;
+  return { path: 'prose', by: parts, neighbour: near?.neighbour ?? null, similarity: near?.similarity ?? null };
 }
 
 /**
@@ -211,12 +231,12 @@ function placeProse(
   return { labels, neighbour, similarity };
 }
 
-/** Each issue's placement (see Placement). */
+/** Each issue's placement (see Placement, Placements). */
 function placementsOf(
   input: { snapshot: SnapshotOutput; normalize: NormalizeOutput; cluster: ClusterOutput },
   placed: Placed,
   patternIds: Array<string | null>,
-): Array<Placement | null> {
+): Placements {
   const { issues } = input.snapshot;
   const column = input.normalize.features;
   const vocabulary = input.normalize.feature_vocabulary ?? [];
@@ -229,24 +249,19 @@ function placementsOf(
       for (let p = column.offsets[i]; p < column.offsets[i + 1]; p++) c.set(column.ids[p], (c.get(column.ids[p]) ?? 0) + 1);
       counts.set(pid, c);
     });
-  return patternIds.map((pid, i) => {
+  const neighbours: Placements['neighbours'] = [];
+  const by = patternIds.map((pid, i) => {
     if (pid === null) return null;
-    if (input.cluster.templated[i]) return { path: 'templated', by: ['template'], neighbour: null, similarity: null };
-    const by: string[] = [];
+    if (input.cluster.templated[i]) return 'template';
     const joined = placed.neighbour[i] >= 0;
-    by.push(joined ? 'neighbour' : 'terms');
+    if (joined) neighbours.push({ index: i, neighbour: issues[placed.neighbour[i]].id, similarity: round(placed.similarity[i]) });
     const kinds = new Set<string>();
     const c = counts.get(pid);
     if (column && c)
       for (let p = column.offsets[i]; p < column.offsets[i + 1]; p++) if ((c.get(column.ids[p]) ?? 0) >= 2) kinds.add(kindOf(vocabulary[column.ids[p]]));
-    for (const k of FEATURE_KINDS) if (kinds.has(k)) by.push(k);
-    return {
-      path: 'prose',
-      by,
-      neighbour: joined ? issues[placed.neighbour[i]].id : null,
-      similarity: joined ? round(placed.similarity[i]) : null,
-    };
+    return [joined ? 'neighbour' : 'terms', ...FEATURE_KINDS.filter((k) => kinds.has(k))].join('+');
   });
+  return { by, neighbours };
 }
 
 const TERMS_KEPT = 30;

@@ -11,7 +11,7 @@ import { extract, type ExtractOutput, type Judgement } from '../../engine/stages
 import type { VectorizeOutput } from '../../engine/stages/04_vectorize.ts';
 import type { ClusterOutput } from '../../engine/stages/05_cluster.ts';
 import { stability, type StabilityOutput } from '../../engine/stages/06_stability.ts';
-import { derivedUuid, patterns, shorten } from '../../engine/stages/07_patterns.ts';
+import { derivedUuid, patterns, placementOf, shorten } from '../../engine/stages/07_patterns.ts';
 import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
 import { adjustedRandIndex } from '../../engine/cluster/agreement.ts';
 import { fnv1a } from '../../engine/text/hashing.ts';
@@ -467,7 +467,7 @@ test("stability marks a deliberately over-split cluster's halves unstable, and p
   assert.is(p.patterns.filter((x) => kept.has(x.label)).length, THEMES - 1);
   for (const x of p.patterns) if (!kept.has(x.label)) assert.ok(x.label >= split.k, 'a pattern of near-duplicates, not a half');
   split.labels.forEach((l, i) => {
-    if (l === largest || l === out.cluster.k || l < 0) assert.ok(p.pattern_ids[i] === null || p.placements![i]!.by[0] === 'neighbour');
+    if (l === largest || l === out.cluster.k || l < 0) assert.ok(p.pattern_ids[i] === null || placementOf(p.placements!, i)!.by[0] === 'neighbour');
     else assert.ok(p.pattern_ids[i]);
   });
 });
@@ -718,8 +718,8 @@ test('patterns: provenance, member ids, and the pattern of every issue', () => {
   assert.equal(p.pattern_ids, [storage.id, storage.id, storage.id, network.id, network.id, network.id]);
   assert.equal(storage.stability, { jaccard: 0.9, status: 'stable' });
   // Each issue's placement says what put it there.
-  assert.equal(p.placements![0], { path: 'prose', by: ['terms'], neighbour: null, similarity: null });
-  assert.equal(p.placements![5], { path: 'prose', by: ['neighbour'], neighbour: id(5), similarity: 0.72 });
+  assert.equal(placementOf(p.placements!, 0), { path: 'prose', by: ['terms'], neighbour: null, similarity: null });
+  assert.equal(placementOf(p.placements!, 5), { path: 'prose', by: ['neighbour'], neighbour: id(5), similarity: 0.72 });
 });
 
 test('patterns: new ids are derived from the run id and the smallest member id', () => {
@@ -772,7 +772,7 @@ test('patterns: members of unstable clusters and clusters below min_cluster_size
   );
   assert.is(unstable.pattern_ids[3], null);
   assert.ok(unstable.patterns[1].label >= 2);
-  assert.equal(unstable.placements![4]!.by, ['neighbour']);
+  assert.equal(placementOf(unstable.placements!, 4)!.by, ['neighbour']);
   const small = patterns(tinyPatternInput(), testContext({ configs: testConfigs({ cluster: { min_cluster_size: 4 } }) }));
   assert.equal(small.patterns, []);
   assert.equal(small.pattern_ids, [null, null, null, null, null, null]);
@@ -799,7 +799,7 @@ test('patterns on themed data: one pattern per theme, named by its words, finger
   p.pattern_ids.forEach((pid, i) => pid && members.set(pid, [...(members.get(pid) ?? []), out.snapshot.issues[i].id]));
   for (const [pid, list] of members) assert.equal(list.sort(), byId.get(pid)!.member_ids);
   // An unclustered issue has no pattern unless its nearest report placed it (issue 31).
-  const placedByNeighbour = p.placements!.filter((x, i) => out.cluster.labels[i] < 0 && x?.by[0] === 'neighbour' && x.similarity! >= 0.3).length;
+  const placedByNeighbour = p.placements!.neighbours.filter((x) => out.cluster.labels[x.index] < 0 && x.similarity >= 0.3).length;
   assert.ok(placedByNeighbour <= out.cluster.unclustered);
   assert.is(p.pattern_ids.filter((x) => x === null).length, out.cluster.unclustered - placedByNeighbour);
   const names = p.patterns.map((x) => x.name).join(' | ');
