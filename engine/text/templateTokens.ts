@@ -14,6 +14,7 @@
  *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`) and does not open the line is left out, a
  *   size or time unit after a variable is part of it (`<*> KB`, `<*> ms`), and a run of one token
  *   repeated (`<*> <*> <*>`, a variable-length list) is one token.
+ * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
  */
 export const WILDCARD = '<*>';
@@ -36,6 +37,8 @@ const KEY_LIST = /^(?:[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?|[[{][\w.-]
 const HEX_GROUPS = /(?<![\w:])(?=[\w:]*\d)[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,}(?![\w:])/g;
 const JOINED = /<\*>(?:[.:,-]+<\*>)+/g;
 const GROUP_TOKENS = 4;
+/** A quoted value spans at most this many more white-space tokens. */
+const QUOTED_TOKENS = 6;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
 const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec']);
 
@@ -119,6 +122,20 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
   for (const t of raw) if (t) length++;
   if (length > limit) return { tokens: [], length };
   const tokens: string[] = [];
-  for (const t of raw) if (t) pushToken(tokens, t);
+  const words = raw.filter(Boolean);
+  for (let i = 0; i < words.length; i++) {
+    // A quoted value of a key with spaces (`tag="View Lock",`) is one token: its words are one value.
+    const open = words[i].search(/\w="/);
+    if (open >= 0 && !/"[^"]*"/.test(words[i])) {
+      let end = i + 1;
+      while (end < words.length && end <= i + QUOTED_TOKENS && !words[end].includes('"')) end++;
+      if (end < words.length && end <= i + QUOTED_TOKENS) {
+        pushToken(tokens, words.slice(i, end + 1).join(' '));
+        i = end;
+        continue;
+      }
+    }
+    pushToken(tokens, words[i]);
+  }
   return { tokens: dropOptional(tokens), length };
 }

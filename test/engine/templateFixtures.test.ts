@@ -219,4 +219,42 @@ test('a synthetic unseen system: every class at once, exactly grouped', () => {
   exact(lines);
 });
 
+test('a synthetic unseen system of mobile-app lines: key=value runs, hex handles, words at the end', () => {
+  const r = rng(7);
+  const hex = () => Math.floor(r() * 2 ** 28).toString(16);
+  const apps = ['com.example.mail', 'com.example.maps', 'com.example.chat', 'com.example.news', 'com.example.shop', 'com.example.music', 'com.example.bank'];
+  const tags = ['"View Lock"', '"WindowManager"', '"AudioMix"', '"RILJ_ACK_WL"', '"NlpWakeLock"', '"GCoreFlp"', '"Wakeful"', '"SyncLoop"'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 420; i++) {
+    const uid = 10_000 + Math.floor(r() * 90);
+    const pid = 1000 + Math.floor(r() * 9000);
+    const events: Array<[string, string]> = [
+      [
+        'A1',
+        `acquire lock=${Math.floor(r() * 1e9)}, flags=0x${Math.floor(r() * 16)}, tag=${pick(r, tags)}, name=${pick(r, apps)}, ws=null, uid=${uid}, pid=${pid}`,
+      ],
+      ['A2', `release:lock=${Math.floor(r() * 1e9)}, flg=0x0, tag=${pick(r, tags)}, name=${pick(r, apps)}, ws=null, uid=${uid}, pid=${pid}`],
+      ['A3', `Skipped ${1 + Math.floor(r() * 90)} frames! The application may be doing too much work on its main thread.`],
+      ['A4', `removeWindow Surface(name=PopupWindow:${hex()}) mDrawState=HAS_DRAWN`],
+      ['A16', `removeWindow Surface(name=PopupWindow:${hex()}) mDrawState=NO_SURFACE`],
+      ['A5', `onStandStepChanged ${Math.floor(r() * 9000)}`],
+      ['A6', `onExtend:${1_514_038_530_000 + i} ${i % 3} 0 ${i % 2}`],
+      ['A7', `getBluetoothDevice`],
+      ['A8', `screen on`],
+      ['A9', `screen off`],
+      ['A10', `visible is system.time.showampm`],
+      ['A11', `visible is system.time.showdate`],
+      ['A12', `Layout ${pick(r, apps)} in ${Math.floor(r() * 40)} ms`],
+      [
+        'A13',
+        `setSystemUiVisibility vis=${Math.floor(r() * 9)} mask=1 oldVal=${Math.floor(r() * 1e8)} newVal=${Math.floor(r() * 1e8)} diff=0 fullscreenStackVis=0 dockedStackVis=0`,
+      ],
+      ['A14', `handleMessage what=${Math.floor(r() * 9)} state begin`],
+      ['A15', `handleMessage what=${Math.floor(r() * 9)} state end`],
+    ];
+    lines.push(events[i % events.length]);
+  }
+  exact(lines);
+});
+
 test.run();
