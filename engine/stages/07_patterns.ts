@@ -14,7 +14,9 @@
  *     severity = mean member weight (critical 1, high 0.7, medium 0.4, low 0.15),
  *     recency  = exp(-days from the last occurrence to as-of / 30),
  *     volume   = min(1, ln(1 + issues) / ln(101)).
- * Unclustered issues and members of unstable clusters get no pattern. Provenance is bounded: the
+ * An unstable cluster is not promoted. Its members and the issues stage 5 left unclustered are placed
+ * one by one by their nearest report, or not at all (placeProse below, issue 31); `placements` says what
+ * placed each issue (`placementOf`). Provenance is bounded: the
  * member count, a digest of the sorted member ids and the link that lists them.
  */
 import { createHash } from 'node:crypto';
