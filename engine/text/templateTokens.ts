@@ -46,7 +46,11 @@ const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 
 export function maskToken(token: string): string {
   if (!DIGIT.test(token) && !PATH.test(token)) return token;
   if (PATH.test(token)) return WILDCARD;
-  const parts = token.replace(HEX_GROUPS, WILDCARD).split(PIECES);
+  const parts = (token.indexOf(':') !== token.lastIndexOf(':') ? token.replace(HEX_GROUPS, WILDCARD) : token).split(PIECES);
+  if (parts.length === 1) {
+    const m = SUFFIXED.exec(token);
+    return m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || token.length < 6) ? `${m[1]}${WILDCARD}` : WILDCARD;
+  }
   for (let i = 0; i < parts.length; i += 2) {
     const piece = parts[i];
     if (!piece || (!DIGIT.test(piece) && !PATH.test(piece))) continue;
@@ -56,7 +60,8 @@ export function maskToken(token: string): string {
     const word = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || piece.length < 6);
     parts[i] = word ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
-  return parts.join('').replace(JOINED, WILDCARD);
+  const out = parts.join('');
+  return out.indexOf(WILDCARD) !== out.lastIndexOf(WILDCARD) ? out.replace(JOINED, WILDCARD) : out;
 }
 
 /** Splits `key=value` into `key=` and the masked value; a comma-joined list of them is one `<*>`. */
@@ -125,7 +130,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
   const words = raw.filter(Boolean);
   for (let i = 0; i < words.length; i++) {
     // A quoted value of a key with spaces (`tag="View Lock",`) is one token: its words are one value.
-    const open = words[i].search(/\w="/);
+    const open = words[i].includes('="') ? words[i].search(/\w="/) : -1;
     if (open >= 0 && !/"[^"]*"/.test(words[i])) {
       let end = i + 1;
       while (end < words.length && end <= i + QUOTED_TOKENS && !words[end].includes('"')) end++;
