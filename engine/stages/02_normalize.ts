@@ -6,7 +6,8 @@
  * masked) for the template miner of stage 5, in a vocabulary of their own; a narrative of more than
  * TEMPLATE_TOKEN_LIMIT tokens keeps only its length (such a text is prose, not a printed template).
  * And the structured features of each report (exception classes, stack frames, components, error codes;
- * engine/text/features.ts) in a vocabulary of their own, for stage 4's embedding (issue 31).
+ * engine/text/features.ts) in a vocabulary of their own, for the report similarity stage 7 places
+ * reports with (issue 31).
  */
 import { normalizeText } from '../text/normalize.ts';
 import { templateTokens } from '../text/templateTokens.ts';
