@@ -250,7 +250,9 @@ async function loghubSection() {
     `mean GA ${mean.toFixed(4)} (Drain ${drainMean.toFixed(4)}); target mean ≥ ${TARGET_MEAN_GA} and at least Drain on every system: ${verdict(mean >= TARGET_MEAN_GA && allBeatDrain)}`,
   );
   log();
-  looSection();
+  const looMean = looSection();
+  log(`**dev-five mean GA ${mean.toFixed(4)}; leave-one-system-out mean GA ${looMean.toFixed(4)}** (the second predicts a system never seen)`);
+  log();
 }
 
 /** The miner's grouping (stage 5's rule: a template printed once is a singleton) of one system's lines. */
@@ -301,7 +303,7 @@ const optionsText = (o: MinerOptions) =>
  * is scored with them. The mean of those five scores predicts a system never seen; the dev mean (the
  * defaults, chosen on all five) does not.
  */
-function looSection() {
+function looSection(): number {
   const systems = Object.keys(DRAIN_GA);
   const data = new Map(systems.map((s) => [s, loadLoghub(s)]));
   const grid = minerGrid();
@@ -333,6 +335,7 @@ function looSection() {
   log(`defaults: ${optionsText(defaultMinerOptions)}`);
   log(`dev mean GA (miner alone, defaults) ${devMean.toFixed(4)}; leave-one-system-out mean GA ${looMean.toFixed(4)}`);
   log();
+  return looMean;
 }
 
 // ---------------------------------------------------------------------------------------------
