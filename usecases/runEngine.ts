@@ -202,7 +202,8 @@ export async function executeEngineRun(
         issues_analysed: o.snapshot?.issues.length ?? null,
         issues_left_out: leftOut,
         k: o.cluster?.k ?? null,
-        unclustered: o.cluster?.unclustered ?? null,
+        // Issues the run left without a pattern (stage 7 places some that stage 5 left out: issue 31).
+        unclustered: o.patterns ? o.patterns.pattern_ids.reduce((u, p) => u + (p === null ? 1 : 0), 0) : (o.cluster?.unclustered ?? null),
         patterns: totals?.total ?? null,
         patterns_found: o.patterns?.patterns.length ?? null,
         patterns_not_found: totals?.empty.map((e) => ({ ...e, reason: NOT_FOUND_REASON[e.status] ?? 'not found by this run' })) ?? null,

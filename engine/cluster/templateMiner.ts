@@ -10,12 +10,17 @@
  *      context are linked (union-find), so `Mon` and `Sat` are linked through any context that holds
  *      both;
  *   2. a linked set of tokens is a variable, and each of its tokens becomes the wildcard at p, when it
- *      holds the wildcard already (a masked value sits where a word sits elsewhere), or at least
- *      `minDistinct` tokens, or at least two tokens also seen at another (length, position) slot (values
- *      such as user names that fill slots of several templates), or when its tokens vary in at least
- *      `minContexts` contexts of the original lines (two months, varying under every weekday and host);
+ *      holds the wildcard already (a masked value sits where a word sits elsewhere), or when it has
+ *      many distinct values, each rare (at least `minDistinct` tokens, the most frequent printing at
+ *      most `rareShare` of their lines: user names, not `begin`/`end`); inside the line (not at its
+ *      first or last position) also on weaker evidence: at least two tokens also seen at another
+ *      (length, position) slot, or tokens varying in at least `minContexts` contexts of the original
+ *      lines (two months, varying under every weekday and host);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
- *      one context only, with four values.
+ *      one context only, with four values. The leading token anchors the template (issue 31: a set at
+ *      position 0 needs `anchorDistinct` distinct rare values; by default never), a constant last word
+ *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
+ *      splits `key=value`) is never a variable.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
  * elsewhere). The result does not depend on the order of the lines except through the template
  * numbering (first occurrence). Lines hash as the sum of per-position 32-bit mixes, twice (53 bits):
@@ -24,11 +29,17 @@
 import type { TokenIdColumn } from '../text/tfidf.ts';
 
 export interface MinerOptions {
+  /** Many distinct values: a linked set of at least this many tokens is a variable when each is rare. */
   minDistinct: number;
+  /** Each rare: the most frequent token of such a set prints at most this share of its lines. */
+  rareShare: number;
+  /** A linked set varying in at least this many contexts of the original lines is a variable (inside the line). */
   minContexts: number;
+  /** The leading token anchors the template: a set at position 0 is a variable only with this many distinct tokens. */
+  anchorDistinct: number;
 }
 
-export const defaultMinerOptions: MinerOptions = { minDistinct: 6, minContexts: 3 };
+export const defaultMinerOptions: MinerOptions = { minDistinct: 6, rareShare: 0.5, minContexts: 3, anchorDistinct: Number.POSITIVE_INFINITY };
 
 export interface MinedTemplates {
   /** templateOf[j]: the template of the j-th mined document. */
@@ -54,7 +65,13 @@ function mix2(p: number, id: number): number {
 const key = (h1: number, h2: number) => h1 * 0x200000 + h2;
 
 /** Mines the templates of documents `docs` of `column`; `wildcard` is the id of `<*>`. */
-export function mineTemplates(column: TokenIdColumn, docs: ArrayLike<number>, wildcard: number, options: MinerOptions = defaultMinerOptions): MinedTemplates {
+export function mineTemplates(
+  column: TokenIdColumn,
+  docs: ArrayLike<number>,
+  wildcard: number,
+  options: MinerOptions = defaultMinerOptions,
+  vocabulary: readonly string[] = [],
+): MinedTemplates {
   // Distinct lines.
   const distinct = new Map<string, number>();
   const rows: Int32Array[] = [];
@@ -72,6 +89,13 @@ export function mineTemplates(column: TokenIdColumn, docs: ArrayLike<number>, wi
     rowOfDoc[j] = r;
   }
   distinct.clear();
+  const printed = new Float64Array(rows.length);
+  for (let j = 0; j < docs.length; j++) printed[rowOfDoc[j]]++;
+  // A `key=` token is the constant frame of the value after it: never a variable.
+  const keys = new Set<number>();
+  vocabulary.forEach((t, id) => {
+    if (t.length > 1 && t.endsWith('=')) keys.add(id);
+  });
 
   // Tokens seen at two or more (length, position) slots.
   const firstSlot = new Map<number, number>();
@@ -93,7 +117,7 @@ export function mineTemplates(column: TokenIdColumn, docs: ArrayLike<number>, wi
   });
   const current = rows.map((row) => Int32Array.from(row));
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, members, length, wildcard, multiSlot, options);
+    if (members.length > 1) generalize(current, members, length, wildcard, multiSlot, keys, printed, options);
   }
 
   // Templates in order of first occurrence.
@@ -116,7 +140,16 @@ export function mineTemplates(column: TokenIdColumn, docs: ArrayLike<number>, wi
 }
 
 /** The passes of the miner over the distinct lines `members` (all of `length` tokens), in place. */
-function generalize(current: Int32Array[], members: number[], length: number, wildcard: number, multiSlot: Set<number>, options: MinerOptions) {
+function generalize(
+  current: Int32Array[],
+  members: number[],
+  length: number,
+  wildcard: number,
+  multiSlot: Set<number>,
+  keys: Set<number>,
+  printed: Float64Array,
+  options: MinerOptions,
+) {
   const h1 = new Uint32Array(members.length);
   const h2 = new Uint32Array(members.length);
   members.forEach((r, m) => {
@@ -175,17 +208,30 @@ function generalize(current: Int32Array[], members: number[], length: number, wi
         if (set) set.push(v);
         else sets.set(root, [v]);
       }
+      // Lines printed per token at p (for "each value rare").
+      const lines = new Map<number, number>();
+      for (const r of members) lines.set(current[r][p], (lines.get(current[r][p]) ?? 0) + printed[r]);
       const variable = new Set<number>();
       const original = originalContexts[p];
+      // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
+      // constant last word (`layout begin` / `layout end`) names the event.
+      const inside = p > 0 && p < length - 1;
       for (const [root, set] of sets) {
+        if (set.some((v) => keys.has(v))) continue;
         let shared = 0;
         let contextsOfSet = varied.get(root) ?? 0;
+        let total = 0;
+        let most = 0;
         for (const v of set) {
           if (multiSlot.has(v)) shared++;
           contextsOfSet = Math.max(contextsOfSet, original.get(v) ?? 0);
+          const c = lines.get(v) ?? 0;
+          total += c;
+          most = Math.max(most, c);
         }
-        if (set.includes(wildcard) || set.length >= options.minDistinct || shared >= 2 || contextsOfSet >= options.minContexts)
-          for (const v of set) variable.add(v);
+        const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
+        const weak = inside && (shared >= 2 || contextsOfSet >= options.minContexts);
+        if (set.includes(wildcard) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;

@@ -5,9 +5,13 @@
  * template tokens (engine/text/templateTokens.ts: white-space split, case kept, digits and paths
  * masked) for the template miner of stage 5, in a vocabulary of their own; a narrative of more than
  * TEMPLATE_TOKEN_LIMIT tokens keeps only its length (such a text is prose, not a printed template).
+ * And the structured features of each report (exception classes, stack frames, components, error codes;
+ * engine/text/features.ts) in a vocabulary of their own, for the report similarity stage 7 places
+ * reports with (issue 31).
  */
 import { normalizeText } from '../text/normalize.ts';
 import { templateTokens } from '../text/templateTokens.ts';
+import { structuredFeatures } from '../text/features.ts';
 import type { TokenIdColumn } from '../text/tfidf.ts';
 import type { StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
@@ -26,6 +30,9 @@ export interface NormalizeOutput {
   template: TokenIdColumn;
   /** The narrative's number of template tokens (also when longer than the limit). */
   template_length: Uint32Array;
+  /** Structured features of title and narrative (engine/text/features.ts: `kind:value`), ids into `feature_vocabulary`. */
+  features?: TokenIdColumn;
+  feature_vocabulary?: string[];
 }
 
 /** Log lines, alerts and monitor messages are short; a narrative longer than this is not mined. */
@@ -47,6 +54,8 @@ export function normalize(input: { snapshot: SnapshotOutput }, _ctx: StageContex
   const body_text: string[] = [];
   const template = columnBuilder(issues.length);
   const template_length = new Uint32Array(issues.length);
+  const featureVocabulary = interner();
+  const features = columnBuilder(issues.length);
   issues.forEach((issue, i) => {
     const t = normalizeText(issue.title);
     title_text.push(t.text);
@@ -57,6 +66,7 @@ export function normalize(input: { snapshot: SnapshotOutput }, _ctx: StageContex
     const m = templateTokens(issue.narrative, TEMPLATE_TOKEN_LIMIT);
     template.add(i, m.tokens, templateVocabulary.intern);
     template_length[i] = m.length;
+    features.add(i, structuredFeatures(issue.title, issue.narrative), featureVocabulary.intern);
   });
   return {
     issue_ids: issues.map((i) => i.id),
@@ -68,6 +78,8 @@ export function normalize(input: { snapshot: SnapshotOutput }, _ctx: StageContex
     template_vocabulary: templateVocabulary.vocabulary,
     template: template.done(),
     template_length,
+    features: features.done(),
+    feature_vocabulary: featureVocabulary.vocabulary,
   };
 }
 

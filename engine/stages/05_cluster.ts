@@ -21,7 +21,7 @@ import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { lloyd, rowsOf, type Dense } from '../cluster/kmeans.ts';
 import { selectK } from '../cluster/selectK.ts';
 import { round } from '../round.ts';
-import { mineTemplates } from '../cluster/templateMiner.ts';
+import { defaultMinerOptions, mineTemplates } from '../cluster/templateMiner.ts';
 import { WILDCARD } from '../text/templateTokens.ts';
 import type { StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
@@ -98,11 +98,12 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
       // A large source is decided on an evenly spaced sample (a prose feed is not mined in full for nothing).
       const step = Math.max(1, Math.floor(short.length / DECISION_SAMPLE));
       const sample = step === 1 ? short : short.filter((_, j) => j % step === 0);
-      const probe = mineTemplates(norm.template, sample, wildcard);
+      const probe = mineTemplates(norm.template, sample, wildcard, defaultMinerOptions, norm.template_vocabulary);
       let covered = 0;
       for (const t of probe.templates) if (t.size >= 2) covered += t.size;
       coverage = covered / sample.length;
-      if (coverage >= MIN_TEMPLATE_COVERAGE) mined = step === 1 ? probe : mineTemplates(norm.template, short, wildcard);
+      if (coverage >= MIN_TEMPLATE_COVERAGE)
+        mined = step === 1 ? probe : mineTemplates(norm.template, short, wildcard, defaultMinerOptions, norm.template_vocabulary);
     }
     const isTemplated = mined !== null;
     decisions.push({

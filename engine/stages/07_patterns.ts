@@ -15,7 +15,9 @@
  *     severity = mean member weight (critical 1, high 0.7, medium 0.4, low 0.15),
  *     recency  = exp(-days from the last occurrence to as-of / 30),
  *     volume   = min(1, ln(1 + issues) / ln(101)).
- * Unclustered issues and members of unstable clusters get no pattern. Provenance is bounded: the
+ * An unstable cluster is not promoted. Its members and the issues stage 5 left unclustered are placed
+ * one by one by their nearest report, or not at all (placeProse below, issue 31); `placements` says what
+ * placed each issue (`placementOf`). Provenance is bounded: the
  * member count, a digest of the sorted member ids and the link that lists them.
  */
 import { createHash } from 'node:crypto';
@@ -31,7 +33,10 @@ import type { NormalizeOutput } from './02_normalize.ts';
 import type { ExtractOutput, Judgement } from './03_extract.ts';
 import { fnv1a } from '../text/hashing.ts';
 import { WILDCARD } from '../text/templateTokens.ts';
-import type { VectorizeOutput } from './04_vectorize.ts';
+import { withStructured, type VectorizeOutput } from './04_vectorize.ts';
+import { nearestNeighbours } from '../cluster/neighbours.ts';
+import type { CsrMatrix } from '../cluster/sparse.ts';
+import { FEATURE_KINDS, kindOf } from '../text/features.ts';
 import type { ClusterOutput } from './05_cluster.ts';
 import type { StabilityOutput, StabilityStatus } from './06_stability.ts';
 
@@ -88,6 +93,184 @@ export interface PatternsOutput {
   person_placements?: PersonPlacement[];
   /** The run's review questions, grouped per pattern and question, riskiest first (engine/review/questions.ts). */
   review: ReviewQuestion[];
+  /** How each issue was placed in its pattern (issue 31), compactly; read one with `placementOf`. */
+  placements?: Placements;
+}
+
+/**
+ * The run's placements, compact (100,000 issues): `by[i]` is what placed snapshot issue i, its parts
+ * joined by `+` (`template`; or `terms` / `neighbour` then the structured kinds: `terms+component+code`),
+ * null without a pattern; `neighbours` lists the issues a nearest report placed, by snapshot position.
+ */
+export interface Placements {
+  by: Array<string | null>;
+  neighbours: Array<{ index: number; neighbour: string; similarity: number }>;
+}
+
+/** Issue i's placement (see Placement), or null when it has no pattern. */
+export function placementOf(placements: Placements, i: number): Placement | null {
+  const by = placements.by[i];
+  if (by === null || by === undefined) return null;
+  const parts = by.split('+');
+  if (parts[0] === 'template') return { path: 'templated', by: parts, neighbour: null, similarity: null };
+  const near = parts[0] === 'neighbour' ? placements.neighbours.find((n) => n.index === i) : undefined;
+  return { path: 'prose', by: parts, neighbour: near?.neighbour ?? null, similarity: near?.similarity ?? null };
+}
+
+/**
+ * Why an issue is in its pattern (issue 31 §2), the per-issue provenance of stage 7's grouping:
+ * - `path`: the mined template or prose clustering;
+ * - `by`: what placed it: `template` (its line's template); `terms` (k-means on its words);
+ *   `neighbour` (joined its nearest report's pattern, or formed one with it: NEIGHBOUR_* below), with
+ *   `similarity` to that report; and each structured feature kind (`exception`, `frame`, `component`,
+ *   `code`) it shares with another member of its pattern;
+ * - `neighbour`: the snapshot issue id it was joined to, when `by` holds `neighbour`.
+ */
+export interface Placement {
+  path: 'templated' | 'prose';
+  by: string[];
+  neighbour: string | null;
+  similarity: number | null;
+}
+
+/**
+ * A report joins its nearest report's pattern at this cosine (words and structured features). The three
+ * thresholds were chosen on the Hadoop reports (the one labelled prose set here; docs/benchmarks.md).
+ */
+export const NEIGHBOUR_JOIN = 0.3;
+/** Two unplaced reports this close form a pattern of their own (near-duplicates). */
+export const NEIGHBOUR_PAIR = 0.5;
+/** A placed report follows a near-duplicate in another pattern at this cosine. */
+export const NEIGHBOUR_MOVE = 0.5;
+const NEIGHBOUR_DF_CAP = 200;
+const NEIGHBOUR_RARE_KEPT = 16;
+const NEIGHBOUR_SHORTLIST = 8;
+
+interface Placed {
+  labels: Int32Array;
+  neighbour: Int32Array;
+  similarity: Float64Array;
+}
+
+/**
+ * The prose grouping after stability: members of unstable clusters and unclustered reports are
+ * unplaced; an unplaced prose report whose nearest prose report (cosine of the words' TF-IDF joined
+ * with the structured features, engine/stages/04_vectorize.ts `withStructured`) is at least
+ * NEIGHBOUR_JOIN similar and placed joins that report's pattern; unplaced reports at least
+ * NEIGHBOUR_PAIR similar to each other (one link: nearest neighbour) form patterns of their own, labels
+ * after every other, unless one of them joined a pattern, which the group then follows; a placed report whose nearest report is at least NEIGHBOUR_MOVE similar but in
+ * another pattern follows it when that report is closer to its own centroid (near-duplicates the
+ * k-means boundary cut apart). One hop from the clustering's placement, so the order of the reports does not
+ * matter; ties to the lower snapshot position.
+ */
+function placeProse(
+  input: { normalize: NormalizeOutput; vectorize: VectorizeOutput; cluster: ClusterOutput },
+  stabilityOf: Map<number, { status: StabilityStatus }>,
+): Placed {
+  const { cluster, vectorize: v } = input;
+  const n = cluster.labels.length;
+  const labels = Int32Array.from(cluster.labels, (l) => (l >= 0 && stabilityOf.get(l)?.status === 'unstable' ? -1 : l));
+
+  const neighbour = new Int32Array(n).fill(-1);
+  const similarity = new Float64Array(n);
+  const prose = (i: number) => !cluster.templated[i];
+  const unplaced: number[] = [];
+  const queries: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!prose(i)) continue;
+    if (labels[i] < 0) unplaced.push(i);
+    queries.push(i);
+  }
+  if (!unplaced.length || v.tfidf.values.length === 0) return { labels, neighbour, similarity };
+  const text: CsrMatrix = { rows: n, cols: v.tfidf.cols, rowPtr: v.tfidf.row_ptr, colIdx: v.tfidf.col_idx, values: v.tfidf.values };
+  const matrix = withStructured(text, input.normalize);
+  const found = nearestNeighbours(matrix, queries, prose, { dfCap: NEIGHBOUR_DF_CAP, rareKept: NEIGHBOUR_RARE_KEPT, shortlist: NEIGHBOUR_SHORTLIST });
+  const nearestOf = new Map(queries.map((q, k) => [q, found[k]]));
+  const nearest = unplaced.map((i) => nearestOf.get(i) ?? null);
+  const base = Int32Array.from(labels);
+  // A placed report whose nearest report is a near-duplicate in another pattern follows it when that
+  // report sits closer to its own centroid.
+  for (const i of queries) {
+    const nn = nearestOf.get(i);
+    if (!nn || base[i] < 0 || base[nn.row] < 0 || base[i] === base[nn.row] || nn.similarity < NEIGHBOUR_MOVE) continue;
+    if (cluster.similarity[nn.row] > cluster.similarity[i] || (cluster.similarity[nn.row] === cluster.similarity[i] && nn.row < i)) {
+      labels[i] = base[nn.row];
+      neighbour[i] = nn.row;
+      similarity[i] = nn.similarity;
+    }
+  }
+  let next = 0;
+  for (const l of labels) next = Math.max(next, l + 1);
+  next = Math.max(next, cluster.k + cluster.templates.length);
+  // Pairs of unplaced near-duplicates: union-find over nearest-neighbour links.
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    let r = x;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    parent.set(x, r);
+    return r;
+  };
+  unplaced.forEach((i, q) => {
+    const nn = nearest[q];
+    if (!nn) return;
+    if (base[nn.row] >= 0 && nn.similarity >= NEIGHBOUR_JOIN) {
+      labels[i] = base[nn.row];
+      neighbour[i] = nn.row;
+      similarity[i] = nn.similarity;
+    } else if (base[nn.row] < 0 && nn.similarity >= NEIGHBOUR_PAIR) {
+      neighbour[i] = nn.row;
+      similarity[i] = nn.similarity;
+      if (!parent.has(i)) parent.set(i, i);
+      if (!parent.has(nn.row)) parent.set(nn.row, nn.row);
+      const a = find(i);
+      const b = find(nn.row);
+      if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
+    }
+  });
+  // A group of near-duplicates one of which joined a pattern follows it (its first such member's);
+  // otherwise it is a pattern of its own.
+  const groupLabel = new Map<number, number>();
+  const members = [...parent.keys()].sort((a, b) => a - b);
+  for (const i of members) if (labels[i] >= 0 && !groupLabel.has(find(i))) groupLabel.set(find(i), labels[i]);
+  for (const i of members) {
+    const root = find(i);
+    if (!groupLabel.has(root)) groupLabel.set(root, next++);
+    labels[i] = groupLabel.get(root)!;
+  }
+  return { labels, neighbour, similarity };
+}
+
+/** Each issue's placement (see Placement, Placements). */
+function placementsOf(
+  input: { snapshot: SnapshotOutput; normalize: NormalizeOutput; cluster: ClusterOutput },
+  placed: Placed,
+  patternIds: Array<string | null>,
+): Placements {
+  const { issues } = input.snapshot;
+  const column = input.normalize.features;
+  const vocabulary = input.normalize.feature_vocabulary ?? [];
+  // Per pattern: how many members carry each structured feature.
+  const counts = new Map<string, Map<number, number>>();
+  if (column)
+    patternIds.forEach((pid, i) => {
+      if (pid === null || input.cluster.templated[i]) return;
+      const c = counts.get(pid) ?? new Map<number, number>();
+      for (let p = column.offsets[i]; p < column.offsets[i + 1]; p++) c.set(column.ids[p], (c.get(column.ids[p]) ?? 0) + 1);
+      counts.set(pid, c);
+    });
+  const neighbours: Placements['neighbours'] = [];
+  const by = patternIds.map((pid, i) => {
+    if (pid === null) return null;
+    if (input.cluster.templated[i]) return 'template';
+    const joined = placed.neighbour[i] >= 0;
+    if (joined) neighbours.push({ index: i, neighbour: issues[placed.neighbour[i]].id, similarity: round(placed.similarity[i]) });
+    const kinds = new Set<string>();
+    const c = counts.get(pid);
+    if (column && c)
+      for (let p = column.offsets[i]; p < column.offsets[i + 1]; p++) if ((c.get(column.ids[p]) ?? 0) >= 2) kinds.add(kindOf(vocabulary[column.ids[p]]));
+    return [joined ? 'neighbour' : 'terms', ...FEATURE_KINDS.filter((k) => kinds.has(k))].join('+');
+  });
+  return { by, neighbours };
 }
 
 const TERMS_KEPT = 30;
@@ -197,7 +380,6 @@ export function patterns(
 ): PatternsOutput {
   const cfg = ctx.configs.cluster.document;
   const { issues } = input.snapshot;
-  const { labels } = input.cluster;
   const v = input.vectorize;
   const asOf = new Date(ctx.asOf).getTime();
   const tokenOf = new Map<number, string>();
@@ -217,11 +399,10 @@ export function patterns(
     const extra = topTerms.filter((t) => !t.split(' ').every((w) => said.has(w))).slice(0, 2);
     return extra.length ? `${head} (${extra.join(', ')})` : head;
   };
+  const placed = placeProse(input, stabilityOf);
   const members = new Map<number, number[]>();
-  labels.forEach((l, i) => {
+  placed.labels.forEach((l, i) => {
     if (l < 0) return;
-    const status = stabilityOf.get(l)?.status;
-    if (status === 'unstable') return;
     if (!members.has(l)) members.set(l, []);
     members.get(l)!.push(i);
   });
@@ -361,6 +542,7 @@ export function patterns(
   out.forEach((p, c) => {
     for (const i of candidates[c].list) pattern_ids[i] = p.id;
   });
+  const placements = placementsOf(input, placed, pattern_ids);
   const produced = new Set(out.map((p) => p.id));
   const retired = input.snapshot.previous_patterns.map((p) => p.id).filter((id) => !produced.has(id));
   const review = reviewQuestions(
@@ -369,5 +551,5 @@ export function patterns(
     out.map((p, c) => ({ ...p, members: candidates[c].list, decided: new Set(Object.keys(patternDecisions.get(p.id) ?? {}) as QuestionKind[]) })),
     pattern_ids.map((p) => p !== null),
   );
-  return { patterns: out, pattern_ids, retired, review, lineage: identity.lineage, person_placements: identity.person_placements };
+  return { patterns: out, pattern_ids, retired, review, placements, lineage: identity.lineage, person_placements: identity.person_placements };
 }

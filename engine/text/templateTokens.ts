@@ -1,8 +1,20 @@
 /**
  * The tokens of a narrative as a log template miner sees them (Drain, He et al. 2017; Brain, Yu et al.
- * 2023): split on white space only (punctuation stays inside its token, so `status:` and `(uid=0)` keep
- * their shape), case kept, and every token holding a digit or a path (two or more slashes) replaced by
- * the wildcard `<*>`: numbers, ids, addresses, times and paths are the variables of machine text.
+ * 2023), case kept. The text is split on white space, then each token is split from its constant frame
+ * (issue 31: a variable sits inside a token as often as it fills one):
+ * - a `key=value` token becomes `key=` and its value, so the key anchors the template and the value is
+ *   judged on its own (`totalCalories=3` → `totalCalories=` `<*>`; `Surface(name=PopupWindow:d76a91d)`
+ *   → `Surface(name=` `PopupWindow:<*>)`); a run of two or more `key=value` items joined by commas
+ *   (`a=1,b=x,c=2`) is one variable-length list, `<*>`;
+ * - inside a token, the pieces between punctuation (`=:,;()[]{}<>"'|`) holding a digit, or a path (two
+ *   or more slashes), become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
+ *   which keeps its word (`eth<*>`): `interface ee0` and `interface alt0` are different events;
+ *   neighbouring masked pieces joined by `.`, `:`, `-` or `,` are one `<*>` (`10.0.0.1:80`, `1.5`);
+ * - optional segments do not change the shape of a line: a parenthesised or bracketed group of at most
+ *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`) and does not open the line is left out, a
+ *   size or time unit after a variable is part of it (`<*> KB`, `<*> ms`), and a run of one token
+ *   repeated (`<*> <*> <*>`, a variable-length list) is one token.
+ * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
  */
 export const WILDCARD = '<*>';
@@ -10,11 +22,104 @@ export const WILDCARD = '<*>';
 export interface TemplateTokens {
   /** The first `limit` tokens; empty when the text has more (a long text is prose, not a template). */
   tokens: string[];
-  /** How many tokens the whole text has. */
+  /** How many white-space separated tokens the whole text has. */
   length: number;
 }
 
 const PATH = /\/[^/]*\//;
+const DIGIT = /\d/;
+/** The punctuation that frames a variable inside a token. */
+const PIECES = /([=:,;()[\]{}<>"'|]+)/;
+/** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
+const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
+const KEY_LIST = /^(?:[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?|[[{][\w.-]+=[^,=]*[\]}])$/;
+/** Colon-joined hex groups with a digit (MAC and IPv6 addresses): one variable. */
+const HEX_GROUPS = /(?<![\w:])(?=[\w:]*\d)[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,}(?![\w:])/g;
+const JOINED = /<\*>(?:[.:,-]+<\*>)+/g;
+const GROUP_TOKENS = 4;
+/** A quoted value spans at most this many more white-space tokens. */
+const QUOTED_TOKENS = 6;
+/** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
+const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec']);
+
+/** One white-space token with its variable pieces masked. */
+export function maskToken(token: string): string {
+  if (!DIGIT.test(token) && !PATH.test(token)) return token;
+  if (PATH.test(token)) return WILDCARD;
+  const parts = (token.indexOf(':') !== token.lastIndexOf(':') ? token.replace(HEX_GROUPS, WILDCARD) : token).split(PIECES);
+  if (parts.length === 1) {
+    const m = SUFFIXED.exec(token);
+    return m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || token.length < 6) ? `${m[1]}${WILDCARD}` : WILDCARD;
+  }
+  for (let i = 0; i < parts.length; i += 2) {
+    const piece = parts[i];
+    if (!piece || (!DIGIT.test(piece) && !PATH.test(piece))) continue;
+    const m = SUFFIXED.exec(piece);
+    // A hex id that happens to start with letters (`de12345`) is no word: the word needs two letters
+    // and, when they are all hex digits, a short number (`ee0`).
+    const word = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || piece.length < 6);
+    parts[i] = word ? `${m[1]}${WILDCARD}` : WILDCARD;
+  }
+  const out = parts.join('');
+  return out.indexOf(WILDCARD) !== out.lastIndexOf(WILDCARD) ? out.replace(JOINED, WILDCARD) : out;
+}
+
+/** Splits `key=value` into `key=` and the masked value; a comma-joined list of them is one `<*>`. */
+function pushToken(out: string[], token: string) {
+  const eq = token.indexOf('=');
+  if (eq > 0 && /\w/.test(token[eq - 1]) && !PATH.test(token.slice(0, eq))) {
+    if (KEY_LIST.test(token)) {
+      const open = /^[[({]/.test(token) ? token[0] : '';
+      const close = /[\])}]$/.test(token) ? token.at(-1)! : '';
+      out.push(`${open}${WILDCARD}${close}`);
+      return;
+    }
+    out.push(maskToken(token.slice(0, eq + 1)));
+    const value = token.slice(eq + 1);
+    if (value) out.push(maskToken(value));
+    return;
+  }
+  out.push(maskToken(token));
+}
+
+const OPENS = '([{';
+const CLOSES = ')]}';
+
+/** Leaves out short bracketed groups that hold a variable, and collapses runs of one repeated token. */
+function dropOptional(tokens: string[]): string[] {
+  const runs: string[] = [];
+  for (const t of tokens) if (runs.at(-1) !== t) runs.push(t);
+  tokens = runs;
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    const kind = OPENS.indexOf(t[0]);
+    if (kind >= 0 && i > 0) {
+      // The group ends at the first token (within GROUP_TOKENS) that ends with the matching bracket.
+      let end = -1;
+      for (let j = i; j < Math.min(tokens.length, i + GROUP_TOKENS); j++) {
+        const last = tokens[j].at(-1)!;
+        if (last === CLOSES[kind] && (j > i || tokens[j].length > 1)) {
+          end = j;
+          break;
+        }
+        if (j > i && OPENS.includes(tokens[j][0])) break;
+      }
+      if (end >= 0) {
+        let variable = false;
+        for (let j = i; j <= end; j++) if (tokens[j].includes(WILDCARD)) variable = true;
+        if (variable && end > i) {
+          i = end;
+          continue;
+        }
+      }
+    }
+    if (out.length && out[out.length - 1] === t) continue;
+    if (out.length && out[out.length - 1] === WILDCARD && UNITS.has(t.replace(/[,;.)\]}]+$/, ''))) continue;
+    out.push(t);
+  }
+  return out;
+}
 
 export function templateTokens(text: string, limit: number): TemplateTokens {
   const raw = text.split(/\s+/);
@@ -22,6 +127,20 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
   for (const t of raw) if (t) length++;
   if (length > limit) return { tokens: [], length };
   const tokens: string[] = [];
-  for (const t of raw) if (t) tokens.push(/\d/.test(t) || PATH.test(t) ? WILDCARD : t);
-  return { tokens, length };
+  const words = raw.filter(Boolean);
+  for (let i = 0; i < words.length; i++) {
+    // A quoted value of a key with spaces (`tag="View Lock",`) is one token: its words are one value.
+    const open = words[i].includes('="') ? words[i].search(/\w="/) : -1;
+    if (open >= 0 && !/"[^"]*"/.test(words[i])) {
+      let end = i + 1;
+      while (end < words.length && end <= i + QUOTED_TOKENS && !words[end].includes('"')) end++;
+      if (end < words.length && end <= i + QUOTED_TOKENS) {
+        pushToken(tokens, words.slice(i, end + 1).join(' '));
+        i = end;
+        continue;
+      }
+    }
+    pushToken(tokens, words[i]);
+  }
+  return { tokens: dropOptional(tokens), length };
 }

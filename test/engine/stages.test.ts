@@ -11,7 +11,7 @@ import { extract, type ExtractOutput, type Judgement } from '../../engine/stages
 import type { VectorizeOutput } from '../../engine/stages/04_vectorize.ts';
 import type { ClusterOutput } from '../../engine/stages/05_cluster.ts';
 import { stability, type StabilityOutput } from '../../engine/stages/06_stability.ts';
-import { derivedUuid, patterns, shorten } from '../../engine/stages/07_patterns.ts';
+import { derivedUuid, patterns, placementOf, shorten } from '../../engine/stages/07_patterns.ts';
 import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
 import { adjustedRandIndex } from '../../engine/cluster/agreement.ts';
 import { fnv1a } from '../../engine/text/hashing.ts';
@@ -459,11 +459,15 @@ test("stability marks a deliberately over-split cluster's halves unstable, and p
   for (const c of s.clusters) if (c.label !== largest && c.label !== out.cluster.k) assert.is(c.status, 'stable', JSON.stringify(c));
   assert.equal(s.summary, { stable: THEMES - 1, doubtful: 0, unstable: 2, unassessed: 0 });
 
-  // Unstable clusters are not promoted: their members get no pattern.
+  // Unstable clusters are not promoted: no pattern is made of a half. Their members, like unclustered
+  // reports, are placed one by one or not at all: by their nearest report (issue 31), which the
+  // placement says.
   const p = patterns({ snapshot: out.snapshot, normalize: out.normalize, extract: out.extract, vectorize: out.vectorize, cluster: split, stability: s }, ctx);
-  assert.is(p.patterns.length, THEMES - 1);
+  const kept = new Set(s.clusters.filter((c) => c.status !== 'unstable').map((c) => c.label));
+  assert.is(p.patterns.filter((x) => kept.has(x.label)).length, THEMES - 1);
+  for (const x of p.patterns) if (!kept.has(x.label)) assert.ok(x.label >= split.k, 'a pattern of near-duplicates, not a half');
   split.labels.forEach((l, i) => {
-    if (l === largest || l === out.cluster.k || l < 0) assert.is(p.pattern_ids[i], null);
+    if (l === largest || l === out.cluster.k || l < 0) assert.ok(p.pattern_ids[i] === null || placementOf(p.placements!, i)!.by[0] === 'neighbour');
     else assert.ok(p.pattern_ids[i]);
   });
 });
@@ -692,7 +696,8 @@ test('patterns: provenance, member ids, and the pattern of every issue', () => {
   const [storage, network] = p.patterns;
   assert.equal(storage.member_ids, [id(1), id(2), id(3)]);
   assert.is(storage.issue_count, 3);
-  assert.equal(network.member_ids, [id(4), id(5)]);
+  // i6 was left unclustered; its nearest report i5 (cosine 0.9 · 0.8 = 0.72 ≥ NEIGHBOUR_JOIN) places it (issue 31).
+  assert.equal(network.member_ids, [id(4), id(5), id(6)]);
   assert.equal(storage.provenance, {
     run_id: tinyCtx.runId,
     stage: 'patterns',
@@ -710,8 +715,11 @@ test('patterns: provenance, member ids, and the pattern of every issue', () => {
       .digest('hex'),
     issues_url: `/v1/issues?pattern_id=${storage.id}`,
   });
-  assert.equal(p.pattern_ids, [storage.id, storage.id, storage.id, network.id, network.id, null]);
+  assert.equal(p.pattern_ids, [storage.id, storage.id, storage.id, network.id, network.id, network.id]);
   assert.equal(storage.stability, { jaccard: 0.9, status: 'stable' });
+  // Each issue's placement says what put it there.
+  assert.equal(placementOf(p.placements!, 0), { path: 'prose', by: ['terms'], neighbour: null, similarity: null });
+  assert.equal(placementOf(p.placements!, 5), { path: 'prose', by: ['neighbour'], neighbour: id(5), similarity: 0.72 });
 });
 
 test('patterns: new ids are derived from the run id and the smallest member id', () => {
@@ -752,11 +760,19 @@ test('patterns: a cluster matching a previous pattern keeps its id; unmatched pr
 
 test('patterns: members of unstable clusters and clusters below min_cluster_size get no pattern', () => {
   const unstable = patterns(tinyPatternInput({ stabilityStatus: ['stable', 'unstable'] }), tinyCtx);
+  // The unstable cluster is not promoted; two of its members are near-duplicates (cosine 0.72 ≥
+  // NEIGHBOUR_PAIR) and form a pattern of their own, placed by their neighbour (issue 31); i4's nearest
+  // report (i5, 0.48) is not that close.
   assert.equal(
     unstable.patterns.map((p) => p.member_ids),
-    [[id(1), id(2), id(3)]],
+    [
+      [id(1), id(2), id(3)],
+      [id(5), id(6)],
+    ],
   );
-  assert.equal(unstable.pattern_ids.slice(3), [null, null, null]);
+  assert.is(unstable.pattern_ids[3], null);
+  assert.ok(unstable.patterns[1].label >= 2);
+  assert.equal(placementOf(unstable.placements!, 4)!.by, ['neighbour']);
   const small = patterns(tinyPatternInput(), testContext({ configs: testConfigs({ cluster: { min_cluster_size: 4 } }) }));
   assert.equal(small.patterns, []);
   assert.equal(small.pattern_ids, [null, null, null, null, null, null]);
@@ -782,7 +798,10 @@ test('patterns on themed data: one pattern per theme, named by its words, finger
   const members = new Map<string, string[]>();
   p.pattern_ids.forEach((pid, i) => pid && members.set(pid, [...(members.get(pid) ?? []), out.snapshot.issues[i].id]));
   for (const [pid, list] of members) assert.equal(list.sort(), byId.get(pid)!.member_ids);
-  assert.is(p.pattern_ids.filter((x) => x === null).length, out.cluster.unclustered);
+  // An unclustered issue has no pattern unless its nearest report placed it (issue 31).
+  const placedByNeighbour = p.placements!.neighbours.filter((x) => out.cluster.labels[x.index] < 0 && x.similarity >= 0.3).length;
+  assert.ok(placedByNeighbour <= out.cluster.unclustered);
+  assert.is(p.pattern_ids.filter((x) => x === null).length, out.cluster.unclustered - placedByNeighbour);
   const names = p.patterns.map((x) => x.name).join(' | ');
   assert.ok(/disk/.test(names) && /heap|memory/.test(names), names);
 });

@@ -39,7 +39,7 @@ const runSummarySchema = z.object({
     .optional()
     .describe('The issues the engine did not read, by engine status and reason'),
   k: count.nullable(),
-  unclustered: count.nullable(),
+  unclustered: count.nullable().describe('Issues of the snapshot the run left without a pattern'),
   patterns: count.nullable().describe('Patterns of the workspace after the run (what GET /v1/patterns counts)'),
   patterns_found: count.nullable().optional().describe('Of those, the patterns this run found'),
   patterns_not_found: z

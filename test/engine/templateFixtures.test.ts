@@ -1,0 +1,260 @@
+/**
+ * Issue 31's failure classes of the template path on hand-made templated lines (no file of any real
+ * system): each class, and the opposite case that must stay apart. Pure and fast: tokenisation
+ * (engine/text/templateTokens.ts) and the miner (engine/cluster/templateMiner.ts) only.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { defaultMinerOptions, mineTemplates } from '../../engine/cluster/templateMiner.ts';
+import { groupingAccuracy } from '../../engine/cluster/agreement.ts';
+import { templateTokens, WILDCARD } from '../../engine/text/templateTokens.ts';
+
+/** Mines `lines` as stage 5 does; the template text of every line. */
+function mine(lines: string[]): string[] {
+  const vocabulary: string[] = [];
+  const index = new Map<string, number>();
+  const intern = (t: string) => {
+    let id = index.get(t);
+    if (id === undefined) index.set(t, (id = vocabulary.push(t) - 1));
+    return id;
+  };
+  const wildcard = intern(WILDCARD);
+  const offsets = new Uint32Array(lines.length + 1);
+  const ids: number[] = [];
+  lines.forEach((line, i) => {
+    for (const t of templateTokens(line, 64).tokens) ids.push(intern(t));
+    offsets[i + 1] = ids.length;
+  });
+  const mined = mineTemplates(
+    { offsets, ids: Uint32Array.from(ids) },
+    lines.map((_, i) => i),
+    wildcard,
+    defaultMinerOptions,
+    vocabulary,
+  );
+  return Array.from(mined.templateOf, (t) => Array.from(mined.templates[t].tokens, (id) => vocabulary[id]).join(' '));
+}
+
+/** Lines labelled with their event; asserts the miner groups them exactly (GA 1). */
+function exact(labelled: Array<[string, string]>) {
+  const templates = mine(labelled.map(([, line]) => line));
+  const keys = [...new Set(templates)];
+  const ga = groupingAccuracy(
+    labelled.map(([event]) => event),
+    Int32Array.from(templates, (t) => keys.indexOf(t)),
+  );
+  if (ga !== 1) {
+    const byEvent = new Map<string, Set<string>>();
+    labelled.forEach(([e], i) => byEvent.set(e, (byEvent.get(e) ?? new Set()).add(templates[i])));
+    assert.unreachable(`GA ${ga}: ${JSON.stringify([...byEvent].map(([e, t]) => [e, [...t]]))}`);
+  }
+  return templates;
+}
+
+const rng = (seed: number) => () => {
+  seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+  return seed / 2 ** 32;
+};
+const pick = <T>(r: () => number, xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+const names = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'oscar', 'peggy', 'trent'];
+
+// 1. Short messages must not over-merge.
+
+test('short messages: one-word lines of different words are different events', () => {
+  const lines: Array<[string, string]> = [];
+  for (const w of ['normal', 'warning', 'running', 'stopped', 'idle', 'busy', 'ready', 'failed']) for (let i = 0; i < 4; i++) lines.push([w, w]);
+  exact(lines);
+});
+
+test('short messages: a leading identifier anchors, a number or key=value after it is the variable', () => {
+  const r = rng(1);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 40; i++) {
+    lines.push(['step', `onStandStepChanged ${Math.floor(r() * 9000)}`]);
+    lines.push(['cal', `calculateCaloriesWithCache totalCalories=${Math.floor(r() * 900)}`]);
+    lines.push(['alt', `calculateAltitudeWithCache totalAltitude=${Math.floor(r() * 900)}`]);
+    lines.push(['screen', `onScreenOn ${Math.floor(r() * 9)}`]);
+    lines.push(['ext', `onExtend:${1_514_038_530_000 + i} ${i % 3} 0 0`]);
+    lines.push(['flush', `flush sensor data`]);
+    lines.push(['report', `REPORT : ${i} ${i * 7} ${i * 13} ${i % 5}`]);
+  }
+  for (const w of ['getTodayTotalDetailSteps', 'setTodayTotalDetailSteps', 'processHandleBroadcastAction'])
+    for (let i = 0; i < 5; i++) lines.push([w, `${w} ${i}`]);
+  exact(lines);
+});
+
+test('short messages (opposite): many distinct rare values in an otherwise identical line are one variable', () => {
+  const lines: Array<[string, string]> = names.map((n) => ['logout', `user ${n} logged out`]);
+  for (const n of names.slice(0, 12)) lines.push(['login', `session opened for user ${n} by uid=0`]);
+  const t = exact(lines);
+  assert.is(t[0], 'user <*> logged out');
+});
+
+test('short messages (opposite): a few frequent words in one slot stay constants', () => {
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 30; i++) for (const state of ['up', 'down', 'flapping']) lines.push([state, `link eth${i % 4} is ${state}`]);
+  exact(lines);
+});
+
+// 2. Optional parts must not split a template.
+
+test('optional parts: an extra parenthetical quantity belongs to the same event', () => {
+  const r = rng(2);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 40; i++) {
+    const sent = Math.floor(r() * 5000);
+    const recv = Math.floor(r() * 5000);
+    const kb = (n: number) => (n >= 1024 ? ` (${(n / 1024).toFixed(2)} KB)` : '');
+    lines.push([
+      'close',
+      `proxy${i % 3}.example.com:${5000 + i} close, ${sent} bytes${kb(sent)} sent, ${recv} bytes${kb(recv)} received, lifetime 00:${10 + i}`,
+    ]);
+    lines.push(['open', `proxy${i % 3}.example.com:${5000 + i} open through proxy gw.example.com:5070 HTTPS`]);
+  }
+  exact(lines);
+});
+
+test('optional parts: a variable-length list of same-shape values is one template', () => {
+  const r = rng(3);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 30; i++) {
+    const fans = Array.from({ length: 2 + (i % 5) }, () => 3000 + Math.floor(r() * 1500)).join(' ');
+    lines.push(['fans', `Fan speeds ( ${fans} )`]);
+    lines.push(['ask', `ask 10.0.0.${i}:50010 to delete ${Array.from({ length: 1 + (i % 4) }, (_, k) => `blk_${i * 10 + k}`).join(' ')}`]);
+    lines.push(['kv', `config update {${Array.from({ length: 1 + (i % 3) }, (_, k) => `k${k}=${i}`).join(',')}} applied`]);
+  }
+  exact(lines);
+});
+
+test('optional parts (opposite): a constant word beside an optional group still separates events', () => {
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 20; i++) {
+    lines.push(['sent', `${i * 100} bytes (${i}.5 KB) sent to peer`]);
+    lines.push(['recv', `${i * 100} bytes (${i}.5 KB) received from peer`]);
+    lines.push(['psu', `PSU status ( on off )`]);
+    lines.push(['psu-bad', `PSU status ( off off )`]);
+  }
+  exact(lines);
+});
+
+// 3. Variables inside tokens are split from their constant frame.
+
+test('variables inside tokens: node names, window ids and key=value runs mask only their variable part', () => {
+  assert.equal(templateTokens('node-D12 state change to running', 64).tokens, ['node-D<*>', 'state', 'change', 'to', 'running']);
+  assert.equal(templateTokens('removeWindow Surface(name=PopupWindow:d76a91d) done', 64).tokens, ['removeWindow', 'Surface(name=', 'PopupWindow:<*>)', 'done']);
+  assert.equal(templateTokens('totalCalories=3 steps=x', 64).tokens, ['totalCalories=', '<*>', 'steps=', 'x']);
+  assert.equal(templateTokens('update a=1,b=x,c=2 ok', 64).tokens, ['update', '<*>', 'ok']);
+  assert.equal(templateTokens('bssid 5c:50:15:4c:18:13 via 10.0.0.1:8080 after 1.5 s', 64).tokens, ['bssid', '<*>', 'via', '<*>', 'after', '<*>']);
+  const r = rng(4);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 30; i++) {
+    const hex = Math.floor(r() * 2 ** 28).toString(16);
+    lines.push(['remove', `removeWindow Surface(name=PopupWindow:${hex}) token=${i}`]);
+    lines.push(['add', `addWindow Surface(name=StatusBar:${hex}) token=${i}`]);
+    lines.push(['node', `node-D${i % 8} configured domains:node-D[${i % 4} ${i % 6}] ok`]);
+  }
+  exact(lines);
+});
+
+test('variables inside tokens (opposite): different keys are different events', () => {
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 20; i++) {
+    lines.push(['cal', `getCalories totalCalories=${i}`]);
+    lines.push(['steps', `getCalories totalSteps=${i}`]);
+    lines.push(['dist', `getCalories totalDistance=${i}`]);
+  }
+  exact(lines);
+});
+
+// 4. Messages that differ in one constant word stay apart, also at the end of the line.
+
+test('one constant word: layout begin / layout end and interface ee0 / alt0 are different events', () => {
+  const r = rng(5);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 30; i++) {
+    const w = pick(r, ['Launcher', 'Settings', 'Dialer', 'Camera', 'Gallery', 'Browser', 'Mail', 'Clock']);
+    lines.push(['begin', `ViewRoot ${w} layout begin`]);
+    lines.push(['end', `ViewRoot ${w} layout end`]);
+    lines.push(['ee', `Link error on node-${i} interface ee0`]);
+    lines.push(['alt', `Link error on node-${i} interface alt0`]);
+    lines.push(['enabled', `feature ${i} state enabled`]);
+    lines.push(['disabled', `feature ${i} state disabled`]);
+  }
+  exact(lines);
+});
+
+test('one constant word (opposite): a word slot with many rare values inside the line is a variable', () => {
+  const lines: Array<[string, string]> = [];
+  for (const n of names) lines.push(['open', `Opened session for ${n} on tty1`]);
+  const t = exact(lines);
+  assert.is(t[0], 'Opened session for <*> on tty<*>');
+});
+
+// A synthetic system mixing the classes, with ordinary templates around them.
+
+test('a synthetic unseen system: every class at once, exactly grouped', () => {
+  const r = rng(6);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const n = Math.floor(r() * 12);
+    const user = pick(r, names);
+    const host = `10.1.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    const size = Math.floor(r() * 4000);
+    const line: Array<[string, string]> = [
+      ['E1', `Accepted publickey for ${user} from ${host} port ${40000 + i} ssh2`],
+      ['E2', `Failed password for invalid user ${user} from ${host} port ${40000 + i} ssh2`],
+      ['E3', `Received disconnect from ${host}: 11: Bye Bye [preauth]`],
+      ['E4', `wrote ${size} bytes${size > 1024 ? ` (${(size / 1024).toFixed(1)} KB)` : ''} to cache`],
+      ['E5', `heartbeat`],
+      ['E6', `checkpoint`],
+      ['E7', `job_${i} finished state=SUCCEEDED`],
+      ['E8', `job_${i} finished state=FAILED`],
+      ['E9', `scheduler tick ${n}`],
+      ['E10', `queue sizes [ ${Array.from({ length: 1 + (i % 4) }, () => Math.floor(r() * 99)).join(' ')} ]`],
+      ['E11', `layout pass begin`],
+      ['E12', `layout pass end`],
+    ];
+    lines.push(line[i % line.length]);
+  }
+  exact(lines);
+});
+
+test('a synthetic unseen system of mobile-app lines: key=value runs, hex handles, words at the end', () => {
+  const r = rng(7);
+  const hex = () => Math.floor(r() * 2 ** 28).toString(16);
+  const apps = ['com.example.mail', 'com.example.maps', 'com.example.chat', 'com.example.news', 'com.example.shop', 'com.example.music', 'com.example.bank'];
+  const tags = ['"View Lock"', '"WindowManager"', '"AudioMix"', '"RILJ_ACK_WL"', '"NlpWakeLock"', '"GCoreFlp"', '"Wakeful"', '"SyncLoop"'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 420; i++) {
+    const uid = 10_000 + Math.floor(r() * 90);
+    const pid = 1000 + Math.floor(r() * 9000);
+    const events: Array<[string, string]> = [
+      [
+        'A1',
+        `acquire lock=${Math.floor(r() * 1e9)}, flags=0x${Math.floor(r() * 16)}, tag=${pick(r, tags)}, name=${pick(r, apps)}, ws=null, uid=${uid}, pid=${pid}`,
+      ],
+      ['A2', `release:lock=${Math.floor(r() * 1e9)}, flg=0x0, tag=${pick(r, tags)}, name=${pick(r, apps)}, ws=null, uid=${uid}, pid=${pid}`],
+      ['A3', `Skipped ${1 + Math.floor(r() * 90)} frames! The application may be doing too much work on its main thread.`],
+      ['A4', `removeWindow Surface(name=PopupWindow:${hex()}) mDrawState=HAS_DRAWN`],
+      ['A16', `removeWindow Surface(name=PopupWindow:${hex()}) mDrawState=NO_SURFACE`],
+      ['A5', `onStandStepChanged ${Math.floor(r() * 9000)}`],
+      ['A6', `onExtend:${1_514_038_530_000 + i} ${i % 3} 0 ${i % 2}`],
+      ['A7', `getBluetoothDevice`],
+      ['A8', `screen on`],
+      ['A9', `screen off`],
+      ['A10', `visible is system.time.showampm`],
+      ['A11', `visible is system.time.showdate`],
+      ['A12', `Layout ${pick(r, apps)} in ${Math.floor(r() * 40)} ms`],
+      [
+        'A13',
+        `setSystemUiVisibility vis=${Math.floor(r() * 9)} mask=1 oldVal=${Math.floor(r() * 1e8)} newVal=${Math.floor(r() * 1e8)} diff=0 fullscreenStackVis=0 dockedStackVis=0`,
+      ],
+      ['A14', `handleMessage what=${Math.floor(r() * 9)} state begin`],
+      ['A15', `handleMessage what=${Math.floor(r() * 9)} state end`],
+    ];
+    lines.push(events[i % events.length]);
+  }
+  exact(lines);
+});
+
+test.run();
