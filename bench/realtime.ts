@@ -31,7 +31,7 @@ import { insertNotifications } from '../sql/notifications.ts';
 import { listen } from '../api/http/server.ts';
 import { createPlatformApp } from '../api/platform/app.ts';
 import { createPlatformAuthenticator } from '../api/platform/auth/authenticator.ts';
-import { issueTokenPair } from '../api/platform/auth/tokenPairs.ts';
+import { issueTokenPair } from '../usecases/tokenPairs.ts';
 import { platformRoutes } from '../api/platform/routes.ts';
 import { startRealtime } from '../api/platform/realtime/server.ts';
 import { createAppContext } from '../scripts/processes.ts';

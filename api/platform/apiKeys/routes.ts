@@ -11,11 +11,11 @@ import * as apiKeys from '../../../sql/apiKeys.ts';
 import { recordAudit } from '../../../sql/audit.ts';
 import { reply } from '../../http/routes.ts';
 import { API_KEY_PREFIX } from '../auth/authenticator.ts';
-import { provisionedApiKeyScopes } from '../auth/roles.ts';
+import { provisionedApiKeyScopes } from '../../../domain/memberRoles.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { allScopes } from '../scopes.ts';
+import { allScopes } from '../../../domain/scopes.ts';
 
 const apiKeySchema = z.object({
   id: z.string(),

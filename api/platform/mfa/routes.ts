@@ -9,7 +9,7 @@ import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { enrolSms, enrolTotp, regenerateRecoveryCodes, verifyFactor } from './factors.ts';
+import { enrolSms, enrolTotp, regenerateRecoveryCodes, verifyFactor } from '../../../usecases/mfaFactors.ts';
 
 const factorSchema = z.object({
   id: z.string(),

@@ -17,7 +17,7 @@ import * as users from '../../../sql/users.ts';
 import * as workspaces from '../../../sql/workspaces.ts';
 import { reply } from '../../http/routes.ts';
 import { API_KEY_PREFIX } from '../auth/authenticator.ts';
-import { provisionedApiKeyScopes } from '../auth/roles.ts';
+import { provisionedApiKeyScopes } from '../../../domain/memberRoles.ts';
 import { createInvitation } from '../members/invitationMail.ts';
 import { platformRoute } from '../route.ts';
 

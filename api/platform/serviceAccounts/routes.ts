@@ -10,7 +10,7 @@ import { SERVICE_ACCOUNT_TOKEN_PREFIX } from '../auth/authenticator.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { allScopes } from '../scopes.ts';
+import { allScopes } from '../../../domain/scopes.ts';
 
 const serviceAccountSchema = z.object({
   id: z.string(),

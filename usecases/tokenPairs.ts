@@ -3,14 +3,14 @@
  * hashed, 30 days, rotated on every use). Reusing a rotated refresh token revokes its whole family,
  * the reuse detection that identity providers apply.
  */
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction, type Queryable } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
-import * as families from '../../../sql/tokenFamilies.ts';
-import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from './accessTokens.ts';
-import { roleScopes, type Role } from './roles.ts';
+import { randomToken, sha256Hex } from '../lib/crypto.ts';
+import type { AppContext } from '../lib/context.ts';
+import { withTransaction, type Queryable } from '../lib/db.ts';
+import { AppError } from '../lib/errors.ts';
+import { recordAudit } from '../sql/audit.ts';
+import * as families from '../sql/tokenFamilies.ts';
+import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/accessTokens.ts';
+import { roleScopes, type Role } from '../domain/memberRoles.ts';
 
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A sign-in's absolute lifetime: however often it is refreshed, after this the user exchanges again. */

@@ -3,7 +3,7 @@
  * role's scopes (re-checked against the current role on every request); service-account tokens and
  * API keys carry exactly the scopes they were created with.
  */
-import { allScopes, type Scope } from '../scopes.ts';
+import { allScopes, type Scope } from './scopes.ts';
 
 export const roles = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof roles)[number];

@@ -7,15 +7,15 @@
  * The outcome is returned rather than thrown so that what it recorded (attempt counters, the SMS
  * challenge, the audit row) commits with the caller's transaction.
  */
-import type { AppContext } from '../../../lib/context.ts';
-import type { Queryable } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
-import * as mfa from '../../../sql/mfa.ts';
-import type { SignInMethod } from '../../../sql/tokenFamilies.ts';
-import type { WorkspaceRow } from '../../../sql/workspaces.ts';
+import type { AppContext } from '../lib/context.ts';
+import type { Queryable } from '../lib/db.ts';
+import { AppError } from '../lib/errors.ts';
+import { recordAudit } from '../sql/audit.ts';
+import * as mfa from '../sql/mfa.ts';
+import type { SignInMethod } from '../sql/tokenFamilies.ts';
+import type { WorkspaceRow } from '../sql/workspaces.ts';
 import { ssoRequired } from './tokenPairs.ts';
-import { checkFactorCode, factorLocked, LOCK_MS, MAX_FAILED_ATTEMPTS, sendSmsChallenge, useRecoveryCode } from '../mfa/factors.ts';
+import { checkFactorCode, factorLocked, LOCK_MS, MAX_FAILED_ATTEMPTS, sendSmsChallenge, useRecoveryCode } from './mfaFactors.ts';
 
 export interface SignInPolicyInput {
   method: SignInMethod;

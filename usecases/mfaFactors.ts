@@ -6,14 +6,14 @@
  * Recovery codes are stored hashed and work once.
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import type { AppContext } from '../../../lib/context.ts';
-import { constantTimeEqual, sha256Hex } from '../../../lib/crypto.ts';
-import { withTransaction, type Queryable } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { openSecret, sealSecret } from '../../../lib/secretBox.ts';
-import { smsSender } from '../../../usecases/sendSms.ts';
-import { base32Decode, base32Encode, matchTotpStep, otpauthUri } from '../../../lib/totp.ts';
-import * as mfa from '../../../sql/mfa.ts';
+import type { AppContext } from '../lib/context.ts';
+import { constantTimeEqual, sha256Hex } from '../lib/crypto.ts';
+import { withTransaction, type Queryable } from '../lib/db.ts';
+import { AppError } from '../lib/errors.ts';
+import { openSecret, sealSecret } from '../lib/secretBox.ts';
+import { smsSender } from './sendSms.ts';
+import { base32Decode, base32Encode, matchTotpStep, otpauthUri } from '../lib/totp.ts';
+import * as mfa from '../sql/mfa.ts';
 
 export const MAX_FAILED_ATTEMPTS = 5;
 export const LOCK_MS = 15 * 60_000;
