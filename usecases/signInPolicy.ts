@@ -1,21 +1,18 @@
 /**
- * What a workspace and a user's own factors demand of a sign-in, after the identity has resolved to
- * a membership (exchange rule 1) and before a token pair is issued:
- * - `sso_required`: only a sign-in through the workspace's SSO connection is accepted;
- * - a user with a verified second factor must present `mfa_code` (a TOTP or SMS code, or a recovery
- *   code); without one, an SMS factor is sent a fresh code and the answer is 403 `mfa_required`.
- * The outcome is returned rather than thrown so that what it recorded (attempt counters, the SMS
- * challenge, the audit row) commits with the caller's transaction.
+ * Applying the sign-in policy (domain/signInPolicy.ts) to a resolved membership before a token pair
+ * is issued: the SSO demand, then the user's second factors (send SMS challenges, check the code,
+ * count wrong ones, use a recovery code). The outcome is returned rather than thrown so that what it
+ * recorded (attempt counters, the SMS challenge, the audit row) commits with the caller's transaction.
  */
 import type { AppContext } from '../lib/context.ts';
 import type { Queryable } from '../lib/db.ts';
-import { AppError } from '../lib/errors.ts';
+import type { AppError } from '../lib/errors.ts';
+import { lockUntil, MAX_FAILED_ATTEMPTS } from '../domain/mfaFactors.ts';
+import { methodRefused, nextFactorStep, wrongMfaCode, type SignInMethod } from '../domain/signInPolicy.ts';
 import { recordAudit } from '../sql/audit.ts';
 import * as mfa from '../sql/mfa.ts';
-import type { SignInMethod } from '../sql/tokenFamilies.ts';
 import type { WorkspaceRow } from '../sql/workspaces.ts';
-import { ssoRequired } from './tokenPairs.ts';
-import { checkFactorCode, factorLocked, LOCK_MS, MAX_FAILED_ATTEMPTS, sendSmsChallenge, useRecoveryCode } from './mfaFactors.ts';
+import { checkFactorCode, sendSmsChallenge, useRecoveryCode } from './mfaFactors.ts';
 
 export interface SignInPolicyInput {
   method: SignInMethod;
@@ -42,37 +39,34 @@ export async function signInBlocked(
     });
     return error;
   };
-  if (workspace.sso_required && input.method !== 'sso') {
-    return blocked(ssoRequired(), 'sso_required');
-  }
+  const refused = methodRefused(workspace, input.method);
+  if (refused) return blocked(refused, 'sso_required');
   if (!userId) return null;
-  const factors = await mfa.lockVerifiedFactors(db, userId);
-  if (!factors.length) return null;
   const now = app.clock.now();
-  const open = factors.filter((f) => !factorLocked(f, now));
-  if (!input.mfaCode) {
-    for (const factor of open) if (factor.type === 'sms') await sendSmsChallenge(app, db, factor);
-    return blocked(
-      new AppError('mfa_required', 'This account has a second factor: repeat the request with mfa_code', {
-        mfa_code: 'is required',
-        factors: factors.map((f) => ({ id: f.id, type: f.type })),
-      }),
-      'mfa_code_missing',
-    );
-  }
-  if (!open.length) return factorLocked(factors[0], now);
-  for (const factor of open) {
-    const check = checkFactorCode(app, factor, input.mfaCode);
-    if (check.ok) {
-      await mfa.recordFactorSuccess(db, factor.id, check.step);
+  const next = nextFactorStep(await mfa.lockVerifiedFactors(db, userId), input.mfaCode !== undefined && input.mfaCode !== '', now);
+  switch (next.step) {
+    case 'proceed':
       return null;
+    case 'challenge':
+      for (const factor of next.smsFactors) await sendSmsChallenge(app, db, factor);
+      return blocked(next.error, 'mfa_code_missing');
+    case 'locked':
+      return next.error;
+    case 'check_code': {
+      const code = input.mfaCode!;
+      for (const factor of next.open) {
+        const check = checkFactorCode(app, factor, code);
+        if (check.ok) {
+          await mfa.recordFactorSuccess(db, factor.id, check.step);
+          return null;
+        }
+      }
+      if (await useRecoveryCode(db, userId, code)) {
+        await recordAudit(db, { workspaceId: workspace.id, action: 'auth.mfa.recovery_code_used', actorType: 'user', actorId: userId, clientIp });
+        return null;
+      }
+      for (const factor of next.open) await mfa.recordFactorFailure(db, factor.id, MAX_FAILED_ATTEMPTS, lockUntil(now));
+      return blocked(wrongMfaCode(), 'mfa_code_wrong');
     }
   }
-  if (await useRecoveryCode(db, userId, input.mfaCode)) {
-    await recordAudit(db, { workspaceId: workspace.id, action: 'auth.mfa.recovery_code_used', actorType: 'user', actorId: userId, clientIp });
-    return null;
-  }
-  const lockUntil = new Date(now.getTime() + LOCK_MS);
-  for (const factor of open) await mfa.recordFactorFailure(db, factor.id, MAX_FAILED_ATTEMPTS, lockUntil);
-  return blocked(new AppError('invalid_grant', 'The mfa_code is incorrect or expired', { mfa_code: 'is incorrect or expired' }), 'mfa_code_wrong');
 }

@@ -1,20 +1,16 @@
 /**
- * Issuing and rotating /v1 token pairs: a 72-hour access JWT plus an opaque refresh token (stored
- * hashed, 30 days, rotated on every use). Reusing a rotated refresh token revokes its whole family,
- * the reuse detection that identity providers apply.
+ * Issuing /v1 token pairs: a 72-hour access JWT plus an opaque refresh token (stored hashed, 30 days,
+ * rotated on every use by usecases/refreshSession.ts). A sign-in is a token family.
  */
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import type { AppContext } from '../lib/context.ts';
-import { withTransaction, type Queryable } from '../lib/db.ts';
-import { AppError } from '../lib/errors.ts';
+import type { Queryable } from '../lib/db.ts';
 import { recordAudit } from '../sql/audit.ts';
 import * as families from '../sql/tokenFamilies.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/accessTokens.ts';
 import { roleScopes, type Role } from '../domain/memberRoles.ts';
+import { REFRESH_TOKEN_TTL_MS, type SignInMethod } from '../domain/signInPolicy.ts';
 
-export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-/** A sign-in's absolute lifetime: however often it is refreshed, after this the user exchanges again. */
-export const TOKEN_FAMILY_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 const REFRESH_PREFIX = 'svc_rt_';
 
 export interface TokenPair {
@@ -26,7 +22,15 @@ export interface TokenPair {
   workspace_id: string;
 }
 
-async function pairFor(app: AppContext, db: Queryable, familyId: string, userId: string, workspaceId: string, scopes: readonly string[]): Promise<TokenPair> {
+/** A fresh token pair of an existing sign-in (its first, or a rotation). */
+export async function pairFor(
+  app: AppContext,
+  db: Queryable,
+  familyId: string,
+  userId: string,
+  workspaceId: string,
+  scopes: readonly string[],
+): Promise<TokenPair> {
   const refresh = randomToken(32, REFRESH_PREFIX);
   await families.insertRefreshToken(db, familyId, sha256Hex(refresh), new Date(app.clock.now().getTime() + REFRESH_TOKEN_TTL_MS));
   const access = await signAccessToken(app, { userId, workspaceId, familyId, scopes: [...scopes] });
@@ -48,7 +52,7 @@ export async function issueTokenPair(
   workspaceId: string,
   role: Role,
   clientIp: string,
-  method: families.SignInMethod = 'exchange',
+  method: SignInMethod = 'exchange',
 ): Promise<TokenPair> {
   const scopes = roleScopes[role];
   const family = await families.insertFamily(db, userId, workspaceId, [...scopes], app.clock.now(), method);
@@ -63,46 +67,4 @@ export async function issueTokenPair(
     metadata: { role, method },
   });
   return pairFor(app, db, family.id, userId, workspaceId, scopes);
-}
-
-const invalidRefresh = () => new AppError('invalid_grant', 'The refresh token is invalid, expired or revoked');
-export const ssoRequired = () => new AppError('sso_required', 'This workspace requires sign-in through its SSO connection');
-
-export async function rotateRefreshToken(app: AppContext, refreshToken: string, clientIp: string): Promise<TokenPair> {
-  const outcome = await withTransaction(app.pool, async (client) => {
-    const found = await families.lockRefreshToken(client, sha256Hex(refreshToken));
-    if (!found || found.family.revoked_at) return { kind: 'invalid' as const };
-    const { token, family } = found;
-    if (token.rotated_at) {
-      await families.revokeFamily(client, family.id, 'refresh_token_reuse');
-      await recordAudit(client, {
-        workspaceId: family.workspace_id,
-        action: 'auth.refresh.reuse_detected',
-        actorType: 'user',
-        actorId: family.user_id,
-        targetType: 'token_family',
-        targetId: family.id,
-        clientIp,
-      });
-      return { kind: 'invalid' as const };
-    }
-    if (token.expires_at.getTime() <= app.clock.now().getTime()) return { kind: 'invalid' as const };
-    if (family.created_at.getTime() + TOKEN_FAMILY_MAX_AGE_MS <= app.clock.now().getTime()) {
-      await families.revokeFamily(client, family.id, 'absolute_lifetime');
-      return { kind: 'invalid' as const };
-    }
-    const live = await families.liveSignIn(client, family.id, family.user_id, family.workspace_id);
-    if (!live) {
-      await families.revokeFamily(client, family.id, 'membership_removed');
-      return { kind: 'invalid' as const };
-    }
-    // Refreshing prolongs a sign-in: one not made through SSO ends when the workspace enforces SSO.
-    if (live.ssoRequired) return { kind: 'sso_required' as const };
-    await families.markRotated(client, token.id);
-    return { kind: 'ok' as const, pair: await pairFor(app, client, family.id, family.user_id, family.workspace_id, roleScopes[live.role as Role]) };
-  });
-  // The revocation above commits before the caller learns the token was refused.
-  if (outcome.kind === 'sso_required') throw ssoRequired();
-  if (outcome.kind !== 'ok') throw invalidRefresh();
-  return outcome.pair;
 }

@@ -4,7 +4,7 @@ import { reply } from '../../http/routes.ts';
 import { platformRoute } from '../route.ts';
 import { signInIdentity } from '../../../usecases/signIn.ts';
 import { verifySubjectToken } from './identityProvider.ts';
-import { rotateRefreshToken } from '../../../usecases/tokenPairs.ts';
+import { rotateRefreshToken } from '../../../usecases/refreshSession.ts';
 
 export const tokenPairSchema = z.object({
   access_token: z.string(),
