@@ -1,8 +1,10 @@
 /**
- * Which scopes each membership role grants on /v1: one table. Tokens of human users carry their
- * role's scopes (re-checked against the current role on every request); service-account tokens and
- * API keys carry exactly the scopes they were created with.
+ * Workspace membership roles: which scopes each grants on /v1 (one table), who may grant which role,
+ * and the last-owner rule. Tokens of human users carry their role's scopes (re-checked against the
+ * current role on every request); service-account tokens and API keys carry exactly the scopes they
+ * were created with.
  */
+import { AppError } from '../lib/errors.ts';
 import { allScopes, type Scope } from './scopes.ts';
 
 export const roles = ['owner', 'admin', 'member', 'viewer'] as const;
@@ -58,3 +60,23 @@ export function canGrant(actor: Role, target: Role): boolean {
   if (actor === 'admin') return target !== 'owner';
   return false;
 }
+
+/**
+ * Why an actor may not change a member from `current` to `next` in a workspace with `ownerCount`
+ * owners, or null when they may: both roles must be ones the actor may grant (403), and the last
+ * owner stays an owner (409).
+ */
+export function roleChangeRefusal(actor: Role, current: Role, next: Role, ownerCount: number): AppError | null {
+  if (!canGrant(actor, next) || !canGrant(actor, current)) return new AppError('forbidden', `A ${actor} cannot change a ${current} into a ${next}`);
+  if (current === 'owner' && next !== 'owner' && ownerCount <= 1) return lastOwner();
+  return null;
+}
+
+/** Why an actor may not remove a member with role `current`, or null: the same grant rule, and never the last owner. */
+export function removalRefusal(actor: Role, current: Role, ownerCount: number): AppError | null {
+  if (!canGrant(actor, current)) return new AppError('forbidden', `A ${actor} cannot remove a ${current}`);
+  if (current === 'owner' && ownerCount <= 1) return lastOwner();
+  return null;
+}
+
+const lastOwner = () => new AppError('conflict', 'The workspace must keep at least one owner');

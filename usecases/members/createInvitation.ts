@@ -1,10 +1,10 @@
 /** Creating a workspace invitation: the hashed token, the link and its e-mail, on one transaction. */
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import type { AppContext } from '../../../lib/context.ts';
-import type { Queryable } from '../../../lib/db.ts';
-import { queueMail } from '../../../jobs/queue/mail__send.ts';
-import { enqueueNotifications } from '../../../jobs/queue/notification__route.ts';
-import { insertInvitation, type InvitationRow } from '../../../sql/invitations.ts';
+import { randomToken, sha256Hex } from '../../lib/crypto.ts';
+import type { AppContext } from '../../lib/context.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { queueMail } from '../../jobs/queue/mail__send.ts';
+import { enqueueNotifications } from '../../jobs/queue/notification__route.ts';
+import { insertInvitation, type InvitationRow } from '../../sql/invitations.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

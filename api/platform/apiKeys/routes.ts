@@ -10,7 +10,7 @@ import { AppError } from '../../../lib/errors.ts';
 import * as apiKeys from '../../../sql/apiKeys.ts';
 import { recordAudit } from '../../../sql/audit.ts';
 import { reply } from '../../http/routes.ts';
-import { API_KEY_PREFIX } from '../auth/authenticator.ts';
+import { API_KEY_PREFIX } from '../../../domain/credentials.ts';
 import { provisionedApiKeyScopes } from '../../../domain/memberRoles.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';

@@ -6,7 +6,7 @@ import { AppError } from '../../../lib/errors.ts';
 import { recordAudit } from '../../../sql/audit.ts';
 import * as accounts from '../../../sql/serviceAccounts.ts';
 import { reply } from '../../http/routes.ts';
-import { SERVICE_ACCOUNT_TOKEN_PREFIX } from '../auth/authenticator.ts';
+import { SERVICE_ACCOUNT_TOKEN_PREFIX } from '../../../domain/credentials.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';

@@ -1,0 +1,36 @@
+/**
+ * DELETE /v1/members/{user_id}: removing a member under the grant and last-owner rules of
+ * domain/memberRoles.ts; their sign-ins in the workspace are revoked in the same transaction, so
+ * their tokens stop working at once.
+ */
+import type { AppContext } from '../../lib/context.ts';
+import { withTransaction } from '../../lib/db.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { removalRefusal, type Role } from '../../domain/memberRoles.ts';
+import { recordAudit } from '../../sql/audit.ts';
+import { revokeUserFamilies } from '../../sql/tokenFamilies.ts';
+import * as users from '../../sql/users.ts';
+import { actingRole, auditActor, type MemberActor } from './actingRole.ts';
+import { memberNotFound } from './changeMemberRole.ts';
+
+export async function removeMember(app: AppContext, actor: MemberActor, userId: string): Promise<void> {
+  await withTransaction(app.pool, async (client) => {
+    if (!isUuid(userId)) throw memberNotFound();
+    const owners = await users.lockOwners(client, actor.workspaceId);
+    const current = await users.findMembership(client, actor.workspaceId, userId);
+    if (!current) throw memberNotFound();
+    const refused = removalRefusal(await actingRole(client, actor), current.role as Role, owners.length);
+    if (refused) throw refused;
+    await users.deleteMembership(client, actor.workspaceId, userId);
+    await revokeUserFamilies(client, actor.workspaceId, userId, 'membership_removed');
+    await recordAudit(client, {
+      workspaceId: actor.workspaceId,
+      action: 'member.removed',
+      ...auditActor(actor),
+      targetType: 'user',
+      targetId: userId,
+      clientIp: actor.clientIp,
+      metadata: { role: current.role },
+    });
+  });
+}
