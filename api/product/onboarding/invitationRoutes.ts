@@ -28,10 +28,12 @@ import { reply } from '../../http/routes.ts';
 import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
-import { mintTenantSession, requestIp, tenantMeSchema } from '../session/identity.ts';
-import { enforceLoginRateLimit, tenantAccountKey } from '../session/loginRateLimit.ts';
+import { mintTenantSession } from '../../../usecases/tenantSessions.ts';
+import { requestIp, sessionOrigin, tenantMeSchema } from '../session/identity.ts';
+import { enforceLoginRateLimit, tenantAccountKey } from '../../../usecases/loginRateLimit.ts';
 import { requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
+import { iso } from './iso.ts';
+import { hasOnboardingSchema, requireProvisionedTenant } from '../../../usecases/tenants/requireTenant.ts';
 import { isProvisioned } from '../../../domain/tenantLifecycle.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -174,7 +176,7 @@ export const invitationRoutes = [
       const tokenHash = sha256Hex(body.token);
       // The account budget is the invitation's e-mail; an unknown token spends the IP budget only.
       const invited = tenant && (await withTenant(app.pool, tenant.schema_name, (db) => findTenantInvitationByTokenHash(db, tokenHash)));
-      await enforceLoginRateLimit(app, req, tenant && invited ? tenantAccountKey(tenant.id, invited.email) : null);
+      await enforceLoginRateLimit(app, req.clientIp, tenant && invited ? tenantAccountKey(tenant.id, invited.email) : null);
       if (!tenant || !invited) throw new AppError('bad_request', INVITATION_INVALID);
       const passwordHash = await hashPassword(body.password);
       const minted = await withTenant(app.pool, tenant.schema_name, async (db) => {
@@ -194,7 +196,7 @@ export const invitationRoutes = [
           clientIp: requestIp(req),
           metadata: { role_profile: invitation.role_profile },
         });
-        return mintTenantSession(app, db, req, tenant, user);
+        return mintTenantSession(app, db, sessionOrigin(req), tenant, user);
       });
       setSessionCookies(app, req, res, TENANT_COOKIE, minted.cookie);
       return reply.ok(minted.me);

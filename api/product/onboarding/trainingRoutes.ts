@@ -18,7 +18,8 @@ import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { queuedBody, queuedSchema, requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
+import { iso } from './iso.ts';
+import { hasOnboardingSchema, requireProvisionedTenant } from '../../../usecases/tenants/requireTenant.ts';
 
 export const NO_DATASET = 'No ingested dataset to train on -- complete the ingest step first.';
 

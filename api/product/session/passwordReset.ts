@@ -25,7 +25,8 @@ import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { requestIp, requestUserAgent } from './identity.ts';
-import { enforceResetConfirmRateLimit, enforceResetRateLimit, staffAccountKey, tenantAccountKey } from './loginRateLimit.ts';
+import { enforceResetConfirmRateLimit, enforceResetRateLimit, staffAccountKey, tenantAccountKey } from '../../../usecases/loginRateLimit.ts';
+import { isLive } from '../../../domain/tenantLifecycle.ts';
 
 const RESET_TTL_MS = 60 * 60 * 1000;
 const REQUESTED = 'If the account exists, a password reset link has been sent to its e-mail address.';
@@ -61,7 +62,7 @@ export const passwordResetRoutes = [
     body: z.object({ email }),
     responses: requestResponses,
     handler: async ({ app, req, body }) => {
-      await enforceResetRateLimit(app, req, staffAccountKey(body.email));
+      await enforceResetRateLimit(app, req.clientIp, staffAccountKey(body.email));
       const employee = await findEmployeeByEmail(app.pool, body.email);
       if (employee?.active) {
         const token = randomToken(32);
@@ -85,7 +86,7 @@ export const passwordResetRoutes = [
     body: confirmBody,
     responses: confirmResponses,
     handler: async ({ app, req, body }) => {
-      await enforceResetConfirmRateLimit(app, req);
+      await enforceResetConfirmRateLimit(app, req.clientIp);
       await withTransaction(app.pool, async (client) => {
         const reset = await consumePasswordReset(client, sha256Hex(body.token), 'employee', app.clock.now());
         if (!reset) throw new AppError('bad_request', INVALID_TOKEN);
@@ -116,8 +117,8 @@ export const passwordResetRoutes = [
     responses: requestResponses,
     handler: async ({ app, req, body }) => {
       const tenant = await findTenantBySlug(app.pool, body.workspace);
-      await enforceResetRateLimit(app, req, tenant && tenantAccountKey(tenant.id, body.email));
-      const live = tenant?.lifecycle_state === 'live' ? tenant : null;
+      await enforceResetRateLimit(app, req.clientIp, tenant && tenantAccountKey(tenant.id, body.email));
+      const live = tenant && isLive(tenant.lifecycle_state) ? tenant : null;
       const user = live && (await withTenant(app.pool, live.schema_name, (client) => findTenantUserByEmail(client, body.email)));
       if (live && user?.active) {
         const token = randomToken(32);
@@ -141,7 +142,7 @@ export const passwordResetRoutes = [
     body: confirmBody.extend({ workspace: z.string().max(63).optional().describe('The workspace of the link (informational)') }),
     responses: confirmResponses,
     handler: async ({ app, req, body }) => {
-      await enforceResetConfirmRateLimit(app, req);
+      await enforceResetConfirmRateLimit(app, req.clientIp);
       await withTransaction(app.pool, async (client) => {
         const reset = await consumePasswordReset(client, sha256Hex(body.token), 'tenant_user', app.clock.now());
         const tenant = reset && (await findTenant(client, reset.tenant_id!));

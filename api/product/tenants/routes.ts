@@ -3,13 +3,11 @@
  * are open to every staff role; writes need `onboarding_admin` and CSRF (the guard's default).
  */
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError, conflict } from '../../../lib/errors.ts';
-import { enqueueJob } from '../../../jobs/runtime.ts';
-import { provisionJobKey, tenantProvision } from '../../../jobs/queue/tenant__provision.ts';
-import { PROVISIONABLE_STATES } from '../../../domain/tenantLifecycle.ts';
+import { provisionJobKey } from '../../../jobs/queue/tenant__provision.ts';
 import { findJobRunByKey, jobStatuses } from '../../../sql/jobRuns.ts';
-import { insertTenant, listTenants, transitionTenant } from '../../../sql/tenants.ts';
+import { insertTenant, listTenants } from '../../../sql/tenants.ts';
+import { startProvisioning } from '../../../usecases/tenants/startProvisioning.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
@@ -91,27 +89,7 @@ export const tenantRoutes = [
       404: { description: 'Tenant not found.', schema: detailSchema },
       409: { description: "Tenant is '<state>'; provisioning only applies to draft/onboarding tenants.", schema: detailSchema },
     },
-    handler: async ({ app, params }) => {
-      const job = await withTransaction(app.pool, async (client) => {
-        const tenant = await requireTenant(client, params.tenant_id, true);
-        if (!PROVISIONABLE_STATES.includes(tenant.lifecycle_state)) {
-          throw conflict(`Tenant is '${tenant.lifecycle_state}'; provisioning only applies to draft/onboarding tenants.`);
-        }
-        const { job, created } = await enqueueJob(
-          client,
-          tenantProvision,
-          { tenant_id: tenant.id },
-          {
-            jobKey: provisionJobKey(tenant.id),
-            tenantId: tenant.id,
-            retryTerminal: true,
-          },
-        );
-        if (created) await transitionTenant(client, tenant.id, ['draft'], 'provisioning');
-        return job;
-      });
-      return reply.accepted(queuedBody(job));
-    },
+    handler: async ({ app, params }) => reply.accepted(queuedBody(await startProvisioning(app, params.tenant_id))),
   }),
   productRoute({
     method: 'get',
