@@ -17,6 +17,3 @@ export async function actingRole(db: Queryable, actor: MemberActor): Promise<Rol
   const membership = await users.findMembership(db, actor.workspaceId, actor.userId!);
   return (membership?.role as Role | undefined) ?? 'viewer';
 }
-
-/** The actor columns of the audit rows the caller's changes write. */
-export const auditActor = (actor: MemberActor) => ({ actorType: actor.kind, actorId: actor.subjectId });

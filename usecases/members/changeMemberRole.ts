@@ -8,9 +8,9 @@ import { withTransaction } from '../../lib/db.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { roleChangeRefusal, type Role } from '../../domain/memberRoles.ts';
-import { recordAudit } from '../../sql/audit.ts';
+import { auditActor, recordAudit } from '../../sql/audit.ts';
 import * as users from '../../sql/users.ts';
-import { actingRole, auditActor, type MemberActor } from './actingRole.ts';
+import { actingRole, type MemberActor } from './actingRole.ts';
 
 export const memberNotFound = () => new AppError('not_found', 'Member not found');
 

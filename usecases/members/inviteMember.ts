@@ -7,11 +7,11 @@ import type { AppContext } from '../../lib/context.ts';
 import { withTransaction } from '../../lib/db.ts';
 import { AppError } from '../../lib/errors.ts';
 import { canGrant, type Role } from '../../domain/memberRoles.ts';
-import { recordAudit } from '../../sql/audit.ts';
+import { auditActor, recordAudit } from '../../sql/audit.ts';
 import * as invitations from '../../sql/invitations.ts';
 import * as users from '../../sql/users.ts';
 import { findWorkspace } from '../../sql/workspaces.ts';
-import { actingRole, auditActor, type MemberActor } from './actingRole.ts';
+import { actingRole, type MemberActor } from './actingRole.ts';
 import { createInvitation } from './createInvitation.ts';
 
 export async function inviteMember(

@@ -7,10 +7,10 @@ import type { AppContext } from '../../lib/context.ts';
 import { withTransaction } from '../../lib/db.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { removalRefusal, type Role } from '../../domain/memberRoles.ts';
-import { recordAudit } from '../../sql/audit.ts';
+import { auditActor, recordAudit } from '../../sql/audit.ts';
 import { revokeUserFamilies } from '../../sql/tokenFamilies.ts';
 import * as users from '../../sql/users.ts';
-import { actingRole, auditActor, type MemberActor } from './actingRole.ts';
+import { actingRole, type MemberActor } from './actingRole.ts';
 import { memberNotFound } from './changeMemberRole.ts';
 
 export async function removeMember(app: AppContext, actor: MemberActor, userId: string): Promise<void> {
