@@ -39,6 +39,8 @@ function sourceFolders() {
 const copiedFolders = () => COPIED_WHOLE.filter((folder) => existsSync(path.join(projectRoot, folder)));
 
 function filesUnder(folder) {
+  // tsconfig.json's `include` also names single files (console/publicPaths.ts).
+  if (statSync(path.join(projectRoot, folder)).isFile()) return [folder];
   const out = [];
   for (const entry of readdirSync(path.join(projectRoot, folder), { withFileTypes: true })) {
     const relative = path.join(folder, entry.name);
