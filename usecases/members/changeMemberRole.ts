@@ -1,18 +1,13 @@
 /**
  * PATCH /v1/members/{user_id}: changing a member's role under the grant and last-owner rules of
- * domain/memberRoles.ts. The workspace's owners are locked first, so two demotions cannot both see
- * another owner left.
+ * domain/memberRoles.ts.
  */
 import type { AppContext } from '../../lib/context.ts';
 import { withTransaction } from '../../lib/db.ts';
-import { AppError } from '../../lib/errors.ts';
-import { isUuid } from '../../lib/ids.ts';
 import { roleChangeRefusal, type Role } from '../../domain/memberRoles.ts';
 import { auditActor, recordAudit } from '../../sql/audit.ts';
 import * as users from '../../sql/users.ts';
-import { actingRole, type MemberActor } from './actingRole.ts';
-
-export const memberNotFound = () => new AppError('not_found', 'Member not found');
+import { lockMemberChange, type MemberActor } from './memberActor.ts';
 
 export interface ChangedMember {
   user_id: string;
@@ -25,11 +20,8 @@ export interface ChangedMember {
 
 export async function changeMemberRole(app: AppContext, actor: MemberActor, userId: string, role: Role): Promise<ChangedMember> {
   return withTransaction(app.pool, async (client) => {
-    if (!isUuid(userId)) throw memberNotFound();
-    const owners = await users.lockOwners(client, actor.workspaceId);
-    const current = await users.findMembership(client, actor.workspaceId, userId);
-    if (!current) throw memberNotFound();
-    const refused = roleChangeRefusal(await actingRole(client, actor), current.role as Role, role, owners.length);
+    const { current, acting, ownerCount } = await lockMemberChange(client, actor, userId);
+    const refused = roleChangeRefusal(acting, current.role, role, ownerCount);
     if (refused) throw refused;
     const updated = (await users.updateMembershipRole(client, actor.workspaceId, userId, role))!;
     await recordAudit(client, {

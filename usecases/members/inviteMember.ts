@@ -11,7 +11,7 @@ import { auditActor, recordAudit } from '../../sql/audit.ts';
 import * as invitations from '../../sql/invitations.ts';
 import * as users from '../../sql/users.ts';
 import { findWorkspace } from '../../sql/workspaces.ts';
-import { actingRole, type MemberActor } from './actingRole.ts';
+import { actingRole, type MemberActor } from './memberActor.ts';
 import { createInvitation } from './createInvitation.ts';
 
 export async function inviteMember(

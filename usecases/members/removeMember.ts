@@ -5,21 +5,16 @@
  */
 import type { AppContext } from '../../lib/context.ts';
 import { withTransaction } from '../../lib/db.ts';
-import { isUuid } from '../../lib/ids.ts';
-import { removalRefusal, type Role } from '../../domain/memberRoles.ts';
+import { removalRefusal } from '../../domain/memberRoles.ts';
 import { auditActor, recordAudit } from '../../sql/audit.ts';
 import { revokeUserFamilies } from '../../sql/tokenFamilies.ts';
 import * as users from '../../sql/users.ts';
-import { actingRole, type MemberActor } from './actingRole.ts';
-import { memberNotFound } from './changeMemberRole.ts';
+import { lockMemberChange, type MemberActor } from './memberActor.ts';
 
 export async function removeMember(app: AppContext, actor: MemberActor, userId: string): Promise<void> {
   await withTransaction(app.pool, async (client) => {
-    if (!isUuid(userId)) throw memberNotFound();
-    const owners = await users.lockOwners(client, actor.workspaceId);
-    const current = await users.findMembership(client, actor.workspaceId, userId);
-    if (!current) throw memberNotFound();
-    const refused = removalRefusal(await actingRole(client, actor), current.role as Role, owners.length);
+    const { current, acting, ownerCount } = await lockMemberChange(client, actor, userId);
+    const refused = removalRefusal(acting, current.role, ownerCount);
     if (refused) throw refused;
     await users.deleteMembership(client, actor.workspaceId, userId);
     await revokeUserFamilies(client, actor.workspaceId, userId, 'membership_removed');

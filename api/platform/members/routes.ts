@@ -9,7 +9,7 @@ import type * as invitations from '../../../sql/invitations.ts';
 import { invitationList } from '../../../sql/invitations.ts';
 import * as users from '../../../sql/users.ts';
 import { acceptInvitation } from '../../../usecases/members/acceptInvitation.ts';
-import type { MemberActor } from '../../../usecases/members/actingRole.ts';
+import type { MemberActor } from '../../../usecases/members/memberActor.ts';
 import { changeMemberRole } from '../../../usecases/members/changeMemberRole.ts';
 import { inviteMember, revokeInvitation } from '../../../usecases/members/inviteMember.ts';
 import { removeMember } from '../../../usecases/members/removeMember.ts';
