@@ -8,7 +8,6 @@ import * as accounts from '../../../sql/serviceAccounts.ts';
 import { reply } from '../../http/routes.ts';
 import { SERVICE_ACCOUNT_TOKEN_PREFIX } from '../../../domain/credentials.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
-import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 import { allScopes } from '../../../domain/scopes.ts';
 
