@@ -41,3 +41,7 @@ export function onboardingDataRefusal(state: LifecycleState, unprovisionedMessag
       : `Tenant is '${state}'; onboarding data needs a provisioned tenant -- provision it first.`,
   );
 }
+
+/** A tenant's slug (its schema and workspace name): lowercase letters, digits and hyphens, no hyphen at either end. */
+export const TENANT_SLUG_RULE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+export const TENANT_SLUG_MESSAGE = 'Slug must contain only lowercase letters, digits and hyphens, and must not start or end with a hyphen.';

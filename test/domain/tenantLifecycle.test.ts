@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GO_LIVE_FROM, missingPrerequisites } from '../../domain/goLive.ts';
-import { isLive, isProvisioned, lifecycleStates, mayProvision, onboardingDataRefusal } from '../../domain/tenantLifecycle.ts';
+import { isLive, isProvisioned, lifecycleStates, mayProvision, onboardingDataRefusal, TENANT_SLUG_RULE } from '../../domain/tenantLifecycle.ts';
 
 const which = (gate: (s: (typeof lifecycleStates)[number]) => boolean) => lifecycleStates.filter(gate);
 
@@ -31,6 +31,11 @@ test('go-live names exactly the missing prerequisites, in the order of the onboa
   ]);
   assert.not.ok(GO_LIVE_FROM.includes('live'));
   assert.is(GO_LIVE_FROM.length, lifecycleStates.length - 1);
+});
+
+test('a tenant slug: lowercase letters, digits and hyphens, no hyphen at either end', () => {
+  for (const ok of ['acme', 'a1', 'acme-corp', '7x']) assert.ok(TENANT_SLUG_RULE.test(ok), ok);
+  for (const bad of ['-acme', 'acme-', 'Acme', 'ac_me', 'ac me', '']) assert.not.ok(TENANT_SLUG_RULE.test(bad), bad);
 });
 
 test.run();
