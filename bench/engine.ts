@@ -30,7 +30,7 @@
  *    the renewal model alone against the engine's trend-renewal choice on the same origins, for the
  *    clusterings of `--backtest-seeds` (default the engine seed, 1, 2); dormancy off and on.
  * 3. speed: for each size, a fresh test database (fixtures/database.ts) is filled set-based
- *    through sql/issues.ts ingestIssues, then one child process times the baseline (read the
+ *    through usecases/ingestRecords.ts ingestIssues, then one child process times the baseline (read the
  *    snapshot with buildSnapshotInput, tokenize every issue: what any engine must pay) and the pure
  *    pipeline, and another child runs the engine end to end (usecases/runEngine.ts executeEngineRun:
  *    snapshot from the event log, stages, gzip-stored outputs, results applied to the database).
@@ -989,7 +989,7 @@ function speedIssues(
 async function childIngest(n: number): Promise<IngestResult> {
   const { createTestDatabase } = await import('../fixtures/database.ts');
   const { seedDevelopmentData } = await import('../sql/seed.ts');
-  const { ingestIssues } = await import('../sql/issues.ts');
+  const { ingestIssues } = await import('../usecases/ingestRecords.ts');
   const { withEventBatch } = await import('../sql/events.ts');
   const db = await createTestDatabase();
   const { pool, logger } = await openDatabase(db.url);
@@ -1139,7 +1139,7 @@ async function speedSection(kind: string) {
       ? 'the real Hadoop reports repeated with new external ids (long texts: stack traces, code, logs)'
       : `fixtures/synthetic.ts issues (seed ${SPEED_DATA_SEED}; short texts)`;
   log(
-    `data: ${data}, ingested set-based through sql/issues.ts ingestIssues in ${fmt(INGEST_CHUNK)}-record transactions into a fresh test database; each measurement in its own child process`,
+    `data: ${data}, ingested set-based through usecases/ingestRecords.ts ingestIssues in ${fmt(INGEST_CHUNK)}-record transactions into a fresh test database; each measurement in its own child process`,
   );
   log();
   const rows: Array<{ n: number; ingest: IngestResult; pure: PureResult; e2e: EndToEndResult | null }> = [];

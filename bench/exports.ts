@@ -6,7 +6,7 @@
  *
  * The real path: a real `svc worker` process over the bench database; the bench enqueues each export as
  * `POST /v1/exports` does (export row and `export__generate` job in one transaction) and waits for it
- * to succeed. The job starts the export child (lib/exportProcess.ts, jobs/exportFileChild.ts), which
+ * to succeed. The job starts the export child (lib/exportProcess.ts, usecases/exportFileChild.ts), which
  * writes the file. Reported per export: time from enqueue to success (and its job_runs split: queued
  * until the runner took it, then the job's run), rows/s, time / COPY, and peak
  * memory of the export child (sampled RSS and its kernel high-water mark) and of the worker process

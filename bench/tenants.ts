@@ -11,7 +11,7 @@
  */
 import { benchArgs } from './args.ts';
 import { createPool } from '../lib/db.ts';
-import { provisionSchema, PROVISION_STEPS, type ProvisionStep } from '../jobs/tasks/tenant__provision.ts';
+import { provisionSchema, PROVISION_STEPS, type ProvisionStep } from '../usecases/tenants/provisionTenant.ts';
 import { insertTenant } from '../sql/tenants.ts';
 import { tenantMigrationFiles } from '../sql/tenant/schema.ts';
 import { createTestDatabase } from '../fixtures/database.ts';

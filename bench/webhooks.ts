@@ -34,7 +34,7 @@ import { platformRoutes } from '../api/platform/routes.ts';
 import { createAppContext } from '../scripts/processes.ts';
 import { startWorker } from '../jobs/worker.ts';
 import { tasks } from '../jobs/tasks/index.ts';
-import { DELIVERY_CONCURRENCY } from '../jobs/tasks/webhook__deliver.ts';
+import { DELIVERY_CONCURRENCY } from '../usecases/deliverWebhook.ts';
 import { policyOf } from '../lib/outbound/appPolicy.ts';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { allowAllRateLimits } from './allowAllRateLimits.ts';

@@ -34,7 +34,7 @@ export interface Workspace {
 export async function fillWorkspace(n: number, options: { vacuum?: boolean } = {}): Promise<Workspace> {
   const { createTestDatabase } = await import('../fixtures/database.ts');
   const { seedDevelopmentData } = await import('../sql/seed.ts');
-  const { ingestIssues } = await import('../sql/issues.ts');
+  const { ingestIssues } = await import('../usecases/ingestRecords.ts');
   const { withEventBatch } = await import('../sql/events.ts');
   const db = await createTestDatabase();
   const { pool, app } = await openDatabase(db.url);

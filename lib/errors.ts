@@ -1,6 +1,6 @@
 /**
  * The one application error. Its `code` is drawn from a closed set; each surface maps codes to
- * HTTP statuses and its own body shape (api/platform/errors.ts, api/product/errors.ts).
+ * HTTP statuses (one table: api/http/errorStatus.ts) and its own body shape (api/platform/errors.ts, api/product/errors.ts).
  */
 export const errorCodes = [
   'validation_error',

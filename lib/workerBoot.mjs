@@ -1,4 +1,4 @@
-// Entry of every worker thread (lib/workerThread.ts, jobs/engineThread.ts): runs the module named in workerData, registering
+// Entry of every worker thread (lib/workerThread.ts, lib/engineThread.ts): runs the module named in workerData, registering
 // the TypeScript loader in this thread first when that module is a TypeScript source (tests,
 // development); the compiled build (dist/) needs no loader.
 import { workerData } from 'node:worker_threads';

@@ -1,7 +1,7 @@
 /**
  * `npm run check` runs this: the import rules of docs/architecture.md, with no exception. Every
  * relative import (static, `export … from`, dynamic `import()`, and `new URL('./x.ts', import.meta.url)`
- * of a module started as a thread or child process) of every source file is checked against
+ * or `moduleUrl('./x', import.meta.url)` of a module started as a thread or child process) of every source file is checked against
  * the floor table below, and the module graph must have no loop. Prints each violation and exits 1.
  *
  * `node --import tsx scripts/checkImports.ts [root]` (root defaults to the repository).
@@ -57,7 +57,7 @@ function sourceFiles(root: string, dir = root): string[] {
 }
 
 const importPattern =
-  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|[\s;])import\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url/gm;
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|[\s;])import\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url|moduleUrl\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url/gm;
 
 export interface ModuleImport {
   target: string;
@@ -70,8 +70,9 @@ export function importsOf(file: string, text: string): ModuleImport[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   const found: ModuleImport[] = [];
   for (const m of code.matchAll(importPattern)) {
-    const spec = m[1] ?? m[2] ?? m[3] ?? m[4];
-    found.push({ target: path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)), kind: m[4] ? 'start' : 'load' });
+    // lib/modulePath.ts `moduleUrl` names a started module without its extension: the source is `.ts`.
+    const spec = m[1] ?? m[2] ?? m[3] ?? m[4] ?? `${m[5]}.ts`;
+    found.push({ target: path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)), kind: m[4] || m[5] ? 'start' : 'load' });
   }
   return found;
 }

@@ -1,15 +1,15 @@
 /**
  * Reading ingest records from files for `svc ingest`: CSV (RFC 4180, header row), JSON Lines (one
- * record object per line) and XLSX (the first worksheet, header row, read as a stream). Each row
+ * record object per line) and XLSX (the first worksheet, header row, read as a stream); the rows of
+ * CSV and XLSX come from the reader the uploads use too (lib/recordFileRows.ts). Each row
  * becomes a plain object of the record's columns (`external_id, title, narrative, occurred_at,
  * severity, source`; `body` as on /v1); other columns are ignored and empty cells are left out, so the
  * ingest record schema judges every row exactly as the API judges a record.
  */
 import { accessSync, constants, createReadStream, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import ExcelJS from 'exceljs';
-import { CsvError, parseCsv } from '../lib/csv.ts';
-import { cellText } from '../lib/xlsxCellText.ts';
+import { CsvError } from '../lib/csv.ts';
+import { csvRows, type FileRowCells, hasContent, headerColumns as recordColumns, xlsxSheetRows } from '../lib/recordFileRows.ts';
 
 export type RecordFileFormat = 'csv' | 'jsonl' | 'xlsx';
 
@@ -30,8 +30,6 @@ export interface RecordFile {
   fraction(): number;
   rows(): AsyncGenerator<FileRow>;
 }
-
-const COLUMNS = new Set(['external_id', 'title', 'narrative', 'body', 'occurred_at', 'severity', 'source']);
 
 export class RecordFileError extends Error {
   override name = 'RecordFileError';
@@ -74,16 +72,9 @@ function readText(file: string): string {
 
 /** Maps a header row to the record's column names: index → name for the columns we know. */
 function headerColumns(file: string, where: string, cells: string[]): Map<number, string> {
-  const columns = new Map<number, string>();
-  const seen = new Set<string>();
-  cells.forEach((cell, i) => {
-    const name = cell.trim().toLowerCase();
-    if (!COLUMNS.has(name)) return;
-    if (seen.has(name)) throw new RecordFileError(`${file}: the header (${where}) names column '${name}' twice`);
-    seen.add(name);
-    columns.set(i, name);
-  });
-  const missing = ['external_id', 'title'].filter((c) => !seen.has(c));
+  const { columns, duplicate, present } = recordColumns(cells);
+  if (duplicate) throw new RecordFileError(`${file}: the header (${where}) names column '${duplicate}' twice`);
+  const missing = ['external_id', 'title'].filter((c) => !present.has(c));
   if (missing.length)
     throw new RecordFileError(
       `${file}: the header (${where}) lacks ${missing.map((m) => `'${m}'`).join(' and ')}; columns are external_id, title, narrative, occurred_at, severity, source`,
@@ -101,15 +92,15 @@ function recordOf(columns: Map<number, string>, cells: string[]): Record<string,
 }
 
 function csvFile(file: string, text: string): RecordFile {
-  let parsed: ReturnType<typeof parseCsv>;
+  let parsed: FileRowCells[];
   try {
-    parsed = parseCsv(text).filter((r) => r.fields.some((f) => f.trim() !== ''));
+    parsed = csvRows(text).filter(hasContent);
   } catch (err) {
     if (err instanceof CsvError) throw new RecordFileError(`${file}: malformed CSV at ${err.message}`);
     throw err;
   }
   if (!parsed.length) throw new RecordFileError(`${file}: the file is empty (expected a header row)`);
-  const columns = headerColumns(file, `line ${parsed[0].line}`, parsed[0].fields);
+  const columns = headerColumns(file, parsed[0].where, parsed[0].cells);
   const body = parsed.slice(1);
   let read = 0;
   return {
@@ -119,7 +110,7 @@ function csvFile(file: string, text: string): RecordFile {
     async *rows() {
       for (const [index, row] of body.entries()) {
         read = index + 1;
-        yield { index, where: `line ${row.line}`, record: recordOf(columns, row.fields) };
+        yield { index, where: row.where, record: recordOf(columns, row.cells) };
       }
     },
   };
@@ -164,28 +155,16 @@ function xlsxFile(file: string): RecordFile {
     total: null,
     fraction: () => (size ? stream.bytesRead / size : 1),
     async *rows() {
-      const reader = new ExcelJS.stream.xlsx.WorkbookReader(stream, {
-        worksheets: 'emit',
-        sharedStrings: 'cache',
-        hyperlinks: 'ignore',
-        styles: 'cache',
-        entries: 'ignore',
-      });
       let columns: Map<number, string> | null = null;
       let index = 0;
       try {
-        for await (const sheet of reader) {
-          for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
-            const values = row.values as ExcelJS.CellValue[];
-            const cells = Array.from({ length: Math.max(0, values.length - 1) }, (_, i) => cellText(values[i + 1]));
-            if (!cells.some((c) => c.trim() !== '')) continue;
-            if (!columns) {
-              columns = headerColumns(file, `row ${row.number}`, cells);
-              continue;
-            }
-            yield { index: index++, where: `row ${row.number}`, record: recordOf(columns, cells) };
+        for await (const row of xlsxSheetRows(stream)) {
+          if (!hasContent(row)) continue;
+          if (!columns) {
+            columns = headerColumns(file, row.where, row.cells);
+            continue;
           }
-          break; // the first worksheet only
+          yield { index: index++, where: row.where, record: recordOf(columns, row.cells) };
         }
       } catch (err) {
         if (err instanceof RecordFileError) throw err;

@@ -14,6 +14,12 @@ export interface AuditEntry {
   metadata?: Record<string, unknown>;
 }
 
+/** The actor columns of an audit row written for a /v1 caller (user, service account or API key): one shape everywhere. */
+export const auditActor = (caller: { kind: 'user' | 'service_account' | 'api_key'; subjectId: string }) => ({
+  actorType: caller.kind,
+  actorId: caller.subjectId,
+});
+
 export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<void> {
   await db.query(
     `insert into audit_events (workspace_id, action, actor_type, actor_id, target_type, target_id, client_ip, trace_id, metadata)

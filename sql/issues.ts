@@ -1,7 +1,7 @@
 /**
  * Issues: every change is an issue.* event folded into the `issues` projection in the same
  * transaction (sql/issueProjection.ts). Ingest writes a whole batch with a handful of set-based
- * statements: find the existing rows of the batch's keys and lock them (in id order, as every writer
+ * statements (the plan, dedup and eligibility, is domain/ingestPlan.ts's): find the existing rows of the batch's keys and lock them (in id order, as every writer
  * locks issues), fold, upsert the rows (new keys in key order), sync the review queue, and leave the
  * events in the transaction's batch, which the caller flushes last (sql/events.ts).
  */
@@ -10,10 +10,10 @@ import { prepared, type Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Actor, EventBatch, NewEvent } from './events.ts';
 import { applyIssueEvent, issueColumns, upsertIssueRows, type IssueRow } from './issueProjection.ts';
-import { canTransition, type IssueStatus } from '../domain/issueTransitions.ts';
-import { engineEligibility, type EngineStatus } from '../domain/engineEligibility.ts';
-import type { Severity } from '../domain/severity.ts';
+import type { EngineStatus } from '../domain/engineEligibility.ts';
 import type { IssueInput } from '../domain/ingestRecord.ts';
+import { ingestKey as keyOf, type IngestPlan } from '../domain/ingestPlan.ts';
+import type { IssueUpdate } from '../domain/issueUpdate.ts';
 import { closeOpenItemsOfIssues, openReviewItems } from './reviewItems.ts';
 import { isUuid } from '../lib/ids.ts';
 
@@ -24,8 +24,6 @@ export interface IngestOutcome {
 
 /** The reason of the review item an issue without a narrative opens. */
 export const MISSING_NARRATIVE_REASON = 'The issue has no narrative; supply one to make it eligible for clustering.';
-
-const keyOf = (source: string, externalId: string) => `${source}\u0000${externalId}`;
 
 // An issue is locked through its record (the view `issues` joins the pattern with an outer join, which
 // cannot be locked) and read afterwards, by a statement of its own: every writer of a pattern holds its
@@ -141,30 +139,22 @@ async function writeIssueEvents(
 }
 
 /**
- * Ingests records: a new (source, external_id) creates an issue, a known one is re-ingested (updated,
- * with an event). Within one batch the last record of a key wins; records without external_id always
- * create an issue. A concurrent transaction that creates the same new key makes this one fail with a
- * unique violation (23505): run it under `withEventBatch(…, {retry: true})`, whose next attempt finds
- * the other's row and re-ingests it.
+ * Stores an ingest plan (domain/ingestPlan.ts): a deciding record with a new (source, external_id)
+ * creates an issue, a known one is re-ingested (updated, with an event); records without external_id
+ * create an issue each. A concurrent transaction that creates the same new key makes this one fail
+ * with a unique violation (23505): run it under `withEventBatch(…, {retry: true})`, whose next attempt
+ * finds the other's row and re-ingests it. The plan must be made at `events.recordedAt`.
  */
-export async function ingestIssues(db: Queryable, events: EventBatch, actor: Actor, inputs: IssueInput[], via: 'ingest' | 'api'): Promise<IngestOutcome> {
-  if (!inputs.length) return { results: [] };
-  const keys = inputs.map((input) => (input.external_id === null ? null : keyOf(input.source, input.external_id)));
-  const lastIndexOfKey = new Map<string, number>();
-  keys.forEach((key, i) => {
-    if (key !== null) lastIndexOfKey.set(key, i);
-  });
-  // The input that decides each record's issue: the last one of its key, or itself without a key.
-  const decidingIndex = keys.map((key, i) => (key === null ? i : lastIndexOfKey.get(key)!));
-  const effectiveIndexes = decidingIndex.filter((deciding, i) => deciding === i);
-  const effective = effectiveIndexes.map((i) => inputs[i]);
-
+export async function storeIngestPlan(db: Queryable, events: EventBatch, actor: Actor, plan: IngestPlan, via: 'ingest' | 'api'): Promise<IngestOutcome> {
+  if (!plan.effective.length) return { results: [] };
   const recordedAt = events.recordedAt;
-  const existing = await existingByKeys(db, events.workspaceId, effective);
-  const planned = effective.map((input, position) => {
-    const key = keys[effectiveIndexes[position]];
+  const existing = await existingByKeys(
+    db,
+    events.workspaceId,
+    plan.effective.map((e) => e.input),
+  );
+  const planned = plan.effective.map(({ input, key, eligibility }) => {
     const state = key !== null ? existing.get(key) : undefined;
-    const eligibility = engineEligibility(input.narrative, input.occurred_at, recordedAt);
     const common = {
       title: input.title,
       narrative: input.narrative,
@@ -186,9 +176,9 @@ export async function ingestIssues(db: Queryable, events: EventBatch, actor: Act
   });
   const rows = await writeIssueEvents(db, events, actor, planned);
 
-  const positionOfIndex = new Map(effectiveIndexes.map((index, position) => [index, position]));
+  const positionOfIndex = new Map(plan.effective.map((e, position) => [e.index, position]));
   return {
-    results: decidingIndex.map((deciding) => {
+    results: plan.decidingIndex.map((deciding) => {
       const position = positionOfIndex.get(deciding)!;
       const before = planned[position].state;
       const escalated = before !== undefined && before.severity !== 'critical' && rows[position].severity === 'critical';
@@ -203,45 +193,23 @@ export async function findIssue(db: Queryable, workspaceId: string, id: string):
   return rows[0] ?? null;
 }
 
-async function lockIssue(db: Queryable, workspaceId: string, id: string): Promise<IssueRow> {
+export async function lockIssue(db: Queryable, workspaceId: string, id: string): Promise<IssueRow> {
   const [row] = isUuid(id) ? await lockIssuesById(db, workspaceId, [id]) : [];
   if (!row) throw new AppError('not_found', 'Issue not found');
   return row;
 }
 
-export interface IssuePatch {
-  title?: string;
-  narrative?: string | null;
-  severity?: Severity;
-  status?: IssueStatus;
-}
-
 /**
- * Applies a PATCH: field changes become one issue.updated event (with the engine status recomputed
- * when the narrative changes), a status change an issue.status_changed event after checking the
- * transition (409 on an invalid one). The issue row is locked first; the events go to the batch.
+ * Stores a PATCH (domain/issueUpdate.ts, decided on `current` as locked by `lockIssue`): field changes
+ * become one issue.updated event, a status change an issue.status_changed event; the events go to the batch.
  */
-export async function updateIssue(db: Queryable, events: EventBatch, actor: Actor, id: string, patch: IssuePatch): Promise<IssueRow> {
-  const current = await lockIssue(db, events.workspaceId, id);
-  const changes: Record<string, unknown> = {};
-  if (patch.title !== undefined && patch.title !== current.title) changes.title = patch.title;
-  if (patch.severity !== undefined && patch.severity !== current.severity) changes.severity = patch.severity;
-  const narrativeChanged = patch.narrative !== undefined && patch.narrative !== current.narrative;
-  if (narrativeChanged) changes.narrative = patch.narrative;
-  const statusChanged = patch.status !== undefined && patch.status !== current.status;
-  if (statusChanged && !canTransition(current.status, patch.status!)) {
-    throw new AppError('conflict', `An issue cannot move from ${current.status} to ${patch.status}`, { from: current.status, to: patch.status });
-  }
-  if (!Object.keys(changes).length && !statusChanged) return current;
-  if (narrativeChanged) {
-    const eligibility = engineEligibility(patch.narrative ?? null, current.occurred_at, events.recordedAt);
-    if (eligibility.status !== current.engine_status) changes.engine_status = eligibility.status;
-    if (eligibility.reason !== current.ineligible_reason) changes.ineligible_reason = eligibility.reason;
-  }
+export async function storeIssueUpdate(db: Queryable, events: EventBatch, actor: Actor, current: IssueRow, update: IssueUpdate): Promise<IssueRow> {
+  const id = current.id;
   const issueEvents: NewEvent[] = [];
-  if (Object.keys(changes).length) issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.updated', payload: { changes } });
-  if (statusChanged)
-    issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.status_changed', payload: { from: current.status, to: patch.status } });
+  if (Object.keys(update.changes).length)
+    issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.updated', payload: { changes: update.changes } });
+  if (update.statusChange)
+    issueEvents.push({ aggregateType: 'issue', aggregateId: id, eventType: 'issue.status_changed', payload: { ...update.statusChange } });
   let state = current;
   const planned = issueEvents.map((event) => {
     const before = state;

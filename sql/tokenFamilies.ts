@@ -3,9 +3,7 @@
  * inside it. Presenting a refresh token that was already rotated revokes the whole family.
  */
 import { prepared, type Queryable } from '../lib/db.ts';
-
-/** How a sign-in began: a subject token (exchange, invitation acceptance) or an SSO connection. */
-export type SignInMethod = 'exchange' | 'sso';
+import type { SignInMethod } from '../domain/signInPolicy.ts';
 
 export interface FamilyRow {
   id: string;

@@ -9,7 +9,10 @@ import type { AppContext } from '../lib/context.ts';
 import { withEventBatch, type Actor } from '../sql/events.ts';
 import type { PoolClient } from '../lib/db.ts';
 import type { IssueInput } from '../domain/ingestRecord.ts';
-import { ingestIssues, type IngestOutcome } from '../sql/issues.ts';
+import { planIngest } from '../domain/ingestPlan.ts';
+import type { Queryable } from '../lib/db.ts';
+import type { EventBatch } from '../sql/events.ts';
+import { storeIngestPlan, type IngestOutcome } from '../sql/issues.ts';
 import { enqueueJob } from '../jobs/runtime.ts';
 import { ingestProcess } from '../jobs/queue/ingest__process.ts';
 import { enqueueVerifications } from '../jobs/queue/recommendation__verify.ts';
@@ -26,6 +29,15 @@ export interface IngestResult {
 export interface IngestCaller {
   workspaceId: string;
   actor: Actor;
+}
+
+/**
+ * Issues of a batch of records in the caller's event batch: the plan of domain/ingestPlan.ts (dedup
+ * on (source, external_id), engine eligibility at `events.recordedAt`), stored by sql/issues.ts. Also
+ * the write of POST /v1/issues (`via: 'api'`).
+ */
+export function ingestIssues(db: Queryable, events: EventBatch, actor: Actor, inputs: IssueInput[], via: 'ingest' | 'api'): Promise<IngestOutcome> {
+  return storeIngestPlan(db, events, actor, planIngest(inputs, events.recordedAt), via);
 }
 
 /** `alsoInTransaction` writes what must commit with the records (a connector's inbound delivery, a sync cursor), after them and before the post-ingest job. */

@@ -11,7 +11,7 @@ import { withTransaction, type Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
 import { configKinds, type ConfigKind } from '../engine/config/index.ts';
 import { ENGINE_VERSION, outputDigest } from '../engine/manifest.ts';
-import { runPipelineInThread } from '../jobs/engineThread.ts';
+import { runPipelineInThread } from '../lib/engineThread.ts';
 import { stageIndex, stageNames, type StageName, type StageOutputs } from '../engine/pipeline.ts';
 import type { StageContext } from '../engine/stages/context.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';

@@ -12,7 +12,7 @@ import { ENGINE_VERSION } from '../engine/manifest.ts';
 import { stageIndex, type StageOutputs } from '../engine/pipeline.ts';
 import { meanResidualDays } from '../engine/hazard/trend.ts';
 import { clockOf, fitOf, type PatternHazard } from '../engine/stages/08_hazard.ts';
-import { runPipelineInThread } from '../jobs/engineThread.ts';
+import { runPipelineInThread } from '../lib/engineThread.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
 import { checkpointOfJobRun, insertCheckpoint, latestCheckpoint, type CheckpointMetrics, type CheckpointRow } from '../sql/tenant/checkpoints.ts';

@@ -22,7 +22,7 @@ import { issuesToDetails, platformErrorHandler, sendPlatformError, validationErr
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, idempotencyIdentity, idempotencyKeyRequired, requireIdempotencyKey } from './idempotency.ts';
 import { bearerToken, type PlatformAuthenticator, type Principal } from './principal.ts';
 import type { PlatformRoute } from './route.ts';
-import { allScopes, scopeTable } from './scopes.ts';
+import { allScopes, scopeTable } from '../../domain/scopes.ts';
 import { createScimRouter } from './scim/app.ts';
 import { ScimError, sendScimError } from './scim/errors.ts';
 

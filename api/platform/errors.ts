@@ -1,35 +1,12 @@
 /**
  * The /v1 error envelope: `{error: {code, message, trace_id, details?}}` with trace_id equal to the
- * X-Request-Id header, except 429 which carries no trace_id. One table maps error codes to statuses.
+ * X-Request-Id header, except 429 which carries no trace_id. Statuses: api/http/errorStatus.ts.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { AppError, type ErrorCode } from '../../lib/errors.ts';
+import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { platformStatus } from '../http/errorStatus.ts';
 import type { LocatedIssue } from '../http/routes.ts';
-
-export const platformStatus: Record<ErrorCode, number> = {
-  validation_error: 400,
-  idempotency_key_required: 400,
-  too_many_records: 400,
-  bad_request: 400,
-  unauthorized: 401,
-  invalid_grant: 401,
-  forbidden: 403,
-  mfa_required: 403,
-  sso_required: 403,
-  not_found: 404,
-  not_fitted: 404,
-  conflict: 409,
-  abstained: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  unprocessable: 422,
-  config_invalid: 422,
-  report_facts_mismatch: 422,
-  rate_limited: 429,
-  service_unavailable: 503,
-  internal_error: 500,
-};
 
 export function sendPlatformError(req: Request, res: Response, err: AppError, status = platformStatus[err.code]): void {
   const body: Record<string, unknown> = { code: err.code, message: err.message };

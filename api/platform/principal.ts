@@ -1,7 +1,7 @@
 /** Who is calling /v1: resolved from the bearer token by the authenticator (api/platform/auth). */
 import type { Request } from 'express';
 import type { Actor } from '../../sql/events.ts';
-import type { Scope } from './scopes.ts';
+import type { Scope } from '../../domain/scopes.ts';
 
 export interface Principal {
   kind: 'user' | 'service_account' | 'api_key';

@@ -7,7 +7,7 @@ import type { AppContext } from '../../lib/context.ts';
 import type { ErrorCode } from '../../lib/errors.ts';
 import type { AnyZodObject, BaseRoute, Reply, Request, Response } from '../http/routes.ts';
 import type { Principal } from './principal.ts';
-import type { Scope } from './scopes.ts';
+import type { Scope } from '../../domain/scopes.ts';
 
 export type PlatformAuthKind = 'bearer' | 'public' | 'provisioning';
 

@@ -13,13 +13,11 @@ import { ringVerifies } from '../../lib/keyRing.ts';
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../lib/context.ts';
 import { hmacSha256, randomToken, sha256Hex } from '../../lib/crypto.ts';
+import { STAFF_SESSION_TTL_MS, TENANT_SESSION_TTL_MS } from '../../domain/productSessions.ts';
 
 export const STAFF_COOKIE = 'svc_admin_session';
 export const TENANT_COOKIE = 'svc_tenant_session';
 export const CSRF_COOKIE = 'svc_csrf';
-
-export const STAFF_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-export const TENANT_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Cookies of the request (first value wins, values URL-decoded when they are encoded). */
 export function readCookies(req: Request): Map<string, string> {

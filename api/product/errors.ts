@@ -5,33 +5,10 @@
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { z } from 'zod';
-import { AppError, type ErrorCode } from '../../lib/errors.ts';
+import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { productStatus } from '../http/errorStatus.ts';
 import type { LocatedIssue } from '../http/routes.ts';
-
-export const productStatus: Record<ErrorCode, number> = {
-  validation_error: 422,
-  idempotency_key_required: 400,
-  too_many_records: 400,
-  bad_request: 400,
-  unauthorized: 401,
-  invalid_grant: 401,
-  forbidden: 403,
-  mfa_required: 403,
-  sso_required: 403,
-  not_found: 404,
-  not_fitted: 404,
-  conflict: 409,
-  abstained: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  unprocessable: 422,
-  config_invalid: 422,
-  report_facts_mismatch: 422,
-  rate_limited: 429,
-  service_unavailable: 503,
-  internal_error: 500,
-};
 
 /** The body of an error with a plain-string detail, for route response declarations. */
 export const detailSchema = z.object({ detail: z.string() });

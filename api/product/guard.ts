@@ -16,6 +16,7 @@ import { userPermissions } from '../../sql/tenant/users.ts';
 import { CSRF_COOKIE, csrfTokenMatchesSession, readCookies, STAFF_COOKIE, TENANT_COOKIE } from './cookies.ts';
 import type { Principals, StaffPrincipal, TenantPrincipal } from './principal.ts';
 import type { ProductRoute } from './route.ts';
+import { isLive } from '../../domain/tenantLifecycle.ts';
 
 export interface ProductGuard {
   /** The principal a route needs (none for public routes); throws AppError (401, 403) when it may not proceed. */
@@ -68,7 +69,7 @@ export function createSessionGuard(app: AppContext): ProductGuard {
     const parsed = parseTenantCookie(value);
     if (!parsed) throw expired;
     const row = await findTenantBySlug(app.pool, parsed.slug);
-    if (!row || row.lifecycle_state !== 'live') throw expired;
+    if (!row || !isLive(row.lifecycle_state)) throw expired;
     const resolved = await withTenant(app.pool, row.schema_name, async (client) => {
       const session = await findLiveTenantSession(client, sha256Hex(parsed.token), app.clock.now());
       return session && { session, permissions: await userPermissions(client, session.id) };

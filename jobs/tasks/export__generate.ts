@@ -1,5 +1,5 @@
 /**
- * Generates an export file in a child process of its own (jobs/exportFileChild.ts, started through
+ * Generates an export file in a child process of its own (usecases/exportFileChild.ts, started through
  * lib/exportProcess.ts with memory-tight V8 options that the engine sharing this runner must not
  * get): there one transaction holds the cursor over the list's rows and the file's chunks
  * (sql/exports.ts), so a failed attempt leaves nothing behind and a retry starts over. Progress is the
@@ -9,12 +9,12 @@
 import { exportDatabase, runExportProcess } from '../../lib/exportProcess.ts';
 import { exportDefinitions, findExport } from '../../sql/exports.ts';
 import { filteredTotal } from '../../sql/pagination.ts';
-import type { FileExportInput, FileExportResult } from '../exportFileChild.ts';
+import type { FileExportInput, FileExportResult } from '../../usecases/exportFileChild.ts';
 import { defineTask, PermanentJobError } from '../runtime.ts';
 import { exportGenerate } from '../queue/export__generate.ts';
 import { moduleUrl } from '../../lib/modulePath.ts';
 
-const CHILD = moduleUrl('../exportFileChild', import.meta.url);
+const CHILD = moduleUrl('../../usecases/exportFileChild', import.meta.url);
 
 export const exportGenerateTask = defineTask({
   ...exportGenerate,

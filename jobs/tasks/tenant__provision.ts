@@ -1,44 +1,9 @@
-/**
- * Provisions a tenant's isolated schema in four idempotent steps: create the schema, apply the tenant
- * migrations, seed the role profiles, seed the defaults. Every step can run again safely, so a retry
- * after a failure half-way resumes: the schema exists, recorded migrations are skipped, seeds upsert.
- * The tenant is `provisioning` while it runs and `onboarding` once it succeeded.
- */
-import type { Pool } from '../../lib/db.ts';
-import { seedRoleProfiles } from '../../sql/tenant/roles.ts';
-import { createTenantSchema, migrateTenantSchema, seedTenantDefaults, withTenant } from '../../sql/tenant/schema.ts';
-import { findTenant, transitionTenant } from '../../sql/tenants.ts';
-import { PROVISIONABLE_STATES } from '../../domain/tenantLifecycle.ts';
-import { defineTask, PermanentJobError } from '../runtime.ts';
+/** Provisions a tenant's schema (usecases/tenants/provisionTenant.ts), reporting each of the four steps as progress. */
+import { PROVISION_STEPS, provisionTenant } from '../../usecases/tenants/provisionTenant.ts';
 import { tenantProvision } from '../queue/tenant__provision.ts';
-
-export const PROVISION_STEPS = ['create_schema', 'apply_migrations', 'seed_role_profiles', 'seed_defaults'] as const;
-export type ProvisionStep = (typeof PROVISION_STEPS)[number];
-
-/** The four steps, in order, each reported to `done` as it completes (also used by bench/tenants.ts). */
-export async function provisionSchema(pool: Pool, schema: string, done: (step: ProvisionStep, index: number) => Promise<void>): Promise<string[]> {
-  await createTenantSchema(pool, schema);
-  await done('create_schema', 0);
-  const migrationsApplied = await migrateTenantSchema(pool, schema);
-  await done('apply_migrations', 1);
-  await withTenant(pool, schema, seedRoleProfiles);
-  await done('seed_role_profiles', 2);
-  await seedTenantDefaults(pool, schema);
-  await done('seed_defaults', 3);
-  return migrationsApplied;
-}
+import { defineTask } from '../runtime.ts';
 
 export const tenantProvisionTask = defineTask({
   ...tenantProvision,
-  async run({ tenant_id }, job) {
-    const { pool } = job.app;
-    const tenant = await findTenant(pool, tenant_id);
-    if (!tenant) throw new PermanentJobError(`tenant ${tenant_id} does not exist`);
-    if (!PROVISIONABLE_STATES.includes(tenant.lifecycle_state))
-      throw new PermanentJobError(`tenant is '${tenant.lifecycle_state}'; provisioning does not apply`);
-    await transitionTenant(pool, tenant.id, ['draft'], 'provisioning');
-    const migrationsApplied = await provisionSchema(pool, tenant.schema_name, (step, index) => job.progress(((index + 1) * 95) / PROVISION_STEPS.length, step));
-    await transitionTenant(pool, tenant.id, ['draft', 'provisioning'], 'onboarding');
-    return { schema: tenant.schema_name, migrations_applied: migrationsApplied };
-  },
+  run: ({ tenant_id }, job) => provisionTenant(job.app.pool, tenant_id, (step, index) => job.progress(((index + 1) * 95) / PROVISION_STEPS.length, step)),
 });

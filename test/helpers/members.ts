@@ -1,6 +1,6 @@
 /** Members of a workspace with their own access tokens, for tests that need several users. */
-import type { Role } from '../../api/platform/auth/roles.ts';
-import { issueTokenPair } from '../../api/platform/auth/tokenPairs.ts';
+import type { Role } from '../../domain/memberRoles.ts';
+import { issueTokenPair } from '../../usecases/tokenPairs.ts';
 import type { AppContext } from '../../lib/context.ts';
 import { ensureMembership, upsertUserByEmail } from '../../sql/users.ts';
 import { insertOrganization, insertWorkspace } from '../../sql/workspaces.ts';

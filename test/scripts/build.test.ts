@@ -58,7 +58,7 @@ test('npm run build compiles every server module to JavaScript and copies the SQ
   );
   assert.ok(files.includes('console/publicPaths.js'), 'the public paths, compiled for the server');
   assert.ok(files.includes('console/web/main.tsx'), 'the console app, copied whole');
-  for (const expected of ['scripts/svc.js', 'scripts/workerChild.js', 'jobs/engineThreadMain.js', 'jobs/exportFileChild.js', 'lib/workerBoot.mjs']) {
+  for (const expected of ['scripts/svc.js', 'scripts/workerChild.js', 'lib/engineThreadMain.js', 'usecases/exportFileChild.js', 'lib/workerBoot.mjs']) {
     assert.ok(files.includes(expected), expected);
   }
   const migrations = readdirSync(path.join(projectRoot, 'sql/migrations'));

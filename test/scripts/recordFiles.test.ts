@@ -1,5 +1,5 @@
 /**
- * scripts/recordFiles.ts reads workbook cells as the upload path does (lib/xlsxCellText.ts): a formula
+ * scripts/recordFiles.ts reads workbook cells as the upload path does (lib/recordFileRows.ts): a formula
  * error cell is its code, as a person sees it, not an empty cell (the CLI's copy once lacked that branch).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

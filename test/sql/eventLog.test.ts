@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
 import { EventBatch, type StoredEvent } from '../../sql/events.ts';
-import { ingestIssues } from '../../sql/issues.ts';
+import { ingestIssues } from '../../usecases/ingestRecords.ts';
 import { foldIssues, rebuildProjections } from '../../sql/projections.ts';
 import { createEngineRun, executeEngineRun } from '../../usecases/runEngine.ts';
 import { generateIssues } from '../../fixtures/synthetic.ts';

@@ -8,14 +8,14 @@ import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import * as apiKeys from '../../../sql/apiKeys.ts';
-import { recordAudit } from '../../../sql/audit.ts';
+import { recordAudit, auditActor } from '../../../sql/audit.ts';
 import { reply } from '../../http/routes.ts';
-import { API_KEY_PREFIX } from '../auth/authenticator.ts';
-import { provisionedApiKeyScopes } from '../auth/roles.ts';
+import { API_KEY_PREFIX } from '../../../domain/credentials.ts';
+import { provisionedApiKeyScopes } from '../../../domain/memberRoles.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { allScopes } from '../scopes.ts';
+import { allScopes } from '../../../domain/scopes.ts';
 
 const apiKeySchema = z.object({
   id: z.string(),
@@ -46,8 +46,7 @@ const notFound = () => new AppError('not_found', 'API key not found');
 const audit = (principal: Principal, action: string, id: string, clientIp: string, metadata?: Record<string, unknown>) => ({
   workspaceId: principal.workspaceId,
   action,
-  actorType: principal.kind,
-  actorId: principal.subjectId,
+  ...auditActor(principal),
   targetType: 'api_key',
   targetId: id,
   clientIp,

@@ -12,14 +12,13 @@ import { findLiveApiKey, touchApiKey } from '../../../sql/apiKeys.ts';
 import { findLiveServiceAccountToken, touchServiceAccountToken } from '../../../sql/serviceAccounts.ts';
 import { liveSignIn } from '../../../sql/tokenFamilies.ts';
 import type { PlatformAuthenticator, Principal, ProvisioningKeyCheck } from '../principal.ts';
-import { isScope, type Scope } from '../scopes.ts';
-import { createVerifiedTokenCache } from './accessTokens.ts';
-import { ssoRequired } from './tokenPairs.ts';
+import { isScope, type Scope } from '../../../domain/scopes.ts';
+import { createVerifiedTokenCache } from '../../../lib/accessTokens.ts';
+import { API_KEY_PREFIX, SERVICE_ACCOUNT_TOKEN_PREFIX } from '../../../domain/credentials.ts';
+import { ssoRequired } from '../../../domain/signInPolicy.ts';
 import { assertMfaEnrolment } from './mfaEnforcement.ts';
-import { roleScopes, type Role } from './roles.ts';
+import { roleScopes, type Role } from '../../../domain/memberRoles.ts';
 
-export const SERVICE_ACCOUNT_TOKEN_PREFIX = 'svc_sat_';
-export const API_KEY_PREFIX = 'svc_key_';
 const TOUCH_INTERVAL_MS = 60_000;
 
 const toScopes = (values: readonly string[]): Set<Scope> => new Set(values.filter(isScope));

@@ -8,16 +8,9 @@ import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetK
 import type { AppContext } from '../../../lib/context.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { DEV_IDENTITY } from '../../../sql/seed.ts';
+import type { VerifiedIdentity } from '../../../usecases/signIn.ts';
 
-export interface VerifiedIdentity {
-  issuer: string;
-  /** Null for the platform identity provider; the SSO connection that asserted the identity otherwise (its namespace of identity links). */
-  connectionId: string | null;
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-  name: string | null;
-}
+export type { VerifiedIdentity };
 
 const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
 

@@ -2,8 +2,9 @@
 import { z } from 'zod';
 import { reply } from '../../http/routes.ts';
 import { platformRoute } from '../route.ts';
-import { exchangeSubjectToken } from './exchange.ts';
-import { rotateRefreshToken } from './tokenPairs.ts';
+import { signInIdentity } from '../../../usecases/signIn.ts';
+import { verifySubjectToken } from './identityProvider.ts';
+import { rotateRefreshToken } from '../../../usecases/refreshSession.ts';
 
 export const tokenPairSchema = z.object({
   access_token: z.string(),
@@ -45,7 +46,10 @@ export const authRoutes = [
       },
       429: { description: 'Too many wrong MFA codes (`rate_limited`)' },
     },
-    handler: async ({ body, app, req }) => reply.ok(await exchangeSubjectToken(app, body.subject_token, body.workspace_id, req.clientIp, body.mfa_code)),
+    handler: async ({ body, app, req }) => {
+      const identity = await verifySubjectToken(app, body.subject_token);
+      return reply.ok(await signInIdentity(app, identity, body.workspace_id, req.clientIp, { method: 'exchange', mfaCode: body.mfa_code }));
+    },
   }),
   platformRoute({
     method: 'post',

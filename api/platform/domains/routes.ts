@@ -10,7 +10,7 @@ import { randomToken } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { resolveTxt } from '../../../lib/dnsTxt.ts';
 import { AppError, conflict } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
+import { recordAudit, auditActor } from '../../../sql/audit.ts';
 import * as domains from '../../../sql/workspaceDomains.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
@@ -80,8 +80,7 @@ export const domainRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'domain.claimed',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'domain',
           targetId: row.id,
           clientIp: req.clientIp,
@@ -124,8 +123,7 @@ export const domainRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'domain.verified',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'domain',
           targetId: row.id,
           clientIp: req.clientIp,
@@ -150,8 +148,7 @@ export const domainRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'domain.deleted',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'domain',
           targetId: params.id,
           clientIp: req.clientIp,

@@ -20,7 +20,7 @@ import { reply, type Request } from '../../http/routes.ts';
 import { exportFilters } from '../listFilters.ts';
 import { platformRoute } from '../route.ts';
 import { platformBaseUrl } from '../publicUrl.ts';
-import type { Scope } from '../scopes.ts';
+import type { Scope } from '../../../domain/scopes.ts';
 
 const exportSchema = z.object({
   id: z.string(),

@@ -6,7 +6,9 @@ import { enqueueNotifications, notifiable } from '../../../jobs/queue/notificati
 import { issueEventList, withEventBatch, type StoredEvent } from '../../../sql/events.ts';
 import type { IssueRow } from '../../../sql/issueProjection.ts';
 import { issueStatuses } from '../../../domain/issueTransitions.ts';
-import { findIssue, ingestIssues, updateIssue } from '../../../sql/issues.ts';
+import { findIssue } from '../../../sql/issues.ts';
+import { ingestIssues } from '../../../usecases/ingestRecords.ts';
+import { updateIssue } from '../../../usecases/updateIssue.ts';
 import { reply } from '../../http/routes.ts';
 import { issueList } from '../../../sql/listFilters.ts';
 import { issueFilterRule, issueFilters } from '../listFilters.ts';

@@ -4,25 +4,21 @@
  * invitee signs in with the identity provider and presents the invitation token).
  */
 import { z } from 'zod';
-import { sha256Hex } from '../../../lib/crypto.ts';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
-import * as invitations from '../../../sql/invitations.ts';
+import { roles, type Role } from '../../../domain/memberRoles.ts';
+import type * as invitations from '../../../sql/invitations.ts';
+import { invitationList } from '../../../sql/invitations.ts';
 import * as users from '../../../sql/users.ts';
-import { revokeUserFamilies } from '../../../sql/tokenFamilies.ts';
-import { findWorkspace } from '../../../sql/workspaces.ts';
+import { acceptInvitation } from '../../../usecases/members/acceptInvitation.ts';
+import type { MemberActor } from '../../../usecases/members/memberActor.ts';
+import { changeMemberRole } from '../../../usecases/members/changeMemberRole.ts';
+import { inviteMember, revokeInvitation } from '../../../usecases/members/inviteMember.ts';
+import { removeMember } from '../../../usecases/members/removeMember.ts';
 import { reply } from '../../http/routes.ts';
 import { verifySubjectToken } from '../auth/identityProvider.ts';
-import { canGrant, roles, type Role } from '../auth/roles.ts';
 import { tokenPairSchema } from '../auth/routes.ts';
-import { signInBlocked } from '../auth/signInPolicy.ts';
-import { issueTokenPair } from '../auth/tokenPairs.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { createInvitation } from './invitationMail.ts';
-import { isUuid } from '../../../lib/ids.ts';
 
 const roleSchema = z.enum(roles, { error: `must be one of ${roles.join(', ')}` });
 
@@ -63,16 +59,8 @@ const toInvitation = (r: invitations.InvitationRow, now: Date) => ({
   created_at: r.created_at.toISOString(),
 });
 
-/** The role the caller acts with: a user's membership role; machine credentials act as admins. */
-async function actingRole(db: Parameters<typeof users.findMembership>[0], principal: Principal): Promise<Role> {
-  if (principal.kind !== 'user') return 'admin';
-  const membership = await users.findMembership(db, principal.workspaceId, principal.userId!);
-  return (membership?.role as Role | undefined) ?? 'viewer';
-}
-
-const actor = (p: Principal) => ({ actorType: p.kind, actorId: p.subjectId });
+const memberActor = (principal: Principal, clientIp: string): MemberActor => ({ ...principal, clientIp });
 const memberParams = z.object({ user_id: z.string() });
-const memberNotFound = () => new AppError('not_found', 'Member not found');
 
 export const memberRoutes = [
   platformRoute({
@@ -109,38 +97,7 @@ export const memberRoutes = [
       409: { description: 'Would leave the workspace without an owner' },
     },
     handler: async ({ params, body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        if (!isUuid(params.user_id)) throw memberNotFound();
-        const owners = await users.lockOwners(client, principal.workspaceId);
-        const current = await users.findMembership(client, principal.workspaceId, params.user_id);
-        if (!current) throw memberNotFound();
-        const role = await actingRole(client, principal);
-        if (!canGrant(role, body.role) || !canGrant(role, current.role))
-          throw new AppError('forbidden', `A ${role} cannot change a ${current.role} into a ${body.role}`);
-        if (current.role === 'owner' && body.role !== 'owner' && owners.length <= 1)
-          throw new AppError('conflict', 'The workspace must keep at least one owner');
-        const updated = (await users.updateMembershipRole(client, principal.workspaceId, params.user_id, body.role))!;
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'member.role_changed',
-          ...actor(principal),
-          targetType: 'user',
-          targetId: params.user_id,
-          clientIp: req.clientIp,
-          metadata: { from: current.role, to: body.role },
-        });
-        const user = (await users.findUser(client, params.user_id))!;
-        return reply.ok(
-          toMember({
-            user_id: updated.user_id,
-            membership_id: updated.id,
-            email: user.email,
-            name: user.name,
-            role: updated.role,
-            created_at: updated.created_at,
-          }),
-        );
-      }),
+      reply.ok(toMember(await changeMemberRole(app, memberActor(principal, req.clientIp), params.user_id, body.role))),
   }),
   platformRoute({
     method: 'delete',
@@ -156,28 +113,10 @@ export const memberRoutes = [
       404: { description: 'Not a member' },
       409: { description: 'Would remove the last owner' },
     },
-    handler: async ({ params, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        if (!isUuid(params.user_id)) throw memberNotFound();
-        const owners = await users.lockOwners(client, principal.workspaceId);
-        const current = await users.findMembership(client, principal.workspaceId, params.user_id);
-        if (!current) throw memberNotFound();
-        const role = await actingRole(client, principal);
-        if (!canGrant(role, current.role)) throw new AppError('forbidden', `A ${role} cannot remove a ${current.role}`);
-        if (current.role === 'owner' && owners.length <= 1) throw new AppError('conflict', 'The workspace must keep at least one owner');
-        await users.deleteMembership(client, principal.workspaceId, params.user_id);
-        await revokeUserFamilies(client, principal.workspaceId, params.user_id, 'membership_removed');
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'member.removed',
-          ...actor(principal),
-          targetType: 'user',
-          targetId: params.user_id,
-          clientIp: req.clientIp,
-          metadata: { role: current.role },
-        });
-        return reply.noContent();
-      }),
+    handler: async ({ params, principal, app, req }) => {
+      await removeMember(app, memberActor(principal, req.clientIp), params.user_id);
+      return reply.noContent();
+    },
   }),
 ];
 
@@ -196,33 +135,10 @@ export const invitationRoutes = [
       403: { description: 'The caller may not grant this role' },
       409: { description: 'Already a member' },
     },
-    handler: async ({ body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const role = await actingRole(client, principal);
-        if (!canGrant(role, body.role)) throw new AppError('forbidden', `A ${role} cannot invite a ${body.role}`);
-        const existing = await users.findUserByEmail(client, body.email);
-        if (existing && (await users.findMembership(client, principal.workspaceId, existing.id)))
-          throw new AppError('conflict', `${body.email} is already a member`);
-        await invitations.revokePendingInvitations(client, principal.workspaceId, body.email);
-        const workspace = (await findWorkspace(client, principal.workspaceId))!;
-        const { invitation, url } = await createInvitation(app, client, {
-          workspaceId: workspace.id,
-          workspaceName: workspace.name,
-          email: body.email,
-          role: body.role,
-          invitedBy: principal.userId,
-        });
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'invitation.created',
-          ...actor(principal),
-          targetType: 'invitation',
-          targetId: invitation.id,
-          clientIp: req.clientIp,
-          metadata: { email: body.email, role: body.role },
-        });
-        return reply.created({ ...toInvitation(invitation, app.clock.now()), url });
-      }),
+    handler: async ({ body, principal, app, req }) => {
+      const { invitation, url } = await inviteMember(app, memberActor(principal, req.clientIp), body.email, body.role);
+      return reply.created({ ...toInvitation(invitation, app.clock.now()), url });
+    },
   }),
   platformRoute({
     method: 'get',
@@ -240,7 +156,7 @@ export const invitationRoutes = [
     handler: async ({ query, principal, app }) => {
       const now = app.clock.now();
       return reply.ok(
-        await paginate(app.pool, invitations.invitationList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (row) =>
+        await paginate(app.pool, invitationList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (row) =>
           toInvitation(row as invitations.InvitationRow, now),
         ),
       );
@@ -260,21 +176,7 @@ export const invitationRoutes = [
       409: { description: 'Not pending' },
     },
     handler: async ({ params, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const found = await invitations.findInvitation(client, principal.workspaceId, params.id);
-        if (!found) throw new AppError('not_found', 'Invitation not found');
-        const revoked = await invitations.revokeInvitation(client, principal.workspaceId, params.id);
-        if (!revoked) throw new AppError('conflict', `Invitation is ${found.status}; only pending invitations can be revoked`);
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'invitation.revoked',
-          ...actor(principal),
-          targetType: 'invitation',
-          targetId: revoked.id,
-          clientIp: req.clientIp,
-        });
-        return reply.ok(toInvitation(revoked, app.clock.now()));
-      }),
+      reply.ok(toInvitation(await revokeInvitation(app, memberActor(principal, req.clientIp), params.id), app.clock.now())),
   }),
   platformRoute({
     method: 'post',
@@ -298,43 +200,7 @@ export const invitationRoutes = [
     },
     handler: async ({ body, app, req }) => {
       const identity = await verifySubjectToken(app, body.subject_token);
-      const outcome = await withTransaction(app.pool, async (client) => {
-        const invitation = await invitations.lockInvitationByTokenHash(client, sha256Hex(body.invitation_token));
-        if (!invitation) throw new AppError('not_found', 'Invitation not found');
-        if (invitation.status !== 'pending') throw new AppError('conflict', `Invitation is ${invitation.status}`);
-        if (invitation.expires_at <= app.clock.now()) throw new AppError('conflict', 'Invitation has expired');
-        const oidc = app.config.AUTH_PROVIDER === 'oidc';
-        if (oidc && (!identity.emailVerified || identity.email?.toLowerCase() !== invitation.email.toLowerCase())) {
-          throw new AppError('forbidden', 'The signed-in identity is not the invited e-mail address');
-        }
-        const { user } = await users.upsertUserByEmail(client, invitation.email, identity.name ?? invitation.email.split('@')[0]);
-        if (oidc) await users.linkIdentity(client, user.id, identity);
-        const { membership } = await users.ensureMembership(client, invitation.workspace_id, user.id, invitation.role);
-        await invitations.markInvitationAccepted(client, invitation.id, user.id);
-        await recordAudit(client, {
-          workspaceId: invitation.workspace_id,
-          action: 'invitation.accepted',
-          actorType: 'user',
-          actorId: user.id,
-          targetType: 'invitation',
-          targetId: invitation.id,
-          clientIp: req.clientIp,
-          metadata: { role: membership.role },
-        });
-        // The membership stands; the sign-in itself follows the workspace's policy (SSO, MFA).
-        const blocked = await signInBlocked(
-          app,
-          client,
-          (await findWorkspace(client, invitation.workspace_id))!,
-          user.id,
-          { method: 'exchange' },
-          req.clientIp,
-        );
-        if (blocked) return { blocked };
-        return { pair: await issueTokenPair(app, client, user.id, invitation.workspace_id, membership.role as Role, req.clientIp) };
-      });
-      if ('blocked' in outcome) throw outcome.blocked;
-      return reply.ok(outcome.pair);
+      return reply.ok(await acceptInvitation(app, identity, body.invitation_token, req.clientIp));
     },
   }),
 ];

@@ -1,15 +1,12 @@
 /** The caller's second factors (scope `mfa:manage`, human users only): list, enrol, verify, remove, recovery codes. */
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
 import * as mfa from '../../../sql/mfa.ts';
-import { findUser } from '../../../sql/users.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { enrolSms, enrolTotp, regenerateRecoveryCodes, verifyFactor } from './factors.ts';
+import { enrolFactor, type FactorOwner, newRecoveryCodes, removeFactor, verifyOwnFactor } from '../../../usecases/mfaFactors.ts';
 
 const factorSchema = z.object({
   id: z.string(),
@@ -41,6 +38,8 @@ function humanUser(principal: Principal): string {
   if (principal.kind !== 'user' || !principal.userId) throw new AppError('forbidden', 'Only users have MFA factors');
   return principal.userId;
 }
+
+const factorOwner = (principal: Principal, clientIp: string): FactorOwner => ({ userId: humanUser(principal), workspaceId: principal.workspaceId, clientIp });
 
 const factorParams = z.object({ id: z.uuid({ error: 'must be a factor id' }) });
 const notFound = () => new AppError('not_found', 'MFA factor not found');
@@ -87,29 +86,7 @@ export const mfaRoutes = [
       { error: 'must be totp or sms' },
     ),
     responses: { 201: { description: 'The pending factor', schema: enrolledSchema } },
-    handler: async ({ body, principal, app, req }) => {
-      const userId = humanUser(principal);
-      let result: { id: string; type: 'totp' | 'sms'; status: 'pending'; otpauth_uri?: string };
-      if (body.type === 'totp') {
-        const user = (await findUser(app.pool, userId))!;
-        const { factor, otpauthUri } = await enrolTotp(app, userId, user.email);
-        result = { id: factor.id, type: 'totp', status: 'pending', otpauth_uri: otpauthUri };
-      } else {
-        const factor = await enrolSms(app, userId, body.phone_number);
-        result = { id: factor.id, type: 'sms', status: 'pending' };
-      }
-      await recordAudit(app.pool, {
-        workspaceId: principal.workspaceId,
-        action: 'mfa.factor.enrolled',
-        actorType: 'user',
-        actorId: userId,
-        targetType: 'mfa_factor',
-        targetId: result.id,
-        clientIp: req.clientIp,
-        metadata: { type: body.type },
-      });
-      return reply.created(result);
-    },
+    handler: async ({ body, principal, app, req }) => reply.created(await enrolFactor(app, factorOwner(principal, req.clientIp), body)),
   }),
   platformRoute({
     method: 'post',
@@ -132,17 +109,7 @@ export const mfaRoutes = [
       429: { description: 'The factor is locked after too many wrong codes (`rate_limited`)' },
     },
     handler: async ({ params, body, principal, app, req }) => {
-      const userId = humanUser(principal);
-      const factor = await verifyFactor(app, userId, params.id, body.code);
-      await recordAudit(app.pool, {
-        workspaceId: principal.workspaceId,
-        action: 'mfa.factor.verified',
-        actorType: 'user',
-        actorId: userId,
-        targetType: 'mfa_factor',
-        targetId: factor.id,
-        clientIp: req.clientIp,
-      });
+      const factor = await verifyOwnFactor(app, factorOwner(principal, req.clientIp), params.id, body.code);
       return reply.ok({ id: factor.id, status: 'verified' });
     },
   }),
@@ -156,21 +123,8 @@ export const mfaRoutes = [
     params: factorParams,
     responses: { 204: { description: 'Removed' }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app, req }) => {
-      const userId = humanUser(principal);
-      return withTransaction(app.pool, async (client) => {
-        if (!(await mfa.deleteFactor(client, userId, params.id))) throw notFound();
-        if (!(await mfa.hasVerifiedFactor(client, userId))) await mfa.deleteRecoveryCodes(client, userId);
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'mfa.factor.removed',
-          actorType: 'user',
-          actorId: userId,
-          targetType: 'mfa_factor',
-          targetId: params.id,
-          clientIp: req.clientIp,
-        });
-        return reply.noContent();
-      });
+      if (!(await removeFactor(app, factorOwner(principal, req.clientIp), params.id))) throw notFound();
+      return reply.noContent();
     },
   }),
   platformRoute({
@@ -184,17 +138,6 @@ export const mfaRoutes = [
       201: { description: 'The codes', schema: z.object({ codes: z.array(z.string()) }) },
       409: { description: 'No verified factor yet (`conflict`)' },
     },
-    handler: async ({ principal, app, req }) => {
-      const userId = humanUser(principal);
-      const codes = await regenerateRecoveryCodes(app, userId);
-      await recordAudit(app.pool, {
-        workspaceId: principal.workspaceId,
-        action: 'mfa.recovery_codes.generated',
-        actorType: 'user',
-        actorId: userId,
-        clientIp: req.clientIp,
-      });
-      return reply.created({ codes });
-    },
+    handler: async ({ principal, app, req }) => reply.created({ codes: await newRecoveryCodes(app, factorOwner(principal, req.clientIp)) }),
   }),
 ];

@@ -6,22 +6,9 @@
  * `created: false` with `api_key: null`.
  */
 import { z } from 'zod';
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction, type PoolClient } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { insertApiKey } from '../../../sql/apiKeys.ts';
-import { recordAudit } from '../../../sql/audit.ts';
-import { latestPendingInvitation } from '../../../sql/invitations.ts';
-import * as users from '../../../sql/users.ts';
-import * as workspaces from '../../../sql/workspaces.ts';
+import { plans, provisionClient } from '../../../usecases/provisionClient.ts';
 import { reply } from '../../http/routes.ts';
-import { API_KEY_PREFIX } from '../auth/authenticator.ts';
-import { provisionedApiKeyScopes } from '../auth/roles.ts';
-import { createInvitation } from '../members/invitationMail.ts';
 import { platformRoute } from '../route.ts';
-
-const plans = ['free', 'starter', 'growth', 'enterprise'] as const;
 
 function isIanaTimezone(tz: string): boolean {
   try {
@@ -52,8 +39,6 @@ const provisionBody = z.object({
   issue_api_key: z.boolean().default(true),
   send_owner_invite: z.boolean().default(true),
 });
-type ProvisionBody = z.output<typeof provisionBody>;
-
 const provisionedClientSchema = z.object({
   created: z.boolean(),
   organization: z.object({ id: z.string(), slug: z.string(), name: z.string(), plan: z.enum(plans) }),
@@ -64,72 +49,6 @@ const provisionedClientSchema = z.object({
     .object({ id: z.string(), url: z.string().nullable().describe('null when the link was issued by an earlier call'), expires_at: z.string() })
     .nullable(),
 });
-type ProvisionedClient = z.output<typeof provisionedClientSchema>;
-
-async function existingClient(client: PoolClient, org: workspaces.OrganizationRow, ownerEmail: string): Promise<ProvisionedClient> {
-  const workspace = await workspaces.firstWorkspaceOfOrganization(client, org.id);
-  const owner = workspace ? await users.findOwnerByEmail(client, workspace.id, ownerEmail) : null;
-  if (!workspace || !owner) throw new AppError('conflict', `Organization slug '${org.slug}' is already provisioned for a different owner`);
-  const invite = await latestPendingInvitation(client, workspace.id, ownerEmail);
-  return {
-    created: false,
-    organization: { id: org.id, slug: org.slug, name: org.name, plan: org.plan },
-    workspace: { id: workspace.id, name: workspace.name },
-    owner: { ...owner, role: 'owner' },
-    api_key: null,
-    owner_invite: invite ? { id: invite.id, url: null, expires_at: invite.expires_at.toISOString() } : null,
-  };
-}
-
-async function provisionClient(app: AppContext, body: ProvisionBody, clientIp: string): Promise<ProvisionedClient> {
-  return withTransaction(app.pool, async (client) => {
-    const org = await workspaces.insertOrganization(client, body.organization);
-    if (!org) {
-      const existing = (await workspaces.findOrganizationBySlug(client, body.organization.slug))!;
-      return existingClient(client, existing, body.owner.email);
-    }
-    const workspace = await workspaces.insertWorkspace(client, org.id, body.workspace?.name ?? org.name);
-    const { user } = await users.upsertUserByEmail(client, body.owner.email, body.owner.name ?? body.owner.email.split('@')[0]);
-    const { membership } = await users.ensureMembership(client, workspace.id, user.id, 'owner');
-
-    let apiKey: ProvisionedClient['api_key'] = null;
-    if (body.issue_api_key) {
-      const secret = randomToken(32, API_KEY_PREFIX);
-      const note = 'Initial workspace API key issued at provisioning';
-      const row = await insertApiKey(client, workspace.id, note, sha256Hex(secret), provisionedApiKeyScopes);
-      apiKey = { id: row.id, secret, scopes: row.scopes, note };
-    }
-    let ownerInvite: ProvisionedClient['owner_invite'] = null;
-    if (body.send_owner_invite) {
-      const { invitation, url } = await createInvitation(app, client, {
-        workspaceId: workspace.id,
-        workspaceName: workspace.name,
-        email: user.email,
-        role: 'owner',
-        invitedBy: null,
-      });
-      ownerInvite = { id: invitation.id, url, expires_at: invitation.expires_at.toISOString() };
-    }
-    await recordAudit(client, {
-      workspaceId: workspace.id,
-      action: 'client.provisioned',
-      actorType: 'provisioning_key',
-      targetType: 'organization',
-      targetId: org.id,
-      clientIp,
-      metadata: { slug: org.slug, plan: org.plan, owner: user.email, api_key_issued: Boolean(apiKey), owner_invite_sent: Boolean(ownerInvite) },
-    });
-    return {
-      created: true,
-      organization: { id: org.id, slug: org.slug, name: org.name, plan: org.plan },
-      workspace: { id: workspace.id, name: workspace.name },
-      owner: { user_id: user.id, membership_id: membership.id, email: user.email, role: 'owner' },
-      api_key: apiKey,
-      owner_invite: ownerInvite,
-    };
-  });
-}
-
 export const provisioningRoutes = [
   platformRoute({
     method: 'post',

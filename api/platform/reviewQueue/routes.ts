@@ -10,7 +10,8 @@ import type { PoolClient } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { activeConfig } from '../../../sql/configs.ts';
 import { withEventBatch } from '../../../sql/events.ts';
-import { lockIssuesById, updateIssue } from '../../../sql/issues.ts';
+import { lockIssuesById } from '../../../sql/issues.ts';
+import { updateIssue } from '../../../usecases/updateIssue.ts';
 import {
   decideReviewItem,
   findReviewItem,

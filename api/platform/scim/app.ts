@@ -17,6 +17,7 @@ import { SCIM_CONTENT_TYPE, ScimError, scimNotFound, sendScimError } from './err
 import { filterToSql } from './filter.ts';
 import type { PatchOperation } from './patch.ts';
 import * as resources from './resources.ts';
+import { isUuid } from '../../../lib/ids.ts';
 
 export const SCIM_TOKEN_PREFIX = 'svc_scim_';
 const MAX_COUNT = 200;
@@ -146,7 +147,7 @@ export function createScimRouter(app: AppContext): express.Router {
     send(res, 200, listResponse(page.startIndex, page.total, await resources.renderUsers(app.pool, page.rows as scim.ScimUserRow[], scope.base)));
   });
   const oneUser = async (id: string, scope: resources.ScimScope) => {
-    const row = resources.isUuid(id) ? await scim.findScimUser(app.pool, scope.workspaceId, id) : null;
+    const row = isUuid(id) ? await scim.findScimUser(app.pool, scope.workspaceId, id) : null;
     if (!row) throw scimNotFound('User');
     return (await resources.renderUsers(app.pool, [row], scope.base))[0];
   };
@@ -157,18 +158,18 @@ export function createScimRouter(app: AppContext): express.Router {
     send(res, 201, body, { Location: body.meta.location });
   });
   route('put', '/Users/:id', async (req, res, scope, id) => {
-    if (!resources.isUuid(id)) throw scimNotFound('User');
+    if (!isUuid(id)) throw scimNotFound('User');
     await withTransaction(app.pool, (client) => resources.replaceUser(client, scope, id, req.body));
     send(res, 200, await oneUser(id, scope));
   });
   route('patch', '/Users/:id', async (req, res, scope, id) => {
-    if (!resources.isUuid(id)) throw scimNotFound('User');
+    if (!isUuid(id)) throw scimNotFound('User');
     const operations = patchOperations(req.body);
     await withTransaction(app.pool, (client) => resources.patchUser(client, scope, id, operations));
     send(res, 200, await oneUser(id, scope));
   });
   route('delete', '/Users/:id', async (_req, res, scope, id) => {
-    if (!resources.isUuid(id)) throw scimNotFound('User');
+    if (!isUuid(id)) throw scimNotFound('User');
     await withTransaction(app.pool, (client) => resources.deleteUser(client, scope, id));
     send(res, 204);
   });
@@ -185,7 +186,7 @@ export function createScimRouter(app: AppContext): express.Router {
     return rows.map((row) => resources.toScimGroup(row, withMembers ? members.filter((m) => m.group_id === row.id) : null, scope.base));
   };
   const oneGroup = async (id: string, scope: resources.ScimScope, withMembers = true) => {
-    const row = resources.isUuid(id) ? await scim.findScimGroup(app.pool, scope.workspaceId, id) : null;
+    const row = isUuid(id) ? await scim.findScimGroup(app.pool, scope.workspaceId, id) : null;
     if (!row) throw scimNotFound('Group');
     return (await renderGroups([row], scope, withMembers))[0];
   };

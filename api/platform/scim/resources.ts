@@ -12,6 +12,7 @@ import * as users from '../../../sql/users.ts';
 import { invalidValue, ScimError, scimNotFound } from './errors.ts';
 import type { FilterAttribute } from './filter.ts';
 import { applyPatch, ENTERPRISE_USER_SCHEMA, scimBoolean, SVC_GROUP_SCHEMA, type PatchOperation } from './patch.ts';
+import { isUuid } from '../../../lib/ids.ts';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -293,10 +294,8 @@ export function toScimGroup(row: scim.ScimGroupRow, members: Array<{ id: string;
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 async function setMembers(db: PoolClient, scope: ScimScope, group: scim.ScimGroupRow, memberIds: string[], previous: string[]) {
-  const found = memberIds.every((id) => UUID.test(id)) ? await scim.scimUsersByIds(db, scope.workspaceId, memberIds) : [];
+  const found = memberIds.every((id) => isUuid(id)) ? await scim.scimUsersByIds(db, scope.workspaceId, memberIds) : [];
   const unknown = memberIds.filter((id) => !found.some((u) => u.id === id));
   if (unknown.length) throw invalidValue(`No such User: ${unknown.join(', ')}`);
   await scim.setGroupMembers(db, group.id, memberIds);
@@ -325,7 +324,7 @@ async function saveGroup(db: PoolClient, scope: ScimScope, existing: scim.ScimGr
 }
 
 async function lockGroup(db: PoolClient, scope: ScimScope, id: string) {
-  const row = UUID.test(id) ? await scim.findScimGroup(db, scope.workspaceId, id, true) : null;
+  const row = isUuid(id) ? await scim.findScimGroup(db, scope.workspaceId, id, true) : null;
   if (!row) throw scimNotFound('Group');
   return row;
 }
@@ -352,5 +351,3 @@ export async function deleteGroup(db: PoolClient, scope: ScimScope, id: string) 
   for (const user of await scim.scimUsersByIds(db, scope.workspaceId, members)) await syncMembership(db, scope.workspaceId, user, 'scim_deactivated', true);
   await audit(db, scope, 'scim.group.deleted', 'scim_group', id);
 }
-
-export const isUuid = (id: string) => UUID.test(id);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
+import { recordAudit, auditActor } from '../../../sql/audit.ts';
 import * as scim from '../../../sql/scim.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
@@ -47,8 +47,7 @@ export const scimTokenRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'scim.token.created',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'scim_token',
           targetId: row.id,
           clientIp: req.clientIp,
@@ -88,8 +87,7 @@ export const scimTokenRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'scim.token.revoked',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'scim_token',
           targetId: params.id,
           clientIp: req.clientIp,

@@ -3,14 +3,13 @@ import { z } from 'zod';
 import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
+import { recordAudit, auditActor } from '../../../sql/audit.ts';
 import * as accounts from '../../../sql/serviceAccounts.ts';
 import { reply } from '../../http/routes.ts';
-import { SERVICE_ACCOUNT_TOKEN_PREFIX } from '../auth/authenticator.ts';
+import { SERVICE_ACCOUNT_TOKEN_PREFIX } from '../../../domain/credentials.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
-import type { Principal } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { allScopes } from '../scopes.ts';
+import { allScopes } from '../../../domain/scopes.ts';
 
 const serviceAccountSchema = z.object({
   id: z.string(),
@@ -55,7 +54,6 @@ const toTokenMetadata = (row: accounts.ServiceAccountTokenRow, now: Date) => ({
   status: row.revoked_at ? ('revoked' as const) : row.expires_at <= now ? ('expired' as const) : ('active' as const),
 });
 
-const actorOf = (p: Principal) => ({ actorType: p.kind, actorId: p.subjectId });
 const accountParams = z.object({ id: z.string() });
 const notFound = () => new AppError('not_found', 'Service account not found');
 
@@ -79,7 +77,7 @@ export const serviceAccountRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'service_account.created',
-          ...actorOf(principal),
+          ...auditActor(principal),
           targetType: 'service_account',
           targetId: row.id,
           clientIp: req.clientIp,
@@ -134,7 +132,7 @@ export const serviceAccountRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'service_account.deleted',
-          ...actorOf(principal),
+          ...auditActor(principal),
           targetType: 'service_account',
           targetId: params.id,
           clientIp: req.clientIp,
@@ -166,7 +164,7 @@ export const serviceAccountRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'service_account.token.created',
-          ...actorOf(principal),
+          ...auditActor(principal),
           targetType: 'service_account_token',
           targetId: token.id,
           clientIp: req.clientIp,
@@ -213,7 +211,7 @@ export const serviceAccountRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'service_account.token.revoked',
-          ...actorOf(principal),
+          ...auditActor(principal),
           targetType: 'service_account_token',
           targetId: token.id,
           clientIp: req.clientIp,

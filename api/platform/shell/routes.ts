@@ -9,7 +9,7 @@ import { exportFormats, exportResources } from '../../../sql/exports.ts';
 import { navCountValues } from '../../../sql/shellNav.ts';
 import { reply } from '../../http/routes.ts';
 import { platformRoute } from '../route.ts';
-import type { Scope } from '../scopes.ts';
+import type { Scope } from '../../../domain/scopes.ts';
 
 interface Section {
   id: string;

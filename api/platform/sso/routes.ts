@@ -7,7 +7,7 @@ import type { AppContext } from '../../../lib/context.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { sealSecret } from '../../../lib/secretBox.ts';
-import { recordAudit } from '../../../sql/audit.ts';
+import { recordAudit, auditActor } from '../../../sql/audit.ts';
 import * as sso from '../../../sql/sso.ts';
 import { findWorkspace } from '../../../sql/workspaces.ts';
 import { reply } from '../../http/routes.ts';
@@ -141,8 +141,7 @@ export const ssoConnectionRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'sso.connection.created',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'sso_connection',
           targetId: row.id,
           clientIp: req.clientIp,
@@ -224,8 +223,7 @@ export const ssoConnectionRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'sso.connection.updated',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'sso_connection',
           targetId: row.id,
           clientIp: req.clientIp,
@@ -258,8 +256,7 @@ export const ssoConnectionRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'sso.connection.deleted',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'sso_connection',
           targetId: p.id,
           clientIp: req.clientIp,

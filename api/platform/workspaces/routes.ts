@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
+import { recordAudit, auditActor } from '../../../sql/audit.ts';
 import { connectionsOfWorkspace } from '../../../sql/sso.ts';
 import { findWorkspace, updateWorkspaceSettings, type WorkspaceRow } from '../../../sql/workspaces.ts';
 import { reply } from '../../http/routes.ts';
@@ -86,8 +86,7 @@ export const workspaceRoutes = [
         await recordAudit(client, {
           workspaceId: principal.workspaceId,
           action: 'workspace.updated',
-          actorType: principal.kind,
-          actorId: principal.subjectId,
+          ...auditActor(principal),
           targetType: 'workspace',
           targetId: principal.workspaceId,
           clientIp: req.clientIp,

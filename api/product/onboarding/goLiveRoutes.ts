@@ -4,28 +4,12 @@
  * `{detail: {message, missing: [...]}}` naming exactly the prerequisites that are missing.
  */
 import { z } from 'zod';
-import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction } from '../../../lib/db.ts';
-import { conflict } from '../../../lib/errors.ts';
-import { hasActiveCheckpoint } from '../../../sql/tenant/checkpoints.ts';
-import { latestDataset } from '../../../sql/tenant/datasets.ts';
-import { recordTenantAudit } from '../../../sql/tenant/audit.ts';
-import { hasUsableInvitation } from '../../../sql/tenant/invitations.ts';
-import { transitionTenant, type TenantRow } from '../../../sql/tenants.ts';
-import { lifecycleStates } from '../../../domain/tenantLifecycle.ts';
-import { useTenantSchema, withTenant } from '../../../sql/tenant/schema.ts';
+import { GO_LIVE_PREREQUISITES } from '../../../domain/goLive.ts';
+import { goLive } from '../../../usecases/tenants/goLive.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
-import { requireTenant, tenantBody, tenantParams, tenantSchema } from '../tenants/lookup.ts';
-import { hasOnboardingSchema } from './provisioned.ts';
-
-const GO_LIVE_PREREQUISITES = {
-  dataset: 'historical data ingested',
-  checkpoint: 'a model checkpoint activated',
-  invitation: 'at least one user invited',
-} as const;
-const NOT_READY = 'Tenant cannot go live yet; complete the missing prerequisites.';
+import { tenantBody, tenantParams, tenantSchema } from '../tenants/lookup.ts';
 
 const missingSchema = z.object({
   detail: z.object({
@@ -33,19 +17,6 @@ const missingSchema = z.object({
     missing: z.array(z.enum(Object.values(GO_LIVE_PREREQUISITES) as [string, ...string[]])),
   }),
 });
-
-/** The prerequisites the tenant lacks, in the order of the onboarding steps. */
-async function missingPrerequisites(app: AppContext, tenant: TenantRow): Promise<string[]> {
-  const all = Object.values(GO_LIVE_PREREQUISITES);
-  if (!(await hasOnboardingSchema(app.pool, tenant))) return all;
-  return withTenant(app.pool, tenant.schema_name, async (db) => {
-    const missing: string[] = [];
-    if (!(await latestDataset(db))) missing.push(GO_LIVE_PREREQUISITES.dataset);
-    if (!(await hasActiveCheckpoint(db))) missing.push(GO_LIVE_PREREQUISITES.checkpoint);
-    if (!(await hasUsableInvitation(db, app.clock.now()))) missing.push(GO_LIVE_PREREQUISITES.invitation);
-    return missing;
-  });
-}
 
 export const goLiveRoutes = [
   productRoute({
@@ -65,31 +36,7 @@ export const goLiveRoutes = [
       404: { description: 'Tenant not found.', schema: detailSchema },
       409: { description: 'Missing prerequisites', schema: missingSchema },
     },
-    handler: async ({ app, req, params, staff }) => {
-      const tenant = await requireTenant(app.pool, params.tenant_id);
-      const missing = await missingPrerequisites(app, tenant);
-      if (missing.length) throw conflict(NOT_READY, { message: NOT_READY, missing });
-      const live = await withTransaction(app.pool, async (client) => {
-        const moved = await transitionTenant(
-          client,
-          tenant.id,
-          lifecycleStates.filter((s) => s !== 'live'),
-          'live',
-        );
-        if (!moved) return requireTenant(client, tenant.id);
-        await useTenantSchema(client, tenant.schema_name);
-        await recordTenantAudit(client, {
-          action: 'tenant_go_live',
-          actorType: 'employee',
-          actorId: staff.employeeId,
-          resourceType: 'tenant',
-          resourceId: tenant.id,
-          clientIp: req.clientIp ?? null,
-          metadata: { from: tenant.lifecycle_state },
-        });
-        return moved;
-      });
-      return reply.ok(tenantBody(live));
-    },
+    handler: async ({ app, req, params, staff }) =>
+      reply.ok(tenantBody(await goLive(app, params.tenant_id, { employeeId: staff.employeeId, clientIp: req.clientIp ?? null }))),
   }),
 ];

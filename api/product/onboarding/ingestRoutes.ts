@@ -17,7 +17,8 @@ import { productRoute } from '../route.ts';
 import { tenantParams } from '../tenants/lookup.ts';
 import { MAX_UPLOAD_BYTES } from '../uploads/multipart.ts';
 import { receiveUpload, uploadBody, uploadSchema } from '../uploads/receive.ts';
-import { iso, requireProvisionedTenant } from './provisioned.ts';
+import { iso } from './iso.ts';
+import { requireProvisionedTenant } from '../../../usecases/tenants/requireTenant.ts';
 
 const datasetSummarySchema = z
   .object({

@@ -5,37 +5,20 @@
  * user on (tenant, email), grants the invitation's role profile, marks it accepted and signs in.
  */
 import { z } from 'zod';
-import type { AppContext } from '../../../lib/context.ts';
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../lib/passwords.ts';
-import { queueMail } from '../../../jobs/queue/mail__send.ts';
+import { acceptTenantInvitation, INVITATION_INVALID } from '../../../usecases/tenants/acceptInvitation.ts';
+import { inviteTenantUser } from '../../../usecases/tenants/inviteTenantUser.ts';
+import { MIN_PASSWORD_LENGTH } from '../../../lib/passwords.ts';
 import { roleProfileNames } from '../../../sql/tenant/roles.ts';
-import { recordTenantAudit } from '../../../sql/tenant/audit.ts';
-import {
-  insertTenantInvitation,
-  listTenantInvitations,
-  findTenantInvitationByTokenHash,
-  markTenantInvitationAccepted,
-  type TenantInvitationRow,
-} from '../../../sql/tenant/invitations.ts';
-import { findTenantBySlug, type TenantRow } from '../../../sql/tenants.ts';
-import { useTenantSchema, withTenant } from '../../../sql/tenant/schema.ts';
-import { revokeAllTenantSessions } from '../../../sql/tenant/sessions.ts';
-import { grantRoleProfile, upsertTenantUser } from '../../../sql/tenant/users.ts';
+import { listTenantInvitations, type TenantInvitationRow } from '../../../sql/tenant/invitations.ts';
+import { withTenant } from '../../../sql/tenant/schema.ts';
 import { reply } from '../../http/routes.ts';
 import { setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
-import { mintTenantSession, requestIp, tenantMeSchema } from '../session/identity.ts';
-import { enforceLoginRateLimit, tenantAccountKey } from '../session/loginRateLimit.ts';
+import { sessionOrigin, tenantMeSchema } from '../session/identity.ts';
 import { requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
-import { isProvisioned } from '../../../domain/tenantLifecycle.ts';
-
-export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-const INVITATION_INVALID = 'This invitation is not pending or has expired.';
+import { iso } from './iso.ts';
+import { hasOnboardingSchema } from '../../../usecases/tenants/requireTenant.ts';
 
 const invitationSchema = z
   .object({
@@ -63,27 +46,6 @@ const invitationBody = (i: TenantInvitationRow, now: Date): z.output<typeof invi
   accepted_at: iso(i.accepted_at),
 });
 
-const acceptInviteUrl = (app: AppContext, slug: string, token: string) =>
-  `${app.config.APP_URL}/accept-invite?workspace=${encodeURIComponent(slug)}&token=${encodeURIComponent(token)}`;
-
-function invitationMail(app: AppContext, tenant: TenantRow, email: string, role: string, token: string) {
-  const url = acceptInviteUrl(app, tenant.slug, token);
-  return {
-    to: email,
-    subject: `You are invited to ${tenant.company} on svc`,
-    text:
-      `You have been invited to the ${tenant.company} workspace (${tenant.slug}) on svc as ${role}.\n\n` +
-      `Accept the invitation and choose your password: ${url}\n\nThe link expires in 7 days.`,
-    tenantId: tenant.id,
-  };
-}
-
-/** The tenant of an accept-invite request: one that exists and is onboarding or live. */
-async function invitingTenant(app: AppContext, slug: string): Promise<TenantRow | null> {
-  const tenant = await findTenantBySlug(app.pool, slug);
-  return tenant && isProvisioned(tenant.lifecycle_state) ? tenant : null;
-}
-
 export const invitationRoutes = [
   productRoute({
     method: 'post',
@@ -110,20 +72,12 @@ export const invitationRoutes = [
       409: { description: 'The tenant is not provisioned yet', schema: detailSchema },
     },
     handler: async ({ app, params, body, staff }) => {
-      const tenant = await requireProvisionedTenant(app.pool, params.tenant_id);
-      const token = randomToken(32);
-      const invitation = await withTransaction(app.pool, async (client) => {
-        await queueMail(client, invitationMail(app, tenant, body.email, body.role_profile, token));
-        await useTenantSchema(client, tenant.schema_name);
-        return insertTenantInvitation(client, {
-          email: body.email,
-          fullName: body.full_name ?? null,
-          roleProfile: body.role_profile,
-          tokenHash: sha256Hex(token),
-          invitedBy: staff.employeeId,
-          expiresAt: new Date(app.clock.now().getTime() + INVITATION_TTL_MS),
-        });
-      });
+      const invitation = await inviteTenantUser(
+        app,
+        params.tenant_id,
+        { email: body.email, roleProfile: body.role_profile, fullName: body.full_name ?? null },
+        staff.employeeId,
+      );
       return reply.created(invitationBody(invitation, app.clock.now()));
     },
   }),
@@ -170,32 +124,12 @@ export const invitationRoutes = [
       429: { description: 'Too many login attempts. Try again later.', schema: detailSchema },
     },
     handler: async ({ app, req, res, body }) => {
-      const tenant = await invitingTenant(app, body.workspace);
-      const tokenHash = sha256Hex(body.token);
-      // The account budget is the invitation's e-mail; an unknown token spends the IP budget only.
-      const invited = tenant && (await withTenant(app.pool, tenant.schema_name, (db) => findTenantInvitationByTokenHash(db, tokenHash)));
-      await enforceLoginRateLimit(app, req, tenant && invited ? tenantAccountKey(tenant.id, invited.email) : null);
-      if (!tenant || !invited) throw new AppError('bad_request', INVITATION_INVALID);
-      const passwordHash = await hashPassword(body.password);
-      const minted = await withTenant(app.pool, tenant.schema_name, async (db) => {
-        const invitation = await findTenantInvitationByTokenHash(db, tokenHash, true);
-        if (!invitation || invitation.status !== 'pending' || invitation.expires_at <= app.clock.now()) throw new AppError('bad_request', INVITATION_INVALID);
-        const user = await upsertTenantUser(db, { email: invitation.email, passwordHash, fullName: body.full_name ?? invitation.full_name });
-        // An existing user's password was just replaced: their other sessions end, as after a reset.
-        await revokeAllTenantSessions(db, user.id, app.clock.now());
-        await grantRoleProfile(db, user.id, invitation.role_profile);
-        await markTenantInvitationAccepted(db, invitation.id, user.id, app.clock.now());
-        await recordTenantAudit(db, {
-          action: 'invitation_accepted',
-          actorType: 'user',
-          actorId: user.id,
-          resourceType: 'invitation',
-          resourceId: invitation.id,
-          clientIp: requestIp(req),
-          metadata: { role_profile: invitation.role_profile },
-        });
-        return mintTenantSession(app, db, req, tenant, user);
-      });
+      const minted = await acceptTenantInvitation(
+        app,
+        { workspace: body.workspace, token: body.token, password: body.password, fullName: body.full_name },
+        req.clientIp,
+        sessionOrigin(req),
+      );
       setSessionCookies(app, req, res, TENANT_COOKIE, minted.cookie);
       return reply.ok(minted.me);
     },

@@ -5,22 +5,18 @@
  * GET …/train/status polls the latest train job; checkpoints are listed and one is activated.
  */
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
-import { conflict, notFound } from '../../../lib/errors.ts';
-import { enqueueJob } from '../../../jobs/runtime.ts';
-import { tenantTrain, trainJobKey } from '../../../jobs/queue/tenant__train.ts';
+import { NO_DATASET, startTraining } from '../../../usecases/tenants/startTraining.ts';
+import { notFound } from '../../../lib/errors.ts';
+import { tenantTrain } from '../../../jobs/queue/tenant__train.ts';
 import { activateCheckpoint, listCheckpoints, type CheckpointRow } from '../../../sql/tenant/checkpoints.ts';
-import { latestDataset } from '../../../sql/tenant/datasets.ts';
 import { jobStatuses, latestTenantJobRun } from '../../../sql/jobRuns.ts';
 import { withTenant } from '../../../sql/tenant/schema.ts';
-import { trainingConfig } from '../../../sql/tenant/trainingSettings.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { queuedBody, queuedSchema, requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { hasOnboardingSchema, iso, requireProvisionedTenant } from './provisioned.ts';
-
-export const NO_DATASET = 'No ingested dataset to train on -- complete the ingest step first.';
+import { iso } from './iso.ts';
+import { hasOnboardingSchema, requireProvisionedTenant } from '../../../usecases/tenants/requireTenant.ts';
 
 const checkpointSchema = z
   .object({
@@ -86,31 +82,7 @@ export const trainingRoutes = [
       404: { description: 'Tenant not found.', schema: detailSchema },
       409: { description: `${NO_DATASET} / The training of this key failed or was cancelled: send {"retry_terminal": true}`, schema: detailSchema },
     },
-    handler: async ({ app, params, body }) => {
-      // A tenant not provisioned yet has no dataset either: the spec's text, not the generic one.
-      const tenant = await requireProvisionedTenant(app.pool, params.tenant_id, NO_DATASET);
-      const { dataset, config } = await withTenant(app.pool, tenant.schema_name, async (db) => ({
-        dataset: await latestDataset(db),
-        config: await trainingConfig(db),
-      }));
-      if (!dataset) throw conflict(NO_DATASET);
-      const { job, created } = await withTransaction(app.pool, (client) =>
-        enqueueJob(
-          client,
-          tenantTrain,
-          { tenant_id: tenant.id, dataset_id: dataset.id, config_hash: config.config_hash, config: config.document },
-          { jobKey: trainJobKey(tenant.id, dataset.id, config.config_hash), tenantId: tenant.id, retryTerminal: body?.retry_terminal ?? false },
-        ),
-      );
-      // product-api.md: failed or cancelled -> train with the retry-terminal option -> queued. Answering the
-      // dead job as if it were queued would leave the caller polling a failure.
-      if (!created && (job.status === 'failed' || job.status === 'cancelled'))
-        throw conflict(
-          `The training of this dataset version and configuration ${job.status}${job.error_detail ? `: ${job.error_detail}` : '.'} ` +
-            'Send {"retry_terminal": true} to queue it again, or change the dataset or the training configuration.',
-        );
-      return reply.accepted(queuedBody(job));
-    },
+    handler: async ({ app, params, body }) => reply.accepted(queuedBody(await startTraining(app, params.tenant_id, body?.retry_terminal ?? false))),
   }),
   productRoute({
     method: 'get',

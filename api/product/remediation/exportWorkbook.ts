@@ -12,7 +12,7 @@ import { allCapsSql, type CapRow } from '../../../sql/tenant/caps.ts';
 import { cursorBatches } from '../../../sql/cursor.ts';
 import { allReviewsSql, type ReviewRow } from '../../../sql/tenant/reviews.ts';
 import { allTenantAuditSql, type TenantAuditRow } from '../../../sql/tenant/audit.ts';
-import { iso } from '../onboarding/provisioned.ts';
+import { iso } from '../onboarding/iso.ts';
 
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const EXPORT_BATCH_ROWS = 1000;

@@ -1,17 +1,12 @@
 /** Staff sessions: POST /admin/login, GET /admin/me, POST /admin/logout. */
 import { z } from 'zod';
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { upgradedHash, verifyPassword } from '../../../lib/passwords.ts';
-import { recordControlAudit } from '../../../sql/controlAudit.ts';
-import { controlRoles, findEmployeeByEmail, insertEmployeeSession, revokeEmployeeSession, upgradeEmployeePasswordHash } from '../../../sql/employees.ts';
+import { controlRoles, revokeEmployeeSession } from '../../../sql/employees.ts';
+import { staffLogin } from '../../../usecases/staffLogin.ts';
 import { reply } from '../../http/routes.ts';
-import { clearSessionCookie, setSessionCookies, STAFF_COOKIE, STAFF_SESSION_TTL_MS } from '../cookies.ts';
+import { clearSessionCookie, setSessionCookies, STAFF_COOKIE } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
-import { employeeMe, employeeMeSchema, requestIp, requestUserAgent } from './identity.ts';
-import { enforceLoginRateLimit, staffAccountKey } from './loginRateLimit.ts';
+import { employeeMe, employeeMeSchema, sessionOrigin } from './identity.ts';
 
 export const staffSessionRoutes = [
   productRoute({
@@ -30,35 +25,9 @@ export const staffSessionRoutes = [
       429: { description: 'Too many login attempts. Try again later.', schema: detailSchema },
     },
     handler: async ({ app, req, res, body }) => {
-      await enforceLoginRateLimit(app, req, staffAccountKey(body.email));
-      const employee = await findEmployeeByEmail(app.pool, body.email);
-      const usable = employee?.active ? employee : null;
-      // Always one scrypt, so an unknown or inactive employee answers in the time of a wrong password.
-      const ok = await verifyPassword(body.password, usable?.password_hash);
-      if (!usable || !ok) throw new AppError('unauthorized', 'Invalid email or password.');
-      const upgraded = await upgradedHash(body.password, usable.password_hash);
-      if (upgraded) await upgradeEmployeePasswordHash(app.pool, usable.id, usable.password_hash, upgraded);
-      const token = randomToken(32);
-      await withTransaction(app.pool, async (client) => {
-        await insertEmployeeSession(client, {
-          employeeId: usable.id,
-          tokenHash: sha256Hex(token),
-          ip: requestIp(req),
-          userAgent: requestUserAgent(req),
-          expiresAt: new Date(app.clock.now().getTime() + STAFF_SESSION_TTL_MS),
-        });
-        await recordControlAudit(client, {
-          action: 'employee_login',
-          actorType: 'employee',
-          actorId: usable.id,
-          resourceType: 'employee',
-          resourceId: usable.id,
-          clientIp: requestIp(req),
-          userAgent: requestUserAgent(req),
-        });
-      });
+      const { employee, token } = await staffLogin(app, body, req.clientIp, sessionOrigin(req));
       setSessionCookies(app, req, res, STAFF_COOKIE, token);
-      return reply.ok(employeeMe(usable));
+      return reply.ok(employeeMe(employee));
     },
   }),
   productRoute({

@@ -1,19 +1,14 @@
 /** Tenant sessions: POST /login, GET /me, POST /logout, and the live workspace list. */
 import { z } from 'zod';
-import { AppError } from '../../../lib/errors.ts';
-import { upgradedHash, verifyPassword } from '../../../lib/passwords.ts';
-import { listLiveTenants, findTenantBySlug } from '../../../sql/tenants.ts';
+import { listLiveTenants } from '../../../sql/tenants.ts';
 import { withTenant } from '../../../sql/tenant/schema.ts';
 import { revokeTenantSession } from '../../../sql/tenant/sessions.ts';
-import { findTenantUserByEmail, upgradeTenantUserPasswordHash } from '../../../sql/tenant/users.ts';
+import { INVALID_TENANT_LOGIN, tenantLogin } from '../../../usecases/tenantLogin.ts';
 import { reply } from '../../http/routes.ts';
 import { clearSessionCookie, setSessionCookies, TENANT_COOKIE } from '../cookies.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
-import { mintTenantSession, tenantMe, tenantMeSchema } from './identity.ts';
-import { enforceLoginRateLimit, tenantAccountKey } from './loginRateLimit.ts';
-
-const INVALID_LOGIN = 'Invalid workspace, email, or password.';
+import { sessionOrigin, tenantMe, tenantMeSchema } from './identity.ts';
 
 const workspaceSchema = z.object({
   client_id: z.string().describe('The tenant slug'),
@@ -41,21 +36,11 @@ export const tenantSessionRoutes = [
     }),
     responses: {
       200: { description: 'Signed in', schema: tenantMeSchema },
-      401: { description: INVALID_LOGIN, schema: detailSchema },
+      401: { description: INVALID_TENANT_LOGIN, schema: detailSchema },
       429: { description: 'Too many login attempts. Try again later.', schema: detailSchema },
     },
     handler: async ({ app, req, res, body }) => {
-      const found = await findTenantBySlug(app.pool, body.workspace);
-      const tenant = found?.lifecycle_state === 'live' ? found : null;
-      await enforceLoginRateLimit(app, req, tenant && tenantAccountKey(tenant.id, body.email));
-      const user = tenant && (await withTenant(app.pool, tenant.schema_name, (client) => findTenantUserByEmail(client, body.email)));
-      const usable = user?.active ? user : null;
-      const ok = await verifyPassword(body.password, usable?.password_hash);
-      if (!tenant || !usable || !ok) throw new AppError('unauthorized', INVALID_LOGIN);
-      const upgraded = await upgradedHash(body.password, usable.password_hash!);
-      if (upgraded)
-        await withTenant(app.pool, tenant.schema_name, (client) => upgradeTenantUserPasswordHash(client, usable.id, usable.password_hash!, upgraded));
-      const minted = await withTenant(app.pool, tenant.schema_name, (client) => mintTenantSession(app, client, req, tenant, usable));
+      const minted = await tenantLogin(app, body, req.clientIp, sessionOrigin(req));
       setSessionCookies(app, req, res, TENANT_COOKIE, minted.cookie);
       return reply.ok(minted.me);
     },

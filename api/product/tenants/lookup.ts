@@ -1,8 +1,6 @@
 /** What every /admin/tenants/{tenant_id}/… route shares: the path parameter and the 404. */
 import { z } from 'zod';
-import type { Queryable } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { findTenant, lockTenant, type TenantRow } from '../../../sql/tenants.ts';
+import type { TenantRow } from '../../../sql/tenants.ts';
 import { lifecycleStates } from '../../../domain/tenantLifecycle.ts';
 
 export const tenantParams = z.object({ tenant_id: z.uuid() });
@@ -18,12 +16,7 @@ export const queuedBody = (job: { id: string; status: string }) => ({
   job_id: job.id,
 });
 
-/** The tenant, or 404 `Tenant not found.`; `lock` takes its row lock (inside a transaction). */
-export async function requireTenant(db: Queryable, tenantId: string, lock = false): Promise<TenantRow> {
-  const tenant = await (lock ? lockTenant(db, tenantId) : findTenant(db, tenantId));
-  if (!tenant) throw new AppError('not_found', 'Tenant not found.');
-  return tenant;
-}
+export { requireTenant } from '../../../usecases/tenants/requireTenant.ts';
 
 export const tenantSchema = z
   .object({

@@ -3,19 +3,15 @@
  * are open to every staff role; writes need `onboarding_admin` and CSRF (the guard's default).
  */
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError, conflict } from '../../../lib/errors.ts';
-import { enqueueJob } from '../../../jobs/runtime.ts';
-import { provisionJobKey, tenantProvision } from '../../../jobs/queue/tenant__provision.ts';
-import { PROVISIONABLE_STATES } from '../../../domain/tenantLifecycle.ts';
+import { provisionJobKey } from '../../../jobs/queue/tenant__provision.ts';
 import { findJobRunByKey, jobStatuses } from '../../../sql/jobRuns.ts';
-import { insertTenant, listTenants, transitionTenant } from '../../../sql/tenants.ts';
+import { listTenants } from '../../../sql/tenants.ts';
+import { createTenant } from '../../../usecases/tenants/createTenant.ts';
+import { startProvisioning } from '../../../usecases/tenants/startProvisioning.ts';
 import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { queuedBody, queuedSchema, requireTenant, tenantBody, tenantParams, tenantSchema } from './lookup.ts';
-
-const SLUG_RULE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 const provisionStatusSchema = z.object({
   status: z.enum(['not_started', ...jobStatuses]),
@@ -42,14 +38,8 @@ export const tenantRoutes = [
       409: { description: "Tenant slug '<slug>' already exists.", schema: detailSchema },
       422: { description: 'Validation failed; a slug breaking the character rule has a string detail' },
     },
-    handler: async ({ app, body }) => {
-      if (!SLUG_RULE.test(body.slug)) {
-        throw new AppError('unprocessable', 'Slug must contain only lowercase letters, digits and hyphens, and must not start or end with a hyphen.');
-      }
-      const tenant = await insertTenant(app.pool, { slug: body.slug, company: body.company, industry: body.industry ?? null });
-      if (!tenant) throw conflict(`Tenant slug '${body.slug}' already exists.`);
-      return reply.created(tenantBody(tenant));
-    },
+    handler: async ({ app, body }) =>
+      reply.created(tenantBody(await createTenant(app, { slug: body.slug, company: body.company, industry: body.industry ?? null }))),
   }),
   productRoute({
     method: 'get',
@@ -91,27 +81,7 @@ export const tenantRoutes = [
       404: { description: 'Tenant not found.', schema: detailSchema },
       409: { description: "Tenant is '<state>'; provisioning only applies to draft/onboarding tenants.", schema: detailSchema },
     },
-    handler: async ({ app, params }) => {
-      const job = await withTransaction(app.pool, async (client) => {
-        const tenant = await requireTenant(client, params.tenant_id, true);
-        if (!PROVISIONABLE_STATES.includes(tenant.lifecycle_state)) {
-          throw conflict(`Tenant is '${tenant.lifecycle_state}'; provisioning only applies to draft/onboarding tenants.`);
-        }
-        const { job, created } = await enqueueJob(
-          client,
-          tenantProvision,
-          { tenant_id: tenant.id },
-          {
-            jobKey: provisionJobKey(tenant.id),
-            tenantId: tenant.id,
-            retryTerminal: true,
-          },
-        );
-        if (created) await transitionTenant(client, tenant.id, ['draft'], 'provisioning');
-        return job;
-      });
-      return reply.accepted(queuedBody(job));
-    },
+    handler: async ({ app, params }) => reply.accepted(queuedBody(await startProvisioning(app, params.tenant_id))),
   }),
   productRoute({
     method: 'get',

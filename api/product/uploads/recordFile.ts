@@ -4,9 +4,11 @@
  * (`body` is accepted for narrative, as on /v1), one record per row. Every row is checked with the
  * one ingest record contract (domain/ingestRecord.ts), so both surfaces accept exactly the same record. A file that
  * cannot be read gives a failure with a readable reason (line or row, and column), never an
- * exception. Workbooks are parsed in a worker thread under size, row and cell caps (xlsxRows.ts).
+ * exception. Rows come from the reader `svc ingest` uses too (lib/recordFileRows.ts); workbooks are
+ * parsed in a worker thread under size, row and cell caps (xlsxRows.ts).
  */
-import { CsvError, parseCsv } from '../../../lib/csv.ts';
+import { CsvError } from '../../../lib/csv.ts';
+import { csvRows as csvTextRows, type FileRowCells, hasContent, headerColumns, RECORD_FILE_COLUMNS } from '../../../lib/recordFileRows.ts';
 import { createWorkerPool } from '../../../lib/workerThread.ts';
 import { XLSX_LIMITS } from './xlsxRows.ts';
 import { validateIngestRecord } from '../../../domain/ingestRecord.ts';
@@ -29,16 +31,11 @@ export type ParsedRecordFile =
   | { ok: true; format: RecordFileFormat; records: DatasetRecord[]; rows: number; duplicates: number; ignored_columns: string[] }
   | { ok: false; format: RecordFileFormat | null; reason: string };
 
-const KNOWN_COLUMNS = ['external_id', 'title', 'narrative', 'body', 'occurred_at', 'severity', 'source'];
 const REQUIRED_COLUMNS = ['external_id', 'title', 'source'];
 /** Row problems listed in a failure reason before the rest are only counted. */
 const REASONS_SHOWN = 5;
 
-interface Row {
-  /** "line 3" (CSV) or "row 3" (XLSX): where the user finds it in their file. */
-  where: string;
-  cells: string[];
-}
+type Row = FileRowCells;
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 
@@ -58,7 +55,7 @@ export async function parseRecordFile(filename: string, data: Buffer): Promise<P
   } catch (err) {
     return { ok: false, format, reason: (err as Error).message };
   }
-  rows = rows.filter((r) => r.cells.some((c) => c.trim() !== ''));
+  rows = rows.filter(hasContent);
   if (!rows.length)
     return {
       ok: false,
@@ -76,7 +73,7 @@ function csvRows(data: Buffer): Row[] {
     throw new Error('The file is not UTF-8 text: save the CSV as UTF-8, or upload it as .xlsx.');
   }
   try {
-    return parseCsv(text).map((r) => ({ where: `line ${r.line}`, cells: r.fields }));
+    return csvTextRows(text);
   } catch (err) {
     if (err instanceof CsvError) throw new Error(`Malformed CSV at ${err.message}.`);
     throw err;
@@ -102,13 +99,9 @@ async function xlsxRows(data: Buffer): Promise<Row[]> {
 
 function recordsOf(format: RecordFileFormat, header: Row, body: Row[]): ParsedRecordFile {
   const names = header.cells.map((c) => c.trim().toLowerCase());
-  const seen = new Set<string>();
-  for (const name of names) {
-    if (name && KNOWN_COLUMNS.includes(name) && seen.has(name))
-      return { ok: false, format, reason: `The header (${header.where}) names column '${name}' twice.` };
-    seen.add(name);
-  }
-  const missing = REQUIRED_COLUMNS.filter((c) => !seen.has(c));
+  const { columns, duplicate, present } = headerColumns(header.cells);
+  if (duplicate) return { ok: false, format, reason: `The header (${header.where}) names column '${duplicate}' twice.` };
+  const missing = REQUIRED_COLUMNS.filter((c) => !present.has(c));
   if (missing.length) {
     return {
       ok: false,
@@ -117,16 +110,16 @@ function recordsOf(format: RecordFileFormat, header: Row, body: Row[]): ParsedRe
     };
   }
   if (!body.length) return { ok: false, format, reason: 'The file has a header row but no records below it.' };
-  const ignored = [...new Set(names.filter((n) => n && !KNOWN_COLUMNS.includes(n)))];
+  const ignored = [...new Set(names.filter((n) => n && !RECORD_FILE_COLUMNS.includes(n)))];
 
   const problems: string[] = [];
   const byKey = new Map<string, DatasetRecord>();
   for (const row of body) {
     const raw: Record<string, string> = {};
-    names.forEach((name, i) => {
+    for (const [i, name] of columns) {
       const value = row.cells[i]?.trim();
-      if (KNOWN_COLUMNS.includes(name) && value) raw[name] = value;
-    });
+      if (value) raw[name] = value;
+    }
     if (row.cells.length > names.length && row.cells.slice(names.length).some((c) => c.trim())) {
       problems.push(`${row.where}: more values than the header has columns`);
       continue;

@@ -1,13 +1,12 @@
 /**
  * The rows of an XLSX workbook's first worksheet as text, read under limits: the container is checked
- * first (zipLimits.ts: entry count and inflated sizes), then the worksheet is stream-parsed (exceljs'
- * WorkbookReader) and reading stops at the first row or cell beyond the caps. Runs inside the upload
- * worker thread (xlsxWorker.ts), never on the HTTP event loop.
+ * first (zipLimits.ts: entry count and inflated sizes), then the worksheet is stream-parsed (the
+ * reader `svc ingest` uses too, lib/recordFileRows.ts) and reading stops at the first row or cell
+ * beyond the caps. Runs inside the upload worker thread (xlsxWorker.ts), never on the HTTP event loop.
  */
 import { Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
 import { checkZipLimits, type ZipLimits } from './zipLimits.ts';
-import { cellText } from '../../../lib/xlsxCellText.ts';
+import { type FileRowCells, xlsxSheetRows } from '../../../lib/recordFileRows.ts';
 
 export interface XlsxLimits extends ZipLimits {
   /** Rows of the first worksheet, header included. */
@@ -24,42 +23,26 @@ export const XLSX_LIMITS: XlsxLimits = {
   maxCells: 1_000_000,
 };
 
-export interface SheetRow {
-  /** "row 3": where the user finds it in their file. */
-  where: string;
-  cells: string[];
-}
+export type SheetRow = FileRowCells;
 
 export async function readXlsxRows(data: Buffer, limits: XlsxLimits = XLSX_LIMITS): Promise<SheetRow[]> {
   checkZipLimits(data, limits);
-  // Styles are read so that date-formatted cells come back as dates.
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([data]), {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  });
   const rows: SheetRow[] = [];
   let cells = 0;
+  let sheets = 0;
   try {
-    for await (const sheet of reader) {
-      for await (const row of sheet) {
-        const values = row.values as ExcelJS.CellValue[];
-        cells += Math.max(0, values.length - 1);
-        if (rows.length >= limits.maxRows) throw new LimitError(`The worksheet has more than ${limits.maxRows - 1} data rows.`);
-        if (cells > limits.maxCells) throw new LimitError(`The worksheet has more than ${limits.maxCells} cells.`);
-        const texts: string[] = [];
-        for (let c = 1; c < values.length; c++) texts.push(cellText(values[c]));
-        rows.push({ where: `row ${row.number}`, cells: texts });
-      }
-      return rows; // the first worksheet only
+    for await (const row of xlsxSheetRows(Readable.from([data]), () => sheets++)) {
+      cells += row.cells.length;
+      if (rows.length >= limits.maxRows) throw new LimitError(`The worksheet has more than ${limits.maxRows - 1} data rows.`);
+      if (cells > limits.maxCells) throw new LimitError(`The worksheet has more than ${limits.maxCells} cells.`);
+      rows.push(row);
     }
   } catch (err) {
     if (err instanceof LimitError) throw err;
     throw new Error(`The file is not a readable XLSX workbook (${(err as Error).message}).`);
   }
-  throw new Error('The workbook has no worksheet.');
+  if (!sheets) throw new Error('The workbook has no worksheet.');
+  return rows;
 }
 
 class LimitError extends Error {}

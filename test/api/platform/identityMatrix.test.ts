@@ -14,7 +14,7 @@
 import { decodeJwt } from 'jose';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { issueTokenPair } from '../../../api/platform/auth/tokenPairs.ts';
+import { issueTokenPair } from '../../../usecases/tokenPairs.ts';
 import { platformRoutes } from '../../../api/platform/routes.ts';
 import { createScimRouter } from '../../../api/platform/scim/app.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';

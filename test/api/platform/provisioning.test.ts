@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../lib/crypto.ts';
-import { allScopes } from '../../../api/platform/scopes.ts';
+import { allScopes } from '../../../domain/scopes.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertWorkspaceIsolation, isolationProbes, provisionWorkspace } from '../../helpers/isolation.ts';
 

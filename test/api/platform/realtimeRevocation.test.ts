@@ -6,9 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocket } from 'ws';
-import { issueTokenPair } from '../../../api/platform/auth/tokenPairs.ts';
+import { issueTokenPair } from '../../../usecases/tokenPairs.ts';
 import { startRealtime, type RealtimeServer } from '../../../api/platform/realtime/server.ts';
-import { ACCESS_TOKEN_TTL_SECONDS } from '../../../api/platform/auth/accessTokens.ts';
+import { ACCESS_TOKEN_TTL_SECONDS } from '../../../lib/accessTokens.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import type { Client } from '../../helpers/http.ts';

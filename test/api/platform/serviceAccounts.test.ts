@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sha256Hex } from '../../../lib/crypto.ts';
-import { allScopes } from '../../../api/platform/scopes.ts';
+import { allScopes } from '../../../domain/scopes.ts';
 import { eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import type { Client, HttpResponse } from '../../helpers/http.ts';

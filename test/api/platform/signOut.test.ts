@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TOKEN_FAMILY_MAX_AGE_MS } from '../../../api/platform/auth/tokenPairs.ts';
+import { TOKEN_FAMILY_MAX_AGE_MS } from '../../../domain/signInPolicy.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { assertError } from '../../helpers/errors.ts';

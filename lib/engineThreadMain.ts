@@ -1,6 +1,6 @@
 /**
  * Inside an engine worker thread: runs the pipeline over the input the thread was started with;
- * stored outputs it needs and every finished stage go through the parent (jobs/engineThread.ts).
+ * stored outputs it needs and every finished stage go through the parent (lib/engineThread.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeOutput } from '../engine/manifest.ts';

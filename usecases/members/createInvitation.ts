@@ -1,12 +1,11 @@
 /** Creating a workspace invitation: the hashed token, the link and its e-mail, on one transaction. */
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import type { AppContext } from '../../../lib/context.ts';
-import type { Queryable } from '../../../lib/db.ts';
-import { queueMail } from '../../../jobs/queue/mail__send.ts';
-import { enqueueNotifications } from '../../../jobs/queue/notification__route.ts';
-import { insertInvitation, type InvitationRow } from '../../../sql/invitations.ts';
-
-export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+import { randomToken, sha256Hex } from '../../lib/crypto.ts';
+import type { AppContext } from '../../lib/context.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { queueMail } from '../../jobs/queue/mail__send.ts';
+import { enqueueNotifications } from '../../jobs/queue/notification__route.ts';
+import { insertInvitation, type InvitationRow } from '../../sql/invitations.ts';
+import { INVITATION_TTL_MS } from '../../domain/invitations.ts';
 
 /** Link the e-mail carries; the console posts the token to POST /v1/invitations/accept. */
 export const invitationUrl = (app: AppContext, token: string) => `${app.config.APP_URL}/platform/accept-invite?token=${encodeURIComponent(token)}`;

@@ -4,7 +4,7 @@
  * is testable.
  */
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { AppContext } from '../../../lib/context.ts';
+import type { AppContext } from './context.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 72 * 60 * 60;
 const ISSUER = 'svc';

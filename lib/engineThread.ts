@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import type { StageRecord } from '../engine/manifest.ts';
 import type { PipelineOptions, StageName, StageOutputs, StageResult } from '../engine/pipeline.ts';
-import { moduleUrl } from '../lib/modulePath.ts';
+import { moduleUrl } from './modulePath.ts';
 
 export interface ThreadInput {
   ctx: PipelineOptions['ctx'];
@@ -27,7 +27,7 @@ export interface ThreadReply {
 type ThreadMessage = ThreadRequest | { type: 'done'; outputs: Partial<StageOutputs>; records: StageRecord[] } | { type: 'failed'; message: string };
 
 // The same boot as every worker thread's: it registers tsx first only for a TypeScript module.
-const BOOT = new URL('../lib/workerBoot.mjs', import.meta.url);
+const BOOT = new URL('./workerBoot.mjs', import.meta.url);
 const MAIN = moduleUrl('./engineThreadMain', import.meta.url).href;
 
 export interface ThreadPipelineOptions {

@@ -1,32 +1,31 @@
 /**
- * POST /v1/auth/exchange: deny by default. A verified upstream identity yields a token only through
+ * Signing in (POST /v1/auth/exchange, the SSO callbacks): deny by default. A verified upstream identity yields a token only through
  * (1) an existing membership (its linked identity, or a first sign-in whose verified e-mail matches a
  * member the identity's issuer may speak for: userByVerifiedEmail), or (2) just-in-time provisioning that a workspace explicitly enabled for the identity's
  * verified e-mail domain. Invitations become memberships when accepted (POST /v1/invitations/accept).
  * Everything else is 403 with an `auth.login.denied` audit event. No other path creates a user.
  */
-import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction, type Queryable } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { recordAudit } from '../../../sql/audit.ts';
-import * as users from '../../../sql/users.ts';
-import { organizationOfConnection } from '../../../sql/sso.ts';
-import { verifiedDomainOrganization } from '../../../sql/workspaceDomains.ts';
-import { findWorkspace, jitWorkspacesForDomain } from '../../../sql/workspaces.ts';
-import { verifySubjectToken, type VerifiedIdentity } from './identityProvider.ts';
-import type { Role } from './roles.ts';
+import type { AppContext } from '../lib/context.ts';
+import { withTransaction, type Queryable } from '../lib/db.ts';
+import { AppError } from '../lib/errors.ts';
+import { recordAudit } from '../sql/audit.ts';
+import * as users from '../sql/users.ts';
+import { organizationOfConnection } from '../sql/sso.ts';
+import { verifiedDomainOrganization } from '../sql/workspaceDomains.ts';
+import { findWorkspace, jitWorkspacesForDomain } from '../sql/workspaces.ts';
+import type { Role } from '../domain/memberRoles.ts';
 import { signInBlocked, type SignInPolicyInput } from './signInPolicy.ts';
 import { issueTokenPair, type TokenPair } from './tokenPairs.ts';
 
-export async function exchangeSubjectToken(
-  app: AppContext,
-  subjectToken: string,
-  workspaceId: string | undefined,
-  clientIp: string,
-  mfaCode?: string,
-): Promise<TokenPair> {
-  const identity = await verifySubjectToken(app, subjectToken);
-  return signInIdentity(app, identity, workspaceId, clientIp, { method: 'exchange', mfaCode });
+/** An identity an identity provider vouched for: the platform's (api/platform/auth/identityProvider.ts) or an SSO connection's. */
+export interface VerifiedIdentity {
+  issuer: string;
+  /** Null for the platform identity provider; the SSO connection that asserted the identity otherwise (its namespace of identity links). */
+  connectionId: string | null;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
 }
 
 /**

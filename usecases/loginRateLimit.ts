@@ -5,10 +5,9 @@
  * password-reset requests have the same budgets under their own `reset:` keys, and reset confirms
  * the per-IP budget under `reset-confirm:`.
  */
-import type { Request } from 'express';
-import type { AppContext } from '../../../lib/context.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { takeLoginAttempt, type Budget } from '../../../sql/loginAttempts.ts';
+import type { AppContext } from '../lib/context.ts';
+import { AppError } from '../lib/errors.ts';
+import { takeLoginAttempt, type Budget } from '../sql/loginAttempts.ts';
 
 const IP_BUDGET = { limit: 20, windowMs: 5 * 60 * 1000 };
 const ACCOUNT_BUDGET = { limit: 5, windowMs: 15 * 60 * 1000 };
@@ -20,20 +19,20 @@ export const tenantAccountKey = (tenantId: string, email: string) => `tenant:${t
  * Takes one attempt from the caller's IP budget and, when given, the account's (both keys under
  * `prefix`); throws 429 `message` with Retry-After when either is spent.
  */
-async function enforceBudgets(app: AppContext, req: Request, accountKey: string | null, prefix: string, message: string): Promise<void> {
-  const budgets: Budget[] = [{ key: `${prefix}ip:${req.clientIp}`, ...IP_BUDGET }];
+async function enforceBudgets(app: AppContext, clientIp: string, accountKey: string | null, prefix: string, message: string): Promise<void> {
+  const budgets: Budget[] = [{ key: `${prefix}ip:${clientIp}`, ...IP_BUDGET }];
   if (accountKey) budgets.push({ key: `${prefix}${accountKey}`, ...ACCOUNT_BUDGET });
   const outcome = await takeLoginAttempt(app.pool, budgets, app.clock.now());
   if (!outcome.allowed) throw new AppError('rate_limited', message, undefined, { 'Retry-After': String(outcome.retryAfterSeconds) });
 }
 
-export const enforceLoginRateLimit = (app: AppContext, req: Request, accountKey: string | null) =>
-  enforceBudgets(app, req, accountKey, '', 'Too many login attempts. Try again later.');
+export const enforceLoginRateLimit = (app: AppContext, clientIp: string, accountKey: string | null) =>
+  enforceBudgets(app, clientIp, accountKey, '', 'Too many login attempts. Try again later.');
 
 /** Reset e-mails are budgeted like logins (own keys): no inbox can be flooded from one place. */
-export const enforceResetRateLimit = (app: AppContext, req: Request, accountKey: string | null) =>
-  enforceBudgets(app, req, accountKey, 'reset:', 'Too many password reset requests. Try again later.');
+export const enforceResetRateLimit = (app: AppContext, clientIp: string, accountKey: string | null) =>
+  enforceBudgets(app, clientIp, accountKey, 'reset:', 'Too many password reset requests. Try again later.');
 
 /** Confirms guess tokens: one per-IP budget (an account is not known until the token is). */
-export const enforceResetConfirmRateLimit = (app: AppContext, req: Request) =>
-  enforceBudgets(app, req, null, 'reset-confirm:', 'Too many password reset attempts. Try again later.');
+export const enforceResetConfirmRateLimit = (app: AppContext, clientIp: string) =>
+  enforceBudgets(app, clientIp, null, 'reset-confirm:', 'Too many password reset attempts. Try again later.');
