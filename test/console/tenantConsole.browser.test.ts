@@ -317,6 +317,8 @@ if (chromiumAvailable('the tenant console browser tests')) {
     const tabB = await alice.newPage();
     await tabA.goto(capUrl);
     await tabB.goto(capUrl);
+    // Tab B must hold the plan as approved before tab A moves it (the page loads it after navigation).
+    await tabB.getByRole('button', { name: 'Start work' }).waitFor();
     await tabA.getByRole('button', { name: 'Start work' }).click();
     await tabA.getByText('Moved to In progress.').waitFor();
     await tabB.getByLabel('Title').fill('Stop the conveyor jams for good');

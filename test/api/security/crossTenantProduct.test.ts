@@ -171,6 +171,8 @@ const recipes: Record<string, Recipe> = {
   list_caps: {
     idQueries: (id): Record<string, string>[] => [{ target_id: id }, { target_type: 'source', target_id: id }, { target_type: 'pattern', target_id: id }],
   },
+  // A's own active snapshot filtered by B's pattern: the empty answer of an unknown pattern.
+  insight_snapshot: { idQueries: (id): Record<string, string>[] => [{ pattern_id: id }, { pattern_id: id, view: 'summary' }] },
   list_reviews: { idQueries: (id): Record<string, string>[] => [{ target_id: id }, { target_type: 'source', target_id: id }] },
   create_cap: {
     idBodies: (id) => [
