@@ -45,6 +45,11 @@ export interface IdentityInput {
   templated: ArrayLike<number>;
   /** Stage 5's labels (-1: outlier); a clustered issue in none of `groups` was in an unstable or small cluster. */
   labels: ArrayLike<number>;
+  /**
+   * Labels of the groups a neighbour rule formed from reports the clustering left out (stage 7's
+   * near-duplicate pairs, engine/stages/07_patterns.ts placeProse); none when absent.
+   */
+  formed?: ReadonlySet<number>;
   /** n × dimensions, unit rows (stage 4). */
   embedding: Float32Array;
   dimensions: number;
@@ -161,6 +166,23 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     return label;
   };
 
+  // 4a. A group of near-duplicates the clustering left out, at least half of whose members were one
+  // previous pattern's (and no other pattern's as many), continues that pattern: its members, old
+  // and new, join the pattern's group, as a report joins its nearest report's pattern (a pair's one
+  // old member is where its anchor says). Its other old members are judged as left out (step 4).
+  const formed = new Set(labels.filter((l) => input.formed?.has(l)));
+  for (const label of formed) {
+    const list = input.groups.get(label)!.filter((i) => groupOf[i] === label);
+    const counts = new Map<string, number>();
+    for (const i of list) if (anchor[i] !== null) counts.set(anchor[i]!, (counts.get(anchor[i]!) ?? 0) + 1);
+    const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (!ranked.length || 2 * ranked[0][1] < list.length || (ranked.length > 1 && ranked[1][1] === ranked[0][1])) continue;
+    const p = ranked[0][0];
+    if (idOfLabel.get(label) === p) continue;
+    const to = destination(p);
+    for (const i of list) groupOf[i] = to;
+  }
+
   // 4. Anchoring of prose issues (centroids from this run's embedding, before any move).
   if (dimensions > 0) {
     const sums = new Map<string, Float64Array>();
@@ -173,7 +195,7 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     for (let i = 0; i < n; i++) {
       if (input.templated[i] === 1) continue;
       if (anchor[i] !== null) add(sums, anchor[i]!, i);
-      if (groupOf[i] !== NONE && !templatedGroup.has(groupOf[i])) add(groupSums, groupOf[i], i);
+      if (groupOf[i] !== NONE && !templatedGroup.has(groupOf[i]) && !formed.has(groupOf[i])) add(groupSums, groupOf[i], i);
     }
     const unit = (s: Float64Array) => {
       let norm = 0;
@@ -197,10 +219,12 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       if (p === null || input.templated[i] === 1) continue;
       const here = groupOf[i];
       if (here !== NONE && (idOfLabel.get(here) === p || templatedGroup.has(here))) continue;
+      // A member of a group of near-duplicates formed from left-out reports is judged as left out: the
+      // centroid of two or three reports is mostly the report itself, no evidence against its anchor.
+      const left = here === NONE || formed.has(here);
       const voted = labelOfId.get(p);
       const home = voted !== undefined && groupSums.has(voted) ? groupSums.get(voted)! : null;
-      const keep =
-        here === NONE
+      const keep = left
           ? home === null || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN
           : cos(i, groupSums.get(here)!) - cos(i, home ?? sums.get(p)!) <= ANCHOR_MARGIN;
       if (keep) moves.push([i, p]);

@@ -418,6 +418,8 @@ export function patterns(
     decisions: input.snapshot.grouping_decisions ?? [],
     templated: input.cluster.templated,
     labels: input.cluster.labels,
+    // placeProse's near-duplicate groups take the labels after the clusters and templates.
+    formed: new Set([...members.keys()].filter((label) => label >= input.cluster.k + input.cluster.templates.length)),
     embedding: v.embedding,
     dimensions: v.dimensions,
     outlierSimilarity: input.cluster.outlier_similarity,
