@@ -50,6 +50,11 @@ export interface IdentityInput {
    * near-duplicate pairs, engine/stages/07_patterns.ts placeProse); none when absent.
    */
   formed?: ReadonlySet<number>;
+  /**
+   * Where the clustering put each issue before the neighbour rules of stage 7 (its stage 5 label, -1
+   * when left out or in an unstable cluster); `labels` when absent.
+   */
+  clustered?: ArrayLike<number>;
   /** n × dimensions, unit rows (stage 4). */
   embedding: Float32Array;
   dimensions: number;
@@ -219,9 +224,10 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       if (p === null || input.templated[i] === 1) continue;
       const here = groupOf[i];
       if (here !== NONE && (idOfLabel.get(here) === p || templatedGroup.has(here))) continue;
-      // A member of a group of near-duplicates formed from left-out reports is judged as left out: the
-      // centroid of two or three reports is mostly the report itself, no evidence against its anchor.
-      const left = here === NONE || formed.has(here);
+      // A report the clustering left out is judged as left out wherever a neighbour rule placed it
+      // (one nearest report is no evidence against its anchor; the centroid of a near-duplicate pair
+      // is mostly the report itself).
+      const left = here === NONE || formed.has(here) || (input.clustered ?? input.labels)[i] < 0;
       const voted = labelOfId.get(p);
       const home = voted !== undefined && groupSums.has(voted) ? groupSums.get(voted)! : null;
       const keep = left

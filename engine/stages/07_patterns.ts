@@ -150,6 +150,8 @@ interface Placed {
   labels: Int32Array;
   neighbour: Int32Array;
   similarity: Float64Array;
+  /** Where the clustering put each report, before the neighbour rules (-1: left out, or in an unstable cluster). */
+  clustered: Int32Array;
 }
 
 /**
@@ -181,7 +183,7 @@ function placeProse(
     if (labels[i] < 0) unplaced.push(i);
     queries.push(i);
   }
-  if (!unplaced.length || v.tfidf.values.length === 0) return { labels, neighbour, similarity };
+  if (!unplaced.length || v.tfidf.values.length === 0) return { labels, neighbour, similarity, clustered: Int32Array.from(labels) };
   const text: CsrMatrix = { rows: n, cols: v.tfidf.cols, rowPtr: v.tfidf.row_ptr, colIdx: v.tfidf.col_idx, values: v.tfidf.values };
   const matrix = withStructured(text, input.normalize);
   const found = nearestNeighbours(matrix, queries, prose, { dfCap: NEIGHBOUR_DF_CAP, rareKept: NEIGHBOUR_RARE_KEPT, shortlist: NEIGHBOUR_SHORTLIST });
@@ -237,7 +239,7 @@ function placeProse(
     if (!groupLabel.has(root)) groupLabel.set(root, next++);
     labels[i] = groupLabel.get(root)!;
   }
-  return { labels, neighbour, similarity };
+  return { labels, neighbour, similarity, clustered: base };
 }
 
 /** Each issue's placement (see Placement, Placements). */
@@ -420,6 +422,7 @@ export function patterns(
     labels: input.cluster.labels,
     // placeProse's near-duplicate groups take the labels after the clusters and templates.
     formed: new Set([...members.keys()].filter((label) => label >= input.cluster.k + input.cluster.templates.length)),
+    clustered: placed.clustered,
     embedding: v.embedding,
     dimensions: v.dimensions,
     outlierSimilarity: input.cluster.outlier_similarity,
