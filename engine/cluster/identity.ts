@@ -55,6 +55,8 @@ export interface IdentityInput {
    * when left out or in an unstable cluster); `labels` when absent.
    */
   clustered?: ArrayLike<number>;
+  /** Each prose issue's nearest report when near enough to join its pattern (stage 7's NEIGHBOUR_JOIN), else -1; none when absent. */
+  nearest?: ArrayLike<number>;
   /** n × dimensions, unit rows (stage 4). */
   embedding: Float32Array;
   dimensions: number;
@@ -233,7 +235,9 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       const keep = left
           ? home === null || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN
           : cos(i, groupSums.get(here)!) - cos(i, home ?? sums.get(p)!) <= ANCHOR_MARGIN;
-      if (keep) moves.push([i, p]);
+      const j = input.nearest?.[i] ?? -1;
+      const linked = j >= 0 && j !== i && groupOf[j] !== NONE && idOfLabel.get(groupOf[j]) === p;
+      if (keep || linked) moves.push([i, p]);
     }
     for (const [i, p] of moves) groupOf[i] = destination(p);
   }
