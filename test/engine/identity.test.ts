@@ -224,6 +224,9 @@ test('a report the clustering left out stays with its pattern wherever a neighbo
   const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
   assert.is(patternOf(6), Q);
   assert.is(patternOf(7), P);
+  // With its nearest report (near enough for a neighbour rule to join it) still in P, 6 stays too.
+  const linked = assignIdentity({ ...input, nearest: Int32Array.from([1, 0, 0, 4, 3, 3, 0, 3]) });
+  assert.is(linked.groups.find((g) => g.members.includes(6))?.id, P);
 });
 
 // The pipeline: growth of a generated workspace by 15%, a run with nothing new, decisions and replay.
