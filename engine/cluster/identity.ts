@@ -10,14 +10,22 @@
  * 3. Votes: each cluster counts its members' anchors; (cluster, pattern, overlap) pairs are taken
  *    greedily, largest overlap first (ties: pattern id, then label), one to one. A previous pattern's
  *    id goes where most of its members went.
- * 4. Anchoring (prose issues only; a template's members are exact and keep their template's group):
- *    a member of a previous pattern P that this run's clustering put elsewhere stays with P unless
- *    the evidence says it moved: its cosine to its new cluster's centroid exceeds its cosine to the
- *    centroid of the cluster that took P's id (when none did: of P's old members) by more than
- *    ANCHOR_MARGIN, in this run's embedding. One that became an outlier stays with P while its cosine
- *    to that cluster is at least the run's outlier cut-off (always, when no cluster took P's id); one
- *    whose cluster was dropped (unstable, too small) stays with P. P
- *    keeps its id while any member stays, whether or not a cluster voted for it.
+ * 4. Anchoring (prose issues only; a template's members are exact and keep their template's group).
+ *    The groups are stage 7's placed groups: k-means clusters, reports joined or moved by a nearest
+ *    report, and near-duplicate groups formed from reports the clustering left out (`formed`).
+ *    a. A formed group at least half of whose members were one previous pattern P's (no other
+ *       pattern's as many) continues P: all its members join P's group, as a report joins its nearest
+ *       report's pattern.
+ *    b. A member of a previous pattern P that this run's clustering put elsewhere stays with P unless
+ *       the evidence says it moved: its cosine to its new group's centroid exceeds its cosine to the
+ *       centroid of the group that took P's id (when none did: of P's old members) by more than
+ *       ANCHOR_MARGIN, in this run's embedding. One the clustering left out (an outlier, or in a
+ *       dropped cluster: unstable, too small), wherever a neighbour rule placed it, is judged as left
+ *       out: one that became an outlier stays with P while its cosine to that group is at least the
+ *       run's outlier cut-off (always, when no group took P's id); one whose cluster was dropped
+ *       stays with P. Either way it also stays while its nearest report (`nearest`: close enough for
+ *       stage 7 to join it to that report's pattern) is in the group that took P's id.
+ *    P keeps its id while any member stays, whether or not a group voted for it.
  * 5. Must-links of merges: a cluster whose plurality anchors to a merge target without getting its id
  *    joins the target's group, and so does each recorded member of the merged source.
  * 6. Pins are placed (the pattern's group, or a group of their own under that id), then cannot-links:
@@ -45,6 +53,18 @@ export interface IdentityInput {
   templated: ArrayLike<number>;
   /** Stage 5's labels (-1: outlier); a clustered issue in none of `groups` was in an unstable or small cluster. */
   labels: ArrayLike<number>;
+  /**
+   * Labels of the groups a neighbour rule formed from reports the clustering left out (stage 7's
+   * near-duplicate pairs, engine/stages/07_patterns.ts placeProse); none when absent.
+   */
+  formed?: ReadonlySet<number>;
+  /**
+   * Where the clustering put each issue before the neighbour rules of stage 7 (its stage 5 label, -1
+   * when left out or in an unstable cluster); `labels` when absent.
+   */
+  clustered?: ArrayLike<number>;
+  /** Each prose issue's nearest report when near enough to join its pattern (stage 7's NEIGHBOUR_JOIN), else -1; none when absent. */
+  nearest?: ArrayLike<number>;
   /** n × dimensions, unit rows (stage 4). */
   embedding: Float32Array;
   dimensions: number;
@@ -161,7 +181,24 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     return label;
   };
 
-  // 4. Anchoring of prose issues (centroids from this run's embedding, before any move).
+  // 4a. A group of near-duplicates the clustering left out, at least half of whose members were one
+  // previous pattern's (and no other pattern's as many), continues that pattern: its members, old
+  // and new, join the pattern's group, as a report joins its nearest report's pattern (a pair's one
+  // old member is where its anchor says). Otherwise its old members are judged as left out (4b).
+  const formed = new Set(labels.filter((l) => input.formed?.has(l)));
+  for (const label of formed) {
+    const list = input.groups.get(label)!.filter((i) => groupOf[i] === label);
+    const counts = new Map<string, number>();
+    for (const i of list) if (anchor[i] !== null) counts.set(anchor[i]!, (counts.get(anchor[i]!) ?? 0) + 1);
+    const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (!ranked.length || 2 * ranked[0][1] < list.length || (ranked.length > 1 && ranked[1][1] === ranked[0][1])) continue;
+    const p = ranked[0][0];
+    if (idOfLabel.get(label) === p) continue;
+    const to = destination(p);
+    for (const i of list) groupOf[i] = to;
+  }
+
+  // 4b. Anchoring of prose issues (centroids from this run's embedding, before any move).
   if (dimensions > 0) {
     const sums = new Map<string, Float64Array>();
     const groupSums = new Map<number, Float64Array>();
@@ -173,7 +210,7 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     for (let i = 0; i < n; i++) {
       if (input.templated[i] === 1) continue;
       if (anchor[i] !== null) add(sums, anchor[i]!, i);
-      if (groupOf[i] !== NONE && !templatedGroup.has(groupOf[i])) add(groupSums, groupOf[i], i);
+      if (groupOf[i] !== NONE && !templatedGroup.has(groupOf[i]) && !formed.has(groupOf[i])) add(groupSums, groupOf[i], i);
     }
     const unit = (s: Float64Array) => {
       let norm = 0;
@@ -197,13 +234,19 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       if (p === null || input.templated[i] === 1) continue;
       const here = groupOf[i];
       if (here !== NONE && (idOfLabel.get(here) === p || templatedGroup.has(here))) continue;
+      // A report the clustering left out is judged as left out wherever a neighbour rule placed it
+      // (one nearest report is no evidence against its anchor; the centroid of a near-duplicate pair,
+      // kept out of groupSums, is mostly the report itself).
+      const left = here === NONE || !groupSums.has(here) || (input.clustered ?? input.labels)[i] < 0;
       const voted = labelOfId.get(p);
       const home = voted !== undefined && groupSums.has(voted) ? groupSums.get(voted)! : null;
-      const keep =
-        here === NONE
-          ? home === null || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN
-          : cos(i, groupSums.get(here)!) - cos(i, home ?? sums.get(p)!) <= ANCHOR_MARGIN;
-      if (keep) moves.push([i, p]);
+      const keep = left
+        ? home === null || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN
+        : cos(i, groupSums.get(here)!) - cos(i, home ?? sums.get(p)!) <= ANCHOR_MARGIN;
+      // The evidence a neighbour rule places by: its nearest report is with P (before any move).
+      const j = input.nearest?.[i] ?? -1;
+      const linked = j >= 0 && j !== i && groupOf[j] !== NONE && idOfLabel.get(groupOf[j]) === p;
+      if (keep || linked) moves.push([i, p]);
     }
     for (const [i, p] of moves) groupOf[i] = destination(p);
   }

@@ -150,6 +150,10 @@ interface Placed {
   labels: Int32Array;
   neighbour: Int32Array;
   similarity: Float64Array;
+  /** Where the clustering put each report, before the neighbour rules (-1: left out, or in an unstable cluster). */
+  clustered: Int32Array;
+  /** Each prose report's nearest prose report when at least NEIGHBOUR_JOIN similar, else -1. */
+  nearest: Int32Array;
 }
 
 /**
@@ -173,6 +177,7 @@ function placeProse(
 
   const neighbour = new Int32Array(n).fill(-1);
   const similarity = new Float64Array(n);
+  const nearestRow = new Int32Array(n).fill(-1);
   const prose = (i: number) => !cluster.templated[i];
   const unplaced: number[] = [];
   const queries: number[] = [];
@@ -181,12 +186,13 @@ function placeProse(
     if (labels[i] < 0) unplaced.push(i);
     queries.push(i);
   }
-  if (!unplaced.length || v.tfidf.values.length === 0) return { labels, neighbour, similarity };
+  if (!unplaced.length || v.tfidf.values.length === 0) return { labels, neighbour, similarity, clustered: Int32Array.from(labels), nearest: nearestRow };
   const text: CsrMatrix = { rows: n, cols: v.tfidf.cols, rowPtr: v.tfidf.row_ptr, colIdx: v.tfidf.col_idx, values: v.tfidf.values };
   const matrix = withStructured(text, input.normalize);
   const found = nearestNeighbours(matrix, queries, prose, { dfCap: NEIGHBOUR_DF_CAP, rareKept: NEIGHBOUR_RARE_KEPT, shortlist: NEIGHBOUR_SHORTLIST });
   const nearestOf = new Map(queries.map((q, k) => [q, found[k]]));
   const nearest = unplaced.map((i) => nearestOf.get(i) ?? null);
+  for (const [i, nn] of nearestOf) if (nn && nn.similarity >= NEIGHBOUR_JOIN) nearestRow[i] = nn.row;
   const base = Int32Array.from(labels);
   // A placed report whose nearest report is a near-duplicate in another pattern follows it when that
   // report sits closer to its own centroid.
@@ -237,7 +243,7 @@ function placeProse(
     if (!groupLabel.has(root)) groupLabel.set(root, next++);
     labels[i] = groupLabel.get(root)!;
   }
-  return { labels, neighbour, similarity };
+  return { labels, neighbour, similarity, clustered: base, nearest: nearestRow };
 }
 
 /** Each issue's placement (see Placement, Placements). */
@@ -418,6 +424,10 @@ export function patterns(
     decisions: input.snapshot.grouping_decisions ?? [],
     templated: input.cluster.templated,
     labels: input.cluster.labels,
+    // placeProse's near-duplicate groups take the labels after the clusters and templates.
+    formed: new Set([...members.keys()].filter((label) => label >= input.cluster.k + input.cluster.templates.length)),
+    clustered: placed.clustered,
+    nearest: placed.nearest,
     embedding: v.embedding,
     dimensions: v.dimensions,
     outlierSimilarity: input.cluster.outlier_similarity,

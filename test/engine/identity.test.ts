@@ -157,6 +157,78 @@ test('keep apart: two issues kept apart never share a pattern; the one a person 
   assert.is(run(groups, previous, []).patternOf(0), P);
 });
 
+test("a near-duplicate pair of left-out reports made mostly of a previous pattern's members continues it; a split pair does not", () => {
+  // Label 2 is a pair stage 7 formed from reports the clustering left out (placeProse's labels >= k).
+  const groups = new Map([
+    [0, [0, 1, 2, 3]],
+    [1, [6, 7, 8]],
+    [2, [4, 9]],
+    [3, [5, 10]],
+  ]);
+  const input: IdentityInput = {
+    issueIds: ids,
+    groups,
+    previous: [
+      { id: P, member_ids: [0, 1, 2, 3, 4, 5].map((i) => ids[i]) },
+      { id: Q, member_ids: [6, 7, 8, 10].map((i) => ids[i]) },
+    ],
+    decisions: [],
+    templated: new Uint8Array(ids.length),
+    labels: Int32Array.from(ids, (_, i) => (i < 4 ? 0 : i >= 6 && i <= 8 ? 1 : -1)),
+    formed: new Set([2, 3]),
+    embedding: new Float32Array(0),
+    dimensions: 0,
+    outlierSimilarity: 0.2,
+    newId: (first) => testUuid(`new:${first}`),
+  };
+  const result = assignIdentity(input);
+  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+  // {4 (P), 9 (new)}: half P's, so it continues P, the new report with it; no split recorded.
+  assert.is(patternOf(4), P);
+  assert.is(patternOf(9), P);
+  // {5 (P), 10 (Q)}: no pattern has most of it, so neither pattern takes the other's report with it.
+  assert.is.not(patternOf(10), P);
+  assert.is.not(patternOf(5), Q);
+  assert.equal(
+    result.lineage.filter((l) => l.kind === 'split'),
+    [],
+  );
+});
+
+test('a report the clustering left out stays with its pattern wherever a neighbour rule placed it; a clustered one moves on evidence', () => {
+  // Two directions in a 2-d embedding: P's reports along x, Q's along y.
+  const at = (x: number, y: number) => [x / Math.hypot(x, y), y / Math.hypot(x, y)];
+  const rows = [at(1, 0), at(1, 0.1), at(1, -0.1), at(0, 1), at(0.1, 1), at(-0.1, 1), at(0.2, 1), at(0.2, 1)];
+  const input: IdentityInput = {
+    issueIds: ids.slice(0, 8),
+    // Issues 6 and 7 were P's; both are in Q's group this run: 6 by the clustering, 7 by a neighbour rule.
+    groups: new Map([
+      [0, [0, 1, 2]],
+      [1, [3, 4, 5, 6, 7]],
+    ]),
+    previous: [
+      { id: P, member_ids: [0, 1, 2, 6, 7].map((i) => ids[i]) },
+      { id: Q, member_ids: [3, 4, 5].map((i) => ids[i]) },
+    ],
+    decisions: [],
+    templated: new Uint8Array(8),
+    labels: Int32Array.from([0, 0, 0, 1, 1, 1, 1, 1]),
+    // 7 was in an unstable cluster (stage 5 label 1, left out by the stability filter).
+    clustered: Int32Array.from([0, 0, 0, 1, 1, 1, 1, -1]),
+    embedding: Float32Array.from(rows.flat()),
+    dimensions: 2,
+    outlierSimilarity: 0.2,
+    newId: (first) => testUuid(`new:${first}`),
+  };
+  const result = assignIdentity(input);
+  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+  assert.is(patternOf(6), Q);
+  assert.is(patternOf(7), P);
+  // With its nearest report (near enough for a neighbour rule to join it) still in P, 6 stays too.
+  const linked = assignIdentity({ ...input, nearest: Int32Array.from([1, 0, 0, 4, 3, 3, 0, 3]) });
+  assert.is(linked.groups.find((g) => g.members.includes(6))?.id, P);
+});
+
 // The pipeline: growth of a generated workspace by 15%, a run with nothing new, decisions and replay.
 const base = syntheticInput(400, 7, 6);
 const grown = (previous: StageOutputs['patterns'], runId: string) =>
