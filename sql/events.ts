@@ -53,31 +53,32 @@ export type SequencedEvent = Pick<StoredEvent, 'workspace_id' | 'sequence' | 'ag
 // Each statement carries at most this many events (the engine's results can hold 100,000 and more).
 const STATEMENT_EVENTS = 5000;
 
-// The events travel as parallel arrays, the payloads as one JSON array (not a jsonb[] literal, whose
-// per-element quoting costs more than the insert on both ends); rows from (…) with ordinality keeps
-// the columns aligned. $1 workspace, $2 recorded_at, $3..$9 the events, $10 the first sequence or count.
+// The events travel as one JSON array of [actor_type, actor_id, aggregate_type, aggregate_id, event_type,
+// payload, occurred_at] rows: JSON.stringify is native, where pg's text[] / timestamptz[] literals quote
+// and format every element in JavaScript (and a jsonb[] literal's per-element quoting costs more than
+// the insert on both ends); with ordinality keeps the order. $1 workspace, $2 recorded_at, $3 the
+// events, $4 the first sequence or count.
 const insertEventsSql = (
   firstSequence: string,
   from: string,
 ) => `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
-     select $1, ${firstSequence} + e.ord - 1, e.aggregate_type, e.aggregate_id, e.event_type, e.payload, e.actor_type, e.actor_id, coalesce(e.occurred_at, $2), $2
-       from ${from}rows from (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::uuid[]), unnest($7::text[]), jsonb_array_elements($8::jsonb), unnest($9::timestamptz[]))
-            with ordinality as e(actor_type, actor_id, aggregate_type, aggregate_id, event_type, payload, occurred_at, ord)`;
+     select $1, ${firstSequence} + e.ord - 1, e.v->>2, (e.v->>3)::uuid, e.v->>4, e.v->5, e.v->>0, e.v->>1, coalesce((e.v->>6)::timestamptz, $2), $2
+       from ${from}jsonb_array_elements($3::jsonb) with ordinality as e(v, ord)`;
 
-// Takes the counter row, reserves $10 sequences and inserts the first statement's events: one round trip.
+// Takes the counter row, reserves $4 sequences and inserts the first statement's events: one round trip.
 const reserveAndInsert = prepared(
-  'events_reserve_and_insert',
+  'events_reserve_insert',
   `with reserved as (
-       insert into workspace_event_counters (workspace_id, last_sequence) values ($1, $10::bigint)
-       on conflict (workspace_id) do update set last_sequence = workspace_event_counters.last_sequence + $10::bigint
-       returning last_sequence - $10::bigint + 1 as first
+       insert into workspace_event_counters (workspace_id, last_sequence) values ($1, $4::bigint)
+       on conflict (workspace_id) do update set last_sequence = workspace_event_counters.last_sequence + $4::bigint
+       returning last_sequence - $4::bigint + 1 as first
      ), written as (
        ${insertEventsSql('r.first', 'reserved as r cross join ')}
      )
      select first from reserved`,
 );
 
-const insertMore = prepared('events_insert_more', insertEventsSql('$10::bigint', ''));
+const insertMore = prepared('events_insert_next', insertEventsSql('$4::bigint', ''));
 const transactionClock = prepared('transaction_clock', `select date_trunc('milliseconds', now()) as now`);
 
 /**
@@ -119,17 +120,18 @@ export class EventBatch {
     let first = 0;
     for (let start = 0; start < this.pending.length; start += STATEMENT_EVENTS) {
       const chunk = this.pending.slice(start, start + STATEMENT_EVENTS);
-      const params = [
-        this.workspaceId,
-        this.recordedAt,
-        chunk.map((p) => p.actor.type),
-        chunk.map((p) => p.actor.id),
-        chunk.map((p) => p.event.aggregateType),
-        chunk.map((p) => p.event.aggregateId),
-        chunk.map((p) => p.event.eventType),
-        JSON.stringify(chunk.map((p) => p.event.payload)),
-        chunk.map((p) => p.event.occurredAt ?? null),
-      ];
+      const rows = JSON.stringify(
+        chunk.map(({ actor, event }) => [
+          actor.type,
+          actor.id,
+          event.aggregateType,
+          event.aggregateId,
+          event.eventType,
+          event.payload,
+          event.occurredAt?.toISOString() ?? null,
+        ]),
+      );
+      const params = [this.workspaceId, this.recordedAt, rows];
       if (start === 0) first = (await this.db.query<{ first: number }>(reserveAndInsert([...params, this.pending.length]))).rows[0].first;
       else await this.db.query(insertMore([...params, first + start]));
     }

@@ -43,9 +43,11 @@ const issuesById = prepared('issues_by_id', `select ${issueColumns} from issues 
 // One probe of the (workspace_id, source, external_id) unique index per key (`limit 1` keeps the
 // lateral subquery from being flattened into a join that the planner could turn into a scan of the
 // whole workspace while statistics lag behind a bulk load).
+// The keys travel as one JSON array of [source, external_id] pairs (native JSON.stringify rather than
+// two text[] literals that pg quotes element by element in JavaScript).
 const issueIdsByKey = prepared(
-  'issues_ids_by_key',
-  `select i.id from unnest($2::text[], $3::text[]) as k(wanted_source, wanted_external_id)
+  'issues_ids_by_json_key',
+  `select i.id from (select e->>0 as wanted_source, e->>1 as wanted_external_id from jsonb_array_elements($2::jsonb) as e) as k
      cross join lateral (
        select id from issue_records where workspace_id = $1 and source = k.wanted_source and external_id = k.wanted_external_id limit 1
      ) as i`,
@@ -67,7 +69,7 @@ async function existingByKeys(db: Queryable, workspaceId: string, inputs: IssueI
   const keyed = inputs.filter((i) => i.external_id !== null);
   if (!keyed.length) return new Map();
   // The rows are locked afterwards, in id order.
-  const { rows: found } = await db.query<{ id: string }>(issueIdsByKey([workspaceId, keyed.map((i) => i.source), keyed.map((i) => i.external_id)]));
+  const { rows: found } = await db.query<{ id: string }>(issueIdsByKey([workspaceId, JSON.stringify(keyed.map((i) => [i.source, i.external_id]))]));
   const rows = await lockIssuesById(
     db,
     workspaceId,
