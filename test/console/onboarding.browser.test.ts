@@ -164,6 +164,8 @@ if (chromiumAvailable('the staff console onboarding in a browser')) {
     await page.getByLabel('Kind').selectOption('tenant__train');
     await page.waitForURL(/kind=tenant__train/);
     await page.getByRole('link', { name: 'tenant__train' }).first().waitFor();
+    // The unfiltered list stays on screen until the filtered one arrives: wait for its rows to go.
+    await page.getByRole('link', { name: 'tenant__provision' }).first().waitFor({ state: 'hidden', timeout: 10_000 });
     assert.is(await page.getByRole('link', { name: 'tenant__provision' }).count(), 0, 'the kind filter applies');
     await checkPage(page, 'jobs');
     await page.getByRole('link', { name: 'tenant__train' }).first().click();
