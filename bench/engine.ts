@@ -209,7 +209,7 @@ async function loghubSection() {
   log('## 1b. Loghub 2k: grouping accuracy next to Drain');
   log();
   log(
-    "data: ../shared/data/loghub-dev (Zhu et al., ISSRE 2023), the README's record mapping; pure pipeline to stage 7 with the default configs; GA as logparser computes it (an issue without a pattern is a singleton)",
+    "data: loghub-dev of bench/data/README.md (Zhu et al., ISSRE 2023), the README's record mapping; pure pipeline to stage 7 with the default configs; GA as logparser computes it (an issue without a pattern is a singleton)",
   );
   log();
   log('| system | lines | true templates | path (template coverage) | patterns | unclustered | GA | Drain GA | ARI | pipeline | verdict |');

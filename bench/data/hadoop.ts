@@ -1,16 +1,15 @@
 /**
- * The real Hadoop bug reports of ../shared/data/gitbugs-hadoop (2,503 Jira issues, 2020-2024; GitBugs
+ * The real Hadoop bug reports (outside the repository: bench/data/README.md; 2,503 Jira issues, 2020-2024; GitBugs
  * by Avinash Patil, CC BY 4.0, arXiv:2504.09651) as typed rows and as ingest records. Shared by the
  * ingest benchmark and the engine benchmarks; never by the test suite, which must not depend on
- * shared/.
+ * data outside the repository.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCsvRecords } from './csv.ts';
+import { EXTERNAL_DATA_DIR, externalDataFile } from './externalData.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const HADOOP_BUGS_CSV = path.resolve(repoRoot, '..', 'shared', 'data', 'gitbugs-hadoop', 'hadoop_bugs.csv');
+export const HADOOP_BUGS_CSV = path.join(EXTERNAL_DATA_DIR, 'gitbugs-hadoop', 'hadoop_bugs.csv');
 export const HADOOP_SOURCE = 'hadoop-jira';
 
 export interface HadoopBug {
@@ -43,7 +42,7 @@ const COLUMNS = ['Summary', 'Issue id', 'Status', 'Priority', 'Resolution', 'Cre
 
 /** Reads and checks the CSV (every expected column present, every date readable). */
 export function loadHadoopBugs(file: string = HADOOP_BUGS_CSV): HadoopBug[] {
-  const records = parseCsvRecords(readFileSync(file, 'utf8'));
+  const records = parseCsvRecords(readFileSync(externalDataFile(file), 'utf8'));
   const missing = COLUMNS.filter((c) => records.length && !(c in records[0]));
   if (missing.length) throw new Error(`${file}: missing columns ${missing.join(', ')}`);
   return records.map((r) => ({

@@ -1,17 +1,15 @@
 /**
- * The labelled Loghub 2k systems of ../shared/data/loghub-dev (Zhu et al., ISSRE 2023; licence in that
- * folder) as ingest-shaped issues with their true template, by the README's record mapping: title = the
+ * The labelled Loghub 2k systems (Zhu et al., ISSRE 2023; outside the repository: bench/data/README.md) as ingest-shaped issues with their true template, by the README's record mapping: title = the
  * first 8 words of Content (≤ 160 characters), narrative = Content, source = the system in lower case,
  * severity from Level, occurred_at from the date and time columns as UTC (a missing year is 2005).
  * Used by the engine benchmark only; never by the test suite.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCsvRecords } from './csv.ts';
+import { EXTERNAL_DATA_DIR, externalDataFile } from './externalData.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const LOGHUB_DIR = path.resolve(repoRoot, '..', 'shared', 'data', 'loghub-dev');
+export const LOGHUB_DIR = path.join(EXTERNAL_DATA_DIR, 'loghub-dev');
 
 /** Published Drain GA on Loghub-2k (Zhu et al. 2019), the baseline each system must reach. */
 export const DRAIN_GA: Record<string, number> = { HDFS: 0.9975, Linux: 0.69, OpenStack: 0.7325, Mac: 0.7865, Spark: 0.92 };
@@ -69,8 +67,7 @@ function occurredAt(r: Record<string, string>): string {
 
 export function loadLoghub(system: string): LoghubIssue[] {
   const file = path.join(LOGHUB_DIR, `${system}_2k.log_structured.csv`);
-  if (!existsSync(file)) throw new Error(`${file} not found`);
-  return parseCsvRecords(readFileSync(file, 'utf8')).map((r) => ({
+  return parseCsvRecords(readFileSync(externalDataFile(file), 'utf8')).map((r) => ({
     external_id: `${system}-${r.LineId}`,
     title: r.Content.split(/\s+/).filter(Boolean).slice(0, 8).join(' ').slice(0, 160),
     narrative: r.Content,
