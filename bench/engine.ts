@@ -57,7 +57,7 @@ import { HADOOP_BUGS_CSV, loadHadoopBugs, SEVERITY_OF_PRIORITY } from './data/ha
 import { generateIssues, themes } from '../fixtures/synthetic.ts';
 import { DRAIN_GA, loadLoghub } from './data/loghub.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
-import { TEMPLATE_TOKEN_LIMIT } from '../engine/stages/02_normalize.ts';
+import { TEMPLATE_TOKEN_LIMIT, templateColumn } from '../engine/stages/02_normalize.ts';
 import { templateTokens, WILDCARD } from '../engine/text/templateTokens.ts';
 import { createRng } from '../engine/rng.ts';
 import { rollingBacktest } from '../engine/hazard/backtest.ts';
@@ -263,22 +263,9 @@ async function loghubSection() {
 
 /** The miner's grouping (stage 5's rule: a template printed once is a singleton) of one system's lines. */
 function minerGa(lines: Array<{ narrative: string; truth: string }>, options: MinerOptions): number {
-  const vocabulary: string[] = [];
-  const index = new Map<string, number>();
-  const intern = (t: string) => {
-    let id = index.get(t);
-    if (id === undefined) index.set(t, (id = vocabulary.push(t) - 1));
-    return id;
-  };
-  const wildcard = intern(WILDCARD);
-  const offsets = new Uint32Array(lines.length + 1);
-  const ids: number[] = [];
-  lines.forEach((l, i) => {
-    for (const t of templateTokens(l.narrative, TEMPLATE_TOKEN_LIMIT).tokens) ids.push(intern(t));
-    offsets[i + 1] = ids.length;
-  });
+  const { column, vocabulary, wildcard } = templateColumn(lines.map((l) => l.narrative));
   const m = mineTemplates(
-    { offsets, ids: Uint32Array.from(ids) },
+    column,
     lines.map((_, i) => i),
     wildcard,
     options,

@@ -10,7 +10,7 @@
  * reports with (issue 31).
  */
 import { normalizeText } from '../text/normalize.ts';
-import { templateTokens } from '../text/templateTokens.ts';
+import { templateTokens, WILDCARD } from '../text/templateTokens.ts';
 import { structuredFeatures } from '../text/features.ts';
 import type { TokenIdColumn } from '../text/tfidf.ts';
 import type { StageContext } from './context.ts';
@@ -81,6 +81,19 @@ export function normalize(input: { snapshot: SnapshotOutput }, _ctx: StageContex
     features: features.done(),
     feature_vocabulary: featureVocabulary.vocabulary,
   };
+}
+
+/**
+ * The template tokens of `texts` as stage 2 builds them (engine/text/templateTokens.ts, interned in one
+ * vocabulary), for the miner run on its own (tests, benchmarks): the column, the vocabulary and the
+ * wildcard's id.
+ */
+export function templateColumn(texts: string[], limit = TEMPLATE_TOKEN_LIMIT): { column: TokenIdColumn; vocabulary: string[]; wildcard: number } {
+  const { vocabulary, intern } = interner();
+  const wildcard = intern(WILDCARD);
+  const column = columnBuilder(texts.length);
+  texts.forEach((text, i) => column.add(i, templateTokens(text, limit).tokens, intern));
+  return { column: column.done(), vocabulary, wildcard };
 }
 
 function interner() {

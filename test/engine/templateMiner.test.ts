@@ -6,28 +6,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mineTemplates } from '../../engine/cluster/templateMiner.ts';
 import { groupingAccuracy } from '../../engine/cluster/agreement.ts';
-import { templateTokens, WILDCARD } from '../../engine/text/templateTokens.ts';
+import { templateColumn } from '../../engine/stages/02_normalize.ts';
+import { templateTokens } from '../../engine/text/templateTokens.ts';
 import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
 import { syntheticInput, testContext, testUuid } from '../helpers/engineInput.ts';
 
 /** Mines `lines`; returns the template text of every line. */
 function mine(lines: string[]): string[] {
-  const vocabulary: string[] = [];
-  const index = new Map<string, number>();
-  const intern = (t: string) => {
-    let id = index.get(t);
-    if (id === undefined) index.set(t, (id = vocabulary.push(t) - 1));
-    return id;
-  };
-  const wildcard = intern(WILDCARD);
-  const offsets = new Uint32Array(lines.length + 1);
-  const ids: number[] = [];
-  lines.forEach((line, i) => {
-    for (const t of templateTokens(line, 64).tokens) ids.push(intern(t));
-    offsets[i + 1] = ids.length;
-  });
+  const { column, vocabulary, wildcard } = templateColumn(lines);
   const mined = mineTemplates(
-    { offsets, ids: Uint32Array.from(ids) },
+    column,
     lines.map((_, i) => i),
     wildcard,
   );
