@@ -23,3 +23,35 @@ export function lifecycleStatus(
   if (found.verdict === 'regressed' || found.memberStatuses.some((s) => s === 'open' || s === 'in_progress')) return 'active';
   return found.verdict === 'holding' ? 'resolved' : 'watching';
 }
+
+/** What the run decides from: a pattern as stored before the run. */
+export interface StoredPattern {
+  status: PatternStatus;
+  issue_count: number;
+}
+
+/** A pattern as the run found it. */
+export interface FoundPattern {
+  id: string;
+  member_ids: string[];
+  issue_count: number;
+}
+
+/**
+ * The status of every pattern a run touches: each pattern it found and each stored pattern it did not
+ * find, by `lifecycleStatus`. A member issue the run did not read as eligible counts as `open`.
+ */
+export function runPatternStatuses(
+  found: readonly FoundPattern[],
+  stored: ReadonlyMap<string, StoredPattern>,
+  issueStatuses: ReadonlyMap<string, string>,
+  verdicts: ReadonlyMap<string, string>,
+): Map<string, PatternStatus> {
+  const statuses = new Map<string, PatternStatus>();
+  for (const p of found) {
+    const memberStatuses = p.member_ids.map((id) => issueStatuses.get(id) ?? 'open');
+    statuses.set(p.id, lifecycleStatus(stored.get(p.id)?.status ?? null, { memberStatuses, verdict: verdicts.get(p.id) ?? null }, p.issue_count));
+  }
+  for (const [id, row] of stored) if (!statuses.has(id)) statuses.set(id, lifecycleStatus(row.status, null, row.issue_count));
+  return statuses;
+}

@@ -1,7 +1,8 @@
 /**
  * Writing a run's results, in one transaction: pattern.created / pattern.updated events (folded into
  * `patterns`), issue.pattern_assigned events for issues whose pattern changed (folded into `issues`),
- * pattern.status_changed events by the lifecycle rules (domain/patternLifecycle.ts), the run's review questions
+ * pattern.status_changed events for the statuses the caller decided (usecases/runEngine.ts by
+ * domain/patternLifecycle.ts, from what `lockPatternState` read), the run's review questions
  * (sql/reviewItems.ts syncEngineQuestions: none re-opened where a reviewer dismissed one), the latest
  * extraction per issue (abstentions settled by the issue's pattern), and the run's patterns for the next
  * run to match against; lineage (merged_into, split_into) as pattern.updated events, also sent to webhooks. Every written output carries its bounded provenance.
@@ -41,7 +42,7 @@ import { replacePredictions, saveBacktest } from './predictions.ts';
 import { applyRecommendations } from './recommendations.ts';
 import { linkQuestionPatterns, syncEngineQuestions } from './reviewItems.ts';
 import { issueLink, membersLink } from '../engine/stages/context.ts';
-import { lifecycleStatus } from '../domain/patternLifecycle.ts';
+import type { PatternStatus } from '../domain/patternLifecycle.ts';
 
 const ENGINE: Actor = { type: 'engine', id: null };
 const CHUNK = 5000;
@@ -105,15 +106,55 @@ export interface AppliedForecasts {
 }
 
 /**
+ * What writing a run's patterns reads, locked in the one lock order: the snapshot's issues (by id, in
+ * sorted chunks; only the eligible ones are kept), then the workspace's patterns; and the latest fix
+ * verdict of each pattern. The first statements of the results' transaction.
+ */
+export interface PatternState {
+  issueRows: Map<string, IssueRow>;
+  patternRows: Map<string, PatternRow>;
+  verdicts: Map<string, string>;
+}
+
+export async function lockPatternState(db: Queryable, workspaceId: string, snapshot: SnapshotOutput): Promise<PatternState> {
+  const sortedIds = [...new Set(snapshot.issues.map((i) => i.id))].sort();
+  const issueRows = new Map<string, IssueRow>();
+  await inChunks(sortedIds, async (chunk) => {
+    for (const r of await lockIssuesById(db, workspaceId, chunk)) if (r.engine_status === 'eligible') issueRows.set(r.id, r);
+  });
+  const patternRows = new Map(
+    (await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 order by id for update`, [workspaceId])).rows.map((r) => [
+      r.id,
+      r,
+    ]),
+  );
+  const verdicts = new Map(
+    (
+      await db.query<{ pattern_id: string; verdict: string }>(
+        `select distinct on (pattern_id) pattern_id, verdict from recommendation_verifications where workspace_id = $1 order by pattern_id, computed_at desc`,
+        [workspaceId],
+      )
+    ).rows.map((r) => [r.pattern_id, r.verdict]),
+  );
+  return { issueRows, patternRows, verdicts };
+}
+
+/** The patterns of stages 1-7 to write: the outputs, what `lockPatternState` read, and the status decided for each pattern the run touches. */
+export interface PatternWrite extends PatternResults {
+  state: PatternState;
+  statuses: ReadonlyMap<string, PatternStatus>;
+}
+
+/**
  * Writes a run's results: its patterns (stages 1-7) and/or its forecasts (stages 8-10), whichever
- * the run produced. Must be the whole of its transaction: it flushes the workspace's events
- * (sql/events.ts).
+ * the run produced. Must be the whole of its transaction after `lockPatternState`: it flushes the
+ * workspace's events (sql/events.ts).
  */
 export async function applyRunResults(
   db: Queryable,
   workspaceId: string,
   ctx: StageContext,
-  outputs: { patterns?: PatternResults; forecasts?: ForecastResults },
+  outputs: { patterns?: PatternWrite; forecasts?: ForecastResults },
   beforeFlush?: () => Promise<unknown>,
 ): Promise<{ patterns: AppliedResults | null; forecasts: AppliedForecasts | null }> {
   const events = await EventBatch.start(db, workspaceId);
@@ -151,44 +192,24 @@ async function writePatterns(
   db: Queryable,
   events: EventBatch,
   ctx: StageContext,
-  outputs: PatternResults,
+  outputs: PatternWrite,
   refinedRisk: Map<string, number>,
 ): Promise<{ applied: AppliedResults; afterFlush(written: SequencedEvent[]): Promise<void> }> {
   const workspaceId = events.workspaceId;
-  // Rows first, in the one lock order: issues (by id, in sorted chunks), then patterns.
   const ids = outputs.snapshot.issues.map((i) => i.id);
-  const sortedIds = [...new Set(ids)].sort();
-  const issueRows = new Map<string, IssueRow>();
-  await inChunks(sortedIds, async (chunk) => {
-    for (const r of await lockIssuesById(db, workspaceId, chunk)) if (r.engine_status === 'eligible') issueRows.set(r.id, r);
-  });
-  const patternRows = new Map(
-    (await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 order by id for update`, [workspaceId])).rows.map((r) => [
-      r.id,
-      r,
-    ]),
-  );
-
-  const verdicts = new Map(
-    (
-      await db.query<{ pattern_id: string; verdict: string }>(
-        `select distinct on (pattern_id) pattern_id, verdict from recommendation_verifications where workspace_id = $1 order by pattern_id, computed_at desc`,
-        [workspaceId],
-      )
-    ).rows.map((r) => [r.pattern_id, r.verdict]),
-  );
-  const issueStatus = new Map(ids.map((id) => [id, issueRows.get(id)?.status ?? 'open']));
+  const { issueRows, patternRows } = outputs.state;
+  const statusOf = (id: string) => {
+    const status = outputs.statuses.get(id);
+    if (!status) throw new Error(`no status decided for pattern ${id}`);
+    return status;
+  };
 
   const patternEvents: NewEvent[] = [];
   let created = 0;
   for (const p of outputs.patterns.patterns) {
     const fields = patternFields(p, refinedRisk.get(p.id));
     const existing = patternRows.get(p.id);
-    const status = lifecycleStatus(
-      existing?.status ?? null,
-      { memberStatuses: p.member_ids.map((id) => issueStatus.get(id) ?? 'open'), verdict: verdicts.get(p.id) ?? null },
-      p.issue_count,
-    );
+    const status = statusOf(p.id);
     if (!existing) {
       created++;
       patternEvents.push({ aggregateType: 'pattern', aggregateId: p.id, eventType: 'pattern.created', payload: { ...fields, status } });
@@ -220,7 +241,7 @@ async function writePatterns(
         payload: { changes: { issue_count: 0, provenance: provenance(ctx, 'patterns', [], membersLink(row.id)) } },
       });
     }
-    const status = lifecycleStatus(row.status, null, row.issue_count);
+    const status = statusOf(row.id);
     if (status !== row.status)
       patternEvents.push({
         aggregateType: 'pattern',

@@ -19,7 +19,16 @@ import { activeConfigs, findConfigVersion, configVersionId } from '../sql/config
 import { configDefinitions } from '../engine/config/index.ts';
 import * as runs from '../sql/engineRuns.ts';
 import { patternTotals } from '../sql/patterns.ts';
-import { applyRunResults, type AppliedForecasts, type AppliedResults } from '../sql/engineResults.ts';
+import {
+  applyRunResults,
+  lockPatternState,
+  type AppliedForecasts,
+  type AppliedResults,
+  type ForecastResults,
+  type PatternResults,
+  type PatternWrite,
+} from '../sql/engineResults.ts';
+import { runPatternStatuses } from '../domain/patternLifecycle.ts';
 import { enqueueVerifications } from '../jobs/queue/recommendation__verify.ts';
 import { engineStageDuration } from '../lib/metrics.ts';
 import { enqueueNotifications } from '../jobs/queue/notification__route.ts';
@@ -114,6 +123,32 @@ async function baseRunFor(app: AppContext, run: runs.EngineRunRow, stage: StageN
   return baseRunId;
 }
 
+/**
+ * The pattern lifecycle of a run's results: reads (and locks) what the rule needs, then decides the
+ * status of every pattern the run touches (domain/patternLifecycle.ts) for `applyRunResults` to write.
+ */
+async function decidePatternStatuses(db: Queryable, workspaceId: string, results: PatternResults): Promise<PatternWrite> {
+  const state = await lockPatternState(db, workspaceId, results.snapshot);
+  const issueStatuses = new Map([...state.issueRows].map(([id, row]) => [id, row.status]));
+  const statuses = runPatternStatuses(results.patterns.patterns, state.patternRows, issueStatuses, state.verdicts);
+  return { ...results, state, statuses };
+}
+
+/**
+ * Writes a run's results (the whole of the caller's transaction): the pattern statuses decided here,
+ * then everything `applyRunResults` stores; `beforeFlush` enqueues jobs on the transaction.
+ */
+export async function writeRunResults(
+  db: Queryable,
+  workspaceId: string,
+  ctx: StageContext,
+  outputs: { patterns?: PatternResults; forecasts?: ForecastResults },
+  beforeFlush?: () => Promise<unknown>,
+) {
+  const patterns = outputs.patterns ? await decidePatternStatuses(db, workspaceId, outputs.patterns) : undefined;
+  return applyRunResults(db, workspaceId, ctx, { patterns, forecasts: outputs.forecasts }, beforeFlush);
+}
+
 export async function executeEngineRun(
   app: AppContext,
   runId: string,
@@ -182,7 +217,7 @@ export async function executeEngineRun(
       let applied: AppliedResults | null = null;
       let forecasts: AppliedForecasts | null = null;
       if (patternResults || forecastResults) {
-        ({ patterns: applied, forecasts } = await applyRunResults(
+        ({ patterns: applied, forecasts } = await writeRunResults(
           client,
           workspaceId,
           ctx,

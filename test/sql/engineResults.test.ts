@@ -11,10 +11,9 @@ import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
 import { decodeOutput } from '../../engine/manifest.ts';
 import type { StageOutputs } from '../../engine/pipeline.ts';
-import { contextOf, createEngineRun, executeEngineRun } from '../../usecases/runEngine.ts';
+import { contextOf, createEngineRun, executeEngineRun, writeRunResults } from '../../usecases/runEngine.ts';
 import { verificationKey } from '../../jobs/queue/recommendation__verify.ts';
 import { recommendationVerifyTask } from '../../jobs/tasks/recommendation__verify.ts';
-import { applyRunResults } from '../../sql/engineResults.ts';
 import { findEngineRun, loadStageOutput } from '../../sql/engineRuns.ts';
 import { withEventBatch } from '../../sql/events.ts';
 import { markImplemented } from '../../sql/recommendations.ts';
@@ -76,7 +75,7 @@ test('a run whose results are written again (a retry after they committed) chang
   const events = await eventCount();
   const ctx = await contextOf(t.app, (await findEngineRun(t.app.pool, ws, first.run.id))!);
   const again = await withTransaction(t.app.pool, (client) =>
-    applyRunResults(client, ws, ctx, {
+    writeRunResults(client, ws, ctx, {
       patterns: { snapshot: o.snapshot, extract: o.extract, patterns: o.patterns },
       forecasts: { hazard: o.hazard, predict: o.predict, recommend: o.recommend },
     }),

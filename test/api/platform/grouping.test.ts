@@ -20,8 +20,7 @@ import { withTransaction } from '../../../lib/db.ts';
 import { rebuildProjections } from '../../../sql/projections.ts';
 import { decodeOutput } from '../../../engine/manifest.ts';
 import type { StageOutputs } from '../../../engine/pipeline.ts';
-import { contextOf } from '../../../usecases/runEngine.ts';
-import { applyRunResults } from '../../../sql/engineResults.ts';
+import { contextOf, writeRunResults } from '../../../usecases/runEngine.ts';
 import { findEngineRun, loadStageOutput } from '../../../sql/engineRuns.ts';
 
 const provisioning = provisioningKey();
@@ -257,7 +256,7 @@ test("a run's split names the successors on the old pattern (split_into) and goe
   // The run's outputs as they were, with a split of `from` into `successor` recorded by stage 7.
   patterns.lineage = [{ kind: 'split', from: from.id, to: [from.id, successor.id], by: 'engine', decision_id: null, issues: 3 }];
   const ctx = await contextOf(t.app, (await findEngineRun(t.app.pool, t.demo.workspaceId, latest.id))!);
-  await withTransaction(t.app.pool, (client) => applyRunResults(client, t.demo.workspaceId, ctx, { patterns: { snapshot, extract, patterns } }));
+  await withTransaction(t.app.pool, (client) => writeRunResults(client, t.demo.workspaceId, ctx, { patterns: { snapshot, extract, patterns } }));
   assert.ok((await api.get(`/v1/patterns/${from.id}`)).body.split_into.includes(successor.id));
   const outbound = await t.app.pool.query(`select payload from outbound_events where workspace_id = $1 and event_type = 'pattern.updated'`, [
     t.demo.workspaceId,

@@ -5,7 +5,6 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lifecycleStatus } from '../../../domain/patternLifecycle.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
@@ -128,16 +127,6 @@ test('lifecycle: all members closed -> watching; a new open member -> active aga
       ['watching', 'active'],
     ],
   );
-});
-
-test('lifecycle rules: a pattern no run finds is watched (never active with zero issues), then resolved; a holding fix resolves it', () => {
-  assert.is(lifecycleStatus('active', null, 12), 'watching');
-  assert.is(lifecycleStatus('watching', null, 0), 'resolved');
-  assert.is(lifecycleStatus('resolved', null, 0), 'resolved');
-  assert.is(lifecycleStatus(null, { memberStatuses: ['open', 'closed'], verdict: null }, 2), 'active');
-  assert.is(lifecycleStatus('active', { memberStatuses: ['resolved', 'closed'], verdict: null }, 2), 'watching');
-  assert.is(lifecycleStatus('watching', { memberStatuses: ['resolved', 'closed'], verdict: 'holding' }, 2), 'resolved');
-  assert.is(lifecycleStatus('resolved', { memberStatuses: ['closed'], verdict: 'regressed' }, 1), 'active');
 });
 
 test.run();
