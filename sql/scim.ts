@@ -4,6 +4,7 @@
  */
 import type { Queryable } from '../lib/db.ts';
 import type { ListSource } from './pagination.ts';
+import type { ScimEmail, ScimUserFields } from '../domain/scim/documents.ts';
 
 export interface ScimTokenRow {
   id: string;
@@ -24,7 +25,7 @@ export interface ScimUserRow {
   display_name: string | null;
   given_name: string | null;
   family_name: string | null;
-  emails: Array<{ value: string; type?: string; primary?: boolean }>;
+  emails: ScimEmail[];
   /** The stored SCIM document (everything but id, meta, groups and password). */
   extra: Record<string, unknown>;
   created_at: Date;
@@ -74,17 +75,6 @@ export async function findLiveScimToken(
 
 export async function touchScimToken(db: Queryable, id: string): Promise<void> {
   await db.query('update scim_tokens set last_used_at = now() where id = $1', [id]);
-}
-
-export interface ScimUserFields {
-  userName: string;
-  externalId: string | null;
-  active: boolean;
-  displayName: string | null;
-  givenName: string | null;
-  familyName: string | null;
-  emails: ScimUserRow['emails'];
-  document: Record<string, unknown>;
 }
 
 /** Inserts a provisioned user; null when the userName or the user is already provisioned here. */

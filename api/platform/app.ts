@@ -24,7 +24,8 @@ import { bearerToken, type PlatformAuthenticator, type Principal } from './princ
 import type { PlatformRoute } from './route.ts';
 import { allScopes, scopeTable } from '../../domain/scopes.ts';
 import { createScimRouter } from './scim/app.ts';
-import { ScimError, sendScimError } from './scim/errors.ts';
+import { ScimError } from '../../domain/scim/errors.ts';
+import { sendScimError } from './scim/errors.ts';
 
 const SCIM_BASE = '/scim/v2';
 

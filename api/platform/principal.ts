@@ -2,6 +2,7 @@
 import type { Request } from 'express';
 import type { Actor } from '../../sql/events.ts';
 import type { Scope } from '../../domain/scopes.ts';
+import type { WorkspaceActor } from '../../usecases/workspaceActor.ts';
 
 export interface Principal {
   kind: 'user' | 'service_account' | 'api_key';
@@ -25,6 +26,11 @@ export interface PlatformAuthenticator {
 /** The actor recorded in events for what this principal does. */
 export function actorOf(principal: Principal): Actor {
   return { type: principal.kind, id: principal.subjectId };
+}
+
+/** Who a use case that changes the workspace sees: the principal and the caller's address (audited). */
+export function workspaceActor(principal: Principal, clientIp: string): WorkspaceActor {
+  return { kind: principal.kind, workspaceId: principal.workspaceId, userId: principal.userId, subjectId: principal.subjectId, clientIp };
 }
 
 /** The bearer token of an `Authorization: Bearer …` header, or null when absent or malformed. */

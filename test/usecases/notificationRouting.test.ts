@@ -3,7 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { afterQuietHours, inQuietHours, instantAt, nextDigestAt, weekOf } from '../../usecases/notifications/localTime.ts';
 import { decide, type NotificationItem } from '../../usecases/notifications/routing.ts';
-import { applyPreferences, defaultPreferences, type Recipient, type StoredPreferences } from '../../sql/notificationPreferences.ts';
+import { applyPreferences, defaultPreferences, type StoredPreferences } from '../../domain/notificationPreferences.ts';
+import type { Recipient } from '../../sql/notificationPreferences.ts';
 
 const at = (iso: string) => new Date(iso);
 const iso = (d: Date | undefined) => d?.toISOString();

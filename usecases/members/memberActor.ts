@@ -4,15 +4,10 @@ import { AppError } from '../../lib/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Role } from '../../domain/memberRoles.ts';
 import * as users from '../../sql/users.ts';
+import type { WorkspaceActor } from '../workspaceActor.ts';
 
-/** Who acts on a workspace's members: a /v1 principal (api/platform/principal.ts) and the caller's address. */
-export interface MemberActor {
-  kind: 'user' | 'service_account' | 'api_key';
-  workspaceId: string;
-  userId: string | null;
-  subjectId: string;
-  clientIp: string;
-}
+/** Who acts on a workspace's members: a /v1 caller and its address (usecases/workspaceActor.ts). */
+export type MemberActor = WorkspaceActor;
 
 /** The role a caller acts with on members and invitations: a user's membership role; machine credentials act as admins. */
 export async function actingRole(db: Queryable, actor: MemberActor): Promise<Role> {

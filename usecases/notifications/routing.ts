@@ -14,7 +14,8 @@
  *   digest is a digest itself and goes out when produced. Chat goes at once.
  * - Quiet hours (in their own time zone) hold e-mail and chat until they end, digests included.
  */
-import type { Recipient, AlertSeverity, NotificationKind, StoredPreferences } from '../../sql/notificationPreferences.ts';
+import type { AlertSeverity, NotificationKind, StoredPreferences } from '../../domain/notificationPreferences.ts';
+import type { Recipient } from '../../sql/notificationPreferences.ts';
 import type { Severity } from '../../domain/severity.ts';
 import { afterQuietHours, nextDigestAt } from './localTime.ts';
 

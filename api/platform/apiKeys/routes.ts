@@ -4,16 +4,11 @@
  * (`api_key.created`, `api_key.expiry_set`, `api_key.revoked`).
  */
 import { z } from 'zod';
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
 import * as apiKeys from '../../../sql/apiKeys.ts';
-import { recordAudit, auditActor } from '../../../sql/audit.ts';
+import { apiKeyNotFound, issueApiKey, revokeApiKey, setApiKeyExpiry } from '../../../usecases/admin/apiKeys.ts';
 import { reply } from '../../http/routes.ts';
-import { API_KEY_PREFIX } from '../../../domain/credentials.ts';
-import { provisionedApiKeyScopes } from '../../../domain/memberRoles.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
-import type { Principal } from '../principal.ts';
+import { workspaceActor } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 import { allScopes } from '../../../domain/scopes.ts';
 
@@ -41,18 +36,8 @@ const toApiKey = (row: apiKeys.ApiKeyMetadataRow, now: Date): z.output<typeof ap
 });
 
 const idParams = z.object({ id: z.string() });
-const expiresAt = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }).transform((v) => new Date(v));
-const notFound = () => new AppError('not_found', 'API key not found');
-const audit = (principal: Principal, action: string, id: string, clientIp: string, metadata?: Record<string, unknown>) => ({
-  workspaceId: principal.workspaceId,
-  action,
-  ...auditActor(principal),
-  targetType: 'api_key',
-  targetId: id,
-  clientIp,
-  metadata,
-});
 
+const expiresAt = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }).transform((v) => new Date(v));
 export const apiKeyRoutes = [
   platformRoute({
     method: 'get',
@@ -89,17 +74,14 @@ export const apiKeyRoutes = [
       expires_at: expiresAt.optional(),
     }),
     responses: { 201: { description: 'Issued', schema: createdApiKeySchema } },
-    handler: async ({ body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const secret = randomToken(32, API_KEY_PREFIX);
-        const scopes = [...new Set(body.scopes ?? provisionedApiKeyScopes)];
-        const row = await apiKeys.issueApiKey(client, principal.workspaceId, body.note, sha256Hex(secret), scopes, body.expires_at ?? null);
-        await recordAudit(
-          client,
-          audit(principal, 'api_key.created', row.id, req.clientIp, { note: row.note, scopes, expires_at: row.expires_at?.toISOString() ?? null }),
-        );
-        return reply.created({ ...toApiKey(row, app.clock.now()), secret });
-      }),
+    handler: async ({ body, principal, app, req }) => {
+      const { row, secret } = await issueApiKey(app, workspaceActor(principal, req.clientIp), {
+        note: body.note,
+        scopes: body.scopes,
+        expiresAt: body.expires_at,
+      });
+      return reply.created({ ...toApiKey(row, app.clock.now()), secret });
+    },
   }),
   platformRoute({
     method: 'get',
@@ -112,7 +94,7 @@ export const apiKeyRoutes = [
     responses: { 200: { description: 'The API key', schema: apiKeySchema }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app }) => {
       const row = await apiKeys.findApiKey(app.pool, principal.workspaceId, params.id);
-      if (!row) throw notFound();
+      if (!row) throw apiKeyNotFound();
       return reply.ok(toApiKey(row, app.clock.now()));
     },
   }),
@@ -127,12 +109,7 @@ export const apiKeyRoutes = [
     body: z.object({ expires_at: expiresAt.nullable() }),
     responses: { 200: { description: 'The API key', schema: apiKeySchema }, 404: { description: 'Not found (or revoked)' } },
     handler: async ({ params, body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const row = await apiKeys.setApiKeyExpiry(client, principal.workspaceId, params.id, body.expires_at);
-        if (!row) throw notFound();
-        await recordAudit(client, audit(principal, 'api_key.expiry_set', row.id, req.clientIp, { expires_at: row.expires_at?.toISOString() ?? null }));
-        return reply.ok(toApiKey(row, app.clock.now()));
-      }),
+      reply.ok(toApiKey(await setApiKeyExpiry(app, workspaceActor(principal, req.clientIp), params.id, body.expires_at), app.clock.now())),
   }),
   platformRoute({
     method: 'delete',
@@ -143,12 +120,9 @@ export const apiKeyRoutes = [
     scope: 'workspace:admin',
     params: idParams,
     responses: { 204: { description: 'Revoked' }, 404: { description: 'Not found' } },
-    handler: async ({ params, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const row = await apiKeys.revokeApiKey(client, principal.workspaceId, params.id);
-        if (!row) throw notFound();
-        await recordAudit(client, audit(principal, 'api_key.revoked', row.id, req.clientIp));
-        return reply.noContent();
-      }),
+    handler: async ({ params, principal, app, req }) => {
+      await revokeApiKey(app, workspaceActor(principal, req.clientIp), params.id);
+      return reply.noContent();
+    },
   }),
 ];

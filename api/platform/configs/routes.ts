@@ -6,17 +6,9 @@
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { configKinds, isConfigKind, validateConfig, type ConfigKind } from '../../../engine/config/index.ts';
-import {
-  activateConfigVersion,
-  activeConfig,
-  configHistory,
-  createConfigVersion,
-  findConfigVersion,
-  type ActiveConfig,
-  type ConfigVersionRow,
-} from '../../../sql/configs.ts';
-import { withEventBatch } from '../../../sql/events.ts';
+import { configKinds, isConfigKind, type ConfigKind } from '../../../engine/config/index.ts';
+import { activeConfig, configHistory, findConfigVersion, type ActiveConfig, type ConfigVersionRow } from '../../../sql/configs.ts';
+import { activateConfigVersion, addConfigVersion } from '../../../usecases/configVersions.ts';
 import { reply } from '../../http/routes.ts';
 import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
@@ -102,13 +94,8 @@ export const configRoutes = [
       422: { description: 'The document fails schema or semantic validation (`config_invalid`)' },
     },
     handler: async ({ params, body, principal, app }) => {
-      const kind = kindOf(params.kind);
-      const checked = validateConfig(kind, body);
-      if (!checked.ok) throw new AppError('config_invalid', `The ${kind} document is invalid`, checked.details);
-      return withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
-        const { version, created } = await createConfigVersion(client, events, kind, checked.value, actorOf(principal));
-        return created ? reply.created({ ...toVersion(version), created: true }) : reply.ok({ ...toVersion(version), created: false });
-      });
+      const { version, created } = await addConfigVersion(app, principal.workspaceId, actorOf(principal), kindOf(params.kind), body);
+      return created ? reply.created({ ...toVersion(version), created: true }) : reply.ok({ ...toVersion(version), created: false });
     },
   }),
   platformRoute({
@@ -137,13 +124,8 @@ export const configRoutes = [
     responses: { 200: { description: 'The kind with its new active version', schema: kindSchema }, 404: { description: 'Unknown kind or version' } },
     handler: async ({ params, principal, app }) => {
       const kind = kindOf(params.kind);
-      return withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
-        const version = await findConfigVersion(client, principal.workspaceId, kind, params.id);
-        if (!version) throw new AppError('not_found', 'Config version not found');
-        await activateConfigVersion(client, events, kind, version.id, actorOf(principal));
-        const history = await configHistory(client, principal.workspaceId, kind);
-        return reply.ok({ kind, active: toActive(await activeConfig(client, principal.workspaceId, kind)), versions: history.map(toHistoryEntry) });
-      });
+      const { active, history } = await activateConfigVersion(app, principal.workspaceId, actorOf(principal), kind, params.id);
+      return reply.ok({ kind, active: toActive(active), versions: history.map(toHistoryEntry) });
     },
   }),
 ];

@@ -6,14 +6,12 @@
  * verified by one workspace at a time: claiming or verifying one that another workspace holds is 409.
  */
 import { z } from 'zod';
-import { randomToken } from '../../../lib/crypto.ts';
-import { withTransaction } from '../../../lib/db.ts';
-import { resolveTxt } from '../../../lib/dnsTxt.ts';
-import { AppError, conflict } from '../../../lib/errors.ts';
-import { recordAudit, auditActor } from '../../../sql/audit.ts';
+import { verificationRecord } from '../../../domain/domainVerification.ts';
+import { claimDomain, deleteDomain, verifyDomain } from '../../../usecases/admin/domains.ts';
 import * as domains from '../../../sql/workspaceDomains.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
+import { workspaceActor } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 
 const domainSchema = z.object({
@@ -29,7 +27,7 @@ const toDomain = (row: domains.WorkspaceDomainRow): z.output<typeof domainSchema
   id: row.id,
   domain: row.domain,
   status: row.verified_at ? 'verified' : 'pending',
-  txt_record: { name: `_svc-verification.${row.domain}`, value: `svc-verification=${row.verification_token}` },
+  txt_record: verificationRecord(row.domain, row.verification_token),
   created_at: row.created_at.toISOString(),
   verified_at: row.verified_at?.toISOString() ?? null,
 });
@@ -40,8 +38,6 @@ const domainName = z
   .toLowerCase()
   .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name');
 const idParams = z.object({ id: z.string() });
-const notFound = () => new AppError('not_found', 'Domain not found');
-const takenElsewhere = (domain: string) => conflict(`The domain ${domain} is verified by another workspace`);
 
 export const domainRoutes = [
   platformRoute({
@@ -72,22 +68,7 @@ export const domainRoutes = [
       201: { description: 'Claimed (pending verification); a repeat answers the same claim', schema: domainSchema },
       409: { description: 'Verified by another workspace' },
     },
-    handler: async ({ body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const owner = await domains.verifiedOwner(client, body.domain);
-        if (owner && owner !== principal.workspaceId) throw takenElsewhere(body.domain);
-        const row = await domains.claimDomain(client, principal.workspaceId, body.domain, randomToken(24));
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'domain.claimed',
-          ...auditActor(principal),
-          targetType: 'domain',
-          targetId: row.id,
-          clientIp: req.clientIp,
-          metadata: { domain: row.domain },
-        });
-        return reply.created(toDomain(row));
-      }),
+    handler: async ({ body, principal, app, req }) => reply.created(toDomain(await claimDomain(app, workspaceActor(principal, req.clientIp), body.domain))),
   }),
   platformRoute({
     method: 'post',
@@ -103,35 +84,7 @@ export const domainRoutes = [
       409: { description: 'Verified by another workspace' },
       422: { description: 'The TXT record was not found (`unprocessable`)' },
     },
-    handler: async ({ params, principal, app, req }) => {
-      const row = await domains.findDomain(app.pool, principal.workspaceId, params.id);
-      if (!row) throw notFound();
-      if (row.verified_at) return reply.ok(toDomain(row));
-      const expected = toDomain(row).txt_record;
-      let records: string[];
-      try {
-        records = await resolveTxt(app.config, expected.name);
-      } catch (err) {
-        app.logger.warn('domain verification lookup failed', { domain: row.domain, err });
-        throw new AppError('service_unavailable', 'The DNS lookup failed; try again later');
-      }
-      if (!records.includes(expected.value)) {
-        throw new AppError('unprocessable', `No TXT record ${expected.name} with the value ${expected.value} was found`, { txt_record: expected });
-      }
-      return withTransaction(app.pool, async (client) => {
-        if (!(await domains.markDomainVerified(client, row.id, app.clock.now()))) throw takenElsewhere(row.domain);
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'domain.verified',
-          ...auditActor(principal),
-          targetType: 'domain',
-          targetId: row.id,
-          clientIp: req.clientIp,
-          metadata: { domain: row.domain },
-        });
-        return reply.ok(toDomain((await domains.findDomain(client, principal.workspaceId, row.id))!));
-      });
-    },
+    handler: async ({ params, principal, app, req }) => reply.ok(toDomain(await verifyDomain(app, workspaceActor(principal, req.clientIp), params.id))),
   }),
   platformRoute({
     method: 'delete',
@@ -142,18 +95,9 @@ export const domainRoutes = [
     scope: 'workspace:admin',
     params: idParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async ({ params, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        if (!(await domains.deleteDomain(client, principal.workspaceId, params.id))) throw notFound();
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'domain.deleted',
-          ...auditActor(principal),
-          targetType: 'domain',
-          targetId: params.id,
-          clientIp: req.clientIp,
-        });
-        return reply.noContent();
-      }),
+    handler: async ({ params, principal, app, req }) => {
+      await deleteDomain(app, workspaceActor(principal, req.clientIp), params.id);
+      return reply.noContent();
+    },
   }),
 ];

@@ -9,7 +9,6 @@ import type * as invitations from '../../../sql/invitations.ts';
 import { invitationList } from '../../../sql/invitations.ts';
 import * as users from '../../../sql/users.ts';
 import { acceptInvitation } from '../../../usecases/members/acceptInvitation.ts';
-import type { MemberActor } from '../../../usecases/members/memberActor.ts';
 import { changeMemberRole } from '../../../usecases/members/changeMemberRole.ts';
 import { inviteMember, revokeInvitation } from '../../../usecases/members/inviteMember.ts';
 import { removeMember } from '../../../usecases/members/removeMember.ts';
@@ -17,7 +16,7 @@ import { reply } from '../../http/routes.ts';
 import { verifySubjectToken } from '../auth/identityProvider.ts';
 import { tokenPairSchema } from '../auth/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
-import type { Principal } from '../principal.ts';
+import { workspaceActor } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 
 const roleSchema = z.enum(roles, { error: `must be one of ${roles.join(', ')}` });
@@ -59,7 +58,6 @@ const toInvitation = (r: invitations.InvitationRow, now: Date) => ({
   created_at: r.created_at.toISOString(),
 });
 
-const memberActor = (principal: Principal, clientIp: string): MemberActor => ({ ...principal, clientIp });
 const memberParams = z.object({ user_id: z.string() });
 
 export const memberRoutes = [
@@ -97,7 +95,7 @@ export const memberRoutes = [
       409: { description: 'Would leave the workspace without an owner' },
     },
     handler: async ({ params, body, principal, app, req }) =>
-      reply.ok(toMember(await changeMemberRole(app, memberActor(principal, req.clientIp), params.user_id, body.role))),
+      reply.ok(toMember(await changeMemberRole(app, workspaceActor(principal, req.clientIp), params.user_id, body.role))),
   }),
   platformRoute({
     method: 'delete',
@@ -114,7 +112,7 @@ export const memberRoutes = [
       409: { description: 'Would remove the last owner' },
     },
     handler: async ({ params, principal, app, req }) => {
-      await removeMember(app, memberActor(principal, req.clientIp), params.user_id);
+      await removeMember(app, workspaceActor(principal, req.clientIp), params.user_id);
       return reply.noContent();
     },
   }),
@@ -136,7 +134,7 @@ export const invitationRoutes = [
       409: { description: 'Already a member' },
     },
     handler: async ({ body, principal, app, req }) => {
-      const { invitation, url } = await inviteMember(app, memberActor(principal, req.clientIp), body.email, body.role);
+      const { invitation, url } = await inviteMember(app, workspaceActor(principal, req.clientIp), body.email, body.role);
       return reply.created({ ...toInvitation(invitation, app.clock.now()), url });
     },
   }),
@@ -176,7 +174,7 @@ export const invitationRoutes = [
       409: { description: 'Not pending' },
     },
     handler: async ({ params, principal, app, req }) =>
-      reply.ok(toInvitation(await revokeInvitation(app, memberActor(principal, req.clientIp), params.id), app.clock.now())),
+      reply.ok(toInvitation(await revokeInvitation(app, workspaceActor(principal, req.clientIp), params.id), app.clock.now())),
   }),
   platformRoute({
     method: 'post',

@@ -5,29 +5,22 @@
  * or API key has no preferences or inbox (404 not_found).
  */
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { chatSigningSecret } from '../../../usecases/notifications/chat.ts';
 import type { KeyRing } from '../../../lib/keyRing.ts';
-import { policyOf } from '../../../lib/outbound/appPolicy.ts';
-import { checkOutboundUrl, OutboundRefusedError } from '../../../lib/outbound/index.ts';
 import {
-  applyPreferences,
+  alertSeverities,
   channels,
   chatEnabled,
   digestFrequencies,
-  alertSeverities,
   emailEnabled,
-  findPreferences,
-  lockPreferences,
   notificationKinds,
   preferencesInputSchema,
-  savePreferences,
-  type MemberPreferences,
-  type PreferencesInput,
-} from '../../../sql/notificationPreferences.ts';
-import type { AppContext } from '../../../lib/context.ts';
-import { inboxList, markRead, unreadCount, type NotificationRow } from '../../../sql/notifications.ts';
+} from '../../../domain/notificationPreferences.ts';
+import { findPreferences, type MemberPreferences } from '../../../sql/notificationPreferences.ts';
+import { inboxList, unreadCount, type NotificationRow } from '../../../sql/notifications.ts';
+import { markNotificationsRead } from '../../../usecases/notifications/markRead.ts';
+import { changePreferences, notAMember } from '../../../usecases/notifications/preferences.ts';
 import { queryBoolean, reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
@@ -117,24 +110,6 @@ function present(keys: KeyRing, workspaceId: string, member: MemberPreferences):
   return out;
 }
 
-/** Webhook URLs go through the outbound guard when stored (they are checked again at every send). */
-async function checkUrls(app: AppContext, input: PreferencesInput): Promise<void> {
-  const details: Record<string, string> = {};
-  for (const field of ['chat_webhook_url', 'collab_webhook_url'] as const) {
-    const url = input[field];
-    if (!url) continue;
-    try {
-      await checkOutboundUrl(policyOf(app), url);
-    } catch (err) {
-      if (!(err instanceof OutboundRefusedError)) throw err;
-      details[field] = err.message;
-    }
-  }
-  if (Object.keys(details).length) throw new AppError('validation_error', 'Request validation failed', details);
-}
-
-const notMember = () => new AppError('forbidden', 'The caller is not a member of this workspace');
-
 function writeRoute(method: 'put' | 'patch') {
   return platformRoute({
     method,
@@ -150,18 +125,14 @@ function writeRoute(method: 'put' | 'patch') {
     scope: 'notifications:write',
     body: preferencesInputSchema,
     responses: { 200: { description: 'The stored preferences', schema: preferencesSchema } },
-    handler: async ({ body, principal, app }) => {
-      const userId = userOf(principal);
-      await checkUrls(app, body);
-      return withTransaction(app.pool, async (client) => {
-        await lockPreferences(client, principal.workspaceId, userId);
-        const current = await findPreferences(client, principal.workspaceId, userId);
-        if (!current) throw notMember();
-        const next = applyPreferences(current.preferences, body, method === 'put' ? 'replace' : 'merge');
-        const updatedAt = await savePreferences(client, principal.workspaceId, userId, next);
-        return reply.ok(present(app.secrets.chatSigningKey, principal.workspaceId, { user_id: userId, preferences: next, updated_at: updatedAt }));
-      });
-    },
+    handler: async ({ body, principal, app }) =>
+      reply.ok(
+        present(
+          app.secrets.chatSigningKey,
+          principal.workspaceId,
+          await changePreferences(app, principal.workspaceId, userOf(principal), body, method === 'put' ? 'replace' : 'merge'),
+        ),
+      ),
   });
 }
 
@@ -176,7 +147,7 @@ export const notificationRoutes = [
     responses: { 200: { description: 'The preferences', schema: preferencesSchema } },
     handler: async ({ principal, app }) => {
       const member = await findPreferences(app.pool, principal.workspaceId, userOf(principal));
-      if (!member) throw notMember();
+      if (!member) throw notAMember();
       return reply.ok(present(app.secrets.chatSigningKey, principal.workspaceId, member));
     },
   }),
@@ -230,12 +201,7 @@ export const notificationRoutes = [
     scope: 'notifications:write',
     body: readBodySchema,
     responses: { 200: { description: 'Marked', schema: z.object({ marked: z.number().int(), unread_count: z.number().int() }) } },
-    handler: async ({ body, principal, app }) => {
-      const userId = userOf(principal);
-      return withTransaction(app.pool, async (client) => {
-        const marked = await markRead(client, principal.workspaceId, userId, 'all' in body ? 'all' : body.ids, app.clock.now());
-        return reply.ok({ marked, unread_count: await unreadCount(client, principal.workspaceId, userId) });
-      });
-    },
+    handler: async ({ body, principal, app }) =>
+      reply.ok(await markNotificationsRead(app, principal.workspaceId, userOf(principal), 'all' in body ? 'all' : body.ids)),
   }),
 ];

@@ -8,24 +8,27 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from '../../../lib/context.ts';
 import { sha256Hex } from '../../../lib/crypto.ts';
-import { withTransaction } from '../../../lib/db.ts';
+import { SCIM_TOKEN_PREFIX } from '../../../domain/credentials.ts';
 import * as scim from '../../../sql/scim.ts';
 import { bearerToken } from '../principal.ts';
 import { platformBaseUrl } from '../publicUrl.ts';
 import { discoveryDocuments } from './discovery.ts';
-import { SCIM_CONTENT_TYPE, ScimError, scimNotFound, sendScimError } from './errors.ts';
+import { ScimError, scimNotFound } from '../../../domain/scim/errors.ts';
+import type { PatchOperation } from '../../../domain/scim/patch.ts';
+import type { ScimScope } from '../../../usecases/scim/scimScope.ts';
+import { createScimGroup, deleteScimGroup, patchScimGroup, replaceScimGroup } from '../../../usecases/scim/groups.ts';
+import { deprovisionScimUser, patchScimUser, provisionScimUser, replaceScimUser } from '../../../usecases/scim/users.ts';
+import { SCIM_CONTENT_TYPE, sendScimError } from './errors.ts';
 import { filterToSql } from './filter.ts';
-import type { PatchOperation } from './patch.ts';
 import * as resources from './resources.ts';
 import { isUuid } from '../../../lib/ids.ts';
 
-export const SCIM_TOKEN_PREFIX = 'svc_scim_';
 const MAX_COUNT = 200;
 const TOUCH_INTERVAL_MS = 60_000;
 
 declare module 'express-serve-static-core' {
   interface Request {
-    scim?: resources.ScimScope;
+    scim?: ScimScope;
   }
 }
 
@@ -95,7 +98,7 @@ export function createScimRouter(app: AppContext): express.Router {
   const route = (
     method: 'get' | 'post' | 'put' | 'patch' | 'delete',
     path: string,
-    handler: (req: Request, res: Response, scope: resources.ScimScope, id: string) => Promise<void>,
+    handler: (req: Request, res: Response, scope: ScimScope, id: string) => Promise<void>,
   ) => {
     router[method](
       `/:tenant${path}`,
@@ -124,7 +127,7 @@ export function createScimRouter(app: AppContext): express.Router {
     send(res, 200, found);
   });
 
-  const list = async (req: Request, scope: resources.ScimScope, table: 'scim_users' | 'scim_groups') => {
+  const list = async (req: Request, scope: ScimScope, table: 'scim_users' | 'scim_groups') => {
     const { startIndex, count } = pagingOf(req.query);
     const filterText = req.query.filter;
     if (filterText !== undefined && typeof filterText !== 'string') throw new ScimError(400, 'filter must be a single string', 'invalidFilter');
@@ -146,36 +149,36 @@ export function createScimRouter(app: AppContext): express.Router {
     const page = await list(req, scope, 'scim_users');
     send(res, 200, listResponse(page.startIndex, page.total, await resources.renderUsers(app.pool, page.rows as scim.ScimUserRow[], scope.base)));
   });
-  const oneUser = async (id: string, scope: resources.ScimScope) => {
+  const oneUser = async (id: string, scope: ScimScope) => {
     const row = isUuid(id) ? await scim.findScimUser(app.pool, scope.workspaceId, id) : null;
     if (!row) throw scimNotFound('User');
     return (await resources.renderUsers(app.pool, [row], scope.base))[0];
   };
   route('get', '/Users/:id', async (_req, res, scope, id) => send(res, 200, await oneUser(id, scope)));
   route('post', '/Users', async (req, res, scope, _id) => {
-    const row = await withTransaction(app.pool, (client) => resources.createUser(client, scope, req.body));
+    const row = await provisionScimUser(app, scope, req.body);
     const body = await oneUser(row.id, scope);
     send(res, 201, body, { Location: body.meta.location });
   });
   route('put', '/Users/:id', async (req, res, scope, id) => {
     if (!isUuid(id)) throw scimNotFound('User');
-    await withTransaction(app.pool, (client) => resources.replaceUser(client, scope, id, req.body));
+    await replaceScimUser(app, scope, id, req.body);
     send(res, 200, await oneUser(id, scope));
   });
   route('patch', '/Users/:id', async (req, res, scope, id) => {
     if (!isUuid(id)) throw scimNotFound('User');
     const operations = patchOperations(req.body);
-    await withTransaction(app.pool, (client) => resources.patchUser(client, scope, id, operations));
+    await patchScimUser(app, scope, id, operations);
     send(res, 200, await oneUser(id, scope));
   });
   route('delete', '/Users/:id', async (_req, res, scope, id) => {
     if (!isUuid(id)) throw scimNotFound('User');
-    await withTransaction(app.pool, (client) => resources.deleteUser(client, scope, id));
+    await deprovisionScimUser(app, scope, id);
     send(res, 204);
   });
 
   // Groups --------------------------------------------------------------------------------------
-  const renderGroups = async (rows: scim.ScimGroupRow[], scope: resources.ScimScope, withMembers: boolean) => {
+  const renderGroups = async (rows: scim.ScimGroupRow[], scope: ScimScope, withMembers: boolean) => {
     const members =
       withMembers && rows.length
         ? await scim.groupMembers(
@@ -185,7 +188,7 @@ export function createScimRouter(app: AppContext): express.Router {
         : [];
     return rows.map((row) => resources.toScimGroup(row, withMembers ? members.filter((m) => m.group_id === row.id) : null, scope.base));
   };
-  const oneGroup = async (id: string, scope: resources.ScimScope, withMembers = true) => {
+  const oneGroup = async (id: string, scope: ScimScope, withMembers = true) => {
     const row = isUuid(id) ? await scim.findScimGroup(app.pool, scope.workspaceId, id) : null;
     if (!row) throw scimNotFound('Group');
     return (await renderGroups([row], scope, withMembers))[0];
@@ -196,21 +199,21 @@ export function createScimRouter(app: AppContext): express.Router {
   });
   route('get', '/Groups/:id', async (req, res, scope, id) => send(res, 200, await oneGroup(id, scope, !excludesMembers(req))));
   route('post', '/Groups', async (req, res, scope, _id) => {
-    const row = await withTransaction(app.pool, (client) => resources.createGroup(client, scope, req.body));
+    const row = await createScimGroup(app, scope, req.body);
     const body = await oneGroup(row.id, scope);
     send(res, 201, body, { Location: body.meta.location });
   });
   route('put', '/Groups/:id', async (req, res, scope, id) => {
-    await withTransaction(app.pool, (client) => resources.replaceGroup(client, scope, id, req.body));
+    await replaceScimGroup(app, scope, id, req.body);
     send(res, 200, await oneGroup(id, scope));
   });
   route('patch', '/Groups/:id', async (req, res, scope, id) => {
     const operations = patchOperations(req.body);
-    await withTransaction(app.pool, (client) => resources.patchGroup(client, scope, id, operations));
+    await patchScimGroup(app, scope, id, operations);
     send(res, 200, await oneGroup(id, scope));
   });
   route('delete', '/Groups/:id', async (_req, res, scope, id) => {
-    await withTransaction(app.pool, (client) => resources.deleteGroup(client, scope, id));
+    await deleteScimGroup(app, scope, id);
     send(res, 204);
   });
 

@@ -1,6 +1,7 @@
 /** SCIM discovery (RFC 7643 sections 5-7): ServiceProviderConfig, ResourceTypes and Schemas. */
-import { ENTERPRISE_USER_SCHEMA, SVC_GROUP_SCHEMA } from './patch.ts';
-import { GROUP_SCHEMA, LIST_SCHEMA, USER_SCHEMA } from './resources.ts';
+import { GROUP_SCHEMA, USER_SCHEMA } from '../../../domain/scim/documents.ts';
+import { ENTERPRISE_USER_SCHEMA, SVC_GROUP_SCHEMA } from '../../../domain/scim/patch.ts';
+import { LIST_SCHEMA } from './resources.ts';
 
 const attr = (name: string, type: string, extra: Record<string, unknown> = {}) => ({
   name,

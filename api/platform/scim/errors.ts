@@ -1,34 +1,9 @@
 /** SCIM error responses (RFC 7644 section 3.12): `{schemas, status, scimType?, detail}` as application/scim+json. */
 import type { Response } from 'express';
+import type { ScimError } from '../../../domain/scim/errors.ts';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
-
-export type ScimType =
-  | 'invalidFilter'
-  | 'tooMany'
-  | 'uniqueness'
-  | 'mutability'
-  | 'invalidSyntax'
-  | 'invalidPath'
-  | 'noTarget'
-  | 'invalidValue'
-  | 'invalidVers'
-  | 'sensitive';
-
-export class ScimError extends Error {
-  override name = 'ScimError';
-  constructor(
-    readonly status: number,
-    detail: string,
-    readonly scimType?: ScimType,
-  ) {
-    super(detail);
-  }
-}
-
-export const invalidValue = (detail: string) => new ScimError(400, detail, 'invalidValue');
-export const scimNotFound = (what: string) => new ScimError(404, `${what} not found`);
 
 export function sendScimError(res: Response, err: ScimError): void {
   const body: Record<string, unknown> = { schemas: [ERROR_SCHEMA], status: String(err.status), detail: err.message };

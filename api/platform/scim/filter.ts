@@ -7,7 +7,7 @@
  * "a@b.c"`. Anything else is 400 `invalidFilter`.
  */
 import { parse, type Filter } from 'scim2-parse-filter';
-import { ScimError } from './errors.ts';
+import { ScimError } from '../../../domain/scim/errors.ts';
 
 /** A scalar column, or a multi-valued attribute stored as a JSON array of objects (`key`: the sub-attribute `emails.value` means). */
 export type FilterAttribute =

@@ -1,14 +1,11 @@
 /** SCIM tokens (scope `workspace:admin`): the plaintext is returned once, only its SHA-256 hash is kept. */
 import { z } from 'zod';
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { recordAudit, auditActor } from '../../../sql/audit.ts';
 import * as scim from '../../../sql/scim.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
+import { workspaceActor } from '../principal.ts';
 import { platformRoute } from '../route.ts';
-import { SCIM_TOKEN_PREFIX } from './app.ts';
+import { createScimToken, revokeScimToken } from '../../../usecases/admin/scimTokens.ts';
 
 const tokenSchema = z.object({
   id: z.string(),
@@ -40,21 +37,10 @@ export const scimTokenRoutes = [
         schema: z.object({ id: z.string(), name: z.string(), token: z.string().describe('Shown once; only a SHA-256 hash is kept'), created_at: z.string() }),
       },
     },
-    handler: async ({ body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const secret = randomToken(32, SCIM_TOKEN_PREFIX);
-        const row = await scim.insertScimToken(client, principal.workspaceId, body.name, sha256Hex(secret), principal.subjectId);
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'scim.token.created',
-          ...auditActor(principal),
-          targetType: 'scim_token',
-          targetId: row.id,
-          clientIp: req.clientIp,
-          metadata: { name: row.name },
-        });
-        return reply.created({ id: row.id, name: row.name, token: secret, created_at: row.created_at.toISOString() });
-      }),
+    handler: async ({ body, principal, app, req }) => {
+      const { row, secret } = await createScimToken(app, workspaceActor(principal, req.clientIp), body.name);
+      return reply.created({ id: row.id, name: row.name, token: secret, created_at: row.created_at.toISOString() });
+    },
   }),
   platformRoute({
     method: 'get',
@@ -81,18 +67,9 @@ export const scimTokenRoutes = [
     scope: 'workspace:admin',
     params: z.object({ id: z.uuid({ error: 'must be a token id' }) }),
     responses: { 204: { description: 'Revoked' }, 404: { description: 'Not found' } },
-    handler: async ({ params, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        if (!(await scim.revokeScimToken(client, principal.workspaceId, params.id))) throw new AppError('not_found', 'SCIM token not found');
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'scim.token.revoked',
-          ...auditActor(principal),
-          targetType: 'scim_token',
-          targetId: params.id,
-          clientIp: req.clientIp,
-        });
-        return reply.noContent();
-      }),
+    handler: async ({ params, principal, app, req }) => {
+      await revokeScimToken(app, workspaceActor(principal, req.clientIp), params.id);
+      return reply.noContent();
+    },
   }),
 ];

@@ -1,13 +1,16 @@
 /** Service accounts and their tokens (scope `workspace:admin`). Token secrets are shown once. */
 import { z } from 'zod';
-import { randomToken, sha256Hex } from '../../../lib/crypto.ts';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { recordAudit, auditActor } from '../../../sql/audit.ts';
 import * as accounts from '../../../sql/serviceAccounts.ts';
 import { reply } from '../../http/routes.ts';
-import { SERVICE_ACCOUNT_TOKEN_PREFIX } from '../../../domain/credentials.ts';
+import {
+  createServiceAccount,
+  deleteServiceAccount,
+  issueServiceAccountToken,
+  revokeServiceAccountToken,
+  serviceAccountNotFound,
+} from '../../../usecases/admin/serviceAccounts.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
+import { workspaceActor } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 import { allScopes } from '../../../domain/scopes.ts';
 
@@ -55,7 +58,6 @@ const toTokenMetadata = (row: accounts.ServiceAccountTokenRow, now: Date) => ({
 });
 
 const accountParams = z.object({ id: z.string() });
-const notFound = () => new AppError('not_found', 'Service account not found');
 
 export const serviceAccountRoutes = [
   platformRoute({
@@ -71,20 +73,7 @@ export const serviceAccountRoutes = [
     }),
     responses: { 201: { description: 'Created', schema: serviceAccountSchema }, 409: { description: 'The name is taken (`conflict`)' } },
     handler: async ({ body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const row = await accounts.insertServiceAccount(client, principal.workspaceId, body.name, [...new Set(body.scopes)], principal.subjectId);
-        if (!row) throw new AppError('conflict', `A service account named '${body.name}' already exists`);
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'service_account.created',
-          ...auditActor(principal),
-          targetType: 'service_account',
-          targetId: row.id,
-          clientIp: req.clientIp,
-          metadata: { name: row.name, scopes: row.scopes },
-        });
-        return reply.created(toAccount(row));
-      }),
+      reply.created(toAccount(await createServiceAccount(app, workspaceActor(principal, req.clientIp), { name: body.name, scopes: body.scopes }))),
   }),
   platformRoute({
     method: 'get',
@@ -113,7 +102,7 @@ export const serviceAccountRoutes = [
     responses: { 200: { description: 'The service account', schema: serviceAccountSchema }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app }) => {
       const row = await accounts.findServiceAccount(app.pool, principal.workspaceId, params.id);
-      if (!row) throw notFound();
+      if (!row) throw serviceAccountNotFound();
       return reply.ok(toAccount(row));
     },
   }),
@@ -126,19 +115,10 @@ export const serviceAccountRoutes = [
     scope: 'workspace:admin',
     params: accountParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
-    handler: async ({ params, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        if (!(await accounts.deleteServiceAccount(client, principal.workspaceId, params.id))) throw notFound();
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'service_account.deleted',
-          ...auditActor(principal),
-          targetType: 'service_account',
-          targetId: params.id,
-          clientIp: req.clientIp,
-        });
-        return reply.noContent();
-      }),
+    handler: async ({ params, principal, app, req }) => {
+      await deleteServiceAccount(app, workspaceActor(principal, req.clientIp), params.id);
+      return reply.noContent();
+    },
   }),
   platformRoute({
     method: 'post',
@@ -154,24 +134,11 @@ export const serviceAccountRoutes = [
     }),
     responses: { 201: { description: 'The token, with its secret', schema: createdTokenSchema }, 404: { description: 'Not found' } },
     handler: async ({ params, body, principal, app, req }) => {
-      const expiresAt = new Date(body.expires_at);
-      if (expiresAt <= app.clock.now()) throw new AppError('validation_error', 'Request validation failed', { expires_at: 'must be in the future' });
-      return withTransaction(app.pool, async (client) => {
-        const account = await accounts.findServiceAccount(client, principal.workspaceId, params.id);
-        if (!account) throw notFound();
-        const secret = randomToken(32, SERVICE_ACCOUNT_TOKEN_PREFIX);
-        const token = await accounts.insertServiceAccountToken(client, account, body.name, sha256Hex(secret), expiresAt);
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'service_account.token.created',
-          ...auditActor(principal),
-          targetType: 'service_account_token',
-          targetId: token.id,
-          clientIp: req.clientIp,
-          metadata: { service_account_id: account.id, expires_at: token.expires_at },
-        });
-        return reply.created({ id: token.id, token: secret, name: token.name, expires_at: token.expires_at.toISOString() });
+      const { token, secret } = await issueServiceAccountToken(app, workspaceActor(principal, req.clientIp), params.id, {
+        name: body.name,
+        expiresAt: new Date(body.expires_at),
       });
+      return reply.created({ id: token.id, token: secret, name: token.name, expires_at: token.expires_at.toISOString() });
     },
   }),
   platformRoute({
@@ -186,7 +153,7 @@ export const serviceAccountRoutes = [
     responses: { 200: { description: 'A page of tokens', schema: listResponse(tokenMetadataSchema) }, 404: { description: 'Not found' } },
     handler: async ({ params, query, principal, app }) => {
       const account = await accounts.findServiceAccount(app.pool, principal.workspaceId, params.id);
-      if (!account) throw notFound();
+      if (!account) throw serviceAccountNotFound();
       const now = app.clock.now();
       return reply.ok(
         await paginate(app.pool, accounts.serviceAccountTokenList(principal.workspaceId, account.id), { query, cursorKey: app.secrets.cursorKey }, (row) =>
@@ -204,19 +171,9 @@ export const serviceAccountRoutes = [
     scope: 'workspace:admin',
     params: z.object({ id: z.string(), tok_id: z.string() }),
     responses: { 204: { description: 'Revoked' }, 404: { description: 'Not found' } },
-    handler: async ({ params, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const token = await accounts.revokeServiceAccountToken(client, principal.workspaceId, params.id, params.tok_id);
-        if (!token) throw new AppError('not_found', 'Service-account token not found');
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'service_account.token.revoked',
-          ...auditActor(principal),
-          targetType: 'service_account_token',
-          targetId: token.id,
-          clientIp: req.clientIp,
-        });
-        return reply.noContent();
-      }),
+    handler: async ({ params, principal, app, req }) => {
+      await revokeServiceAccountToken(app, workspaceActor(principal, req.clientIp), params.id, params.tok_id);
+      return reply.noContent();
+    },
   }),
 ];

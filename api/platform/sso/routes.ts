@@ -4,21 +4,20 @@
  */
 import { z } from 'zod';
 import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { sealSecret } from '../../../lib/secretBox.ts';
-import { recordAudit, auditActor } from '../../../sql/audit.ts';
+import { normalizeCertificate } from '../../../lib/certificates.ts';
 import * as sso from '../../../sql/sso.ts';
 import { findWorkspace } from '../../../sql/workspaces.ts';
 import { reply } from '../../http/routes.ts';
 import { tokenPairSchema } from '../auth/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
+import { workspaceActor } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 import { platformBaseUrl } from '../publicUrl.ts';
 import { testOidcConnection } from './oidc.ts';
-import { normalizeCertificate, samlEndpoints, spMetadataXml, testSamlConnection } from './saml.ts';
+import { samlEndpoints, spMetadataXml, testSamlConnection } from './saml.ts';
 import { completeOidcCallback, completeSamlAcs, startSsoSignIn, workspaceConnections } from './signIn.ts';
-import { lockSsoRequired } from '../../../sql/workspaces.ts';
+import { createSsoConnection, deleteSsoConnection, ssoConnectionNotFound, updateSsoConnection } from '../../../usecases/admin/ssoConnections.ts';
 
 const domain = z
   .string()
@@ -90,21 +89,10 @@ function toConnection(row: sso.SsoConnectionRow, base: string) {
 }
 
 const params = z.object({ id: z.uuid({ error: 'must be a connection id' }) });
-const notFound = () => new AppError('not_found', 'SSO connection not found');
-const nameTaken = (name: string) => new AppError('conflict', `An SSO connection named '${name}' already exists`);
-const unique = <T>(values: T[] | undefined) => (values ? [...new Set(values)] : undefined);
-
-/** A SAML connection may not name the platform's own identity provider as its IdP (the identity links are namespaced anyway; this is a clear error). */
-function assertNotPlatformIssuer(app: AppContext, entityId: string | null) {
-  const platform = app.config.OIDC_ISSUER?.replace(/\/+$/, '');
-  if (entityId && platform && entityId.replace(/\/+$/, '') === platform) {
-    throw new AppError('validation_error', 'Request validation failed', { 'saml.idp_entity_id': "must not be the platform's identity provider (OIDC_ISSUER)" });
-  }
-}
 
 async function requireConnection(app: AppContext, workspaceId: string, id: string) {
   const row = await sso.findConnection(app.pool, workspaceId, id);
-  if (!row) throw notFound();
+  if (!row) throw ssoConnectionNotFound();
   return row;
 }
 
@@ -124,31 +112,7 @@ export const ssoConnectionRoutes = [
     ),
     responses: { 201: { description: 'Created', schema: connectionSchema }, 409: { description: 'The name is taken (`conflict`)' } },
     handler: async ({ body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const row = await sso.insertConnection(client, principal.workspaceId, body.type, {
-          name: body.name,
-          domains: unique(body.domains) ?? [],
-          redirectUris: unique(body.redirect_uris) ?? [],
-          oidcIssuer: body.type === 'oidc' ? body.oidc.issuer.replace(/\/+$/, '') : null,
-          oidcClientId: body.type === 'oidc' ? body.oidc.client_id : null,
-          oidcClientSecretCiphertext: body.type === 'oidc' ? sealSecret(app.secrets.encryptionKey, body.oidc.client_secret) : null,
-          samlIdpEntityId: body.type === 'saml' ? body.saml.idp_entity_id : null,
-          samlIdpSsoUrl: body.type === 'saml' ? body.saml.idp_sso_url : null,
-          samlIdpCertificate: body.type === 'saml' ? normalizeCertificate(body.saml.idp_certificate).pem : null,
-        });
-        if (!row) throw nameTaken(body.name);
-        assertNotPlatformIssuer(app, row.saml_idp_entity_id);
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'sso.connection.created',
-          ...auditActor(principal),
-          targetType: 'sso_connection',
-          targetId: row.id,
-          clientIp: req.clientIp,
-          metadata: { type: row.type, name: row.name },
-        });
-        return reply.created(toConnection(row, platformBaseUrl(app, req)));
-      }),
+      reply.created(toConnection(await createSsoConnection(app, workspaceActor(principal, req.clientIp), body), platformBaseUrl(app, req))),
   }),
   platformRoute({
     method: 'get',
@@ -199,38 +163,7 @@ export const ssoConnectionRoutes = [
       409: { description: 'The name is taken (`conflict`)' },
     },
     handler: async ({ params: p, body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const row = await sso.findConnection(client, principal.workspaceId, p.id, true);
-        if (!row) throw notFound();
-        if ((body.oidc && row.type !== 'oidc') || (body.saml && row.type !== 'saml')) {
-          throw new AppError('validation_error', 'Request validation failed', { [body.oidc ? 'oidc' : 'saml']: `does not apply to a ${row.type} connection` });
-        }
-        const updated = await sso.updateConnection(client, principal.workspaceId, row.id, {
-          name: body.name ?? row.name,
-          domains: unique(body.domains) ?? row.domains,
-          redirectUris: unique(body.redirect_uris) ?? row.redirect_uris,
-          oidcIssuer: body.oidc?.issuer?.replace(/\/+$/, '') ?? row.oidc_issuer,
-          oidcClientId: body.oidc?.client_id ?? row.oidc_client_id,
-          oidcClientSecretCiphertext: body.oidc?.client_secret
-            ? sealSecret(app.secrets.encryptionKey, body.oidc.client_secret)
-            : row.oidc_client_secret_ciphertext,
-          samlIdpEntityId: body.saml?.idp_entity_id ?? row.saml_idp_entity_id,
-          samlIdpSsoUrl: body.saml?.idp_sso_url ?? row.saml_idp_sso_url,
-          samlIdpCertificate: body.saml?.idp_certificate ? normalizeCertificate(body.saml.idp_certificate).pem : row.saml_idp_certificate,
-        });
-        if (!updated) throw nameTaken(body.name!);
-        assertNotPlatformIssuer(app, updated.saml_idp_entity_id);
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'sso.connection.updated',
-          ...auditActor(principal),
-          targetType: 'sso_connection',
-          targetId: row.id,
-          clientIp: req.clientIp,
-          metadata: { fields: Object.keys(body) },
-        });
-        return reply.ok(toConnection(updated, platformBaseUrl(app, req)));
-      }),
+      reply.ok(toConnection(await updateSsoConnection(app, workspaceActor(principal, req.clientIp), p.id, body), platformBaseUrl(app, req))),
   }),
   platformRoute({
     method: 'delete',
@@ -246,23 +179,10 @@ export const ssoConnectionRoutes = [
       404: { description: 'Not found' },
       409: { description: 'The workspace enforces SSO through it (`conflict`)' },
     },
-    handler: async ({ params: p, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        const ssoRequired = await lockSsoRequired(client, principal.workspaceId);
-        if (!(await sso.deleteConnection(client, principal.workspaceId, p.id))) throw notFound();
-        if (ssoRequired && !(await sso.connectionsOfWorkspace(client, principal.workspaceId)).length) {
-          throw new AppError('conflict', 'The workspace enforces SSO: turn sso_required off before deleting its last connection');
-        }
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'sso.connection.deleted',
-          ...auditActor(principal),
-          targetType: 'sso_connection',
-          targetId: p.id,
-          clientIp: req.clientIp,
-        });
-        return reply.noContent();
-      }),
+    handler: async ({ params: p, principal, app, req }) => {
+      await deleteSsoConnection(app, workspaceActor(principal, req.clientIp), p.id);
+      return reply.noContent();
+    },
   }),
   platformRoute({
     method: 'post',

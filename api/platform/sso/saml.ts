@@ -6,8 +6,9 @@
  * Destination when present), inside its time window (NotBefore / NotOnOrAfter, 60 s of skew), and
  * not seen before (its ID is recorded until it expires).
  */
-import { randomUUID, X509Certificate } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
+import { normalizeCertificate } from '../../../lib/certificates.ts';
 import { AppError } from '../../../lib/errors.ts';
 import type { SsoConnectionRow } from '../../../sql/sso.ts';
 
@@ -23,13 +24,6 @@ export const samlEndpoints = (base: string, connectionId: string): SamlEndpoints
   spEntityId: `${base}/v1/sso/connections/${connectionId}/metadata`,
   acsUrl: `${base}/v1/auth/sso/saml/acs`,
 });
-
-/** A PEM certificate from PEM or bare base64 input; throws when it does not parse as X.509. */
-export function normalizeCertificate(input: string): { pem: string; certificate: X509Certificate } {
-  const body = input.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
-  const pem = `-----BEGIN CERTIFICATE-----\n${body.match(/.{1,64}/g)?.join('\n') ?? ''}\n-----END CERTIFICATE-----\n`;
-  return { pem, certificate: new X509Certificate(pem) };
-}
 
 function samlFor(connection: SsoConnectionRow, endpoints: SamlEndpoints, requestId?: string): SAML {
   return new SAML({

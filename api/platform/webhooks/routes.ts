@@ -4,18 +4,11 @@
  * stored sealed under the webhook secret key. A URL must pass the SSRF guard when it is stored (and
  * again at every connection). Registering and rotating are outbound events themselves.
  */
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { checkOutboundUrl, OutboundRefusedError, SECRET_PREFIX } from '../../../lib/outbound/index.ts';
-import { sealSecret } from '../../../lib/secretBox.ts';
-import { policyOf } from '../../../lib/outbound/appPolicy.ts';
-import { findConnector } from '../../../sql/connectors.ts';
-import { outboundEventTypes, recordOutboundEvent } from '../../../sql/outboundEvents.ts';
-import { deliveryBody, deliveryList, findDelivery, requeueDelivery, wakeWebhookAt, type DeliveryRow } from '../../../sql/webhookDeliveries.ts';
+import { outboundEventTypes } from '../../../sql/outboundEvents.ts';
+import { deliveryBody, deliveryList, type DeliveryRow } from '../../../sql/webhookDeliveries.ts';
 import * as webhooks from '../../../sql/webhooks.ts';
-import type { AppContext } from '../../../lib/context.ts';
+import { redeliverWebhookDelivery, registerWebhook, rotateWebhookSecret, updateWebhook, webhookNotFound } from '../../../usecases/admin/webhooks.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
@@ -80,8 +73,6 @@ const toDelivery = (row: DeliveryListRow) => ({
   event_id: row.event_id,
 });
 
-const newSecret = () => SECRET_PREFIX + randomBytes(32).toString('base64');
-
 const eventTypesInput = z
   .array(z.enum(outboundEventTypes, { error: `is not an event type (one of ${outboundEventTypes.join(', ')})` }))
   .max(outboundEventTypes.length)
@@ -89,18 +80,7 @@ const eventTypesInput = z
 const urlInput = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters');
 const descriptionInput = z.string().max(500, 'must be at most 500 characters');
 
-/** A URL through the SSRF guard: refused ones are 400 with the reason under `details.url`. */
-async function guardedUrl(app: AppContext, url: string): Promise<string> {
-  try {
-    return (await checkOutboundUrl(policyOf(app), url)).toString();
-  } catch (err) {
-    if (err instanceof OutboundRefusedError) throw new AppError('validation_error', 'Request validation failed', { url: err.message });
-    throw err;
-  }
-}
-
 const idParams = z.object({ id: z.string() });
-const notFound = () => new AppError('not_found', 'Webhook not found');
 
 export const webhookRoutes = [
   platformRoute({
@@ -122,30 +102,13 @@ export const webhookRoutes = [
     }),
     responses: { 201: { description: 'Created', schema: createdWebhookSchema }, 409: { description: 'The connector already has a webhook (`conflict`)' } },
     handler: async ({ body, principal, app }) => {
-      const url = await guardedUrl(app, body.url);
-      const secret = newSecret();
-      return withTransaction(app.pool, async (client) => {
-        if (body.connector_id !== undefined) {
-          const connector = await findConnector(client, principal.workspaceId, body.connector_id, { lock: true });
-          if (!connector) throw new AppError('validation_error', 'Request validation failed', { connector_id: 'is not a connector of this workspace' });
-          if (connector.kind !== 'webhook')
-            throw new AppError('validation_error', 'Request validation failed', {
-              connector_id: `is a connector of kind ${connector.kind}; inbound webhooks need kind webhook`,
-            });
-          if (await webhooks.findWebhookOfConnector(client, connector.id)) {
-            throw new AppError('conflict', 'This connector already has a webhook; rotate its secret instead', { connector_id: connector.id });
-          }
-        }
-        const row = await webhooks.insertWebhook(client, principal.workspaceId, {
-          url,
-          eventTypes: body.event_types ?? [],
-          description: body.description ?? '',
-          connectorId: body.connector_id ?? null,
-          secretCiphertext: sealSecret(app.secrets.webhookKey, secret),
-        });
-        await recordOutboundEvent(client, principal.workspaceId, 'webhook.created', { webhook_id: row.id, url: row.url, event_types: row.event_types });
-        return reply.created({ ...toWebhook(row), signing_secret: secret });
+      const { row, secret } = await registerWebhook(app, principal.workspaceId, {
+        url: body.url,
+        eventTypes: body.event_types ?? [],
+        description: body.description ?? '',
+        connectorId: body.connector_id ?? null,
       });
+      return reply.created({ ...toWebhook(row), signing_secret: secret });
     },
   }),
   platformRoute({
@@ -175,7 +138,7 @@ export const webhookRoutes = [
     responses: { 200: { description: 'The webhook', schema: webhookSchema }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app }) => {
       const row = await webhooks.findWebhook(app.pool, principal.workspaceId, params.id);
-      if (!row) throw notFound();
+      if (!row) throw webhookNotFound();
       return reply.ok(toWebhook(row));
     },
   }),
@@ -194,20 +157,17 @@ export const webhookRoutes = [
       description: descriptionInput.optional(),
     }),
     responses: { 200: { description: 'The updated webhook', schema: webhookSchema }, 404: { description: 'Not found' } },
-    handler: async ({ params, body, principal, app }) => {
-      const url = body.url === undefined ? undefined : await guardedUrl(app, body.url);
-      return withTransaction(app.pool, async (client) => {
-        const row = await webhooks.updateWebhook(client, principal.workspaceId, params.id, {
-          url,
-          eventTypes: body.event_types,
-          enabled: body.enabled,
-          description: body.description,
-        });
-        if (!row) throw notFound();
-        if (body.enabled) await wakeWebhookAt(client, row.id, new Date());
-        return reply.ok(toWebhook(row));
-      });
-    },
+    handler: async ({ params, body, principal, app }) =>
+      reply.ok(
+        toWebhook(
+          await updateWebhook(app, principal.workspaceId, params.id, {
+            url: body.url,
+            eventTypes: body.event_types,
+            enabled: body.enabled,
+            description: body.description,
+          }),
+        ),
+      ),
   }),
   platformRoute({
     method: 'delete',
@@ -219,7 +179,7 @@ export const webhookRoutes = [
     params: idParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app }) => {
-      if (!(await webhooks.deleteWebhook(app.pool, principal.workspaceId, params.id))) throw notFound();
+      if (!(await webhooks.deleteWebhook(app.pool, principal.workspaceId, params.id))) throw webhookNotFound();
       return reply.noContent();
     },
   }),
@@ -236,16 +196,8 @@ export const webhookRoutes = [
       404: { description: 'Not found' },
     },
     handler: async ({ params, principal, app }) => {
-      const secret = newSecret();
-      return withTransaction(app.pool, async (client) => {
-        const row = await webhooks.rotateWebhookSecret(client, principal.workspaceId, params.id, sealSecret(app.secrets.webhookKey, secret));
-        if (!row) throw notFound();
-        await recordOutboundEvent(client, principal.workspaceId, 'webhook.secret.rotated', {
-          webhook_id: row.id,
-          rotated_at: row.secret_rotated_at!.toISOString(),
-        });
-        return reply.ok({ signing_secret: secret, rotated_at: row.secret_rotated_at!.toISOString() });
-      });
+      const { secret, rotatedAt } = await rotateWebhookSecret(app, principal.workspaceId, params.id);
+      return reply.ok({ signing_secret: secret, rotated_at: rotatedAt.toISOString() });
     },
   }),
   platformRoute({
@@ -261,7 +213,7 @@ export const webhookRoutes = [
     responses: { 200: { description: 'A page of delivery records', schema: listResponse(deliverySchema) }, 404: { description: 'Not found' } },
     handler: async ({ params, query, principal, app }) => {
       const webhook = await webhooks.findWebhook(app.pool, principal.workspaceId, params.id);
-      if (!webhook) throw notFound();
+      if (!webhook) throw webhookNotFound();
       return reply.ok(
         await paginate(app.pool, deliveryList(webhook.id), { query, cursorKey: app.secrets.cursorKey }, (row) => toDelivery(row as DeliveryListRow)),
       );
@@ -280,16 +232,9 @@ export const webhookRoutes = [
       404: { description: 'Not found' },
       409: { description: 'The delivery is being attempted right now, or the webhook is disabled (`conflict`)' },
     },
-    handler: async ({ params, principal, app }) =>
-      withTransaction(app.pool, async (client) => {
-        const webhook = await webhooks.findWebhook(client, principal.workspaceId, params.id);
-        if (!webhook || !(await findDelivery(client, principal.workspaceId, webhook.id, params.delivery_id)))
-          throw new AppError('not_found', 'Delivery not found');
-        if (!webhook.enabled) throw new AppError('conflict', 'The webhook is disabled; enable it first');
-        const row = await requeueDelivery(client, principal.workspaceId, webhook.id, params.delivery_id);
-        if (!row) throw new AppError('conflict', 'The delivery is being attempted right now');
-        await wakeWebhookAt(client, webhook.id, new Date());
-        return reply.accepted({ id: row.id, status: 'queued' as const });
-      }),
+    handler: async ({ params, principal, app }) => {
+      const row = await redeliverWebhookDelivery(app, principal.workspaceId, params.id, params.delivery_id);
+      return reply.accepted({ id: row.id, status: 'queued' as const });
+    },
   }),
 ];

@@ -1,11 +1,9 @@
 /** GET and PATCH /v1/workspaces/current: the caller's workspace and its just-in-time provisioning settings. */
 import { z } from 'zod';
-import { withTransaction } from '../../../lib/db.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { recordAudit, auditActor } from '../../../sql/audit.ts';
-import { connectionsOfWorkspace } from '../../../sql/sso.ts';
-import { findWorkspace, updateWorkspaceSettings, type WorkspaceRow } from '../../../sql/workspaces.ts';
+import { findWorkspace, type WorkspaceRow } from '../../../sql/workspaces.ts';
+import { changeWorkspaceSettings } from '../../../usecases/admin/workspaceSettings.ts';
 import { reply } from '../../http/routes.ts';
+import { workspaceActor } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 
 const jitRoles = ['admin', 'member', 'viewer'] as const;
@@ -70,29 +68,6 @@ export const workspaceRoutes = [
       200: { description: 'The updated workspace', schema: workspaceSchema },
       409: { description: 'sso_required without an SSO connection (`conflict`)' },
     },
-    handler: async ({ body, principal, app, req }) =>
-      withTransaction(app.pool, async (client) => {
-        if (body.sso_required && !(await connectionsOfWorkspace(client, principal.workspaceId)).length) {
-          throw new AppError('conflict', 'Create an SSO connection before requiring SSO: nobody could sign in');
-        }
-        const updated = await updateWorkspaceSettings(client, principal.workspaceId, {
-          name: body.name,
-          jit_enabled: body.jit_provisioning?.enabled,
-          jit_domains: body.jit_provisioning?.domains ? [...new Set(body.jit_provisioning.domains)] : undefined,
-          jit_role: body.jit_provisioning?.role,
-          mfa_required: body.mfa_required,
-          sso_required: body.sso_required,
-        });
-        await recordAudit(client, {
-          workspaceId: principal.workspaceId,
-          action: 'workspace.updated',
-          ...auditActor(principal),
-          targetType: 'workspace',
-          targetId: principal.workspaceId,
-          clientIp: req.clientIp,
-          metadata: body,
-        });
-        return reply.ok(toWorkspace(updated));
-      }),
+    handler: async ({ body, principal, app, req }) => reply.ok(toWorkspace(await changeWorkspaceSettings(app, workspaceActor(principal, req.clientIp), body))),
   }),
 ];
