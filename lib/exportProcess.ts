@@ -1,6 +1,6 @@
 /**
  * Exports run in short-lived child processes of their own: the /v1 export job (usecases/exportFileChild.ts)
- * and the remediation download (api/product/remediation/exportWorkbookChild.ts). What an export keeps
+ * and the remediation download (usecases/remediation/exportWorkbookChild.ts). What an export keeps
  * alive is small and flat (one batch, ≤ 1 MiB of sheet backlog, lib/xlsxStream.ts), but a long-lived
  * process under Node's default heap sizing lets the garbage of XML, deflate and pg messages pile up to
  * ~300 MB before V8 collects it; the options that stop that (`--heap-growing-percent`) are process-wide

@@ -2,7 +2,7 @@
  * Corrective action plans of a tenant, stored and read (inside its schema: every function takes a
  * client inside `withTenant`, and the writing ones must run in its transaction). The rules (status
  * moves, the version rule) are domain/capWorkflow.ts; the use cases that apply them, with their audit
- * rows, are usecases/createCap.ts, usecases/editCap.ts and usecases/decideReview.ts.
+ * rows, are usecases/remediation/createCap.ts, editCap.ts and decideReview.ts.
  */
 import type { Queryable } from '../../lib/db.ts';
 import { AppError, conflict } from '../../lib/errors.ts';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { activeInsightSnapshot, SNAPSHOT_RECORDS_PER_PATTERN } from '../../../sql/tenant/insights.ts';
 import { withTenant } from '../../../sql/tenant/schema.ts';
 import { reply } from '../../http/routes.ts';
-import { iso } from '../onboarding/iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 import { productRoute } from '../route.ts';
 
 const NO_ACTIVE_MODEL = 'No model is active for this workspace yet, so there are no insights to show.';

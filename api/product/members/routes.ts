@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { memberDirectory } from '../../../sql/tenant/members.ts';
 import { withTenant } from '../../../sql/tenant/schema.ts';
 import { reply } from '../../http/routes.ts';
-import { iso } from '../onboarding/iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 import { productRoute } from '../route.ts';
 
 /** `analyst` -> `Analyst`: what the console shows for a role profile. */

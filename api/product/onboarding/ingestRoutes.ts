@@ -17,7 +17,7 @@ import { productRoute } from '../route.ts';
 import { tenantParams } from '../tenants/lookup.ts';
 import { MAX_UPLOAD_BYTES } from '../uploads/multipart.ts';
 import { receiveUpload, uploadBody, uploadSchema } from '../uploads/receive.ts';
-import { iso } from './iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 import { requireProvisionedTenant } from '../../../usecases/tenants/requireTenant.ts';
 
 const datasetSummarySchema = z

@@ -17,7 +17,7 @@ import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { sessionOrigin, tenantMeSchema } from '../session/identity.ts';
 import { requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { iso } from './iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 import { hasOnboardingSchema } from '../../../usecases/tenants/requireTenant.ts';
 
 const invitationSchema = z

@@ -18,7 +18,7 @@ import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { sourceBody, sourceSchema } from '../sources/schema.ts';
 import { tenantParams } from '../tenants/lookup.ts';
-import { iso } from './iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 import { requireProvisionedTenant } from '../../../usecases/tenants/requireTenant.ts';
 
 const trainingConfigSchema = z

@@ -15,7 +15,7 @@ import { reply } from '../../http/routes.ts';
 import { detailSchema } from '../errors.ts';
 import { productRoute } from '../route.ts';
 import { queuedBody, queuedSchema, requireTenant, tenantParams } from '../tenants/lookup.ts';
-import { iso } from './iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 import { hasOnboardingSchema, requireProvisionedTenant } from '../../../usecases/tenants/requireTenant.ts';
 
 const checkpointSchema = z

@@ -1,7 +1,7 @@
 /**
  * GET /remediation/export.xlsx (`exports.create`): the workspace's CAPs, reviews and whole audit log
  * as one spreadsheet, streamed. The workbook is written by a child process of its own
- * (exportWorkbookChild.ts through lib/exportProcess.ts: memory-tight V8 options, and the XML and
+ * (usecases/remediation/exportWorkbookChild.ts through lib/exportProcess.ts: memory-tight V8 options, and the XML and
  * deflate off this event loop) in a read-only REPEATABLE READ transaction on its own connection (one
  * snapshot for the three sheets); its output pipe is forwarded into the response with backpressure.
  * The headers go out with the child's first bytes, so a failure before them (connection, transaction,
@@ -12,11 +12,11 @@
 import { z } from 'zod';
 import { exportDatabase, runExportProcess } from '../../../lib/exportProcess.ts';
 import { productRoute } from '../route.ts';
-import type { WorkbookExportInput } from './exportWorkbookChild.ts';
-import { XLSX_MEDIA_TYPE } from './exportWorkbook.ts';
+import type { WorkbookExportInput } from '../../../usecases/remediation/exportWorkbookChild.ts';
+import { XLSX_MEDIA_TYPE } from '../../../usecases/remediation/exportWorkbook.ts';
 import { moduleUrl } from '../../../lib/modulePath.ts';
 
-const CHILD = moduleUrl('./exportWorkbookChild', import.meta.url);
+const CHILD = moduleUrl('../../../usecases/remediation/exportWorkbookChild', import.meta.url);
 
 /** `remediation-<slug>-<YYYY-MM-DD>.xlsx` (the slug is [a-z0-9-], so no quoting issue). */
 export const exportFileName = (slug: string, now: Date) => `remediation-${slug}-${now.toISOString().slice(0, 10)}.xlsx`;

@@ -5,7 +5,7 @@ import { capStatuses, nextStatuses } from '../../../domain/capWorkflow.ts';
 import { capTargetTypes, type CapRow } from '../../../sql/tenant/caps.ts';
 import { reviewDecisions, type ReviewRow } from '../../../sql/tenant/reviews.ts';
 import type { TenantAuditRow } from '../../../sql/tenant/audit.ts';
-import { iso } from '../onboarding/iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 
 export const capSchema = z
   .object({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
 import { sourceKinds, type SourceRow } from '../../../sql/tenant/sources.ts';
-import { iso } from '../onboarding/iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 
 export const sourceSchema = z
   .object({

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Request } from 'express';
 import { sha256Hex } from '../../../lib/crypto.ts';
 import type { NewUpload, UploadRow } from '../../../sql/tenant/uploads.ts';
-import { iso } from '../onboarding/iso.ts';
+import { iso } from '../../../lib/isoTimestamp.ts';
 import { readSingleFile } from './multipart.ts';
 import { parseRecordFile } from './recordFile.ts';
 

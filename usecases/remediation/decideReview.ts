@@ -4,12 +4,12 @@
  * CAP: of two concurrent decisions the second waits, then finds it decided (409). Run inside the
  * tenant's transaction.
  */
-import type { Queryable } from '../lib/db.ts';
-import { notFound } from '../lib/errors.ts';
-import { assertTransition, assertUndecided } from '../domain/capWorkflow.ts';
-import { findCap, setCapStatus, type CapRow } from '../sql/tenant/caps.ts';
-import { lockReview, recordDecision, REVIEW_NOT_FOUND, type ReviewDecision, type ReviewRow } from '../sql/tenant/reviews.ts';
-import { recordUserChange, type TenantUserActor } from '../sql/tenant/audit.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { notFound } from '../../lib/errors.ts';
+import { assertTransition, assertUndecided } from '../../domain/capWorkflow.ts';
+import { findCap, setCapStatus, type CapRow } from '../../sql/tenant/caps.ts';
+import { lockReview, recordDecision, REVIEW_NOT_FOUND, type ReviewDecision, type ReviewRow } from '../../sql/tenant/reviews.ts';
+import { recordUserChange, type TenantUserActor } from '../../sql/tenant/audit.ts';
 
 export async function decideReview(
   db: Queryable,

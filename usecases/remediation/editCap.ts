@@ -4,12 +4,12 @@
  * the new version and gets 409), moves the status only as the workflow lets an edit, and entering
  * `submitted` opens a review (domain/capWorkflow.ts). Run inside the tenant's transaction.
  */
-import type { Queryable } from '../lib/db.ts';
-import { notFound } from '../lib/errors.ts';
-import { assertCurrentVersion, assertNotFinal, assertTransition, requestsReview } from '../domain/capWorkflow.ts';
-import { assertOwner, CAP_NOT_FOUND, findCap, updateCapRow, type CapChanges, type CapRow } from '../sql/tenant/caps.ts';
-import { insertReview } from '../sql/tenant/reviews.ts';
-import { recordUserChange, type TenantUserActor } from '../sql/tenant/audit.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { notFound } from '../../lib/errors.ts';
+import { assertCurrentVersion, assertNotFinal, assertTransition, requestsReview } from '../../domain/capWorkflow.ts';
+import { assertOwner, CAP_NOT_FOUND, findCap, updateCapRow, type CapChanges, type CapRow } from '../../sql/tenant/caps.ts';
+import { insertReview } from '../../sql/tenant/reviews.ts';
+import { recordUserChange, type TenantUserActor } from '../../sql/tenant/audit.ts';
 
 export async function editCap(db: Queryable, id: string, expectedVersion: number, changes: CapChanges, actor: TenantUserActor): Promise<CapRow> {
   const cap = await findCap(db, id, true);

@@ -6,13 +6,13 @@
  * memory: memory stays flat whatever the history's length. Timestamps are ISO 8601 strings (UTC) and metadata is JSON text.
  */
 import type { Writable } from 'node:stream';
-import type { PoolClient } from '../../../lib/db.ts';
-import { sheetCaughtUp, streamingWorkbook } from '../../../lib/xlsxStream.ts';
-import { allCapsSql, type CapRow } from '../../../sql/tenant/caps.ts';
-import { cursorBatches } from '../../../sql/cursor.ts';
-import { allReviewsSql, type ReviewRow } from '../../../sql/tenant/reviews.ts';
-import { allTenantAuditSql, type TenantAuditRow } from '../../../sql/tenant/audit.ts';
-import { iso } from '../onboarding/iso.ts';
+import type { PoolClient } from '../../lib/db.ts';
+import { sheetCaughtUp, streamingWorkbook } from '../../lib/xlsxStream.ts';
+import { allCapsSql, type CapRow } from '../../sql/tenant/caps.ts';
+import { cursorBatches } from '../../sql/cursor.ts';
+import { allReviewsSql, type ReviewRow } from '../../sql/tenant/reviews.ts';
+import { allTenantAuditSql, type TenantAuditRow } from '../../sql/tenant/audit.ts';
+import { iso } from '../../lib/isoTimestamp.ts';
 
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const EXPORT_BATCH_ROWS = 1000;
