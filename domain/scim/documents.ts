@@ -4,7 +4,7 @@
  * provisioned account carries, and a group's workspace role. Pure; invalid documents are ScimErrors.
  */
 import { invalidValue, ScimError } from './errors.ts';
-import { scimBoolean, SVC_GROUP_SCHEMA } from './patch.ts';
+import { keyOf, scimBoolean, SVC_GROUP_SCHEMA } from './patch.ts';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -17,6 +17,12 @@ const optionalString = (value: unknown, attribute: string): string | null => {
   if (typeof value !== 'string') throw invalidValue(`${attribute} must be a string`);
   return value;
 };
+/** A string attribute the document must carry (trimmed, not empty). */
+function requiredString(value: unknown, attribute: string): string {
+  const text = optionalString(value, attribute)?.trim();
+  if (!text) throw invalidValue(`${attribute} is required`);
+  return text;
+}
 const READ_ONLY = ['id', 'meta', 'groups', 'password', 'schemas'];
 
 export interface ScimEmail {
@@ -42,9 +48,8 @@ export function userFields(input: unknown): ScimUserFields {
   if (!isObject(input)) throw new ScimError(400, 'The body must be a SCIM User object', 'invalidSyntax');
   const document: Doc = {};
   for (const [key, value] of Object.entries(input)) if (!READ_ONLY.includes(key.toLowerCase()) && value !== undefined) document[key] = value;
-  const get = (name: string) => document[Object.keys(document).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name];
-  const userName = optionalString(get('userName'), 'userName')?.trim();
-  if (!userName) throw invalidValue('userName is required');
+  const get = (name: string) => document[keyOf(document, name)];
+  const userName = requiredString(get('userName'), 'userName');
   const rawEmails = get('emails') ?? [];
   if (!Array.isArray(rawEmails)) throw invalidValue('emails must be an array');
   const emails = rawEmails.map((e, i) => {
@@ -108,9 +113,8 @@ export interface ScimGroupFields {
 /** Validates a Group document and derives its columns, role and member ids. */
 export function groupFields(input: unknown): ScimGroupFields {
   if (!isObject(input)) throw new ScimError(400, 'The body must be a SCIM Group object', 'invalidSyntax');
-  const get = (name: string) => input[Object.keys(input).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name];
-  const displayName = optionalString(get('displayName'), 'displayName')?.trim();
-  if (!displayName) throw invalidValue('displayName is required');
+  const get = (name: string) => input[keyOf(input, name)];
+  const displayName = requiredString(get('displayName'), 'displayName');
   const members = get('members') ?? [];
   if (!Array.isArray(members)) throw invalidValue('members must be an array');
   const ids = members.map((m, i) => {

@@ -23,7 +23,8 @@ const invalidPath = (detail: string) => new ScimError(400, detail, 'invalidPath'
 const isObject = (value: unknown): value is Doc => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The key of `name` in `doc`, matched case-insensitively (SCIM attribute names are case-insensitive). */
-const keyOf = (doc: Doc, name: string) => Object.keys(doc).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
+/** The key of a document's attribute, matched without regard to case (RFC 7643 section 2.1); `name` itself when absent. */
+export const keyOf = (doc: Doc, name: string) => Object.keys(doc).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
 
 interface ParsedPath {
   /** Schema-extension container (`urn:…:enterprise:2.0:User`), when the path is qualified by one. */

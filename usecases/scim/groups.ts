@@ -26,17 +26,19 @@ async function setMembers(db: PoolClient, scope: ScimScope, group: scim.ScimGrou
 
 const groupNameTaken = (name: string) => new ScimError(409, `A group named '${name}' already exists`, 'uniqueness');
 
-async function createGroup(db: PoolClient, scope: ScimScope, body: unknown): Promise<scim.ScimGroupRow> {
-  const fields = groupFields(body);
-  const group = await scim.insertScimGroup(db, scope.workspaceId, fields);
-  if (!group) throw groupNameTaken(fields.displayName);
-  await setMembers(db, scope, group, fields.members, []);
-  await scimAudit(db, scope, 'scim.group.created', 'scim_group', group.id, {
-    display_name: group.display_name,
-    role: group.role,
-    members: fields.members.length,
+export async function createScimGroup(app: AppContext, scope: ScimScope, body: unknown): Promise<scim.ScimGroupRow> {
+  return withTransaction(app.pool, async (db) => {
+    const fields = groupFields(body);
+    const group = await scim.insertScimGroup(db, scope.workspaceId, fields);
+    if (!group) throw groupNameTaken(fields.displayName);
+    await setMembers(db, scope, group, fields.members, []);
+    await scimAudit(db, scope, 'scim.group.created', 'scim_group', group.id, {
+      display_name: group.display_name,
+      role: group.role,
+      members: fields.members.length,
+    });
+    return group;
   });
-  return group;
 }
 
 async function saveGroup(db: PoolClient, scope: ScimScope, existing: scim.ScimGroupRow, fields: ScimGroupFields, previous: string[]) {
@@ -57,32 +59,31 @@ async function lockGroup(db: PoolClient, scope: ScimScope, id: string) {
   return row;
 }
 
-async function replaceGroup(db: PoolClient, scope: ScimScope, id: string, body: unknown) {
-  const existing = await lockGroup(db, scope, id);
-  return saveGroup(db, scope, existing, groupFields(body), await scim.groupMemberIds(db, id));
+export async function replaceScimGroup(app: AppContext, scope: ScimScope, id: string, body: unknown) {
+  return withTransaction(app.pool, async (db) => {
+    const existing = await lockGroup(db, scope, id);
+    return saveGroup(db, scope, existing, groupFields(body), await scim.groupMemberIds(db, id));
+  });
 }
 
-async function patchGroup(db: PoolClient, scope: ScimScope, id: string, operations: PatchOperation[]) {
-  const existing = await lockGroup(db, scope, id);
-  const previous = await scim.groupMemberIds(db, id);
-  const current: Doc = { displayName: existing.display_name, members: previous.map((value) => ({ value })) };
-  if (existing.external_id !== null) current.externalId = existing.external_id;
-  const patched = applyPatch(current, operations, GROUP_SCHEMA);
-  // Renaming a group keeps the role it had unless the patch sets one.
-  if (!Object.keys(patched).some((k) => k.toLowerCase() === SVC_GROUP_SCHEMA.toLowerCase())) patched[SVC_GROUP_SCHEMA] = { role: existing.role };
-  return saveGroup(db, scope, existing, groupFields(patched), previous);
+export async function patchScimGroup(app: AppContext, scope: ScimScope, id: string, operations: PatchOperation[]) {
+  return withTransaction(app.pool, async (db) => {
+    const existing = await lockGroup(db, scope, id);
+    const previous = await scim.groupMemberIds(db, id);
+    const current: Doc = { displayName: existing.display_name, members: previous.map((value) => ({ value })) };
+    if (existing.external_id !== null) current.externalId = existing.external_id;
+    const patched = applyPatch(current, operations, GROUP_SCHEMA);
+    // Renaming a group keeps the role it had unless the patch sets one.
+    if (!Object.keys(patched).some((k) => k.toLowerCase() === SVC_GROUP_SCHEMA.toLowerCase())) patched[SVC_GROUP_SCHEMA] = { role: existing.role };
+    return saveGroup(db, scope, existing, groupFields(patched), previous);
+  });
 }
 
-async function deleteGroup(db: PoolClient, scope: ScimScope, id: string) {
-  await lockGroup(db, scope, id);
-  const members = await scim.deleteScimGroup(db, scope.workspaceId, id);
-  for (const user of await scim.scimUsersByIds(db, scope.workspaceId, members)) await syncMembership(db, scope.workspaceId, user, 'scim_deactivated', true);
-  await scimAudit(db, scope, 'scim.group.deleted', 'scim_group', id);
+export async function deleteScimGroup(app: AppContext, scope: ScimScope, id: string) {
+  return withTransaction(app.pool, async (db) => {
+    await lockGroup(db, scope, id);
+    const members = await scim.deleteScimGroup(db, scope.workspaceId, id);
+    for (const user of await scim.scimUsersByIds(db, scope.workspaceId, members)) await syncMembership(db, scope.workspaceId, user, 'scim_deactivated', true);
+    await scimAudit(db, scope, 'scim.group.deleted', 'scim_group', id);
+  });
 }
-
-export const createScimGroup = (app: AppContext, scope: ScimScope, body: unknown) => withTransaction(app.pool, (client) => createGroup(client, scope, body));
-export const replaceScimGroup = (app: AppContext, scope: ScimScope, id: string, body: unknown) =>
-  withTransaction(app.pool, (client) => replaceGroup(client, scope, id, body));
-export const patchScimGroup = (app: AppContext, scope: ScimScope, id: string, operations: PatchOperation[]) =>
-  withTransaction(app.pool, (client) => patchGroup(client, scope, id, operations));
-export const deleteScimGroup = (app: AppContext, scope: ScimScope, id: string) => withTransaction(app.pool, (client) => deleteGroup(client, scope, id));

@@ -25,15 +25,17 @@ const userNameTaken = (userName: string) => new ScimError(409, `A user with user
  * that address (re-provisioning). A global account or another organization's account with the same
  * address is never adopted, and the answer does not tell whether one exists.
  */
-async function createUser(db: PoolClient, scope: ScimScope, body: unknown): Promise<scim.ScimUserRow> {
-  const fields = userFields(body);
-  const email = emailOf(fields);
-  const { user } = await users.upsertManagedUser(db, scope.organizationId, email, displayNameOf(fields));
-  const row = await scim.insertScimUser(db, scope.workspaceId, user.id, fields);
-  if (!row) throw userNameTaken(fields.userName);
-  await syncMembership(db, scope.workspaceId, row, 'scim_deactivated');
-  await scimAudit(db, scope, 'scim.user.provisioned', 'user', user.id, { scim_id: row.id, user_name: row.user_name, active: row.active });
-  return row;
+export async function provisionScimUser(app: AppContext, scope: ScimScope, body: unknown): Promise<scim.ScimUserRow> {
+  return withTransaction(app.pool, async (db) => {
+    const fields = userFields(body);
+    const email = emailOf(fields);
+    const { user } = await users.upsertManagedUser(db, scope.organizationId, email, displayNameOf(fields));
+    const row = await scim.insertScimUser(db, scope.workspaceId, user.id, fields);
+    if (!row) throw userNameTaken(fields.userName);
+    await syncMembership(db, scope.workspaceId, row, 'scim_deactivated');
+    await scimAudit(db, scope, 'scim.user.provisioned', 'user', user.id, { scim_id: row.id, user_name: row.user_name, active: row.active });
+    return row;
+  });
 }
 
 async function saveUser(db: PoolClient, scope: ScimScope, existing: scim.ScimUserRow, fields: ScimUserFields): Promise<scim.ScimUserRow> {
@@ -57,28 +59,27 @@ async function lockUser(db: PoolClient, scope: ScimScope, id: string) {
   return row;
 }
 
-async function replaceUser(db: PoolClient, scope: ScimScope, id: string, body: unknown) {
-  const existing = await lockUser(db, scope, id);
-  return saveUser(db, scope, existing, userFields(body));
+export async function replaceScimUser(app: AppContext, scope: ScimScope, id: string, body: unknown) {
+  return withTransaction(app.pool, async (db) => {
+    const existing = await lockUser(db, scope, id);
+    return saveUser(db, scope, existing, userFields(body));
+  });
 }
 
-async function patchUser(db: PoolClient, scope: ScimScope, id: string, operations: PatchOperation[]) {
-  const existing = await lockUser(db, scope, id);
-  const current: Doc = { ...existing.extra, userName: existing.user_name, active: existing.active, emails: existing.emails };
-  if (existing.external_id !== null) current.externalId = existing.external_id;
-  return saveUser(db, scope, existing, userFields(applyPatch(current, operations, USER_SCHEMA)));
+export async function patchScimUser(app: AppContext, scope: ScimScope, id: string, operations: PatchOperation[]) {
+  return withTransaction(app.pool, async (db) => {
+    const existing = await lockUser(db, scope, id);
+    const current: Doc = { ...existing.extra, userName: existing.user_name, active: existing.active, emails: existing.emails };
+    if (existing.external_id !== null) current.externalId = existing.external_id;
+    return saveUser(db, scope, existing, userFields(applyPatch(current, operations, USER_SCHEMA)));
+  });
 }
 
-async function deleteUser(db: PoolClient, scope: ScimScope, id: string) {
-  const existing = await lockUser(db, scope, id);
-  await syncMembership(db, scope.workspaceId, { ...existing, active: false }, 'scim_deprovisioned');
-  await scim.deleteScimUser(db, scope.workspaceId, id);
-  await scimAudit(db, scope, 'scim.user.deprovisioned', 'user', existing.user_id, { scim_id: id });
+export async function deprovisionScimUser(app: AppContext, scope: ScimScope, id: string) {
+  return withTransaction(app.pool, async (db) => {
+    const existing = await lockUser(db, scope, id);
+    await syncMembership(db, scope.workspaceId, { ...existing, active: false }, 'scim_deprovisioned');
+    await scim.deleteScimUser(db, scope.workspaceId, id);
+    await scimAudit(db, scope, 'scim.user.deprovisioned', 'user', existing.user_id, { scim_id: id });
+  });
 }
-
-export const provisionScimUser = (app: AppContext, scope: ScimScope, body: unknown) => withTransaction(app.pool, (client) => createUser(client, scope, body));
-export const replaceScimUser = (app: AppContext, scope: ScimScope, id: string, body: unknown) =>
-  withTransaction(app.pool, (client) => replaceUser(client, scope, id, body));
-export const patchScimUser = (app: AppContext, scope: ScimScope, id: string, operations: PatchOperation[]) =>
-  withTransaction(app.pool, (client) => patchUser(client, scope, id, operations));
-export const deprovisionScimUser = (app: AppContext, scope: ScimScope, id: string) => withTransaction(app.pool, (client) => deleteUser(client, scope, id));
