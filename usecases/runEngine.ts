@@ -30,6 +30,8 @@ import {
 } from '../sql/engineResults.ts';
 import { runPatternStatuses } from '../domain/patternLifecycle.ts';
 import { enqueueVerifications } from '../jobs/queue/recommendation__verify.ts';
+import { engineQueue, engineRun } from '../jobs/queue/engine__run.ts';
+import { enqueueJob } from '../jobs/runtime.ts';
 import { engineStageDuration } from '../lib/metrics.ts';
 import { enqueueNotifications } from '../jobs/queue/notification__route.ts';
 
@@ -115,6 +117,26 @@ export async function contextOf(app: AppContext, run: runs.EngineRunRow): Promis
 
 /** The outputs the results and the summary are written from (the others stay in the thread and are released there). */
 const RESULT_STAGES: StageName[] = ['snapshot', 'extract', 'cluster', 'stability', 'patterns', 'hazard', 'predict', 'recommend'];
+
+/**
+ * POST /v1/engine/runs: records the run (its configs checked by `createEngineRun`) and queues it on
+ * the workspace's engine queue, in one transaction. A cut-off in the future is a 400.
+ */
+export async function startEngineRun(app: AppContext, request: Omit<RunRequest, 'trigger'>): Promise<{ run: runs.EngineRunRow; jobId: string }> {
+  if (request.asOf && request.asOf > app.clock.now())
+    throw new AppError('validation_error', 'Request validation failed', { as_of: 'must not be in the future' });
+  return withTransaction(app.pool, async (client) => {
+    const run = await createEngineRun(client, app, { ...request, trigger: 'api' });
+    const { job } = await enqueueJob(
+      client,
+      engineRun,
+      { run_id: run.id, workspace_id: request.workspaceId },
+      { workspaceId: request.workspaceId, queueName: engineQueue(request.workspaceId) },
+    );
+    await runs.setEngineRunJob(client, run.id, job.id);
+    return { run, jobId: job.id };
+  });
+}
 
 /** The most recent finished run of the workspace that stored `stage`'s output. */
 async function baseRunFor(app: AppContext, run: runs.EngineRunRow, stage: StageName): Promise<string> {

@@ -6,16 +6,15 @@
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
 import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { configKinds } from '../../../engine/config/index.ts';
 import { stageIndex, stageNames, type StageName } from '../../../engine/pipeline.ts';
-import { createEngineRun, type ReplayResult } from '../../../usecases/runEngine.ts';
+import { startEngineRun, type ReplayResult } from '../../../usecases/runEngine.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
-import { engineQueue, engineRun } from '../../../jobs/queue/engine__run.ts';
+import { engineQueue } from '../../../jobs/queue/engine__run.ts';
 import { engineReplay } from '../../../jobs/queue/engine__replay.ts';
 import { activeConfig } from '../../../sql/configs.ts';
-import { findEngineRun, setEngineRunJob, type EngineRunRow } from '../../../sql/engineRuns.ts';
+import { findEngineRun, type EngineRunRow } from '../../../sql/engineRuns.ts';
 import { findJobRun, jobStatuses, type JobRun } from '../../../sql/jobRuns.ts';
 import { findIssueExtraction } from '../../../sql/engineResults.ts';
 import { findIssue } from '../../../sql/issues.ts';
@@ -190,26 +189,14 @@ export const engineRoutes = [
       .optional(),
     responses: { 202: { description: 'Queued', schema: z.object({ run_id: z.string(), job_id: z.string(), status: z.literal('queued') }) } },
     handler: async ({ body, principal, app }) => {
-      if (body?.as_of && new Date(body.as_of) > app.clock.now())
-        throw new AppError('validation_error', 'Request validation failed', { as_of: 'must not be in the future' });
-      return withTransaction(app.pool, async (client) => {
-        const run = await createEngineRun(client, app, {
-          workspaceId: principal.workspaceId,
-          trigger: 'api',
-          asOf: body?.as_of ? new Date(body.as_of) : undefined,
-          configs: body?.configs,
-          from: body?.stages?.from,
-          to: body?.stages?.to,
-        });
-        const { job } = await enqueueJob(
-          client,
-          engineRun,
-          { run_id: run.id, workspace_id: principal.workspaceId },
-          { workspaceId: principal.workspaceId, queueName: engineQueue(principal.workspaceId) },
-        );
-        await setEngineRunJob(client, run.id, job.id);
-        return reply.accepted({ run_id: run.id, job_id: job.id, status: 'queued' as const });
+      const { run, jobId } = await startEngineRun(app, {
+        workspaceId: principal.workspaceId,
+        asOf: body?.as_of ? new Date(body.as_of) : undefined,
+        configs: body?.configs,
+        from: body?.stages?.from,
+        to: body?.stages?.to,
       });
+      return reply.accepted({ run_id: run.id, job_id: jobId, status: 'queued' as const });
     },
   }),
   platformRoute({

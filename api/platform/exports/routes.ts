@@ -5,16 +5,13 @@
  * whoever holds a valid URL (no bearer), streamed chunk by chunk from the database.
  */
 import { ringVerifies } from '../../../lib/keyRing.ts';
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
 import { hmacSha256 } from '../../../lib/crypto.ts';
 import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { enqueueJob } from '../../../jobs/runtime.ts';
-import { exportGenerate } from '../../../jobs/queue/export__generate.ts';
-import { contentTypes, exportChunks, exportFormats, exportResources, findExport, insertExport, setExportJobRun, type ExportRow } from '../../../sql/exports.ts';
+import { startExport } from '../../../usecases/startExport.ts';
+import { contentTypes, exportChunks, exportFormats, exportResources, findExport, type ExportRow } from '../../../sql/exports.ts';
 import { jobStatuses } from '../../../sql/jobRuns.ts';
 import { reply, type Request } from '../../http/routes.ts';
 import { exportFilters } from '../listFilters.ts';
@@ -87,24 +84,12 @@ export const exportRoutes = [
     handler: async ({ body, principal, app }) => {
       const needed = readScope[body.resource];
       if (!principal.scopes.has(needed)) throw new AppError('forbidden', `Exporting ${body.resource} requires the scope ${needed}`, { required_scope: needed });
-      const id = randomUUID();
-      return withTransaction(app.pool, async (client) => {
-        await insertExport(client, {
-          id,
-          workspaceId: principal.workspaceId,
-          resource: body.resource,
-          format: body.format,
-          filters: (body.filters ?? {}) as Record<string, unknown>,
-        });
-        const { job } = await enqueueJob(
-          client,
-          exportGenerate,
-          { export_id: id, workspace_id: principal.workspaceId, resource: body.resource, format: body.format },
-          { workspaceId: principal.workspaceId },
-        );
-        await setExportJobRun(client, id, job.id);
-        return reply.accepted({ id, status: 'queued' as const, job_id: job.id });
+      const { id, jobId } = await startExport(app, principal.workspaceId, {
+        resource: body.resource,
+        format: body.format,
+        filters: (body.filters ?? {}) as Record<string, unknown>,
       });
+      return reply.accepted({ id, status: 'queued' as const, job_id: jobId });
     },
   }),
   platformRoute({

@@ -4,26 +4,14 @@
  * done, the facts document (with its digest) and the narrative in Markdown and HTML, or the error
  * (`report_facts_mismatch` with the offending numerals and their positions).
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { patternKinds, reportKinds } from '../../../engine/report/facts.ts';
-import { MAX_TEMPLATE_LENGTH, validateTemplate } from '../../../engine/report/templates.ts';
-import { enqueueJob } from '../../../jobs/runtime.ts';
-import { reportGenerate } from '../../../jobs/queue/report__generate.ts';
-import { findEngineRun } from '../../../sql/engineRuns.ts';
+import { MAX_TEMPLATE_LENGTH } from '../../../engine/report/templates.ts';
+import { requestReport } from '../../../usecases/requestReport.ts';
 import { jobStatuses } from '../../../sql/jobRuns.ts';
-import {
-  engineRunStatus,
-  findReportJob,
-  insertReportJob,
-  latestReportableRun,
-  runHasPattern,
-  setReportJobRun,
-  type ReportJobRow,
-} from '../../../sql/reports.ts';
+import { findReportJob, type ReportJobRow } from '../../../sql/reports.ts';
 import { reply } from '../../http/routes.ts';
 import { platformRoute } from '../route.ts';
 
@@ -92,41 +80,13 @@ export const reportRoutes = [
       422: { description: 'Invalid template' },
     },
     handler: async ({ body, principal, app }) => {
-      if (body.template !== undefined) {
-        const problems = validateTemplate(body.template, body.kind);
-        if (problems.length) throw new AppError('unprocessable', 'The template is invalid', { template: problems[0].message, placeholders: problems });
-      }
-      const run = body.run_id ? await findEngineRun(app.pool, principal.workspaceId, body.run_id) : await latestReportableRun(app.pool, principal.workspaceId);
-      if (!run) {
-        if (body.run_id) throw new AppError('not_found', 'Engine run not found');
-        throw new AppError('conflict', 'No engine run of this workspace has succeeded through every stage yet; trigger one with POST /v1/engine/runs');
-      }
-      const status = await engineRunStatus(app.pool, run);
-      if (status !== 'succeeded')
-        throw new AppError('conflict', `Engine run ${run.id} has not succeeded (it is ${status}); reports read the outputs of a succeeded run`);
-      if (run.stage_to !== 'recommend')
-        throw new AppError('conflict', `Engine run ${run.id} stopped at stage ${run.stage_to}; reports need a run through recommend`);
-      if (body.pattern_id && !(await runHasPattern(app.pool, run, body.pattern_id)))
-        throw new AppError('not_found', `Pattern not found in engine run ${run.id}`);
-      const id = randomUUID();
-      return withTransaction(app.pool, async (client) => {
-        await insertReportJob(client, {
-          id,
-          workspaceId: principal.workspaceId,
-          kind: body.kind,
-          runId: run.id,
-          patternId: body.pattern_id ?? null,
-          template: body.template ?? null,
-        });
-        const { job } = await enqueueJob(
-          client,
-          reportGenerate,
-          { report_id: id, workspace_id: principal.workspaceId },
-          { workspaceId: principal.workspaceId },
-        );
-        await setReportJobRun(client, id, job.id);
-        return reply.accepted({ id, status: 'queued' as const, job_id: job.id });
+      const { id, jobId } = await requestReport(app, principal.workspaceId, {
+        kind: body.kind,
+        runId: body.run_id,
+        patternId: body.pattern_id,
+        template: body.template,
       });
+      return reply.accepted({ id, status: 'queued' as const, job_id: jobId });
     },
   }),
   platformRoute({
