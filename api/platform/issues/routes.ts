@@ -8,7 +8,7 @@ import type { IssueRow } from '../../../sql/issueProjection.ts';
 import { issueStatuses } from '../../../domain/issueTransitions.ts';
 import { findIssue } from '../../../sql/issues.ts';
 import { ingestIssues } from '../../../usecases/ingestRecords.ts';
-import { updateIssue } from '../../../usecases/updateIssue.ts';
+import { changeIssue } from '../../../usecases/updateIssue.ts';
 import { reply } from '../../http/routes.ts';
 import { issueList } from '../../../sql/listFilters.ts';
 import { issueFilterRule, issueFilters } from '../listFilters.ts';
@@ -132,15 +132,10 @@ export const issueRoutes = [
       404: { description: 'Not found' },
       409: { description: 'Invalid status transition' },
     },
-    handler: async ({ params, body, principal, app }) =>
-      withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
-        const narrative = body.narrative === undefined ? undefined : body.narrative?.trim() ? body.narrative : null;
-        const before = body.severity === 'critical' ? await findIssue(client, principal.workspaceId, params.id) : null;
-        const row = await updateIssue(client, events, actorOf(principal), params.id, { ...body, narrative });
-        if (before && before.severity !== 'critical')
-          await enqueueNotifications(client, { source: 'issues', workspace_id: principal.workspaceId, created: [], escalated: [row.id] });
-        return reply.ok(toIssue(row));
-      }),
+    handler: async ({ params, body, principal, app }) => {
+      const narrative = body.narrative === undefined ? undefined : body.narrative?.trim() ? body.narrative : null;
+      return reply.ok(toIssue(await changeIssue(app, principal.workspaceId, actorOf(principal), params.id, { ...body, narrative })));
+    },
   }),
   platformRoute({
     method: 'post',
@@ -152,9 +147,7 @@ export const issueRoutes = [
     params: idParams,
     responses: { 200: { description: 'The closed issue', schema: issueSchema }, 404: { description: 'Not found' } },
     handler: async ({ params, principal, app }) =>
-      withEventBatch(app.pool, principal.workspaceId, async (client, events) =>
-        reply.ok(toIssue(await updateIssue(client, events, actorOf(principal), params.id, { status: 'closed' }))),
-      ),
+      reply.ok(toIssue(await changeIssue(app, principal.workspaceId, actorOf(principal), params.id, { status: 'closed' }))),
   }),
   platformRoute({
     method: 'get',
