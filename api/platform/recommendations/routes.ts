@@ -5,16 +5,9 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
-import { enqueueVerification, VERIFICATION_PERIOD_DAYS } from '../../../jobs/queue/recommendation__verify.ts';
-import { withEventBatch } from '../../../sql/events.ts';
-import {
-  findRecommendation,
-  findVerification,
-  markImplemented,
-  recommendationStatuses,
-  verdicts,
-  type RecommendationRow,
-} from '../../../sql/recommendations.ts';
+import { VERIFICATION_PERIOD_DAYS } from '../../../jobs/queue/recommendation__verify.ts';
+import { implementRecommendation } from '../../../usecases/implementRecommendation.ts';
+import { findRecommendation, findVerification, recommendationStatuses, verdicts, type RecommendationRow } from '../../../sql/recommendations.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { estimateSchema, provenanceSchema } from '../patterns/hazard/schemas.ts';
@@ -164,13 +157,14 @@ export const recommendationRoutes = [
       409: { description: '`conflict`: abstained or already implemented' },
     },
     handler: async ({ params, body, principal, app }) => {
-      const implementedAt = new Date(body.implemented_at);
-      if (implementedAt > app.clock.now()) throw new AppError('validation_error', 'Request validation failed', { implemented_at: 'must not be in the future' });
-      return withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
-        const row = await markImplemented(client, events, actorOf(principal), params.id, implementedAt);
-        const { job } = await enqueueVerification(client, principal.workspaceId, row.id);
-        return reply.ok({ ...toRecommendation(row), verification_job_id: job.id });
-      });
+      const { row, verificationJobId } = await implementRecommendation(
+        app,
+        principal.workspaceId,
+        actorOf(principal),
+        params.id,
+        new Date(body.implemented_at),
+      );
+      return reply.ok({ ...toRecommendation(row), verification_job_id: verificationJobId });
     },
   }),
   platformRoute({

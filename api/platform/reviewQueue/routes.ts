@@ -5,26 +5,12 @@
  */
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
-import type { AppContext } from '../../../lib/context.ts';
-import type { PoolClient } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
-import { activeConfig } from '../../../sql/configs.ts';
-import { withEventBatch } from '../../../sql/events.ts';
-import { lockIssuesById } from '../../../sql/issues.ts';
-import { updateIssue } from '../../../usecases/updateIssue.ts';
-import {
-  decideReviewItem,
-  findReviewItem,
-  lockReviewItem,
-  patternOfQuestion,
-  reviewKinds,
-  reviewStatuses,
-  settlePatternMembers,
-  type ReviewItemRow,
-} from '../../../sql/reviewItems.ts';
+import { findReviewItem, patternOfQuestion, reviewKinds, reviewStatuses, type ReviewItemRow } from '../../../sql/reviewItems.ts';
+import { decideReviewItem } from '../../../usecases/decideReviewItem.ts';
 import { reply } from '../../http/routes.ts';
 import { listQuery, listResponse, paginate } from '../pagination.ts';
-import { actorOf, type Principal } from '../principal.ts';
+import { actorOf } from '../principal.ts';
 import { platformRoute } from '../route.ts';
 import { reviewItemList } from '../../../sql/reviewItems.ts';
 
@@ -67,67 +53,6 @@ const toReviewItem = (r: ReviewItemRow): z.infer<typeof reviewItemSchema> => ({
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
 });
-
-/** What a resolution must carry, by kind. */
-const decisionSchemas = {
-  missing_narrative: z.object({ narrative: z.string().trim().min(1, 'must not be empty').max(100_000) }),
-  // An extraction item offers domain candidates: its decision is the domain; a root cause may come along.
-  extraction: z.object({
-    domain: z.string({ error: 'is required: a domain id of the active taxonomy, or null' }).min(1).nullable(),
-    root_cause: z.string().min(1).nullable().optional(),
-  }),
-  root_cause: z.object({ root_cause: z.string().min(1) }),
-  criticality: z.object({ criticality: z.string().min(1) }),
-} as const;
-
-const invalidDecision = (details: Record<string, string>) => new AppError('validation_error', 'Request validation failed', details);
-
-/** Checks a decision against the item's kind and the workspace's active taxonomy and rubric. */
-async function checkedDecision(client: PoolClient, workspaceId: string, item: ReviewItemRow, decision: unknown): Promise<Record<string, unknown>> {
-  const parsed = decisionSchemas[item.kind].safeParse(decision);
-  if (!parsed.success) {
-    const details: Record<string, string> = {};
-    for (const i of parsed.error.issues) details[['decision', ...i.path.map(String)].join('.')] ??= i.message;
-    throw invalidDecision(details);
-  }
-  const value = parsed.data as Record<string, string | null>;
-  if ('domain' in value || 'root_cause' in value) {
-    const taxonomy = (await activeConfig(client, workspaceId, 'taxonomy')).document;
-    if (value.domain && !taxonomy.domains.some((d) => d.id === value.domain))
-      throw invalidDecision({ 'decision.domain': `is not a domain of the active taxonomy; one of ${taxonomy.domains.map((d) => d.id).join(', ')}` });
-    if (value.root_cause && !taxonomy.root_causes.some((r) => r.id === value.root_cause))
-      throw invalidDecision({
-        'decision.root_cause': `is not a root cause of the active taxonomy; one of ${taxonomy.root_causes.map((r) => r.id).join(', ')}`,
-      });
-  }
-  if ('criticality' in value) {
-    const rubric = (await activeConfig(client, workspaceId, 'rubric')).document;
-    if (!rubric.levels.some((l) => l.name === value.criticality))
-      throw invalidDecision({ 'decision.criticality': `is not a level of the active rubric; one of ${rubric.levels.map((l) => l.name).join(', ')}` });
-  }
-  return value;
-}
-
-async function decide(app: AppContext, principal: Principal, id: string, outcome: 'resolved' | 'dismissed', decision: unknown, note: string | undefined) {
-  return withEventBatch(app.pool, principal.workspaceId, async (client, events) => {
-    // The lock order of every writer: the item's issue first, then the item (an item's issue never changes).
-    const seen = await findReviewItem(client, principal.workspaceId, id);
-    if (!seen) throw new AppError('not_found', 'Review item not found');
-    if (seen.issue_id) await lockIssuesById(client, principal.workspaceId, [seen.issue_id]);
-    const item = await lockReviewItem(client, principal.workspaceId, id);
-    if (!item) throw new AppError('not_found', 'Review item not found');
-    if (item.status !== 'open') throw new AppError('conflict', `Review item is already ${item.status}`);
-    const actor = actorOf(principal);
-    if (outcome === 'dismissed') return decideReviewItem(client, events, actor, id, 'dismissed', { note: note ?? null });
-    const value = await checkedDecision(client, principal.workspaceId, item, decision);
-    const decided = await decideReviewItem(client, events, actor, id, 'resolved', { ...value, note: note ?? null });
-    // The narrative a reviewer supplies goes to the issue too (which makes it eligible for clustering).
-    if (item.kind === 'missing_narrative' && item.issue_id) await updateIssue(client, events, actor, item.issue_id, { narrative: value.narrative as string });
-    const patternId = item.issue_id ? null : patternOfQuestion(item.question_key);
-    if (patternId) await settlePatternMembers(client, principal.workspaceId, patternId, item.kind, value);
-    return decided;
-  });
-}
 
 const idParams = z.object({ id: z.string() });
 const decidedResponses = {
@@ -191,7 +116,8 @@ export const reviewQueueRoutes = [
     params: idParams,
     body: z.object({ decision: z.record(z.string(), jsonValue('A field of the decision, by item kind')), note: z.string().max(2000).optional() }),
     responses: decidedResponses,
-    handler: async ({ params, body, principal, app }) => reply.ok(toReviewItem(await decide(app, principal, params.id, 'resolved', body.decision, body.note))),
+    handler: async ({ params, body, principal, app }) =>
+      reply.ok(toReviewItem(await decideReviewItem(app, principal.workspaceId, actorOf(principal), params.id, 'resolved', body.decision, body.note))),
   }),
   platformRoute({
     method: 'post',
@@ -203,6 +129,7 @@ export const reviewQueueRoutes = [
     params: idParams,
     body: z.object({ note: z.string().max(2000).optional() }).optional(),
     responses: decidedResponses,
-    handler: async ({ params, body, principal, app }) => reply.ok(toReviewItem(await decide(app, principal, params.id, 'dismissed', null, body?.note))),
+    handler: async ({ params, body, principal, app }) =>
+      reply.ok(toReviewItem(await decideReviewItem(app, principal.workspaceId, actorOf(principal), params.id, 'dismissed', null, body?.note))),
   }),
 ];
