@@ -16,6 +16,9 @@ import { storeIngestPlan, type IngestOutcome } from '../sql/issues.ts';
 import { enqueueJob } from '../jobs/runtime.ts';
 import { ingestProcess } from '../jobs/queue/ingest__process.ts';
 import { enqueueVerifications } from '../jobs/queue/recommendation__verify.ts';
+import { enqueueNotifications, notifiable } from '../jobs/queue/notification__route.ts';
+import { findIssue } from '../sql/issues.ts';
+import type { IssueRow } from '../sql/issueProjection.ts';
 
 export interface IngestResult {
   outcome: IngestOutcome;
@@ -81,5 +84,26 @@ export async function ingestRecords(
       return { outcome, issueIds, created, jobId: job.id, summary };
     },
     { retry: true },
+  );
+}
+
+/**
+ * POST /v1/issues: one record through the same plan as ingest (a known (source, external_id) updates
+ * its issue), the re-verification of an implemented fix of its pattern and the notifications' routing,
+ * in one transaction; returns the issue as stored and whether it was created.
+ */
+export function createIssue(app: AppContext, caller: IngestCaller, input: IssueInput): Promise<{ issue: IssueRow; created: boolean }> {
+  const { workspaceId, actor } = caller;
+  return withEventBatch(
+    app.pool,
+    workspaceId,
+    async (client, events) => {
+      const { results } = await ingestIssues(client, events, actor, [input], 'api');
+      await enqueueVerifications(client, workspaceId, [results[0].issue_id]);
+      await enqueueNotifications(client, { source: 'issues', workspace_id: workspaceId, ...notifiable(results) });
+      const issue = (await findIssue(client, workspaceId, results[0].issue_id))!;
+      return { issue, created: results[0].created };
+    },
+    { retry: true }, // a concurrent create of the same (source, external_id): the retry updates it
   );
 }

@@ -14,6 +14,9 @@
 import { findConnector, recordSyncOutcome, saveSyncCursor, type ConnectorRow } from '../sql/connectors.ts';
 import { recordOutboundEvent } from '../sql/outboundEvents.ts';
 import { withTransaction } from '../lib/db.ts';
+import type { AppContext } from '../lib/context.ts';
+import { enqueueJob } from '../jobs/runtime.ts';
+import { connectorSync } from '../jobs/queue/connector__sync.ts';
 import { ingestRecords } from './ingestRecords.ts';
 import { validateIngestRecord, type IssueInput } from '../domain/ingestRecord.ts';
 import { type JobContext, PermanentJobError } from '../jobs/runtime.ts';
@@ -83,4 +86,13 @@ export async function syncConnector(job: JobContext, payload: { workspace_id: st
     await recordOutboundEvent(client, connector.workspace_id, 'connector.sync.succeeded', result);
   });
   return result;
+}
+
+/** POST /v1/connectors/{id}/sync: queues a sync of the connector (a sync already waiting is returned: one job key per connector). */
+export async function startConnectorSync(app: AppContext, workspaceId: string, connectorId: string): Promise<{ jobId: string }> {
+  // A keyed enqueue is several statements (find the waiting run, else insert): one transaction.
+  const { job } = await withTransaction(app.pool, (client) =>
+    enqueueJob(client, connectorSync, { workspace_id: workspaceId, connector_id: connectorId }, { workspaceId, jobKey: `connector_sync:${connectorId}` }),
+  );
+  return { jobId: job.id };
 }

@@ -6,11 +6,9 @@
 import { z } from 'zod';
 import { jsonValue } from '../../http/jsonValue.ts';
 import type { AppContext } from '../../../lib/context.ts';
-import { withTransaction } from '../../../lib/db.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { checkOutboundUrl, OutboundRefusedError } from '../../../lib/outbound/index.ts';
-import { enqueueJob } from '../../../jobs/runtime.ts';
-import { connectorSync } from '../../../jobs/queue/connector__sync.ts';
+import { startConnectorSync } from '../../../usecases/syncConnector.ts';
 import { httpPullConfigSchema, openPullConfig, pullPage, sealPullConfig } from '../../../usecases/pullConnectorPage.ts';
 import { policyOf } from '../../../lib/outbound/appPolicy.ts';
 import * as connectors from '../../../sql/connectors.ts';
@@ -219,15 +217,8 @@ export const connectorRoutes = [
       if (!row) throw notFound();
       if (row.kind !== 'http_pull')
         throw invalid({ kind: `only http_pull connectors sync; this one is ${row.kind} (its sender pushes to /v1/webhooks/inbound/${row.id})` });
-      const { job } = await withTransaction(app.pool, (client) =>
-        enqueueJob(
-          client,
-          connectorSync,
-          { workspace_id: principal.workspaceId, connector_id: row.id },
-          { workspaceId: principal.workspaceId, jobKey: `connector_sync:${row.id}` },
-        ),
-      );
-      return reply.accepted({ job_id: job.id });
+      const { jobId } = await startConnectorSync(app, principal.workspaceId, row.id);
+      return reply.accepted({ job_id: jobId });
     },
   }),
 ];

@@ -1,13 +1,11 @@
 /** Issues: create, list (filters of the spec), get, update, close, and per-issue event history. */
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
-import { enqueueVerifications } from '../../../jobs/queue/recommendation__verify.ts';
-import { enqueueNotifications, notifiable } from '../../../jobs/queue/notification__route.ts';
-import { issueEventList, withEventBatch, type StoredEvent } from '../../../sql/events.ts';
+import { issueEventList, type StoredEvent } from '../../../sql/events.ts';
 import type { IssueRow } from '../../../sql/issueProjection.ts';
 import { issueStatuses } from '../../../domain/issueTransitions.ts';
 import { findIssue } from '../../../sql/issues.ts';
-import { ingestIssues } from '../../../usecases/ingestRecords.ts';
+import { createIssue } from '../../../usecases/ingestRecords.ts';
 import { changeIssue } from '../../../usecases/updateIssue.ts';
 import { reply } from '../../http/routes.ts';
 import { issueList } from '../../../sql/listFilters.ts';
@@ -62,35 +60,21 @@ export const issueRoutes = [
       201: { description: 'The new issue', schema: issueSchema },
       200: { description: 'The existing issue of this (source, external_id), updated', schema: issueSchema },
     },
-    handler: async ({ body, principal, app }) =>
-      withEventBatch(
-        app.pool,
-        principal.workspaceId,
-        async (client, events) => {
-          const { results } = await ingestIssues(
-            client,
-            events,
-            actorOf(principal),
-            [
-              {
-                source: body.source,
-                external_id: body.external_id ?? null,
-                title: body.title,
-                narrative: body.narrative?.trim() ? body.narrative : null,
-                severity: body.severity ?? DEFAULT_SEVERITY,
-                occurred_at: body.occurred_at ?? null,
-              },
-            ],
-            'api',
-          );
-          // An update of an issue of a pattern with an implemented fix: the fix is verified again (as on ingest).
-          await enqueueVerifications(client, principal.workspaceId, [results[0].issue_id]);
-          await enqueueNotifications(client, { source: 'issues', workspace_id: principal.workspaceId, ...notifiable(results) });
-          const issue = toIssue((await findIssue(client, principal.workspaceId, results[0].issue_id))!);
-          return results[0].created ? reply.created(issue) : reply.ok(issue);
+    handler: async ({ body, principal, app }) => {
+      const { issue, created } = await createIssue(
+        app,
+        { workspaceId: principal.workspaceId, actor: actorOf(principal) },
+        {
+          source: body.source,
+          external_id: body.external_id ?? null,
+          title: body.title,
+          narrative: body.narrative?.trim() ? body.narrative : null,
+          severity: body.severity ?? DEFAULT_SEVERITY,
+          occurred_at: body.occurred_at ?? null,
         },
-        { retry: true }, // a concurrent create of the same (source, external_id): the retry updates it
-      ),
+      );
+      return created ? reply.created(toIssue(issue)) : reply.ok(toIssue(issue));
+    },
   }),
   platformRoute({
     method: 'get',
