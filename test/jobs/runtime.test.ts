@@ -460,9 +460,7 @@ test('a task that returns a result (returnsResult) is recorded succeeded with it
 test('returnsResult: a completion before the worker records the run leaves it queued with a marker, which the record removes', async () => {
   const { job } = await enqueueJob(t.app.pool, quickResultTask, { key: randomUUID() }, { workspaceId: t.demo.workspaceId, runAt: inAnHour() });
   // graphile-worker's completion (its own delete statement) of a job a worker pool held.
-  await t.app.pool.query("update graphile_worker._private_jobs set locked_by = 'pool-a', locked_at = now(), attempts = 1 where id = $1", [
-    job.worker_job_id,
-  ]);
+  await t.app.pool.query("update graphile_worker._private_jobs set locked_by = 'pool-a', locked_at = now(), attempts = 1 where id = $1", [job.worker_job_id]);
   await t.app.pool.query('delete from graphile_worker._private_jobs where id = $1', [job.worker_job_id]);
   const pending = (await jobRun(job.id))!;
   assert.equal([pending.status, pending.result], ['queued', null], 'never succeeded without its result');
@@ -494,7 +492,8 @@ test('returnsResult: a job completed whose worker died before recording the resu
   ]);
   await t.app.pool.query('delete from graphile_worker._private_jobs where id = $1', [job.worker_job_id]);
   const sweep = () => withTransaction(t.app.pool, (client) => rerunJobsWithoutResult(client, graceMs));
-  const age = (ms: number) => t.app.pool.query(`update job_results_pending set completed_at = now() - $2 * interval '1 millisecond' where job_run_id = $1`, [job.id, ms]);
+  const age = (ms: number) =>
+    t.app.pool.query(`update job_results_pending set completed_at = now() - $2 * interval '1 millisecond' where job_run_id = $1`, [job.id, ms]);
 
   assert.equal(await sweep(), [], 'a fresh marker: the worker may still be writing');
   await age(3 * graceMs);
@@ -514,9 +513,10 @@ test('returnsResult: a job completed whose worker died before recording the resu
     requeued.interruptions.map(({ released_at: _, ...rest }) => rest),
     [{ attempt: 2, worker: 'pool-dead', reason: 'completed without its result recorded' }],
   );
-  const { rows: jobs } = await t.app.pool.query('select queue_name, attempts, max_attempts, payload from graphile_worker._private_jobs j left join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.id = $1', [
-    rerun.worker_job_id,
-  ]);
+  const { rows: jobs } = await t.app.pool.query(
+    'select queue_name, attempts, max_attempts, payload from graphile_worker._private_jobs j left join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.id = $1',
+    [rerun.worker_job_id],
+  );
   assert.equal(jobs[0], {
     queue_name: `q-${key}`,
     attempts: 1,
@@ -538,7 +538,8 @@ test('returnsResult: a result the database cannot store fails the attempt before
   const run = (nulTask as TaskDefinition).run;
   const key = randomUUID();
   let calls = 0;
-  (nulTask as TaskDefinition).run = async (payload, job) => (++calls === 1 && (payload as { key: string }).key === key ? { text: 'nul \u0000' } : run(payload, job));
+  (nulTask as TaskDefinition).run = async (payload, job) =>
+    ++calls === 1 && (payload as { key: string }).key === key ? { text: 'nul \u0000' } : run(payload, job);
   try {
     const { job } = await enqueueJob(t.app.pool, quickResultTask, { key }, { workspaceId: t.demo.workspaceId });
     const done = await untilStatus(job.id, 'succeeded', 20_000);
