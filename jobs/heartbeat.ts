@@ -4,6 +4,9 @@
  * held is picked again within WORKER_DEAD_AFTER_MS + WORKER_HEARTBEAT_INTERVAL_MS of the kill
  * (defaults 40 s + 10 s) when another worker runs, and graphile-worker's own bound is 4 hours.
  *
+ * The same sweep puts back in the queue a run of a task that returns a result whose job completed
+ * while its worker died before recording the result (sql/jobRuns.ts rerunJobsWithoutResult).
+ *
  * A database outage stops every worker's heartbeats at once. So that the first worker back does not
  * declare the others dead, a worker only sweeps once its own heartbeats have succeeded without a
  * break for WORKER_DEAD_AFTER_MS: every live peer has had that long to heartbeat too.
@@ -12,6 +15,7 @@ import os from 'node:os';
 import { withTransaction, type Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/logger.ts';
 import { jobsCompleted } from '../lib/metrics.ts';
+import { rerunJobsWithoutResult } from '../sql/jobRuns.ts';
 import { recordHeartbeat, releaseDeadWorkers, removeHeartbeat } from '../sql/workerHeartbeats.ts';
 
 export interface HeartbeatOptions {
@@ -55,6 +59,15 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
       }
     } catch (err) {
       log.warn('could not release the jobs of dead workers', { err });
+    }
+    try {
+      const rerun = await withTransaction(pool, (client) => rerunJobsWithoutResult(client, deadAfterMs));
+      for (const job of rerun) {
+        jobsCompleted.inc({ task: job.kind, outcome: 'interrupted' });
+        log.warn('put back in the queue a job that completed without its result recorded', { ...job });
+      }
+    } catch (err) {
+      log.warn('could not sweep the jobs completed without their result', { err });
     }
   };
   const schedule = () => {

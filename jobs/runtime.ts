@@ -60,6 +60,17 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
    * serialised, sent and stored twice per enqueue. The attempt reads the input as it claims the run.
    */
   inputByReference?: boolean;
+  /**
+   * The task returns a result (run often and briefly: waiting for the result's own statement would
+   * hold the worker's slot for a round trip per job). Its success and result are recorded together by
+   * the worker's batched finishing statement, which the task does not wait for; graphile-worker's
+   * completion of the job leaves such a run alone, and the heartbeat's sweep puts back in the queue a
+   * run whose job completed but whose result was never written (a worker dying in between; migration
+   * 000270). Not for tasks run in a named queue whose next job must see this run finished (engine work):
+   * the queue moves on before the record lands. A task without this flag that returns a result still
+   * has it written before its job completes.
+   */
+  returnsResult?: boolean;
 }
 
 /** A job's declaration with its handler: what the worker runs. */
@@ -131,7 +142,7 @@ export async function enqueueJob<S extends z.ZodType>(
       db,
       { id, kind: task.name, payload: data, payloadJson, maxAttempts, workspaceId: options.workspaceId, tenantId: options.tenantId },
       {
-        payloadJson: envelopeJson(id, task.inputByReference ? undefined : payloadJson, options.workspaceId, options.tenantId),
+        payloadJson: envelopeJson(id, task.inputByReference ? undefined : payloadJson, options.workspaceId, options.tenantId, task.returnsResult),
         runAt: options.runAt ?? null,
         queueName: options.queueName ?? null,
       },
@@ -155,7 +166,7 @@ export async function enqueueJob<S extends z.ZodType>(
   }
   const workerJobId = await jobRuns.addWorkerJob(db, {
     task: task.name,
-    payloadJson: envelopeJson(run.id, task.inputByReference ? undefined : JSON.stringify(data ?? {}), run.workspace_id, run.tenant_id),
+    payloadJson: envelopeJson(run.id, task.inputByReference ? undefined : JSON.stringify(data ?? {}), run.workspace_id, run.tenant_id, task.returnsResult),
     runAt: options.runAt,
     maxAttempts: run.max_attempts,
     queueName: options.queueName,
@@ -195,10 +206,13 @@ const envelopeSchema = z.object({
   // Absent in jobs enqueued before the scope was carried: those are claimed before they run.
   workspace_id: z.uuid().nullable().optional(),
   tenant_id: z.uuid().nullable().optional(),
+  // The worker records the run's success and result itself (`returnsResult`); graphile-worker's
+  // completion of the job leaves the run alone (migration 000270).
+  worker_records_success: z.literal(true).optional(),
 });
 /** The envelope's JSON around the input's JSON (`dataJson`, already serialised for the run row; omitted by reference). */
-const envelopeJson = (id: string, dataJson: string | undefined, workspaceId?: string | null, tenantId?: string | null) =>
-  `{"job_run_id":${JSON.stringify(id)},${dataJson === undefined ? '' : `"data":${dataJson},`}"workspace_id":${JSON.stringify(workspaceId ?? null)},"tenant_id":${JSON.stringify(tenantId ?? null)}}`;
+const envelopeJson = (id: string, dataJson: string | undefined, workspaceId?: string | null, tenantId?: string | null, workerRecordsSuccess?: boolean) =>
+  `{"job_run_id":${JSON.stringify(id)},${dataJson === undefined ? '' : `"data":${dataJson},`}"workspace_id":${JSON.stringify(workspaceId ?? null)},"tenant_id":${JSON.stringify(tenantId ?? null)}${workerRecordsSuccess ? ',"worker_records_success":true' : ''}}`;
 const cronEnvelopeSchema = z.object({ _cron: z.object({ ts: z.string() }).loose() }).loose();
 
 /**
@@ -242,16 +256,65 @@ interface StartedRun {
   fail(detail: string): Promise<void>;
 }
 
-function claimedRun(app: AppContext, row: JobRun, data: unknown): StartedRun {
+function claimedRun(app: AppContext, row: JobRun, data: unknown, finishes?: FinishBatcher): StartedRun {
   return {
     id: row.id,
     data,
     workspaceId: row.workspace_id,
     tenantId: row.tenant_id,
     claim: async () => true,
-    succeed: (result) => jobRuns.completeJobRun(app.pool, row.id, result),
+    // With the envelope's `worker_records_success` (`finishes` given), recorded in the background as a deferred run's.
+    succeed: async (result) =>
+      finishes
+        ? recordInBackground(app, finishes, finishedRun(row.id, row.attempts, row.started_at ?? new Date(), result))
+        : jobRuns.completeJobRun(app.pool, row.id, result),
     fail: (detail) => jobRuns.failJobRun(app.pool, row.id, detail),
   };
+}
+
+/**
+ * A finished run with its result serialised now, so that a result that cannot be stored fails the
+ * attempt here (the task is retried as before) rather than in a statement nobody waits for: jsonb
+ * refuses the NUL character (an escaped `\u0000` preceded by an even number of backslashes).
+ */
+function finishedRun(id: string, attempt: number, startedAt: Date, result: unknown): jobRuns.FinishedRun {
+  const resultJson = result === undefined || result === null ? null : JSON.stringify(result);
+  if (resultJson !== null && /(^|[^\\])(\\\\)*\\u0000/.test(resultJson))
+    throw new Error('the task returned a result that cannot be stored (a NUL character, \\u0000)');
+  return { id, attempt, startedAt, result, resultJson };
+}
+
+/** SQLSTATE classes of a statement the database refuses for its data: no retry can store it. */
+const REFUSED_DATA = /^(22|23|54)/;
+
+/**
+ * Records a run's success with the batch and returns at once (`returnsResult`). A failed write is
+ * tried again (doubling from 0.5 s to 30 s) while the process lives: the run's job is already
+ * complete, so nothing else would. One the database refuses for its data fails the run. If the
+ * process dies first, the marker graphile-worker's completion left (migration 000270) has the run
+ * put back in the queue by another worker's heartbeat sweep.
+ */
+function recordInBackground(app: AppContext, finishes: FinishBatcher, run: jobRuns.FinishedRun, delayMs = 500): void {
+  finishes.track(
+    finishes.finish(run).then(
+      (finished) => {
+        if (!finished) app.logger.warn('job finished, but its run was no longer runnable (cancelled or already finished)', { job_run_id: run.id });
+      },
+      async (err: unknown) => {
+        const code = (err as { code?: unknown }).code;
+        if (err instanceof pg.DatabaseError && typeof code === 'string' && REFUSED_DATA.test(code)) {
+          app.logger.error('job failed: its result could not be recorded', { job_run_id: run.id, err });
+          await jobRuns
+            .failJobRun(app.pool, run.id, describeError(err, run.id), run.attempt)
+            .catch((failure) => app.logger.error('could not record a job failure', { job_run_id: run.id, err: failure }));
+          return;
+        }
+        app.logger.warn('could not record a finished job; trying again', { job_run_id: run.id, err, retry_in_ms: delayMs });
+        await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+        recordInBackground(app, finishes, run, Math.min(delayMs * 2, 30_000));
+      },
+    ),
+  );
 }
 
 /**
@@ -272,8 +335,28 @@ export class FinishBatcher {
   private waiting: Array<{ run: jobRuns.FinishedRun; resolve(finished: boolean): void; reject(err: unknown): void }> = [];
   /** A statement is on its way, or one is about to be sent. */
   private busy = false;
+  /** Background records (`recordInBackground`) not settled yet, and who waits for none to be left. */
+  private outstanding = 0;
+  private drained: Array<() => void> = [];
 
   constructor(private readonly pool: Queryable) {}
+
+  /** Counts a background record until it settles (see `drain`). */
+  track(settling: Promise<unknown>): void {
+    this.outstanding++;
+    void settling.finally(() => {
+      if (--this.outstanding > 0) return;
+      for (const resolve of this.drained.splice(0)) resolve();
+    });
+  }
+
+  /** Resolves once no background record is left, or after `timeoutMs` (those left are the sweep's). */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.outstanding === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise<void>((resolve) => this.drained.push(resolve)), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+  }
 
   /** Records a quick run's success; false when the run was no longer runnable (cancelled or finished). */
   finish(run: jobRuns.FinishedRun): Promise<boolean> {
@@ -324,6 +407,8 @@ class DeferredRun implements StartedRun {
     readonly data: unknown,
     readonly workspaceId: string | null,
     readonly tenantId: string | null,
+    /** The envelope's `worker_records_success`: the success is recorded in the background, result or not. */
+    private readonly inBackground: boolean,
   ) {
     this.timer = setTimeout(claimInBackground, CLAIM_AFTER_MS, this);
     this.timer.unref();
@@ -340,6 +425,9 @@ class DeferredRun implements StartedRun {
 
   async succeed(result: unknown): Promise<void> {
     clearTimeout(this.timer);
+    // A claim on its way meanwhile cannot cross this record: both move only runnable runs, so a claim
+    // landing after it finds the run succeeded and does nothing.
+    if (this.inBackground) return recordInBackground(this.app, this.finishes, finishedRun(this.id, this.attempt, this.startedAt, result));
     // Nothing to store: graphile-worker's completion of the job records the success (migration 000189).
     if (result === undefined || result === null) return;
     // A run claimed meanwhile (a slow task, or a busy machine past CLAIM_AFTER_MS) is finished by the same
@@ -502,13 +590,13 @@ function wrapUntrackedTask(task: TaskDefinition, app: AppContext): Task {
 async function startRun(task: TaskDefinition, app: AppContext, finishes: FinishBatcher, rawPayload: unknown, helpers: JobHelpers): Promise<StartedRun | null> {
   const envelope = envelopeSchema.safeParse(rawPayload);
   if (envelope.success) {
-    const { job_run_id: id, data, workspace_id: workspaceId, tenant_id: tenantId } = envelope.data;
+    const { job_run_id: id, data, workspace_id: workspaceId, tenant_id: tenantId, worker_records_success: inBackground = false } = envelope.data;
     // `data` is absent (JSON has no undefined) when the input is carried by reference: the claim reads it.
     if (task.coalescing || workspaceId === undefined || tenantId === undefined || data === undefined) {
       const row = await jobRuns.claimJobRun(app.pool, id, helpers.job.attempts, task.coalescing);
-      return row ? claimedRun(app, row, data === undefined ? row.payload : data) : null;
+      return row ? claimedRun(app, row, data === undefined ? row.payload : data, inBackground ? finishes : undefined) : null;
     }
-    return new DeferredRun(app, finishes, id, helpers.job.attempts, data, workspaceId, tenantId);
+    return new DeferredRun(app, finishes, id, helpers.job.attempts, data, workspaceId, tenantId, inBackground);
   }
   if (cronEnvelopeSchema.safeParse(rawPayload).success) {
     const { _cron, ...data } = rawPayload as Record<string, unknown>;

@@ -34,6 +34,8 @@ export interface WorkerOptions {
 const STUCK_AFTER_MS = 5000;
 /** After the abort signal, how long a job that ignores it may keep the shutdown waiting. */
 const ABANDON_AFTER_ABORT_MS = 3000;
+/** On stop, how long the successes still being recorded in the background may keep it waiting. */
+const DRAIN_RECORDS_MS = 5000;
 /** The pause before another attempt when a new runner failed to start for a reason other than the connection. */
 const RESTART_PAUSE_MS = 30_000;
 
@@ -167,6 +169,9 @@ export async function startWorker(app: AppContext, options: WorkerOptions): Prom
         // Their tasks are left behind, and so is the runner waiting for them: the process is exiting.
       }
       clearTimeout(timer);
+      // Successes recorded in the background (tasks that return a result) land before the process goes;
+      // one the database does not take by then is the heartbeat sweep's (its marker, migration 000270).
+      await finishes.drain(DRAIN_RECORDS_MS);
       await heartbeat.stop();
       log.info('worker stopped');
     },

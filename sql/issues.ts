@@ -155,24 +155,44 @@ export async function storeIngestPlan(db: Queryable, events: EventBatch, actor: 
     events.workspaceId,
     plan.effective.map((e) => e.input),
   );
+  const recordedAtText = recordedAt.toISOString();
+  // Each payload is built whole (no shared part spread into a second object) and each instant formatted
+  // once: this runs for every record of a batch.
   const planned = plan.effective.map(({ input, key, eligibility }) => {
     const state = key !== null ? existing.get(key) : undefined;
-    const common = {
-      title: input.title,
-      narrative: input.narrative,
-      severity: input.severity,
-      occurred_at: input.occurred_at?.toISOString() ?? null,
-      source_created_at: (input.occurred_at ?? state?.created_at ?? recordedAt).toISOString(),
-      engine_status: eligibility.status,
-      ineligible_reason: eligibility.reason,
-    };
+    const occurredAt = input.occurred_at?.toISOString() ?? null;
+    const sourceCreatedAt = occurredAt ?? (state ? state.created_at.toISOString() : recordedAtText);
     const event: NewEvent = state
-      ? { aggregateType: 'issue', aggregateId: state.id, eventType: 'issue.reingested', payload: common }
+      ? {
+          aggregateType: 'issue',
+          aggregateId: state.id,
+          eventType: 'issue.reingested',
+          payload: {
+            title: input.title,
+            narrative: input.narrative,
+            severity: input.severity,
+            occurred_at: occurredAt,
+            source_created_at: sourceCreatedAt,
+            engine_status: eligibility.status,
+            ineligible_reason: eligibility.reason,
+          },
+        }
       : {
           aggregateType: 'issue',
           aggregateId: randomUUID(),
           eventType: 'issue.created',
-          payload: { source: input.source, external_id: input.external_id, ...common, via },
+          payload: {
+            source: input.source,
+            external_id: input.external_id,
+            title: input.title,
+            narrative: input.narrative,
+            severity: input.severity,
+            occurred_at: occurredAt,
+            source_created_at: sourceCreatedAt,
+            engine_status: eligibility.status,
+            ineligible_reason: eligibility.reason,
+            via,
+          },
         };
     return { state, event, created: !state };
   });

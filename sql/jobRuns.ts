@@ -178,21 +178,28 @@ export interface FinishedRun {
   /** When the attempt started (the row was never claimed, so it does not say). */
   startedAt: Date;
   result: unknown;
+  /** The result already serialised (null: none); serialised here when absent. */
+  resultJson?: string | null;
 }
 
 /**
  * Quick runs that finished, in one statement: each queued (never claimed) or running run straight to
  * succeeded, with its attempt and the time it started. Returns the ids it moved; a run missing from
- * them was not runnable (cancelled or already finished). A named (prepared) statement: the update
- * joined to an unnest costs more to plan than to run, and each worker connection plans it once.
+ * them was not runnable (cancelled or already finished). The markers graphile-worker's completion left
+ * for these runs (migration 000270: a run whose job was deleted before this statement) go with it. A
+ * named (prepared) statement: the update joined to an unnest costs more to plan than to run, and each
+ * worker connection plans it once.
  */
 const finishJobRunsStatement = prepared(
-  'job_runs_finish',
-  `update job_runs as r set status = 'succeeded', attempts = f.attempt, started_at = coalesce(r.started_at, f.started_at), progress = 100,
-       result = f.result, error_detail = null, finished_at = now(), updated_at = now()
-     from unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::jsonb[]) as f(id, attempt, started_at, result), ${ASYNC_COMMIT_SOURCE}
-     where r.id = f.id and r.status in ('queued', 'running')
-     returning r.id`,
+  'job_runs_finish_and_settle',
+  `with moved as (
+     update job_runs as r set status = 'succeeded', attempts = f.attempt, started_at = coalesce(r.started_at, f.started_at), progress = 100,
+         result = f.result, error_detail = null, finished_at = now(), updated_at = now()
+       from unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::jsonb[]) as f(id, attempt, started_at, result), ${ASYNC_COMMIT_SOURCE}
+       where r.id = f.id and r.status in ('queued', 'running')
+       returning r.id
+   ), settled as (delete from job_results_pending where job_run_id = any($1::uuid[]))
+   select id from moved`,
 );
 export async function finishJobRuns(db: Queryable, runs: FinishedRun[]): Promise<Set<string>> {
   const { rows } = await db.query<{ id: string }>(
@@ -200,7 +207,7 @@ export async function finishJobRuns(db: Queryable, runs: FinishedRun[]): Promise
       runs.map((run) => run.id),
       runs.map((run) => run.attempt),
       runs.map((run) => run.startedAt),
-      runs.map((run) => (run.result === undefined ? null : JSON.stringify(run.result))),
+      runs.map((run) => (run.resultJson !== undefined ? run.resultJson : run.result === undefined ? null : JSON.stringify(run.result))),
     ]),
   );
   return new Set(rows.map((row) => row.id));
@@ -362,4 +369,84 @@ export async function removeQueuedWorkerJob(db: Queryable, workerJobId: number):
   const removed = ((await db.query('select id from graphile_worker.complete_jobs(array[$1::bigint])', [workerJobId])).rowCount ?? 0) > 0;
   const stillQueued = ((await db.query('select 1 from graphile_worker.jobs where id = $1', [workerJobId])).rowCount ?? 0) > 0;
   return { removed, stillQueued };
+}
+
+export interface RerunJob {
+  job_run_id: string;
+  kind: string;
+  /** The attempt that completed without its result being recorded. */
+  attempt: number;
+  worker: string | null;
+  worker_job_id: number;
+}
+
+/**
+ * The sweep of migration 000270's markers: a run of a task that returns a result whose job graphile-
+ * worker completed (deleted) while the run was not yet recorded succeeded. A marker is due once it is
+ * older than `graceMs` and the worker pool that completed the job no longer heartbeats (a dead worker
+ * never writes the result; a live one writes it within a round trip, or retries while the database is
+ * away), or once it is older than ten times `graceMs` in any case (a result acknowledged just before a
+ * database crash, written asynchronously, can be lost while its worker lives on). A due run still
+ * queued or running without a job gets its job back as it was (its queue, its attempt given back: the
+ * attempt did its work, only its record was lost), records the interruption and goes back to queued;
+ * markers of runs that finished otherwise are dropped. Run it in a transaction. Two sweepers never take
+ * the same marker (skip locked), and a run whose own worker is writing it right now is skipped.
+ */
+export async function rerunJobsWithoutResult(db: Queryable, graceMs: number): Promise<RerunJob[]> {
+  await db.query(
+    `delete from job_results_pending m
+      where not exists (select 1 from job_runs r where r.id = m.job_run_id and r.status in ('queued', 'running'))`,
+  );
+  const { rows: due } = await db.query<{
+    job_run_id: string;
+    kind: string;
+    queue_name: string | null;
+    attempts: number;
+    locked_by: string | null;
+    max_attempts: number;
+    workspace_id: string | null;
+    tenant_id: string | null;
+    job_exists: boolean;
+  }>(
+    `select m.job_run_id, r.kind, m.queue_name, m.attempts, m.locked_by, r.max_attempts, r.workspace_id, r.tenant_id,
+            exists (select 1 from graphile_worker._private_jobs j where j.id = r.worker_job_id) as job_exists
+       from job_results_pending m join job_runs r on r.id = m.job_run_id
+      where r.status in ('queued', 'running')
+        and (m.completed_at < now() - 10 * $1 * interval '1 millisecond'
+             or (m.completed_at < now() - $1 * interval '1 millisecond'
+                 and not exists (select 1 from worker_heartbeats h
+                                  where h.pool_id = m.locked_by and h.last_seen_at >= now() - $1 * interval '1 millisecond')))
+      order by m.completed_at
+      limit 500
+      for update of m, r skip locked`,
+    [graceMs],
+  );
+  const rerun: RerunJob[] = [];
+  for (const run of due) {
+    await db.query('delete from job_results_pending where job_run_id = $1', [run.job_run_id]);
+    if (run.job_exists) continue; // it has a job again (put back by an operator): nothing was lost
+    // No input in the envelope: the attempt reads it from the run as it claims it (any task can).
+    const { rows } = await db.query<{ id: string }>(
+      `select id from graphile_worker.add_job($1, json_build_object('job_run_id', $2::uuid, 'workspace_id', $3::uuid, 'tenant_id', $4::uuid,
+                                                                    'worker_records_success', true),
+                                             queue_name => $5, max_attempts => $6)`,
+      [run.kind, run.job_run_id, run.workspace_id, run.tenant_id, run.queue_name, run.max_attempts],
+    );
+    const workerJobId = Number(rows[0].id);
+    await db.query('update graphile_worker._private_jobs set attempts = least(greatest($2::int - 1, 0), max_attempts - 1) where id = $1', [
+      workerJobId,
+      run.attempts,
+    ]);
+    await db.query(
+      `update job_runs set status = 'queued', worker_job_id = $2,
+         interruptions = interruptions || jsonb_build_array(jsonb_build_object(
+           'attempt', $3::int, 'worker', $4::text, 'released_at', now(), 'reason', 'completed without its result recorded')),
+         error_detail = format('attempt %s: the job completed but worker %s did not record its result; run again', $3::int, coalesce($4, 'unknown')),
+         updated_at = now()
+       where id = $1`,
+      [run.job_run_id, workerJobId, run.attempts, run.locked_by],
+    );
+    rerun.push({ job_run_id: run.job_run_id, kind: run.kind, attempt: run.attempts, worker: run.locked_by, worker_job_id: workerJobId });
+  }
+  return rerun;
 }

@@ -19,4 +19,6 @@ export const ingestProcess = defineJob({
   maxAttempts: 5,
   // A batch's 500 issue ids are stored once, in the run row (docs/decisions.md, issue 32).
   inputByReference: true,
+  // One per ingest request: its result is recorded without holding the worker's slot (issue 32).
+  returnsResult: true,
 });

@@ -8,4 +8,5 @@ export const notificationChat = defineJob({
   name: 'notification__chat',
   payload: z.object({ delivery_id: z.uuid() }),
   maxAttempts: 8,
+  returnsResult: true,
 });

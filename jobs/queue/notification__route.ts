@@ -18,6 +18,7 @@ export const notificationRoute = defineJob({
   name: 'notification__route',
   payload: source,
   maxAttempts: 8,
+  returnsResult: true,
 });
 
 /** The ingest results that notify: created issues (new_issue_ingested), re-ingests that made one critical. */

@@ -7,7 +7,7 @@ import { startWorker } from '../../jobs/worker.ts';
 import { withTransaction } from '../../lib/db.ts';
 import { AppError } from '../../lib/errors.ts';
 import { registry } from '../../lib/metrics.ts';
-import type { JobRun } from '../../sql/jobRuns.ts';
+import { rerunJobsWithoutResult, type JobRun } from '../../sql/jobRuns.ts';
 import { eventually, startTestApp, type TestApp } from '../helpers/app.ts';
 import { deferred, rejection, type Deferred } from '../helpers/async.ts';
 
@@ -130,6 +130,16 @@ const byReferenceTask = defineTask({
   },
 });
 
+/** A task declared `returnsResult` (ingest__process is one): its worker records the result without waiting. */
+const quickResultTask = defineTask({
+  name: 'test__quick_result',
+  payload: z.object({ key: z.string() }),
+  returnsResult: true,
+  async run({ key }, job) {
+    return { runs: countRun(key), attempt: job.attempt };
+  },
+});
+
 /** The same task as an older deploy declared it: a looser payload reaches the worker's strict parser. */
 const legacyStrictTask: TaskDefinition = { ...strictTask, payload: z.object({ count: z.unknown() }) } as TaskDefinition;
 
@@ -145,6 +155,7 @@ const testTasks = [
   coalescingTask,
   noResultTask,
   byReferenceTask,
+  quickResultTask,
 ] as TaskDefinition[];
 
 let t: TestApp;
@@ -429,6 +440,114 @@ test('completing a worker job records its run; terminal runs and payloads withou
   assert.equal([done.status, done.progress, done.result], ['succeeded', 100, null]);
   assert.ok(done.started_at && done.finished_at);
   assert.equal([(await jobRun(failed.id))!.status, (await jobRun(failed.id))!.error_detail], ['failed', 'gave up']);
+});
+
+test('a task that returns a result (returnsResult) is recorded succeeded with it; its worker job says the worker records it', async () => {
+  const key = randomUUID();
+  const { job } = await enqueueJob(t.app.pool, quickResultTask, { key }, { workspaceId: t.demo.workspaceId, runAt: inAnHour() });
+  const { rows } = await t.app.pool.query('select payload from graphile_worker._private_jobs where id = $1', [job.worker_job_id]);
+  assert.equal(rows[0].payload, { job_run_id: job.id, data: { key }, workspace_id: t.demo.workspaceId, tenant_id: null, worker_records_success: true });
+  await t.app.pool.query('update graphile_worker._private_jobs set run_at = now() where id = $1', [job.worker_job_id]);
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.equal([done.result, done.attempts, done.progress, done.error_detail], [{ runs: 1, attempt: 1 }, 1, 100, null]);
+  assert.ok(done.started_at && done.finished_at && done.started_at <= done.finished_at);
+  await eventually(async () => ((await workerJobExists(job.worker_job_id)) ? undefined : true), 5_000, 'worker job removed');
+  // Whichever of the two statements landed first, no marker is left behind once the sweep has run.
+  await withTransaction(t.app.pool, (client) => rerunJobsWithoutResult(client, 60_000));
+  assert.is((await t.app.pool.query('select 1 from job_results_pending where job_run_id = $1', [job.id])).rowCount, 0);
+});
+
+test('returnsResult: a completion before the worker records the run leaves it queued with a marker, which the record removes', async () => {
+  const { job } = await enqueueJob(t.app.pool, quickResultTask, { key: randomUUID() }, { workspaceId: t.demo.workspaceId, runAt: inAnHour() });
+  // graphile-worker's completion (its own delete statement) of a job a worker pool held.
+  await t.app.pool.query("update graphile_worker._private_jobs set locked_by = 'pool-a', locked_at = now(), attempts = 1 where id = $1", [job.worker_job_id]);
+  await t.app.pool.query('delete from graphile_worker._private_jobs where id = $1', [job.worker_job_id]);
+  const pending = (await jobRun(job.id))!;
+  assert.equal([pending.status, pending.result], ['queued', null], 'never succeeded without its result');
+  const { rows: markers } = await t.app.pool.query('select attempts, locked_by, queue_name from job_results_pending where job_run_id = $1', [job.id]);
+  assert.equal(markers, [{ attempts: 1, locked_by: 'pool-a', queue_name: null }]);
+  // The worker's finishing statement lands: the run succeeds with its result and the marker goes.
+  const batcher = new FinishBatcher(t.app.pool);
+  assert.is(await batcher.finish({ id: job.id, attempt: 1, startedAt: new Date(), result: { late: true } }), true);
+  const done = (await jobRun(job.id))!;
+  assert.equal([done.status, done.result, done.attempts], ['succeeded', { late: true }, 1]);
+  assert.is((await t.app.pool.query('select 1 from job_results_pending where job_run_id = $1', [job.id])).rowCount, 0);
+
+  // The other order: recorded first, then completed: no marker at all.
+  const second = (await enqueueJob(t.app.pool, quickResultTask, { key: randomUUID() }, { workspaceId: t.demo.workspaceId, runAt: inAnHour() })).job;
+  assert.is(await batcher.finish({ id: second.id, attempt: 1, startedAt: new Date(), result: { early: true } }), true);
+  await t.app.pool.query('delete from graphile_worker._private_jobs where id = $1', [second.worker_job_id]);
+  assert.equal((await jobRun(second.id))!.result, { early: true });
+  assert.is((await t.app.pool.query('select 1 from job_results_pending where job_run_id = $1', [second.id])).rowCount, 0);
+});
+
+test('returnsResult: a job completed whose worker died before recording the result is put back in the queue by the sweep and runs again', async () => {
+  const key = randomUUID();
+  const graceMs = 2_000;
+  const { job } = await enqueueJob(t.app.pool, quickResultTask, { key }, { workspaceId: t.demo.workspaceId, runAt: inAnHour(), queueName: `q-${key}` });
+  // The crash window: the worker's pool locked the job (attempt 2 of 5) and graphile-worker deleted
+  // it, but the worker died before its finishing statement reached the database.
+  await t.app.pool.query("update graphile_worker._private_jobs set locked_by = 'pool-dead', locked_at = now(), attempts = 2 where id = $1", [
+    job.worker_job_id,
+  ]);
+  await t.app.pool.query('delete from graphile_worker._private_jobs where id = $1', [job.worker_job_id]);
+  const sweep = () => withTransaction(t.app.pool, (client) => rerunJobsWithoutResult(client, graceMs));
+  const age = (ms: number) =>
+    t.app.pool.query(`update job_results_pending set completed_at = now() - $2 * interval '1 millisecond' where job_run_id = $1`, [job.id, ms]);
+
+  assert.equal(await sweep(), [], 'a fresh marker: the worker may still be writing');
+  await age(3 * graceMs);
+  await t.app.pool.query("insert into worker_heartbeats (pool_id, hostname, pid) values ('pool-dead', 'test', 1)");
+  assert.equal(await sweep(), [], 'its worker still heartbeats: it writes the result or retries');
+  await t.app.pool.query("delete from worker_heartbeats where pool_id = 'pool-dead'");
+  assert.is((await jobRun(job.id))!.status, 'queued');
+
+  // The worker is gone: the run gets its job back, in its queue, with the lost attempt given back.
+  const [rerun, ...more] = await sweep();
+  assert.equal(more, []);
+  assert.equal([rerun.job_run_id, rerun.kind, rerun.attempt, rerun.worker], [job.id, 'test__quick_result', 2, 'pool-dead']);
+  const requeued = (await jobRun(job.id)) as JobRun & { interruptions: Array<Record<string, unknown>> };
+  assert.is(requeued.status, 'queued');
+  assert.is(requeued.worker_job_id, rerun.worker_job_id);
+  assert.equal(
+    requeued.interruptions.map(({ released_at: _, ...rest }) => rest),
+    [{ attempt: 2, worker: 'pool-dead', reason: 'completed without its result recorded' }],
+  );
+  const { rows: jobs } = await t.app.pool.query(
+    'select queue_name, attempts, max_attempts, payload from graphile_worker._private_jobs j left join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.id = $1',
+    [rerun.worker_job_id],
+  );
+  assert.equal(jobs[0], {
+    queue_name: `q-${key}`,
+    attempts: 1,
+    max_attempts: 5,
+    payload: { job_run_id: job.id, workspace_id: t.demo.workspaceId, tenant_id: null, worker_records_success: true },
+  });
+  assert.is((await t.app.pool.query('select 1 from job_results_pending where job_run_id = $1', [job.id])).rowCount, 0);
+
+  // The worker runs it again (attempt 2 again), and this time its result is recorded.
+  const done = await untilStatus(job.id, 'succeeded');
+  assert.equal(done.result, { runs: 1, attempt: 2 });
+  assert.is(done.attempts, 2);
+  assert.is(invocations.get(key), 1);
+  assert.equal(await sweep(), []);
+});
+
+test('returnsResult: a result the database cannot store fails the attempt before its job completes, and the job is retried', async () => {
+  const nulTask = testTasks.find((task) => task.name === 'test__quick_result')!;
+  const run = (nulTask as TaskDefinition).run;
+  const key = randomUUID();
+  let calls = 0;
+  (nulTask as TaskDefinition).run = async (payload, job) =>
+    ++calls === 1 && (payload as { key: string }).key === key ? { text: 'nul \u0000' } : run(payload, job);
+  try {
+    const { job } = await enqueueJob(t.app.pool, quickResultTask, { key }, { workspaceId: t.demo.workspaceId });
+    const done = await untilStatus(job.id, 'succeeded', 20_000);
+    assert.equal(done.result, { runs: 1, attempt: 2 });
+    assert.is(done.attempts, 2);
+  } finally {
+    (nulTask as TaskDefinition).run = run;
+  }
 });
 
 test('a worker does not start without the trigger that records runs as their jobs complete', async () => {
