@@ -11,7 +11,9 @@ import { signCursor } from '../../../api/platform/pagination.ts';
 import { chatSigningSecrets } from '../../../usecases/notifications/chat.ts';
 import { keyRing } from '../../../lib/keyRing.ts';
 import { signatureHeaders, standardWebhooksKey } from '../../../lib/outbound/index.ts';
+import { hmacSha256, sha256Hex } from '../../../lib/crypto.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
+import { staffLogin } from '../../helpers/product.ts';
 
 const OLD = 'old-cursor-key-of-at-least-32-characters';
 const NEW = 'new-cursor-key-of-at-least-32-characters';
@@ -19,7 +21,12 @@ let t: TestApp;
 
 test.before(async () => {
   t = await startTestApp({
-    env: { CURSOR_KEY: `${NEW},${OLD}`, CHAT_SIGNING_KEY: `${NEW},${OLD}`, EXPORT_URL_KEY: 'export-url-key-of-at-least-32-characters' },
+    env: {
+      CURSOR_KEY: `${NEW},${OLD}`,
+      CHAT_SIGNING_KEY: `${NEW},${OLD}`,
+      CSRF_KEY: `${NEW},${OLD}`,
+      EXPORT_URL_KEY: 'export-url-key-of-at-least-32-characters',
+    },
   });
 });
 test.after(async () => t?.close());
@@ -39,6 +46,21 @@ test('a cursor signed with the previous key still pages; one signed with an unkn
   assert.is(refused.status, 400, refused.text);
   // New cursors are signed with the first key.
   assert.is(cursor, signCursor(keyRing([NEW]), body));
+});
+
+test('a CSRF token issued under the previous CSRF_KEY still serves its session; one under an unknown key is refused', async () => {
+  const staff = await staffLogin(t);
+  const session = staff.cookies.get('svc_admin_session')!;
+  const issued = staff.cookies.get('svc_csrf')!;
+  const nonce = issued.split('.')[0];
+  // What the server issued before the rotation (CSRF_KEY=old): the same nonce, the old key's MAC.
+  const under = (key: string) => `${nonce}.${hmacSha256(Buffer.from(key), `${nonce}|${sha256Hex(session)}`).toString('base64url')}`;
+  assert.is(issued, under(NEW), 'new tokens are issued under the first key');
+  staff.cookies.set('svc_csrf', under('someone-elses-key-of-at-least-32-chars'));
+  assert.is((await staff.post('/admin/logout')).status, 403);
+  staff.cookies.set('svc_csrf', under(OLD));
+  const res = await staff.post('/admin/logout');
+  assert.is(res.status, 204, res.text);
 });
 
 test('the export URL key is its own, not derived from the cursor key', () => {
