@@ -10,9 +10,19 @@ import { postOutbound } from '../lib/outbound/index.ts';
 import { policyOf } from '../lib/outbound/appPolicy.ts';
 import { openSecret, sealSecret } from '../lib/secretBox.ts';
 
+/** An HTTP header name: a token of RFC 9110 section 5.6.2. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 export const httpPullConfigSchema = z.object({
   url: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters'),
-  headers: z.record(z.string(), z.string(), { error: 'must map header names to strings' }).optional(),
+  headers: z
+    .record(z.string(), z.string(), { error: 'must map header names to strings' })
+    // Checked when saved: an invalid name or a line break would otherwise fail every pull (or split the request).
+    .refine((headers) => Object.keys(headers).every((name) => HEADER_NAME.test(name)), {
+      error: "HTTP header names are letters, digits and !#$%&'*+.^_`|~-",
+    })
+    .refine((headers) => Object.values(headers).every((value) => !/[\r\n\0]/.test(value)), { error: 'header values must not contain line breaks' })
+    .optional(),
   records_path: z.string().trim().min(1).max(200).optional(),
   cursor_param: z
     .string()

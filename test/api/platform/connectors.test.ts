@@ -92,6 +92,9 @@ test('connectors CRUD; http_pull config checked (SSRF guard, fields) and header 
     [{ name: 'x', kind: 'http_pull', config: { url: 'http://169.254.169.254/latest' } }, 'config.url', /refused/],
     [{ name: 'x', kind: 'http_pull', config: { url: 'file:///etc/passwd' } }, 'config.url', /http or https/],
     [{ name: 'x', kind: 'http_pull', config: { url: `${sourceUrl}/`, cursor_param: 'a b' } }, 'config.cursor_param', /plain query parameter/],
+    // Issue 26: header names and values a request could not carry are refused when saved (not at the first pull).
+    [{ name: 'x', kind: 'http_pull', config: { url: `${sourceUrl}/`, headers: { 'bad header': 'x' } } }, 'config.headers', /HTTP header names/],
+    [{ name: 'x', kind: 'http_pull', config: { url: `${sourceUrl}/`, headers: { authorization: 'x\r\nx-injected: 1' } } }, 'config.headers', /line breaks/],
     [{ name: 'x', kind: 'webhook', config: { secret: 'nope' } }, 'config', /must be empty/],
     [{ kind: 'webhook' }, 'name', /is required/],
   ] as Array<[Record<string, unknown>, string, RegExp]>) {

@@ -6,6 +6,7 @@
  * expired signatures are refused, expired files are purged by the maintenance task, bad input and
  * scopes are checked, and another workspace cannot see an export.
  */
+import http from 'node:http';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { test } from 'uvu';
@@ -23,9 +24,11 @@ import { forecastRecords } from '../../helpers/forecastFixture.ts';
 const clock = { offset: 0, now: () => new Date(Date.now() + clock.offset) };
 let t: TestApp;
 let api: Client;
+let token: string;
 test.before(async () => {
   t = await startTestApp({ worker: true, clock });
-  api = t.platform.as(await demoToken(t));
+  token = await demoToken(t);
+  api = t.platform.as(token);
 });
 test.after(async () => t.close());
 
@@ -188,6 +191,21 @@ test('the download URL is signed and expires; expired files are purged', async (
   assert.is((await t.app.pool.query('select count(*)::int as n from export_chunks where export_id = $1', [meta.id])).rows[0].n, 0);
   assertError(await api.get(`/v1/exports/${meta.id}`), 404, 'not_found');
   assertError(await request(url.origin, 'GET', url.pathname + url.search), 404, 'not_found');
+});
+
+test('without PLATFORM_URL the download URL names the address the server listens on, never the Host header (issue 26)', async () => {
+  const { meta } = await exportFile({ resource: 'issues', format: 'csv' });
+  // fetch keeps its own Host header: node:http sends the spoofed one.
+  const spoofed = await new Promise<{ status: number; body: any; text: string }>((resolve, reject) => {
+    const req = http.get(`${t.platform.base}/v1/exports/${meta.id}`, { headers: { host: 'evil.example', authorization: `Bearer ${token}` } }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), text }));
+    });
+    req.on('error', reject);
+  });
+  assert.is(spoofed.status, 200, spoofed.text);
+  assert.ok(spoofed.body.download_url.startsWith(`${t.platform.base}/v1/exports/${meta.id}/download?`), spoofed.body.download_url);
 });
 
 test('bad input and scopes', async () => {

@@ -88,8 +88,19 @@ test('a delivered e-mail keeps no body; old and undelivered rows are purged', as
        ('undelivered@x.test', 's', 'link', 'logged', now() - interval '2 days'),
        ('fresh@x.test', 's', 'link', 'logged', now())`,
   );
+  // Issue 26: text messages carry one-time codes; none is kept past a day.
+  await t.app.pool.query(
+    `insert into outbox_sms (to_number, body, status, created_at) values
+       ('+15550000001', 'Your code is 123456', 'logged', now() - interval '25 hours'),
+       ('+15550000002', 'Your code is 654321', 'logged', now())`,
+  );
   const purged = await purgeExpired(t.app.pool);
   assert.ok(purged.outbox_emails >= 2);
+  assert.equal(
+    (await t.app.pool.query('select to_number from outbox_sms order by to_number')).rows.map((r) => r.to_number),
+    ['+15550000002'],
+    'a text message older than a day was kept',
+  );
   const { rows } = await t.app.pool.query(`select to_address from outbox_emails where to_address like '%@x.test' order by to_address`);
   assert.equal(
     rows.map((r) => r.to_address),

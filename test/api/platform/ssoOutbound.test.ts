@@ -39,6 +39,19 @@ test.before(async () => {
   internalUrl = await listen(internal, '127.0.0.1');
   // An allowlisted host that redirects every request to the internal one, or answers without end.
   redirector = http.createServer((req, res) => {
+    if (req.url === '/internal-endpoints/.well-known/openid-configuration') {
+      // An allowlisted discovery document that names internal key-set and token endpoints.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          issuer: `${redirectorUrl}/internal-endpoints`,
+          authorization_endpoint: `${redirectorUrl}/authorize`,
+          token_endpoint: `${internalUrl}/token`,
+          jwks_uri: `${internalUrl}/jwks`,
+        }),
+      );
+      return;
+    }
     if (req.url?.startsWith('/big/')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`{"pad":"${'x'.repeat(512 * 1024)}`);
@@ -113,6 +126,23 @@ test('an internal issuer is refused by the address policy in production', async 
   );
   assert.is(authorize.status, 503, authorize.text);
   assert.not.ok(leaks(authorize.text), authorize.text);
+  assert.is(internalHits, 0, 'the internal server was reached');
+});
+
+test('a discovery document naming internal key-set and token endpoints: neither is fetched', async () => {
+  const id = await connection('internal-endpoints', `${redirectorUrl}/internal-endpoints`);
+  const tested = await t.platform.post(`/v1/sso/connections/${id}/test`, undefined, { token: owner });
+  assert.is(tested.body.ok, false, tested.text);
+  assert.is(tested.body.detail, 'the key set address is refused by the outbound policy');
+  // The callback's token request: the state of a real authorize, any code.
+  const authorize = await t.platform.get(
+    `/v1/auth/sso/authorize?workspace=demo&connection_id=${id}&redirect_uri=${encodeURIComponent('https://app.example/cb')}`,
+  );
+  assert.is(authorize.status, 200, authorize.text);
+  const callback = await t.platform.get(`/v1/auth/sso/callback?state=${encodeURIComponent(authorize.body.state)}&code=stolen`);
+  assert.is(callback.status, 401, callback.text);
+  assert.is(callback.body.error.details.reason, 'the token endpoint address is refused by the outbound policy');
+  assert.not.ok(leaks(callback.text), callback.text);
   assert.is(internalHits, 0, 'the internal server was reached');
 });
 
