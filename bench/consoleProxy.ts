@@ -8,6 +8,12 @@
  *    with 1,000 tenants (about 250 KB of JSON, streamed through). Per round the p50 of each; the
  *    figure is the median over rounds of proxied p50 / direct p50. Target: <= 1.2. Next to it, the
  *    median of (proxied - direct) over the back-to-back pairs, as a ratio to the direct p50.
+ *    With --console-process the same calls are measured, in the same rounds, against two deployments
+ *    whose servers run in child processes over the same database (the client stays in this process):
+ *    `svc serve` (the product API and the console in one process, what `npm start` runs) and
+ *    `svc api` + `svc console` (each in its own process, as CONTRACT allows a separately deployed
+ *    console). With --concurrency N each target is also driven by N clients at once (direct, then
+ *    proxied, per round): throughput and p50 through the proxy against the direct calls.
  * 2. Registry (when /usr/bin/chromium exists, unless --no-browser): from clicking "Tenants" in the
  *    nav until the registry is usable (the count "1000 of 1000 tenants", the first rows' links and
  *    the search box, painted), next to the same page with 10 tenants (a second product API and
@@ -18,11 +24,14 @@
  * The load average (1, 5, 15 min) is printed at the start and the end: on the shared machine absolute
  * times follow it, ratios within one run much less.
  *
- * Run: `npm run bench:consoleProxy` (flags: --rounds, --requests, --paths a,b, --no-browser).
+ * Run: `npm run bench:consoleProxy` (flags: --rounds, --requests, --paths a,b, --no-browser,
+ * --console-process, --concurrency N).
  * Results: docs/benchmarks.md.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
+import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { startConsole } from '../console/server/start.ts';
 import { median } from './measure.ts';
@@ -45,11 +54,14 @@ const { values } = benchArgs(import.meta.url, {
     requests: { type: 'string', default: '200' },
     paths: { type: 'string', default: '/admin/me,/admin/tenants' },
     browser: { type: 'boolean', default: true },
+    'console-process': { type: 'boolean', default: false },
+    concurrency: { type: 'string', default: '0' },
   },
   allowNegative: true,
 });
 const rounds = Number(values.rounds);
 const requests = Number(values.requests);
+const concurrency = Number(values.concurrency);
 
 const loadAtStart = loadavg()
   .map((l) => l.toFixed(2))
@@ -81,6 +93,7 @@ async function startStack(tenants: number) {
     tenants,
     product,
     consoleServer,
+    databaseUrl: db.url,
     async close() {
       await consoleServer.close();
       await product.close(1000);
@@ -116,52 +129,206 @@ function call(
   });
 }
 
+/** A free port now (the child takes it a moment later), so the console can be told PRODUCT_URL up front. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** `svc <command>` in a child process (the TypeScript sources, as this benchmark runs). */
+function svc(command: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/svc.ts', command], {
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PASSWORD_SCRYPT_LOG_N: '14', CONSOLE_PROXY_SECRET: secret, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      process.stderr.write(`svc ${command} exited (${code ?? signal}) during the benchmark\n`);
+      process.exit(1);
+    }
+  });
+  return child;
+}
+
+async function until200(url: string): Promise<void> {
+  for (let waited = 0; waited < 120_000; waited += 200) {
+    const ok = await new Promise<boolean>((resolve) =>
+      http
+        .get(url, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        })
+        .on('error', () => resolve(false)),
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer 200 within 120 s`);
+}
+
+let stopping = false;
+const children: ChildProcess[] = [];
+
+/** A deployment in child processes over the database of the 1,000-tenant stack: its product API and console URLs. */
+async function startDeployment(kind: 'serve' | 'split'): Promise<{ product: string; console: string }> {
+  const [platformPort, productPort, consolePort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const product = `http://127.0.0.1:${productPort}`;
+  const consoleUrl = `http://127.0.0.1:${consolePort}`;
+  const env = {
+    DATABASE_URL: stacks[1].databaseUrl,
+    PLATFORM_PORT: String(platformPort),
+    PRODUCT_PORT: String(productPort),
+    CONSOLE_PORT: String(consolePort),
+    METRICS_PORT: String(metricsPort),
+    PRODUCT_URL: product,
+  };
+  if (kind === 'serve') children.push(svc('serve', env));
+  else {
+    children.push(svc('api', env));
+    children.push(svc('console', { CONSOLE_PORT: env.CONSOLE_PORT, PRODUCT_URL: product }));
+  }
+  await until200(`${product}/health/live`);
+  await until200(`${consoleUrl}/api/backend/health/live`);
+  return { product, console: consoleUrl };
+}
+
+interface Target {
+  label: string;
+  direct: string;
+  proxied: string;
+}
+const targets: Target[] = [{ label: 'one thread (client, console, product API)', direct: product.url, proxied: `${consoleServer.url}/api/backend` }];
+if (values['console-process']) {
+  const serve = await startDeployment('serve');
+  targets.push({ label: '`svc serve` child (console and product API in one process)', direct: serve.product, proxied: `${serve.console}/api/backend` });
+  const split = await startDeployment('split');
+  targets.push({ label: '`svc api` + `svc console` children (a process each)', direct: split.product, proxied: `${split.console}/api/backend` });
+}
+
+// Sessions live in the database: one login serves every product API over it.
 const login = await call(product.url, 'POST', '/admin/login', { 'content-type': 'application/json' }, JSON.stringify({ email, password }));
 const cookie = (login.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
 const headers = { cookie };
 
+interface Figures {
+  ratios: number[];
+  added: number[];
+  directP50s: number[];
+  proxiedP50s: number[];
+}
 const rows: string[] = [];
 for (const path of values.paths.split(',')) {
   // Warm-up: the JIT and both keep-alive connections (the first rounds ran 3-5x slower with 50).
-  for (let i = 0; i < 300; i++) {
-    await call(product.url, 'GET', path, headers);
-    await call(`${consoleServer.url}/api/backend`, 'GET', path, headers);
-  }
-  const ratios: number[] = [];
-  // Each direct call and its proxied neighbour ran back to back: their difference cancels the
-  // machine's slow and fast moments better than two p50s do.
-  const added: number[] = [];
-  const directP50s: number[] = [];
-  const proxiedP50s: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const direct: number[] = [];
-    const proxied: number[] = [];
-    for (let i = 0; i < requests; i++) {
-      const first = (i + round) % 2 === 0;
-      const a = await call(first ? product.url : `${consoleServer.url}/api/backend`, 'GET', path, headers);
-      const b = await call(first ? `${consoleServer.url}/api/backend` : product.url, 'GET', path, headers);
-      if (a.status !== 200 || b.status !== 200) throw new Error(`${path}: ${a.status} ${b.status}`);
-      (first ? direct : proxied).push(a.ms);
-      (first ? proxied : direct).push(b.ms);
-      added.push(first ? b.ms - a.ms : a.ms - b.ms);
+  for (const target of targets) {
+    for (let i = 0; i < 300; i++) {
+      await call(target.direct, 'GET', path, headers);
+      await call(target.proxied, 'GET', path, headers);
     }
-    directP50s.push(median(direct));
-    proxiedP50s.push(median(proxied));
-    ratios.push(median(proxied) / median(direct));
   }
-  const ratio = median(ratios);
-  const pairedMs = median(added);
-  const paired = 1 + pairedMs / median(directP50s);
-  rows.push(
-    `| GET ${path} | ${median(directP50s).toFixed(2)} ms | ${median(proxiedP50s).toFixed(2)} ms | ${ratio.toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}) | +${pairedMs.toFixed(3)} ms = ${paired.toFixed(2)}x | ${ratio <= 1.2 && paired <= 1.2 ? 'met' : 'NOT met'} |`,
-  );
+  const figures = new Map<Target, Figures>(targets.map((t) => [t, { ratios: [], added: [], directP50s: [], proxiedP50s: [] }]));
+  for (let round = 0; round < rounds; round++) {
+    // The targets take turns within each round, so the machine's drift reaches each of them.
+    for (const target of targets) {
+      const f = figures.get(target)!;
+      const direct: number[] = [];
+      const proxied: number[] = [];
+      for (let i = 0; i < requests; i++) {
+        const first = (i + round) % 2 === 0;
+        const a = await call(first ? target.direct : target.proxied, 'GET', path, headers);
+        const b = await call(first ? target.proxied : target.direct, 'GET', path, headers);
+        if (a.status !== 200 || b.status !== 200) throw new Error(`${path}: ${a.status} ${b.status}`);
+        (first ? direct : proxied).push(a.ms);
+        (first ? proxied : direct).push(b.ms);
+        // Each direct call and its proxied neighbour ran back to back: their difference cancels the
+        // machine's slow and fast moments better than two p50s do.
+        f.added.push(first ? b.ms - a.ms : a.ms - b.ms);
+      }
+      f.directP50s.push(median(direct));
+      f.proxiedP50s.push(median(proxied));
+      f.ratios.push(median(proxied) / median(direct));
+    }
+  }
+  for (const target of targets) {
+    const f = figures.get(target)!;
+    const ratio = median(f.ratios);
+    const pairedMs = median(f.added);
+    const paired = 1 + pairedMs / median(f.directP50s);
+    rows.push(
+      `| ${target.label} | GET ${path} | ${median(f.directP50s).toFixed(2)} ms | ${median(f.proxiedP50s).toFixed(2)} ms | ${ratio.toFixed(2)}x (rounds ${f.ratios.map((r) => r.toFixed(2)).join(', ')}) | +${pairedMs.toFixed(3)} ms = ${paired.toFixed(2)}x | ${ratio <= 1.2 && paired <= 1.2 ? 'met' : 'NOT met'} |`,
+    );
+  }
 }
 process.stdout.write(`load average at start: ${loadAtStart}\n`);
 process.stdout.write(`proxy overhead: ${rounds} rounds x ${requests} requests per path, sequential, keep-alive; baseline: the same call made directly\n`);
 process.stdout.write(
-  '| call | direct p50 (baseline) | through the proxy p50 | proxied/direct (median of rounds) | added (median of back-to-back pairs) | target <= 1.20x |\n|---|---|---|---|---|---|\n',
+  '| servers | call | direct p50 (baseline) | through the proxy p50 | proxied/direct (median of rounds) | added (median of back-to-back pairs) | target <= 1.20x |\n|---|---|---|---|---|---|---|\n',
 );
 process.stdout.write(`${rows.join('\n')}\n`);
+
+if (concurrency > 0) {
+  const many = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  /** `requests` calls with `concurrency` in flight: requests per second and the p50 latency. */
+  async function load(base: string, path: string): Promise<{ rps: number; p50: number }> {
+    const times: number[] = [];
+    let next = 0;
+    const started = process.hrtime.bigint();
+    const client = async () => {
+      while (next++ < requests) {
+        const t = process.hrtime.bigint();
+        const status = await new Promise<number>((resolve, reject) =>
+          http
+            .get(`${base}${path}`, { headers, agent: many }, (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode!));
+            })
+            .on('error', reject),
+        );
+        if (status !== 200) throw new Error(`${base}${path}: ${status}`);
+        times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, client));
+    return { rps: times.length / (Number(process.hrtime.bigint() - started) / 1e9), p50: median(times) };
+  }
+  const loadRows: string[] = [];
+  for (const path of values.paths.split(',')) {
+    const results = new Map(targets.map((t) => [t, { direct: [] as { rps: number; p50: number }[], proxied: [] as { rps: number; p50: number }[] }]));
+    for (const target of targets) {
+      await load(target.direct, path);
+      await load(target.proxied, path);
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const target of targets) {
+        const r = results.get(target)!;
+        r.direct.push(await load(target.direct, path));
+        r.proxied.push(await load(target.proxied, path));
+      }
+    }
+    for (const target of targets) {
+      const r = results.get(target)!;
+      const rps = (xs: { rps: number }[]) => median(xs.map((x) => x.rps));
+      const p50 = (xs: { p50: number }[]) => median(xs.map((x) => x.p50));
+      const ratios = r.proxied.map((p, i) => p.p50 / r.direct[i].p50);
+      loadRows.push(
+        `| ${target.label} | GET ${path} | ${rps(r.direct).toFixed(0)}/s, p50 ${p50(r.direct).toFixed(2)} ms | ${rps(r.proxied).toFixed(0)}/s, p50 ${p50(r.proxied).toFixed(2)} ms | ${(rps(r.proxied) / rps(r.direct)).toFixed(2)}x | ${median(ratios).toFixed(2)}x (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')}) |`,
+      );
+    }
+  }
+  many.destroy();
+  process.stdout.write(
+    `\nunder load: ${concurrency} clients at once, ${requests} requests per measurement, ${rounds} rounds (direct then proxied, targets in turn)\n`,
+  );
+  process.stdout.write(
+    '| servers | call | direct | through the proxy | proxied/direct throughput | proxied/direct p50 (median of rounds) |\n|---|---|---|---|---|---|\n',
+  );
+  process.stdout.write(`${loadRows.join('\n')}\n`);
+}
 
 const registryRows: string[] = [];
 if (values.browser && existsSync('/usr/bin/chromium')) {
@@ -233,5 +400,12 @@ process.stdout.write(
     .join(', ')}\n`,
 );
 agent.destroy();
+stopping = true;
+for (const child of children) {
+  if (child.exitCode !== null) continue;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
 for (const stack of stacks) await stack.close();
 await server.stop();

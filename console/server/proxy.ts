@@ -12,7 +12,8 @@
  *
  * Cost per request (issue 29: the hop adds at most 20% to the call it forwards): one undici `Pool`
  * for the one origin (keep-alive connections, no per-request origin lookup), a raw `dispatch()`
- * handler (no AbortSignal, no parsed-header objects, no intermediate stream), headers copied once
+ * handler that is one object per request (no closures, no AbortSignal, no parsed-header objects, no
+ * intermediate stream; `bench/consoleProxyHop.ts` measures what is left), headers copied once
  * as flat [name, value, …] arrays both ways, and the response written with one `writeHead`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,7 +22,8 @@ import type { Logger } from '../../lib/logger.ts';
 import { PUBLIC_PATHS } from '../publicPaths.ts';
 import { securityHeaders } from './securityHeaders.ts';
 
-const SESSION_COOKIES = ['svc_admin_session', 'svc_tenant_session'];
+const ADMIN_SESSION = 'svc_admin_session';
+const TENANT_SESSION = 'svc_tenant_session';
 export const CONNECT_TIMEOUT_MS = 5_000;
 
 // RFC 9110 §7.6.1 connection-specific fields, plus what the proxy sets itself.
@@ -49,12 +51,20 @@ export interface ProxyOptions {
   logger: Logger;
 }
 
+/** A session cookie with a value, found in one pass over the header without splitting it into pairs. */
 export function hasSessionCookie(cookieHeader: string | undefined): boolean {
   if (!cookieHeader) return false;
-  return cookieHeader.split(';').some((pair) => {
-    const eq = pair.indexOf('=');
-    return eq > 0 && SESSION_COOKIES.includes(pair.slice(0, eq).trim()) && pair.slice(eq + 1).trim() !== '';
-  });
+  for (let start = 0; start < cookieHeader.length; ) {
+    let end = cookieHeader.indexOf(';', start);
+    if (end === -1) end = cookieHeader.length;
+    const eq = cookieHeader.indexOf('=', start);
+    if (eq !== -1 && eq < end) {
+      const name = cookieHeader.slice(start, eq).trim();
+      if ((name === ADMIN_SESSION || name === TENANT_SESSION) && cookieHeader.slice(eq + 1, end).trim() !== '') return true;
+    }
+    start = end + 1;
+  }
+  return false;
 }
 
 /** Drops what must not cross the hop: connection-specific fields, x-svc-*, forwarding headers. */
@@ -104,10 +114,95 @@ const unreachable = (err: unknown) =>
   err instanceof undiciErrors.UndiciError ||
   ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND'].includes((err as NodeJS.ErrnoException).code ?? '');
 
+/** The exchange a response belongs to, for the one shared 'close' listener (no closure per request). */
+const kExchange = Symbol('proxy exchange');
+type ProxiedResponse = ServerResponse & { [kExchange]?: Exchange };
+
+function onResponseClose(this: ProxiedResponse): void {
+  const exchange = this[kExchange];
+  if (!exchange || this.writableFinished) return;
+  exchange.closed = true;
+  exchange.abortRequest?.();
+}
+
+/**
+ * One forwarded request: undici's raw handler (status and header lines as they arrived, body chunks
+ * with backpressure). A class so that a request costs one object, not a handful of closures.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  abortRequest: ((err?: Error) => void) | null = null;
+  /** The browser went away before the answer was written whole. */
+  closed = false;
+  private resumeBody: (() => void) | null = null;
+  private drainHooked = false;
+
+  constructor(
+    private readonly res: ProxiedResponse,
+    private readonly logger: Logger,
+  ) {}
+
+  onConnect(abortRequest: (err?: Error) => void): void {
+    this.abortRequest = abortRequest;
+    if (this.closed) abortRequest();
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resumeBody: () => void): boolean {
+    this.resumeBody = resumeBody;
+    const headers: string[] = [];
+    let ownSecurityHeaders = true;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i].toString('latin1').toLowerCase();
+      if (HOP_BY_HOP.has(name)) continue;
+      if (SECURITY_HEADER_NAMES.has(name)) ownSecurityHeaders = false;
+      // Every Set-Cookie stays its own line: writeHead with a flat array keeps repeated names.
+      headers.push(name, rawHeaders[i + 1].toString('latin1'));
+    }
+    // The backend's own value of a security header wins, as a later setHeader would.
+    if (ownSecurityHeaders) for (const [name, value] of securityHeaders) headers.push(name, value);
+    else {
+      const present = new Set(headers.filter((_, j) => j % 2 === 0));
+      for (const [name, value] of securityHeaders) if (!present.has(name)) headers.push(name, value);
+    }
+    this.res.writeHead(statusCode, headers);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    const more = this.res.write(chunk);
+    // Backpressure: undici pauses until the browser's side drains (the listener only when needed).
+    if (!more && !this.drainHooked) {
+      this.drainHooked = true;
+      this.res.on('drain', () => this.resumeBody?.());
+    }
+    return more;
+  }
+
+  onComplete(): void {
+    this.res.end();
+  }
+
+  onError(err: Error): void {
+    const res = this.res;
+    if (this.closed) return;
+    if (res.headersSent) {
+      // The answer has started: all the browser can be told is that its connection is cut.
+      this.logger.error('proxy failed', { err });
+      res.destroy();
+    } else if (unreachable(err)) {
+      this.logger.warn('product API unavailable', { err: err.message, code: (err as NodeJS.ErrnoException).code });
+      sendDetail(res, 502, 'backend unavailable');
+    } else {
+      this.logger.error('proxy failed', { err });
+      sendDetail(res, 502, 'backend unavailable');
+    }
+  }
+}
+
 export function createBackendProxy(options: ProxyOptions) {
   const target = new URL(options.productUrl);
+  const origin = target.origin;
   const basePath = target.pathname.replace(/\/$/, '');
-  const pool = new Pool(target.origin, {
+  const pool = new Pool(origin, {
     connect: { timeout: CONNECT_TIMEOUT_MS },
     headersTimeout: options.timeoutMs,
     bodyTimeout: 0,
@@ -123,74 +218,11 @@ export function createBackendProxy(options: ProxyOptions) {
       sendDetail(res, 401, 'no session');
       return;
     }
-
-    let abort: ((err?: Error) => void) | null = null;
-    let closed = false;
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      closed = true;
-      abort?.();
-    });
-    let resume: (() => void) | null = null;
-    const onDrain = () => resume?.();
-    let drainHooked = false;
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect(abortRequest) {
-        abort = abortRequest;
-        if (closed) abortRequest();
-      },
-      onHeaders(statusCode, rawHeaders, resumeBody) {
-        resume = resumeBody;
-        const headers: string[] = [];
-        let ownSecurityHeaders = true;
-        for (let i = 0; i < rawHeaders.length; i += 2) {
-          const name = rawHeaders[i].toString('latin1').toLowerCase();
-          if (HOP_BY_HOP.has(name)) continue;
-          if (SECURITY_HEADER_NAMES.has(name)) ownSecurityHeaders = false;
-          // Every Set-Cookie stays its own line: writeHead with a flat array keeps repeated names.
-          headers.push(name, rawHeaders[i + 1].toString('latin1'));
-        }
-        // The backend's own value of a security header wins, as a later setHeader would.
-        const present = ownSecurityHeaders ? null : new Set(headers.filter((_, j) => j % 2 === 0));
-        for (const [name, value] of securityHeaders) if (!present?.has(name)) headers.push(name, value);
-        res.writeHead(statusCode, headers);
-        return true;
-      },
-      onData(chunk) {
-        const more = res.write(chunk);
-        // Backpressure: undici pauses until the browser's side drains (the listener only when needed).
-        if (!more && !drainHooked) {
-          drainHooked = true;
-          res.on('drain', onDrain);
-        }
-        return more;
-      },
-      onComplete() {
-        res.end();
-      },
-      onError(err) {
-        if (closed) return;
-        if (!res.headersSent && unreachable(err)) {
-          options.logger.warn('product API unavailable', { err: err.message, code: (err as NodeJS.ErrnoException).code });
-          return sendDetail(res, 502, 'backend unavailable');
-        }
-        options.logger.error('proxy failed', { err });
-        if (!res.headersSent) return sendDetail(res, 502, 'backend unavailable');
-        res.destroy();
-      },
-    };
-    pool.dispatch(
-      {
-        origin: target.origin,
-        path: basePath + path,
-        method: req.method as Dispatcher.HttpMethod,
-        headers: inbound.headers,
-        body: hasBody ? req : null,
-      },
-      handler,
-    );
+    const exchange = new Exchange(res, options.logger);
+    (res as ProxiedResponse)[kExchange] = exchange;
+    res.on('close', onResponseClose);
+    const method = req.method as Dispatcher.HttpMethod;
+    pool.dispatch({ origin, path: basePath + path, method, headers: inbound.headers, body: method === 'GET' || method === 'HEAD' ? null : req }, exchange);
   }
 
   return { handle, close: () => pool.close() };

@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { hasSessionCookie } from '../../console/server/proxy.ts';
 import { startConsole, type RunningConsole } from '../../console/server/start.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { startTestConsole } from '../helpers/console.ts';
@@ -78,6 +79,23 @@ test('without a session cookie only the ten public paths pass; everything else i
   // An empty session cookie is no session either.
   const empty = await anonymous.request('GET', '/admin/me', { headers: { cookie: 'svc_admin_session=; svc_csrf=x' } });
   assert.equal([empty.status, empty.body], [401, { detail: 'no session' }]);
+});
+
+test('a session cookie counts wherever it sits in the Cookie header, and only with a value', () => {
+  for (const header of ['svc_admin_session=abc', 'svc_csrf=x; svc_tenant_session=abc', ' svc_admin_session = abc ;other=1', 'a=1;svc_tenant_session=t=2'])
+    assert.ok(hasSessionCookie(header), header);
+  for (const header of [
+    undefined,
+    '',
+    'svc_admin_session=',
+    'svc_admin_session= ; svc_csrf=x',
+    'xsvc_admin_session=abc',
+    'svc_admin_sessionx=abc',
+    'svc_admin_session',
+    'other=svc_admin_session=abc',
+    '=abc; svc_csrf=x',
+  ])
+    assert.not.ok(hasSessionCookie(header), String(header));
 });
 
 test('login through the proxy relays both Set-Cookie headers unchanged, and the Cookie header is forwarded', async () => {

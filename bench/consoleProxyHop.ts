@@ -1,0 +1,117 @@
+/**
+ * The console proxy's own cost, apart from the product API: a stand-in backend that answers at once
+ * with the headers and a body shaped like `GET /admin/me` (request id, JSON, keep-alive), the console
+ * server in front of it, and one keep-alive client, all in this thread. Per round: `--requests` direct
+ * calls, then as many through `/api/backend`, then direct again; the CPU time of this process
+ * (user + system, `process.cpuUsage`) per proxied call minus per direct call is what the hop costs,
+ * and the two wall-clock p50s give its added latency. Median over rounds. Profile the hop with
+ * `node --cpu-prof --import tsx bench/consoleProxyHop.ts`.
+ *
+ * Run: `npm run bench:consoleProxyHop` (flags: --rounds, --requests). Results: docs/benchmarks.md.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { startConsole } from '../console/server/start.ts';
+import { createLogger } from '../lib/logger.ts';
+import { benchArgs } from './args.ts';
+import { intFlag, median } from './measure.ts';
+
+const { values } = benchArgs(import.meta.url, {
+  options: {
+    rounds: { type: 'string', default: '9' },
+    requests: { type: 'string', default: '2000' },
+  },
+});
+const rounds = intFlag('rounds', values.rounds);
+const requests = intFlag('requests', values.requests);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
+const loadAtStart = load();
+
+const body = JSON.stringify({
+  id: randomUUID(),
+  email: 'bench@example.com',
+  full_name: 'Bench',
+  role: 'onboarding_admin',
+  permissions: ['tenants:read', 'tenants:write', 'jobs:read', 'jobs:write'],
+  csrf_token: randomUUID(),
+});
+const backend = http.createServer({ keepAliveTimeout: 5_000 }, (_req, res) => {
+  res.setHeader('X-Request-Id', randomUUID());
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+});
+await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+const backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+const consoleServer = await startConsole(
+  {
+    CONSOLE_PORT: 0,
+    HOST: '127.0.0.1',
+    PRODUCT_URL: backendUrl,
+    TRUST_PROXY: false,
+    CONSOLE_PROXY_SECRET: 'bench-console-proxy-secret-0123456789abcdef',
+    CONSOLE_PROXY_TIMEOUT_MS: 30_000,
+  },
+  createLogger('silent'),
+);
+const proxied = `${consoleServer.url}/api/backend/admin/me`;
+const direct = `${backendUrl}/admin/me`;
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const headers = { cookie: 'svc_admin_session=0123456789abcdef0123456789abcdef; svc_csrf=fedcba9876543210', accept: 'application/json' };
+function call(url: string): Promise<number> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e3) : reject(new Error(`${url}: ${res.statusCode}`)),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+/** `requests` sequential calls: their p50 (µs) and this process's CPU per call (µs). */
+async function series(url: string) {
+  const times: number[] = [];
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < requests; i++) times.push(await call(url));
+  const used = process.cpuUsage(cpu);
+  return { p50: median(times), cpu: (used.user + used.system) / requests };
+}
+
+for (let i = 0; i < 2000; i++) {
+  await call(direct);
+  await call(proxied);
+}
+const hopCpu: number[] = [];
+const added: number[] = [];
+const directP50: number[] = [];
+const directCpu: number[] = [];
+for (let round = 0; round < rounds; round++) {
+  const a = await series(direct);
+  const p = await series(proxied);
+  const b = await series(direct);
+  const d = { p50: (a.p50 + b.p50) / 2, cpu: (a.cpu + b.cpu) / 2 };
+  directP50.push(d.p50);
+  directCpu.push(d.cpu);
+  hopCpu.push(p.cpu - d.cpu);
+  added.push(p.p50 - d.p50);
+}
+const f = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+process.stdout.write(`load average at start: ${loadAtStart}\n`);
+process.stdout.write(`${rounds} rounds x ${requests} requests, sequential, keep-alive, stand-in backend (GET /admin/me shape, ${body.length} B)\n`);
+process.stdout.write('| direct call: p50, CPU | the hop: added p50 (median of rounds) | the hop: CPU per call (median of rounds) |\n|---|---|---|\n');
+process.stdout.write(
+  `| ${median(directP50).toFixed(0)} µs, ${median(directCpu).toFixed(0)} µs | +${median(added).toFixed(0)} µs (rounds ${f(added)}) | ${median(hopCpu).toFixed(0)} µs (rounds ${f(hopCpu)}) |\n`,
+);
+process.stdout.write(`load average at end: ${load()}\n`);
+agent.destroy();
+await consoleServer.close();
+await new Promise<void>((resolve) => backend.close(() => resolve()));
