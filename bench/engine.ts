@@ -37,7 +37,9 @@
  *    Each child reports its peak RSS (getrusage maxRSS), so one measurement does not inflate another.
  *    The ratios to the baseline are the figures to trust on a noisy machine; the growth exponent is
  *    the least-squares slope of log time against log n. Stages 8-10 are timed against stages 1-7 of
- *    the same run (target: at most +30%).
+ *    the same run (target: at most +30%). `--e2e-again` runs the engine end to end a second time on the
+ *    same database: the previous run's patterns are then present (identity's votes and anchoring, lineage),
+ *    nothing is new.
  */
 import { benchArgs } from './args.ts';
 import { fork } from 'node:child_process';
@@ -94,6 +96,7 @@ const { values: args } = benchArgs(import.meta.url, {
     'speed-sizes': { type: 'string' },
     'speed-data': { type: 'string' },
     'skip-e2e': { type: 'boolean', default: false },
+    'e2e-again': { type: 'boolean', default: false },
     // Internal: one measurement of the speed section in a child process.
     child: { type: 'string' },
     size: { type: 'string' },
@@ -1129,17 +1132,23 @@ async function speedSection(kind: string) {
     `data: ${data}, ingested set-based through usecases/ingestRecords.ts ingestIssues in ${fmt(INGEST_CHUNK)}-record transactions into a fresh test database; each measurement in its own child process`,
   );
   log();
-  const rows: Array<{ n: number; ingest: IngestResult; pure: PureResult; e2e: EndToEndResult | null }> = [];
+  const rows: Array<{ n: number; ingest: IngestResult; pure: PureResult; e2e: EndToEndResult | null; again: EndToEndResult | null }> = [];
   for (const n of sizes) {
     const ingest = await runChild<IngestResult>(['--child', 'ingest', '--size', String(n), '--speed-data', kind]);
     try {
       const pure = await runChild<PureResult>(['--child', 'pure', '--url', ingest.url, '--workspace', ingest.workspaceId]);
       const e2e = args['skip-e2e'] ? null : await runChild<EndToEndResult>(['--child', 'e2e', '--url', ingest.url, '--workspace', ingest.workspaceId]);
-      rows.push({ n, ingest, pure, e2e });
+      // The same workspace again: the first run's patterns are the previous patterns, nothing is new.
+      const again =
+        e2e && args['e2e-again'] ? await runChild<EndToEndResult>(['--child', 'e2e', '--url', ingest.url, '--workspace', ingest.workspaceId]) : null;
+      rows.push({ n, ingest, pure, e2e, again });
       const baseline = pure.readMs + pure.tokenizeMs;
       log(
         `  ${fmt(n)} issues: ingest ${sec(ingest.ms)} s; baseline ${sec(baseline)} s; pure pipeline ${sec(pure.pipelineMs)} s (peak ${mb(pure.peakRss)})` +
-          (e2e ? `; end to end ${sec(e2e.totalMs)} s (peak ${mb(e2e.peakRss)})` : ''),
+          (e2e ? `; end to end ${sec(e2e.totalMs)} s (peak ${mb(e2e.peakRss)})` : '') +
+          (again
+            ? `; again with the previous patterns present ${sec(again.totalMs)} s (peak ${mb(again.peakRss)}; patterns stage ${sec(again.stages.find((st) => st.stage === 'patterns')?.ms ?? NaN)} s, first run ${sec(e2e!.stages.find((st) => st.stage === 'patterns')?.ms ?? NaN)} s), ${again.totalMs <= (TARGET_SECONDS[n] ?? Infinity) * 1000 && again.peakRss < TARGET_PEAK_BYTES ? 'PASS' : 'FAIL'}`
+            : ''),
       );
     } finally {
       const admin = new pg.Client({ connectionString: serverUrl() });

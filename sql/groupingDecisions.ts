@@ -10,6 +10,7 @@ import type { GroupingDecision, GroupingDecisionKind } from '../engine/cluster/c
 import type { PatternRow } from './patternProjection.ts';
 import { patternColumns } from './patternProjection.ts';
 import { isUuid } from '../lib/ids.ts';
+import type { ListSource } from './pagination.ts';
 
 /** What a decision changed at once: the issues it moved and the pattern each left. */
 export interface DecisionEffect {
@@ -79,6 +80,37 @@ export async function markDecisionUndone(
     [id, by.type, by.id, at, sequence],
   );
   return rows[0];
+}
+
+export interface GroupingDecisionFilters {
+  kind?: string;
+  /** The decision names the pattern as its source or its target. */
+  pattern_id?: string;
+  /** The decision names the issue (moved, kept apart, or a member of a merged pattern). */
+  issue_id?: string;
+  /** true: only undone decisions; false: only those in force. */
+  undone?: boolean;
+}
+
+/** GET /v1/grouping-decisions. */
+export function groupingDecisionList(workspaceId: string, f: GroupingDecisionFilters): ListSource {
+  const where = ['workspace_id = $1'];
+  const params: unknown[] = [workspaceId];
+  if (f.kind) where.push(`kind = $${params.push(f.kind)}`);
+  if (f.pattern_id) {
+    const n = params.push(f.pattern_id);
+    where.push(`(source_pattern_id = $${n}::uuid or target_pattern_id = $${n}::uuid)`);
+  }
+  if (f.issue_id) where.push(`issue_ids @> array[$${params.push(f.issue_id)}::uuid]`);
+  if (f.undone !== undefined) where.push(`status = $${params.push(f.undone ? 'undone' : 'active')}`);
+  return {
+    where,
+    params,
+    select: '*',
+    from: 'grouping_decisions',
+    sortColumns: { decided_at: { expr: 'decided_at', type: 'timestamptz' } },
+    idExpr: 'id',
+  };
 }
 
 /** The decisions that name the issue (moved, kept apart, or a member of a merged pattern), newest first. */

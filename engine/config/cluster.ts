@@ -26,7 +26,13 @@ export const clusterSchema = z.strictObject({
   bootstrap_samples: z.number().int().min(0).max(100),
   unstable_below: z.number().min(0).max(1),
   stable_at: z.number().min(0).max(1),
-  match_threshold: z.number().min(0).max(1),
+  /**
+   * Unused since issue 31 (identity is decided by members' votes, engine/cluster/identity.ts). Kept in
+   * the schema and the shipped default: removing it would change the default's content-addressed
+   * version id, and runs that used the old default resolve their config by that id
+   * (sql/engineRuns.ts), as would every stored version that carries it under the strict schema.
+   */
+  match_threshold: z.number().min(0).max(1).describe('Unused since issue 31 (pattern identity is decided by member votes); accepted for compatibility'),
 });
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 

@@ -373,6 +373,7 @@ registerIsolationProbe({
     return (await created(await api.post(`/v1/issues/${a}/keep-apart`, { issue_id: b }), 'a grouping decision')).id;
   },
   paths: (id) => [`GET /v1/grouping-decisions/${id}`, { method: 'POST', path: `/v1/grouping-decisions/${id}/undo` }],
+  listPath: '/v1/grouping-decisions',
   async intact(api, id) {
     assert.is((await api.get(`/v1/grouping-decisions/${id}`)).body.status, 'active');
   },

@@ -7,13 +7,14 @@
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.ts';
 import { isUuid } from '../../../lib/ids.ts';
-import { findGroupingDecision, type GroupingDecisionRow } from '../../../sql/groupingDecisions.ts';
+import { findGroupingDecision, groupingDecisionList, type GroupingDecisionRow } from '../../../sql/groupingDecisions.ts';
 import { decideGrouping, undoGrouping, type GroupingActor } from '../../../usecases/correctGrouping.ts';
 import { explainIssueGrouping } from '../../../usecases/explainGrouping.ts';
 import { groupingDecisionKinds } from '../../../engine/cluster/constraints.ts';
-import { reply } from '../../http/routes.ts';
+import { queryBoolean, reply } from '../../http/routes.ts';
 import type { Request } from '../../http/routes.ts';
 import type { Principal } from '../principal.ts';
+import { listQuery, listResponse, paginate } from '../pagination.ts';
 import { platformRoute } from '../route.ts';
 
 const moveSchema = z.object({ issue_id: z.string(), from: z.string().nullable(), to: z.string().nullable() });
@@ -181,6 +182,36 @@ export const groupingRoutes = [
     },
     handler: async ({ params, principal, app, req }) =>
       reply.ok(toGroupingDecision(await undoGrouping(app, principal.workspaceId, who(principal, req), params.id))),
+  }),
+  platformRoute({
+    method: 'get',
+    readsFrom: 'replica',
+    path: '/v1/grouping-decisions',
+    operationId: 'listGroupingDecisions',
+    summary: "People's grouping decisions, newest first",
+    description: 'Merges, moves and keep-apart decisions of the workspace, in force and undone.',
+    tags: ['patterns'],
+    scope: 'patterns:read',
+    query: listQuery(
+      {
+        kind: z.enum(groupingDecisionKinds, { error: `must be one of ${groupingDecisionKinds.join(', ')}` }).optional(),
+        pattern_id: z.uuid({ error: 'must be a pattern id' }).optional().describe('Decisions naming the pattern as their source or target'),
+        issue_id: z
+          .uuid({ error: 'must be an issue id' })
+          .optional()
+          .describe('Decisions naming the issue (moved, kept apart, or a member of a merged pattern)'),
+        undone: queryBoolean.optional().describe('true: only undone decisions; false: only those in force'),
+      },
+      ['decided_at'],
+      '-decided_at',
+    ),
+    responses: { 200: { description: 'A page of grouping decisions', schema: listResponse(groupingDecisionSchema) } },
+    handler: async ({ query, principal, app }) =>
+      reply.ok(
+        await paginate(app.pool, groupingDecisionList(principal.workspaceId, query), { query, cursorKey: app.secrets.cursorKey }, (r) =>
+          toGroupingDecision(r as unknown as GroupingDecisionRow),
+        ),
+      ),
   }),
   platformRoute({
     method: 'get',

@@ -246,6 +246,97 @@ test("another workspace's token can neither merge, move, keep apart, undo nor re
   assert.is((await reader.get(`/v1/issues/${x}/grouping`)).status, 200);
 });
 
+test('GET /v1/grouping-decisions: newest first, paged by cursor, filtered, scoped to the workspace', async () => {
+  const all: any[] = await listAll(api, '/v1/grouping-decisions');
+  assert.ok(all.length >= 5, `${all.length} decisions`);
+  for (let i = 1; i < all.length; i++) assert.ok(all[i - 1].decided_at >= all[i].decided_at, 'newest first');
+  assert.equal(
+    all.find((d: any) => d.id === merge.id),
+    (await api.get(`/v1/grouping-decisions/${merge.id}`)).body,
+  );
+  // Pages of two follow the cursor to the same rows; the total is the filtered count.
+  const first = await api.get('/v1/grouping-decisions?limit=2');
+  assert.is(first.status, 200, first.text);
+  assert.equal([first.body.data.length, first.body.page.has_more, first.body.page.total], [2, true, all.length]);
+  const paged: any[] = [...first.body.data];
+  for (let cursor = first.body.page.next_cursor; cursor; ) {
+    const res = await api.get(`/v1/grouping-decisions?limit=2&cursor=${encodeURIComponent(cursor)}`);
+    assert.is(res.status, 200, res.text);
+    paged.push(...res.body.data);
+    cursor = res.body.page.next_cursor;
+  }
+  assert.equal(
+    paged.map((d) => d.id),
+    all.map((d: any) => d.id),
+  );
+  const oldest = await api.get('/v1/grouping-decisions?sort=decided_at&limit=100');
+  assert.equal(
+    oldest.body.data.map((d: any) => d.id),
+    [...all.map((d: any) => d.id)].reverse(),
+  );
+
+  const ids = async (query: string) => (await listAll(api, `/v1/grouping-decisions?${query}`)).map((d: any) => d.id as string);
+  const expect = (keep: (d: any) => boolean) => all.filter(keep).map((d: any) => d.id as string);
+  assert.equal(
+    await ids('kind=merge'),
+    expect((d) => d.kind === 'merge'),
+  );
+  assert.ok((await ids('kind=merge')).includes(merge.id));
+  assert.equal(
+    await ids('kind=keep_apart'),
+    expect((d) => d.kind === 'keep_apart'),
+  );
+  assert.equal(
+    await ids(`pattern_id=${A.id}`),
+    expect((d) => d.source_pattern_id === A.id || d.target_pattern_id === A.id),
+  );
+  assert.ok((await ids(`pattern_id=${B.id}`)).includes(merge.id));
+  assert.equal(
+    await ids(`issue_id=${aMembers[0]}`),
+    expect((d) => d.issue_ids.includes(aMembers[0])),
+  );
+  assert.ok((await ids(`issue_id=${aMembers[0]}`)).includes(merge.id));
+  assert.equal(
+    await ids('undone=true'),
+    expect((d) => d.status === 'undone'),
+  );
+  assert.equal(
+    await ids('undone=false'),
+    expect((d) => d.status === 'active'),
+  );
+  assert.ok((await ids('undone=true')).length >= 4 && (await ids('undone=false')).length >= 1);
+  assert.equal(await ids(`kind=merge&undone=false&pattern_id=${A.id}`), []);
+  const filtered = await api.get('/v1/grouping-decisions?kind=merge&limit=1');
+  assert.is(filtered.body.page.total, expect((d) => d.kind === 'merge').length);
+
+  // Bad cursors and filters: the /v1 error shape.
+  assertValidation(await api.get('/v1/grouping-decisions?cursor=forged'), { cursor: 'malformed cursor token' });
+  const second = first.body.page.next_cursor as string;
+  assertError(await api.get(`/v1/grouping-decisions?kind=merge&cursor=${encodeURIComponent(second)}`), 400, 'validation_error', {
+    cursor: 'does not match this query',
+  });
+  assertValidation(await api.get('/v1/grouping-decisions?kind=split'), { kind: 'must be one of merge, move, keep_apart' });
+  assertValidation(await api.get('/v1/grouping-decisions?pattern_id=nope'), { pattern_id: 'must be a pattern id' });
+  assertValidation(await api.get('/v1/grouping-decisions?issue_id=nope'), { issue_id: 'must be an issue id' });
+  assertValidation(await api.get('/v1/grouping-decisions?undone=maybe'), { undone: 'must be true or false' });
+  assertValidation(await api.get('/v1/grouping-decisions?sort=kind'), { sort: 'must be one of decided_at, -decided_at' });
+  assertValidation(await api.get('/v1/grouping-decisions?limit=0'), { limit: 'must be at least 1' });
+
+  // Another workspace's token lists nothing of this one, whatever the filter; a token without patterns:read is refused.
+  const other = t.platform.as((await provisionWorkspace(t.platform, provisioning.key, 'grouping-lister')).apiKey);
+  const theirs = await other.get('/v1/grouping-decisions');
+  assert.is(theirs.status, 200, theirs.text);
+  assert.equal([theirs.body.data, theirs.body.page.total, theirs.body.page.has_more], [[], 0, false]);
+  assert.equal((await other.get(`/v1/grouping-decisions?pattern_id=${A.id}`)).body.data, []);
+  assert.equal((await other.get(`/v1/grouping-decisions?issue_id=${aMembers[0]}`)).body.data, []);
+  // Our cursor is bound to our query; in the other workspace it pages over nothing of ours.
+  const foreign = await other.get(`/v1/grouping-decisions?limit=2&cursor=${encodeURIComponent(second)}`);
+  assert.is(foreign.status, 200, foreign.text);
+  assert.equal(foreign.body.data, []);
+  const noScope = t.platform.as(await serviceAccountToken(api, ['issues:read']));
+  assertError(await noScope.get('/v1/grouping-decisions'), 403, 'forbidden', { required_scope: 'patterns:read' });
+});
+
 test("a run's split names the successors on the old pattern (split_into) and goes out as pattern.updated", async () => {
   const latest = (await api.get('/v1/engine/runs?limit=1')).body.data[0];
   const stored = async <T>(stage: string) => decodeOutput<T>((await loadStageOutput(t.app.pool, latest.id, stage))!.encoded);
