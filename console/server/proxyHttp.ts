@@ -1,0 +1,263 @@
+/**
+ * `/api/backend/*`: the console's proxy to the product API (product-api.md "Console proxy rules").
+ *
+ * - Without either session cookie only the ten public paths pass; everything else is 401 `no session`.
+ * - The Cookie header is forwarded; every inbound `x-svc-*` header is dropped; the browser's address
+ *   (TRUST_PROXY semantics: first X-Forwarded-For value when trusted, else the socket peer) goes in
+ *   `x-svc-client-ip`, with the shared `x-svc-console-secret` that makes the product API believe it.
+ * - Bodies stream both ways (uploads and the xlsx export are never held whole); every Set-Cookie of
+ *   the backend is relayed as its own header line (raw header pairs, never comma-joined).
+ * - A backend that cannot be reached, resets, or sends no headers within the timeout: 502
+ *   `backend unavailable` (or, once the answer has started, the browser's connection is cut).
+ *
+ * Cost per request (issue 29: the hop adds at most 20% to the call it forwards): one undici `Pool`
+ * for the one origin (keep-alive connections, no per-request origin lookup), a raw `dispatch()`
+ * handler that is one object per request (no closures, no AbortSignal, no parsed-header objects, no
+ * intermediate stream; `bench/consoleProxyHop.ts` measures what is left), headers copied once
+ * as flat [name, value, …] arrays both ways, and the response written with one `writeHead`.
+ */
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import http from 'node:http';
+import net from 'node:net';
+import { pipeline } from 'node:stream';
+import type { Logger } from '../../lib/logger.ts';
+import { PUBLIC_PATHS } from '../publicPaths.ts';
+import { securityHeaders } from './securityHeaders.ts';
+
+const ADMIN_SESSION = 'svc_admin_session';
+const TENANT_SESSION = 'svc_tenant_session';
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+// RFC 9110 §7.6.1 connection-specific fields, plus what the proxy sets itself.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+const SECURITY_HEADER_NAMES = new Set(securityHeaders.map(([name]) => name));
+
+export interface ProxyOptions {
+  productUrl: string;
+  trustProxy: boolean;
+  /** Sent as `x-svc-console-secret`; without it the product API ignores `x-svc-client-ip`. */
+  consoleSecret?: string;
+  /** How long to wait for the backend's response headers. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/** A session cookie with a value, found in one pass over the header without splitting it into pairs. */
+export function hasSessionCookie(cookieHeader: string | undefined): boolean {
+  if (!cookieHeader) return false;
+  for (let start = 0; start < cookieHeader.length; ) {
+    let end = cookieHeader.indexOf(';', start);
+    if (end === -1) end = cookieHeader.length;
+    const eq = cookieHeader.indexOf('=', start);
+    if (eq !== -1 && eq < end) {
+      const name = cookieHeader.slice(start, eq).trim();
+      if ((name === ADMIN_SESSION || name === TENANT_SESSION) && cookieHeader.slice(eq + 1, end).trim() !== '') return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+/** Drops what must not cross the hop: connection-specific fields, x-svc-*, forwarding headers. */
+const dropped = (lower: string) => HOP_BY_HOP.has(lower) || lower.startsWith('x-svc-') || lower.startsWith('x-forwarded-') || lower === 'forwarded';
+
+interface Inbound {
+  /** Flat [name, value, …] for http.request. */
+  headers: string[];
+  cookie: string | undefined;
+}
+
+/**
+ * One pass over the browser's raw header lines: what to forward, the Cookie (for the session check)
+ * and the client address (TRUST_PROXY semantics: the first X-Forwarded-For value when trusted, else
+ * the socket peer; lib/clientAddress.ts is the same rule over the parsed headers).
+ */
+function readInbound(req: IncomingMessage, options: ProxyOptions): Inbound {
+  const raw = req.rawHeaders;
+  const headers: string[] = [];
+  let cookie: string | undefined;
+  let forwardedFor: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    const lower = name.toLowerCase();
+    if (lower === 'x-forwarded-for') forwardedFor ??= raw[i + 1];
+    if (dropped(lower)) continue;
+    // Several Cookie lines are one header joined by "; " (RFC 9113 §8.2.3 and node's own parsing).
+    if (lower === 'cookie') cookie = cookie === undefined ? raw[i + 1] : `${cookie}; ${raw[i + 1]}`;
+    else headers.push(name, raw[i + 1]);
+  }
+  if (cookie !== undefined) headers.push('cookie', cookie);
+  const first = options.trustProxy ? forwardedFor?.split(',')[0]?.trim() : undefined;
+  const clientIp = first || (req.socket.remoteAddress ?? 'unknown');
+  headers.push('x-svc-client-ip', clientIp);
+  if (options.consoleSecret) headers.push('x-svc-console-secret', options.consoleSecret);
+  return { headers, cookie };
+}
+
+function sendDetail(res: ServerResponse, status: number, detail: string): void {
+  const body = JSON.stringify({ detail });
+  for (const [name, value] of securityHeaders) res.setHeader(name, value);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'ECONNABORTED']);
+const unreachable = (err: unknown) => UNREACHABLE.has((err as NodeJS.ErrnoException).code ?? '');
+
+/** The product API did not answer in time (connect or headers): the same 502 as a refused connection. */
+function timeoutError(message: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(message);
+  err.code = 'ETIMEDOUT';
+  return err;
+}
+
+/**
+ * node's keep-alive Agent with a connect timeout: a socket that has not connected within
+ * CONNECT_TIMEOUT_MS is destroyed with ETIMEDOUT (the request's own timeout starts once connected).
+ */
+class BackendAgent extends http.Agent {
+  override createConnection(options: net.NetConnectOpts, callback?: (err: Error | null, socket: net.Socket) => void): net.Socket {
+    const socket = net.createConnection(options);
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => {
+      if (socket.connecting) socket.destroy(timeoutError('connect timeout'));
+    });
+    socket.once('connect', () => socket.setTimeout(0));
+    void callback;
+    return socket;
+  }
+}
+
+/** The exchange a response belongs to, for the shared listeners (no closure per request). */
+const kExchange = Symbol('proxy exchange');
+type Tagged<T> = T & { [kExchange]?: Exchange };
+
+function onBrowserClose(this: Tagged<ServerResponse>): void {
+  const exchange = this[kExchange];
+  if (!exchange || this.writableFinished || exchange.answered) return;
+  exchange.closed = true;
+  exchange.upstream.destroy();
+}
+function onUpstreamResponse(this: Tagged<ClientRequest>, upstream: IncomingMessage): void {
+  this[kExchange]?.onResponse(upstream);
+}
+function onUpstreamError(this: Tagged<ClientRequest>, err: Error): void {
+  this[kExchange]?.onError(err);
+}
+function onUpstreamTimeout(this: Tagged<ClientRequest>): void {
+  this.destroy(timeoutError('no response headers within the timeout'));
+}
+
+/** One forwarded request on node's http client. */
+class Exchange {
+  /** The browser went away before the answer was written whole. */
+  closed = false;
+  /** The backend's answer has been handed to pipeline (which then owns both ends). */
+  answered = false;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly upstream: ClientRequest,
+    private readonly logger: Logger,
+  ) {}
+
+  onResponse(upstream: IncomingMessage): void {
+    // Headers are in: bodies have no idle timeout (an export may stream for long).
+    this.upstream.setTimeout(0);
+    const raw = upstream.rawHeaders;
+    const headers: string[] = [];
+    let ownSecurityHeaders = true;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i].toLowerCase();
+      if (HOP_BY_HOP.has(name)) continue;
+      if (SECURITY_HEADER_NAMES.has(name)) ownSecurityHeaders = false;
+      // Every Set-Cookie stays its own line: writeHead with a flat array keeps repeated names.
+      headers.push(name, raw[i + 1]);
+    }
+    // The backend's own value of a security header wins, as a later setHeader would.
+    if (ownSecurityHeaders) for (const [name, value] of securityHeaders) headers.push(name, value);
+    else {
+      const present = new Set(headers.filter((_, j) => j % 2 === 0));
+      for (const [name, value] of securityHeaders) if (!present.has(name)) headers.push(name, value);
+    }
+    if (this.closed) {
+      upstream.destroy();
+      return;
+    }
+    this.answered = true;
+    this.res.writeHead(upstream.statusCode ?? 502, headers);
+    // Backpressure both ways; a browser that goes away destroys the backend's answer (and its socket).
+    pipeline(upstream, this.res, (err) => {
+      if (err && !this.closed && !this.res.writableFinished) {
+        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.error('proxy failed', { err });
+        this.res.destroy();
+      }
+    });
+  }
+
+  onError(err: Error): void {
+    const res = this.res;
+    if (this.closed || this.answered) return;
+    if (res.headersSent) {
+      this.logger.error('proxy failed', { err });
+      res.destroy();
+    } else if (unreachable(err)) {
+      this.logger.warn('product API unavailable', { err: err.message, code: (err as NodeJS.ErrnoException).code });
+      sendDetail(res, 502, 'backend unavailable');
+    } else {
+      this.logger.error('proxy failed', { err });
+      sendDetail(res, 502, 'backend unavailable');
+    }
+  }
+}
+
+export function createBackendProxy(options: ProxyOptions) {
+  const target = new URL(options.productUrl);
+  const basePath = target.pathname.replace(/\/$/, '');
+  const hostHeader = target.host;
+  const agent = new BackendAgent({ keepAlive: true, scheduling: 'lifo', timeout: 4_000 });
+  const requestOptions = {
+    protocol: target.protocol,
+    hostname: target.hostname.replace(/^\[|\]$/g, ''),
+    port: target.port || 80,
+    agent,
+  };
+
+  /** `path` is what follows `/api/backend`, with its query string. */
+  function handle(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const inbound = readInbound(req, options);
+    const query = path.indexOf('?');
+    const pathname = query === -1 ? path : path.slice(0, query);
+    if (!PUBLIC_PATHS.has(pathname) && !hasSessionCookie(inbound.cookie)) {
+      sendDetail(res, 401, 'no session');
+      return;
+    }
+    inbound.headers.push('host', hostHeader);
+    const method = req.method ?? 'GET';
+    const upstream = http.request({ ...requestOptions, method, path: basePath + path, headers: inbound.headers });
+    const exchange = new Exchange(res, upstream, options.logger);
+    (upstream as Tagged<ClientRequest>)[kExchange] = exchange;
+    (res as Tagged<ServerResponse>)[kExchange] = exchange;
+    upstream.on('response', onUpstreamResponse);
+    upstream.on('error', onUpstreamError);
+    upstream.setTimeout(options.timeoutMs, onUpstreamTimeout);
+    res.on('close', onBrowserClose);
+    if (method === 'GET' || method === 'HEAD') upstream.end();
+    // The upload streams with backpressure; an aborted upload destroys the request to the backend.
+    else pipeline(req, upstream, noop);
+  }
+
+  return { handle, close: async () => agent.destroy() };
+}
+
+function noop(): void {}
