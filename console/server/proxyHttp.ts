@@ -144,8 +144,9 @@ type Tagged<T> = T & { [kExchange]?: Exchange };
 
 function onBrowserClose(this: Tagged<ServerResponse>): void {
   const exchange = this[kExchange];
-  if (!exchange || this.writableFinished || exchange.answered) return;
+  if (!exchange || this.writableFinished) return;
   exchange.closed = true;
+  // Destroying the request also destroys its response and the backend socket.
   exchange.upstream.destroy();
 }
 function onUpstreamResponse(this: Tagged<ClientRequest>, upstream: IncomingMessage): void {
@@ -153,6 +154,24 @@ function onUpstreamResponse(this: Tagged<ClientRequest>, upstream: IncomingMessa
 }
 function onUpstreamError(this: Tagged<ClientRequest>, err: Error): void {
   this[kExchange]?.onError(err);
+}
+function onUpstreamData(this: Tagged<IncomingMessage>, chunk: Buffer): void {
+  const exchange = this[kExchange];
+  if (!exchange || exchange.res.write(chunk)) return;
+  this.pause();
+  if (!exchange.drainHooked) {
+    exchange.drainHooked = true;
+    exchange.res.on('drain', () => this.resume());
+  }
+}
+function onUpstreamEnd(this: Tagged<IncomingMessage>): void {
+  this[kExchange]?.res.end();
+}
+function onUpstreamBodyError(this: Tagged<IncomingMessage>, err: Error): void {
+  const exchange = this[kExchange];
+  if (!exchange || exchange.closed) return;
+  exchange.logger.error('proxy failed', { err });
+  exchange.res.destroy();
 }
 function onUpstreamTimeout(this: Tagged<ClientRequest>): void {
   this.destroy(timeoutError('no response headers within the timeout'));
@@ -164,11 +183,12 @@ class Exchange {
   closed = false;
   /** The backend's answer has been handed to pipeline (which then owns both ends). */
   answered = false;
+  drainHooked = false;
 
   constructor(
     readonly res: ServerResponse,
     readonly upstream: ClientRequest,
-    private readonly logger: Logger,
+    readonly logger: Logger,
   ) {}
 
   onResponse(upstream: IncomingMessage): void {
@@ -196,13 +216,11 @@ class Exchange {
     }
     this.answered = true;
     this.res.writeHead(upstream.statusCode ?? 502, headers);
-    // Backpressure both ways; a browser that goes away destroys the backend's answer (and its socket).
-    pipeline(upstream, this.res, (err) => {
-      if (err && !this.closed && !this.res.writableFinished) {
-        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.error('proxy failed', { err });
-        this.res.destroy();
-      }
-    });
+    // Backpressure by hand (a pipeline costs a handful of listeners and closures per request).
+    (upstream as Tagged<IncomingMessage>)[kExchange] = this;
+    upstream.on('data', onUpstreamData);
+    upstream.on('end', onUpstreamEnd);
+    upstream.on('error', onUpstreamBodyError);
   }
 
   onError(err: Error): void {
