@@ -7,12 +7,18 @@
  * and the two wall-clock p50s give its added latency. Median over rounds. Profile the hop with
  * `node --cpu-prof --import tsx bench/consoleProxyHop.ts`.
  *
- * Run: `npm run bench:consoleProxyHop` (flags: --rounds, --requests). Results: docs/benchmarks.md.
+ * `--compare <module>` (e.g. `console/server/proxyHttp.ts`, any module exporting `createBackendProxy`)
+ * measures that proxy and console/server/proxy.ts in the same rounds, each behind a bare server that
+ * routes `/api/backend/` to it as console/server/app.ts does, in alternating order round by round.
+ *
+ * Run: `npm run bench:consoleProxyHop` (flags: --rounds, --requests, --compare). Results: docs/benchmarks.md.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import * as currentProxy from '../console/server/proxy.ts';
 import { startConsole } from '../console/server/start.ts';
 import { createLogger } from '../lib/logger.ts';
 import { benchArgs } from './args.ts';
@@ -22,6 +28,7 @@ const { values } = benchArgs(import.meta.url, {
   options: {
     rounds: { type: 'string', default: '9' },
     requests: { type: 'string', default: '2000' },
+    compare: { type: 'string' },
   },
 });
 const rounds = intFlag('rounds', values.rounds);
@@ -59,6 +66,38 @@ const consoleServer = await startConsole(
   createLogger('silent'),
 );
 const proxied = `${consoleServer.url}/api/backend/admin/me`;
+const proxyOptions = {
+  productUrl: backendUrl,
+  trustProxy: false,
+  consoleSecret: 'bench-console-proxy-secret-0123456789abcdef',
+  timeoutMs: 30_000,
+  logger: createLogger('silent'),
+};
+type ProxyModule = Pick<typeof currentProxy, 'createBackendProxy'>;
+/** A bare server in front of one proxy implementation, routing as console/server/app.ts does. */
+async function bareConsole(module: ProxyModule) {
+  const proxy = module.createBackendProxy(proxyOptions);
+  const server = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    const url = req.url ?? '/';
+    if (url.startsWith('/api/backend/')) return proxy.handle(req, res, url.slice('/api/backend'.length));
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/backend/admin/me`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await proxy.close();
+    },
+  };
+}
+const compared = values.compare
+  ? [
+      { name: 'console/server/proxy.ts', server: await bareConsole(currentProxy) },
+      { name: values.compare, server: await bareConsole((await import(pathToFileURL(values.compare).href)) as ProxyModule) },
+    ]
+  : [];
 const direct = `${backendUrl}/admin/me`;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -88,13 +127,29 @@ async function series(url: string) {
 
 for (let i = 0; i < 2000; i++) {
   await call(direct);
-  await call(proxied);
+  if (compared.length === 0) await call(proxied);
+  for (const c of compared) await call(c.server.url);
 }
 const hopCpu: number[] = [];
 const added: number[] = [];
 const directP50: number[] = [];
 const directCpu: number[] = [];
-for (let round = 0; round < rounds; round++) {
+const each = compared.map(() => ({ added: [] as number[], cpu: [] as number[] }));
+for (let round = 0; compared.length > 0 && round < rounds; round++) {
+  const a = await series(direct);
+  const order = round % 2 === 0 ? [0, 1] : [1, 0];
+  const measured: { p50: number; cpu: number }[] = [];
+  for (const i of order) measured[i] = await series(compared[i].server.url);
+  const b = await series(direct);
+  const d = { p50: (a.p50 + b.p50) / 2, cpu: (a.cpu + b.cpu) / 2 };
+  directP50.push(d.p50);
+  directCpu.push(d.cpu);
+  measured.forEach((m, i) => {
+    each[i].added.push(m.p50 - d.p50);
+    each[i].cpu.push(m.cpu - d.cpu);
+  });
+}
+for (let round = 0; compared.length === 0 && round < rounds; round++) {
   const a = await series(direct);
   const p = await series(proxied);
   const b = await series(direct);
@@ -107,11 +162,23 @@ for (let round = 0; round < rounds; round++) {
 const f = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
 process.stdout.write(`load average at start: ${loadAtStart}\n`);
 process.stdout.write(`${rounds} rounds x ${requests} requests, sequential, keep-alive, stand-in backend (GET /admin/me shape, ${body.length} B)\n`);
-process.stdout.write('| direct call: p50, CPU | the hop: added p50 (median of rounds) | the hop: CPU per call (median of rounds) |\n|---|---|---|\n');
-process.stdout.write(
-  `| ${median(directP50).toFixed(0)} µs, ${median(directCpu).toFixed(0)} µs | +${median(added).toFixed(0)} µs (rounds ${f(added)}) | ${median(hopCpu).toFixed(0)} µs (rounds ${f(hopCpu)}) |\n`,
-);
+if (compared.length > 0) {
+  process.stdout.write(
+    '| proxy | direct call: p50, CPU | the hop: added p50 (median of rounds) | the hop: CPU per call (median of rounds) |\n|---|---|---|---|\n',
+  );
+  compared.forEach((c, i) =>
+    process.stdout.write(
+      `| ${c.name} | ${median(directP50).toFixed(0)} µs, ${median(directCpu).toFixed(0)} µs | +${median(each[i].added).toFixed(0)} µs (rounds ${f(each[i].added)}) | ${median(each[i].cpu).toFixed(0)} µs (rounds ${f(each[i].cpu)}) |\n`,
+    ),
+  );
+} else {
+  process.stdout.write('| direct call: p50, CPU | the hop: added p50 (median of rounds) | the hop: CPU per call (median of rounds) |\n|---|---|---|\n');
+  process.stdout.write(
+    `| ${median(directP50).toFixed(0)} µs, ${median(directCpu).toFixed(0)} µs | +${median(added).toFixed(0)} µs (rounds ${f(added)}) | ${median(hopCpu).toFixed(0)} µs (rounds ${f(hopCpu)}) |\n`,
+  );
+}
 process.stdout.write(`load average at end: ${load()}\n`);
 agent.destroy();
+for (const c of compared) await c.server.close();
 await consoleServer.close();
 await new Promise<void>((resolve) => backend.close(() => resolve()));
