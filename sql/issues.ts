@@ -176,6 +176,7 @@ export async function storeIngestPlan(db: Queryable, events: EventBatch, actor: 
             engine_status: eligibility.status,
             ineligible_reason: eligibility.reason,
           },
+          payloadFromIssueRow: {},
         }
       : {
           aggregateType: 'issue',
@@ -193,6 +194,7 @@ export async function storeIngestPlan(db: Queryable, events: EventBatch, actor: 
             ineligible_reason: eligibility.reason,
             via,
           },
+          payloadFromIssueRow: { via },
         };
     return { state, event, created: !state };
   });
