@@ -31,14 +31,6 @@ export interface NewEvent {
   eventType: string;
   payload: Record<string, unknown>;
   occurredAt?: Date;
-  /**
-   * Ingest's issue.created / issue.reingested: `payload` is exactly the issue record this transaction
-   * wrote for `aggregateId` (title, narrative, severity, occurred_at, source_created_at, engine_status,
-   * ineligible_reason, and for issue.created source and external_id) plus these fields, so `flush`
-   * has Postgres build it from that row instead of sending the record's data a second time.
-   * `payload` stays what the fold used and what `flush` hands back.
-   */
-  payloadFromIssueRow?: Record<string, unknown>;
 }
 
 export interface StoredEvent {
@@ -62,25 +54,15 @@ export type SequencedEvent = Pick<StoredEvent, 'workspace_id' | 'sequence' | 'ag
 const STATEMENT_EVENTS = 5000;
 
 // The events travel as one JSON array of [actor_type, actor_id, aggregate_type, aggregate_id, event_type,
-// payload, occurred_at, from_issue_row] rows: JSON.stringify is native, where pg's text[] / timestamptz[]
-// literals quote and format every element in JavaScript (and a jsonb[] literal's per-element quoting
-// costs more than the insert on both ends); with ordinality keeps the order. An event whose payload is
-// its issue row (`payloadFromIssueRow`) travels without it (null) and with the extra fields as an object;
-// its timestamps are written as JavaScript's toISOString writes them. $1 workspace, $2 recorded_at, $3
-// the events, $4 the first sequence or count.
-const isoText = (column: string) => `to_char(i.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const payloadOfIssueRow = `(select jsonb_build_object('title', i.title, 'narrative', i.narrative, 'severity', i.severity,
-         'occurred_at', ${isoText('occurred_at')}, 'source_created_at', ${isoText('source_created_at')},
-         'engine_status', i.engine_status, 'ineligible_reason', i.ineligible_reason)
-       || case when e.v->>4 = 'issue.created' then jsonb_build_object('source', i.source, 'external_id', i.external_id) else '{}'::jsonb end
-       from issue_records i where i.workspace_id = $1 and i.id = (e.v->>3)::uuid) || (e.v->7)`;
+// payload, occurred_at] rows: JSON.stringify is native, where pg's text[] / timestamptz[] literals quote
+// and format every element in JavaScript (and a jsonb[] literal's per-element quoting costs more than
+// the insert on both ends); with ordinality keeps the order. $1 workspace, $2 recorded_at, $3 the
+// events, $4 the first sequence or count.
 const insertEventsSql = (
   firstSequence: string,
   from: string,
 ) => `insert into events (workspace_id, sequence, aggregate_type, aggregate_id, event_type, payload, actor_type, actor_id, occurred_at, recorded_at)
-     select $1, ${firstSequence} + e.ord - 1, e.v->>2, (e.v->>3)::uuid, e.v->>4,
-            case when jsonb_typeof(e.v->7) = 'object' then ${payloadOfIssueRow} else e.v->5 end,
-            e.v->>0, e.v->>1, coalesce((e.v->>6)::timestamptz, $2), $2
+     select $1, ${firstSequence} + e.ord - 1, e.v->>2, (e.v->>3)::uuid, e.v->>4, e.v->5, e.v->>0, e.v->>1, coalesce((e.v->>6)::timestamptz, $2), $2
        from ${from}jsonb_array_elements($3::jsonb) with ordinality as e(v, ord)`;
 
 // Takes the counter row, reserves $4 sequences and inserts the first statement's events: one round trip.
@@ -145,9 +127,8 @@ export class EventBatch {
           event.aggregateType,
           event.aggregateId,
           event.eventType,
-          event.payloadFromIssueRow ? null : event.payload,
+          event.payload,
           event.occurredAt?.toISOString() ?? null,
-          event.payloadFromIssueRow ?? null,
         ]),
       );
       const params = [this.workspaceId, this.recordedAt, rows];

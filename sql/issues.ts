@@ -176,7 +176,6 @@ export async function storeIngestPlan(db: Queryable, events: EventBatch, actor: 
             engine_status: eligibility.status,
             ineligible_reason: eligibility.reason,
           },
-          payloadFromIssueRow: {},
         }
       : {
           aggregateType: 'issue',
@@ -194,7 +193,6 @@ export async function storeIngestPlan(db: Queryable, events: EventBatch, actor: 
             ineligible_reason: eligibility.reason,
             via,
           },
-          payloadFromIssueRow: { via },
         };
     return { state, event, created: !state };
   });
