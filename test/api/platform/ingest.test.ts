@@ -490,4 +490,74 @@ test('ingest requires the ingest:write scope', async () => {
   assert.is(created.actor.type, 'service_account');
 });
 
+test('issue.created and issue.reingested payloads are exactly the records as received, built from the stored rows', async () => {
+  const keyed = ext();
+  const batch = await ingestBatch([
+    {
+      external_id: keyed,
+      title: 'Quoted "title" \\ and ünïcode',
+      source: 'jira',
+      narrative: 'a\nb',
+      severity: 'high',
+      occurred_at: '0999-03-04T05:06:07.089+02:00',
+    },
+    { external_id: ext(), title: 'No narrative', source: 'gh' },
+  ]);
+  assert.is(batch.status, 202, batch.text);
+  assert.is(batch.body.accepted, 2, batch.text);
+  const [a, b] = batch.body.issue_ids;
+  const payloads = async (id: string) =>
+    (await api.get(`/v1/issues/${id}/events`)).body.data.map((e: { type: string; payload: unknown }) => [e.type, e.payload]);
+  const received = (await issue(b)).created_at;
+  assert.equal(await payloads(a), [
+    [
+      'issue.created',
+      {
+        source: 'jira',
+        external_id: keyed,
+        title: 'Quoted "title" \\ and ünïcode',
+        narrative: 'a\nb',
+        severity: 'high',
+        occurred_at: '0999-03-04T03:06:07.089Z',
+        source_created_at: '0999-03-04T03:06:07.089Z',
+        engine_status: (await issue(a)).engine_status,
+        ineligible_reason: (await issue(a)).ineligible_reason,
+        via: 'ingest',
+      },
+    ],
+  ]);
+  assert.equal(await payloads(b), [
+    [
+      'issue.created',
+      {
+        source: 'gh',
+        external_id: (await issue(b)).external_id,
+        title: 'No narrative',
+        narrative: null,
+        severity: 'medium',
+        occurred_at: null,
+        source_created_at: received,
+        engine_status: 'blocked_no_narrative',
+        ineligible_reason: (await issue(b)).ineligible_reason,
+        via: 'ingest',
+      },
+    ],
+  ]);
+  const again = await ingestOne({ external_id: keyed, title: 'Second', source: 'jira', narrative: 'the narrative now', severity: 'low' });
+  assert.is(again.status, 202, again.text);
+  const after = await issue(a);
+  assert.equal((await payloads(a))[1], [
+    'issue.reingested',
+    {
+      title: 'Second',
+      narrative: 'the narrative now',
+      severity: 'low',
+      occurred_at: null,
+      source_created_at: after.created_at,
+      engine_status: after.engine_status,
+      ineligible_reason: after.ineligible_reason,
+    },
+  ]);
+});
+
 test.run();
