@@ -502,27 +502,31 @@ test('returnsResult: a job completed whose worker died before recording the resu
   await t.app.pool.query("delete from worker_heartbeats where pool_id = 'pool-dead'");
   assert.is((await jobRun(job.id))!.status, 'queued');
 
-  // The worker is gone: the run gets its job back, in its queue, with the lost attempt given back.
-  const [rerun, ...more] = await sweep();
+  // The worker is gone: the run gets its job back, in its queue, with the lost attempt given back. The
+  // job is read inside the sweep's transaction: once committed, the running worker may take it at once.
+  const { swept, jobs } = await withTransaction(t.app.pool, async (client) => {
+    const swept = await rerunJobsWithoutResult(client, graceMs);
+    const { rows: jobs } = await client.query(
+      'select queue_name, attempts, max_attempts, payload from graphile_worker._private_jobs j left join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.id = $1',
+      [swept[0]?.worker_job_id],
+    );
+    return { swept, jobs };
+  });
+  const [rerun, ...more] = swept;
   assert.equal(more, []);
   assert.equal([rerun.job_run_id, rerun.kind, rerun.attempt, rerun.worker], [job.id, 'test__quick_result', 2, 'pool-dead']);
-  const requeued = (await jobRun(job.id)) as JobRun & { interruptions: Array<Record<string, unknown>> };
-  assert.is(requeued.status, 'queued');
-  assert.is(requeued.worker_job_id, rerun.worker_job_id);
-  assert.equal(
-    requeued.interruptions.map(({ released_at: _, ...rest }) => rest),
-    [{ attempt: 2, worker: 'pool-dead', reason: 'completed without its result recorded' }],
-  );
-  const { rows: jobs } = await t.app.pool.query(
-    'select queue_name, attempts, max_attempts, payload from graphile_worker._private_jobs j left join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.id = $1',
-    [rerun.worker_job_id],
-  );
   assert.equal(jobs[0], {
     queue_name: `q-${key}`,
     attempts: 1,
     max_attempts: 5,
     payload: { job_run_id: job.id, workspace_id: t.demo.workspaceId, tenant_id: null, worker_records_success: true },
   });
+  const requeued = (await jobRun(job.id)) as JobRun & { interruptions: Array<Record<string, unknown>> };
+  assert.is(requeued.worker_job_id, rerun.worker_job_id);
+  assert.equal(
+    requeued.interruptions.map(({ released_at: _, ...rest }) => rest),
+    [{ attempt: 2, worker: 'pool-dead', reason: 'completed without its result recorded' }],
+  );
   assert.is((await t.app.pool.query('select 1 from job_results_pending where job_run_id = $1', [job.id])).rowCount, 0);
 
   // The worker runs it again (attempt 2 again), and this time its result is recorded.
@@ -539,7 +543,8 @@ test('returnsResult: a result the database cannot store fails the attempt before
   const key = randomUUID();
   let calls = 0;
   (nulTask as TaskDefinition).run = async (payload, job) =>
-    ++calls === 1 && (payload as { key: string }).key === key ? { text: 'nul \u0000' } : run(payload, job);
+    // Counted for this key only: a job of another test may run the same task meanwhile.
+    (payload as { key: string }).key === key && ++calls === 1 ? { text: 'nul \u0000' } : run(payload, job);
   try {
     const { job } = await enqueueJob(t.app.pool, quickResultTask, { key }, { workspaceId: t.demo.workspaceId });
     const done = await untilStatus(job.id, 'succeeded', 20_000);
