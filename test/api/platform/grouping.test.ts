@@ -13,6 +13,7 @@ import { WebSocket } from 'ws';
 import { startRealtime } from '../../../api/platform/realtime/server.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
+import { runEngineToEnd } from '../../helpers/engineRuns.ts';
 import type { Client } from '../../helpers/http.ts';
 import { provisionWorkspace, provisioningKey, serviceAccountToken } from '../../helpers/identities.ts';
 import { listAll } from '../../helpers/isolation.ts';
@@ -41,22 +42,8 @@ const toRecord = (g: (typeof generated)[number]) => ({
   severity: g.severity,
   occurred_at: g.occurred_at,
 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function run(): Promise<any> {
-  const started = await api.post('/v1/engine/runs', {}, fresh());
-  assert.is(started.status, 202, started.text);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await api.get(`/v1/engine/runs/${started.body.run_id}`);
-    if (['succeeded', 'failed', 'cancelled'].includes(res.body.status)) {
-      assert.is(res.body.status, 'succeeded', JSON.stringify(res.body));
-      return res.body;
-    }
-    if (Date.now() > deadline) throw new Error('run still going');
-    await sleep(200);
-  }
-}
+const run = () => runEngineToEnd(api, 60_000);
 
 /** Issue id → pattern id (null: none), for every issue of the workspace. */
 async function placement(): Promise<Map<string, string | null>> {

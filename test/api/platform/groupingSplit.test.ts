@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { generateIssues, type SyntheticIssue } from '../../../fixtures/synthetic.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { fresh } from '../../helpers/errors.ts';
+import { runEngineToEnd } from '../../helpers/engineRuns.ts';
 import type { Client } from '../../helpers/http.ts';
 import { listAll } from '../../helpers/isolation.ts';
 
@@ -38,22 +39,8 @@ const toRecord = (g: SyntheticIssue) => ({
   severity: g.severity,
   occurred_at: g.occurred_at,
 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function run(): Promise<any> {
-  const started = await api.post('/v1/engine/runs', {}, fresh());
-  assert.is(started.status, 202, started.text);
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const res = await api.get(`/v1/engine/runs/${started.body.run_id}`);
-    if (['succeeded', 'failed', 'cancelled'].includes(res.body.status)) {
-      assert.is(res.body.status, 'succeeded', JSON.stringify(res.body));
-      return res.body;
-    }
-    if (Date.now() > deadline) throw new Error('run still going');
-    await sleep(200);
-  }
-}
+const run = () => runEngineToEnd(api, 90_000);
 
 /** Pattern id → the themes of its members (theme → count). */
 async function composition(): Promise<Map<string, Map<string, number>>> {
