@@ -116,8 +116,9 @@ export function mineTemplates(
     else byLength.set(row.length, [r]);
   });
   const current = rows.map((row) => Int32Array.from(row));
+  maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, members, length, wildcard, multiSlot, keys, printed, options);
+    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, printed, options);
   }
 
   // Templates in order of first occurrence.
@@ -142,6 +143,7 @@ export function mineTemplates(
 /** The passes of the miner over the distinct lines `members` (all of `length` tokens), in place. */
 function generalize(
   current: Int32Array[],
+  original: Int32Array[],
   members: number[],
   length: number,
   wildcard: number,
@@ -152,19 +154,22 @@ function generalize(
 ) {
   const h1 = new Uint32Array(members.length);
   const h2 = new Uint32Array(members.length);
-  members.forEach((r, m) => {
-    let a = 0;
-    let b = 0;
-    for (let p = 0; p < length; p++) {
-      a = (a + mix1(p, current[r][p])) >>> 0;
-      b = (b + mix2(p, current[r][p])) & 0x1fffff;
-    }
-    h1[m] = a;
-    h2[m] = b;
-  });
-  // Per position: in how many contexts of the original lines each token varies.
+  const hash = (lines: Int32Array[]) =>
+    members.forEach((r, m) => {
+      let a = 0;
+      let b = 0;
+      for (let p = 0; p < length; p++) {
+        a = (a + mix1(p, lines[r][p])) >>> 0;
+        b = (b + mix2(p, lines[r][p])) & 0x1fffff;
+      }
+      h1[m] = a;
+      h2[m] = b;
+    });
+  // Per position: in how many contexts of the original lines (before any value was masked) each token varies.
+  hash(original);
   const originalContexts: Array<Map<number, number>> = [];
-  for (let p = 0; p < length; p++) originalContexts.push(contextCounts(current, members, p, h1, h2));
+  for (let p = 0; p < length; p++) originalContexts.push(contextCounts(original, members, p, h1, h2));
+  hash(current);
 
   for (let changed = true; changed; ) {
     changed = false;
@@ -260,4 +265,37 @@ function contextCounts(current: Int32Array[], members: number[], p: number, h1: 
   const counts = new Map<number, number>();
   for (const values of contexts.values()) if (values.length >= 2) for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   return counts;
+}
+
+/**
+ * The value of a key is judged across every line that prints the key, not only among lines equal
+ * elsewhere: a key whose values are many and each rare (`rhost=` host names, `user=` user names, the
+ * same `minDistinct` / `rareShare` evidence as inside a line) has a variable value wherever it appears.
+ * Two lines with two such digit-free values (`rhost=cedar.example.net user=alice`) share no context
+ * position by position, so the per-position passes alone would never see them vary. A key with few or
+ * frequent values (`mDrawState=HAS_DRAWN` / `NO_SURFACE`) keeps them: they name the event.
+ */
+function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: number, printed: Float64Array, options: MinerOptions) {
+  if (!keys.size) return;
+  const values = new Map<number, Map<number, number>>();
+  current.forEach((row, r) => {
+    for (let p = 0; p + 1 < row.length; p++) {
+      if (!keys.has(row[p]) || keys.has(row[p + 1])) continue;
+      let counts = values.get(row[p]);
+      if (!counts) values.set(row[p], (counts = new Map()));
+      counts.set(row[p + 1], (counts.get(row[p + 1]) ?? 0) + printed[r]);
+    }
+  });
+  const variableKeys = new Set<number>();
+  for (const [k, counts] of values) {
+    let total = 0;
+    let most = 0;
+    for (const c of counts.values()) {
+      total += c;
+      most = Math.max(most, c);
+    }
+    if (counts.size >= options.minDistinct && most <= options.rareShare * total) variableKeys.add(k);
+  }
+  if (!variableKeys.size) return;
+  for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
 }

@@ -88,7 +88,8 @@ const CLOSES = ')]}';
 /** Leaves out short bracketed groups that hold a variable, and collapses runs of one repeated token. */
 function dropOptional(tokens: string[]): string[] {
   const runs: string[] = [];
-  for (const t of tokens) if (runs.at(-1) !== t) runs.push(t);
+  // Only a run of a token holding a variable is a list (`blk_<*> blk_<*>`); a repeated word is text (`user user`).
+  for (const t of tokens) if (runs.at(-1) !== t || !t.includes(WILDCARD)) runs.push(t);
   tokens = runs;
   const out: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -114,7 +115,7 @@ function dropOptional(tokens: string[]): string[] {
         }
       }
     }
-    if (out.length && out[out.length - 1] === t) continue;
+    if (out.length && out[out.length - 1] === t && t.includes(WILDCARD)) continue;
     if (out.length && out[out.length - 1] === WILDCARD && UNITS.has(t.replace(/[,;.)\]}]+$/, ''))) continue;
     out.push(t);
   }
