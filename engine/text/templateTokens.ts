@@ -34,7 +34,7 @@ const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
 const KEY_LIST = /^(?:[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?|[[{][\w.-]+=[^,=]*[\]}])$/;
 /** Colon-joined hex groups with a digit (MAC and IPv6 addresses): one variable. */
-const HEX_GROUPS = /(?<![\w:])(?=[\w:]*\d)[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,}(?![\w:])/g;
+const HEX_GROUPS = /(?<![\w:.])(?=[\w:]*\d)[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,}(?![\w:])/g;
 const JOINED = /<\*>(?:[.:,-]+<\*>)+/g;
 const GROUP_TOKENS = 4;
 /** A quoted value spans at most this many more white-space tokens. */
@@ -116,7 +116,7 @@ function dropOptional(tokens: string[]): string[] {
       }
     }
     if (out.length && out[out.length - 1] === t && t.includes(WILDCARD)) continue;
-    if (out.length && out[out.length - 1] === WILDCARD && UNITS.has(t.replace(/[,;.)\]}]+$/, ''))) continue;
+    if (out.length && out[out.length - 1].endsWith(WILDCARD) && UNITS.has(t.replace(/[,;.)\]}]+$/, ''))) continue;
     out.push(t);
   }
   return out;
