@@ -26,7 +26,7 @@ export interface TemplateTokens {
   length: number;
 }
 
-const PATH = /\/[^/]*\//;
+const PATH = /\/[^/]*\/|^["'(]?\/\w/;
 const DIGIT = /\d/;
 /** The punctuation that frames a variable inside a token. */
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
