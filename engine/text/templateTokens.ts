@@ -95,8 +95,6 @@ function dropOptional(tokens: string[]): string[] {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     const kind = OPENS.indexOf(t[0]);
-    // An empty pair (`()`, `[]`) is an optional group without its value: `from <*> ()` = `from <*> (<*>)`.
-    if (i > 0 && (t === '()' || t === '[]' || t === '{}')) continue;
     if (kind >= 0 && i > 0) {
       // The group ends at the first token (within GROUP_TOKENS) that ends with the matching bracket.
       let end = -1;
@@ -113,7 +111,7 @@ function dropOptional(tokens: string[]): string[] {
         for (let j = i; j <= end; j++) if (tokens[j].includes(WILDCARD)) variable = true;
         // The group is an aside only when the rest of the line says more than it (`halt (command 12)` is
         // the message `halt` with its content, not `halt` with an aside).
-        if (variable && tokens.length - (end - i + 1) > end - i + 1) {
+        if (variable && end > i && tokens.length - (end - i + 1) > end - i + 1) {
           i = end;
           continue;
         }
