@@ -71,7 +71,15 @@ function pushToken(out: string[], token: string) {
     if (KEY_LIST.test(token)) {
       const open = /^[[({]/.test(token) ? token[0] : '';
       const close = /[\])}]$/.test(token) ? token.at(-1)! : '';
-      out.push(`${open}${WILDCARD}${close}`);
+      // Each item keeps its key and masks its value; digit-free values stay words (`from=CREATED,to=SENT`
+      // names the event) until the miner sees them vary; a repeated item is one (a variable-length list).
+      const items: string[] = [];
+      for (const item of token.slice(open.length, token.length - close.length).split(',')) {
+        const at = item.indexOf('=');
+        const masked = `${maskToken(item.slice(0, at))}=${item.length > at + 1 ? maskToken(item.slice(at + 1)) : ''}`;
+        if (items.at(-1) !== masked) items.push(masked);
+      }
+      out.push(`${open}${items.join(',')}${close}`);
       return;
     }
     out.push(maskToken(token.slice(0, eq + 1)));

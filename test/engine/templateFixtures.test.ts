@@ -131,7 +131,7 @@ test('variables inside tokens: node names, window ids and key=value runs mask on
   assert.equal(templateTokens('node-D12 state change to running', 64).tokens, ['node-D<*>', 'state', 'change', 'to', 'running']);
   assert.equal(templateTokens('removeWindow Surface(name=PopupWindow:d76a91d) done', 64).tokens, ['removeWindow', 'Surface(name=', 'PopupWindow:<*>)', 'done']);
   assert.equal(templateTokens('totalCalories=3 steps=x', 64).tokens, ['totalCalories=', '<*>', 'steps=', 'x']);
-  assert.equal(templateTokens('update a=1,b=x,c=2 ok', 64).tokens, ['update', '<*>', 'ok']);
+  assert.equal(templateTokens('update a=1,b=x,c=2 ok', 64).tokens, ['update', 'a=<*>,b=x,c=<*>', 'ok']);
   assert.equal(templateTokens('bssid 5c:50:15:4c:18:13 via 10.0.0.1:8080 after 1.5 s', 64).tokens, ['bssid', '<*>', 'via', '<*>', 'after', '<*>']);
   const r = rng(4);
   const lines: Array<[string, string]> = [];
