@@ -93,8 +93,37 @@ function pushToken(out: string[], token: string) {
 const OPENS = '([{';
 const CLOSES = ')]}';
 
+const separatorFree = (t: string) => t.replace(/[,;]+$/, '');
+
+/**
+ * A bracketed list of items of one shape holding a variable (`[orders-<*>, orders-<*>]`) is the token of
+ * one item (`[orders-<*>]`), whatever its length: a list of one item and a list of five are one event.
+ */
+function collapseLists(tokens: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    const kind = OPENS.indexOf(t[0]);
+    if (kind >= 0 && t.length > 1 && !t.endsWith(CLOSES[kind])) {
+      const item = separatorFree(t.slice(1));
+      if (item.includes(WILDCARD)) {
+        let j = i + 1;
+        while (j < tokens.length && !tokens[j].endsWith(CLOSES[kind]) && separatorFree(tokens[j]) === item) j++;
+        if (j < tokens.length && tokens[j] === `${item}${CLOSES[kind]}`) {
+          out.push(`${t[0]}${item}${CLOSES[kind]}`);
+          i = j;
+          continue;
+        }
+      }
+    }
+    out.push(t);
+  }
+  return out;
+}
+
 /** Leaves out short bracketed groups that hold a variable, and collapses runs of one repeated token. */
 function dropOptional(tokens: string[]): string[] {
+  tokens = collapseLists(tokens);
   const runs: string[] = [];
   // Only a run of a token holding a variable is a list (`blk_<*> blk_<*>`); a repeated word is text (`user user`).
   for (const t of tokens) if (runs.at(-1) !== t || !t.includes(WILDCARD)) runs.push(t);
