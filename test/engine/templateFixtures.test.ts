@@ -178,6 +178,88 @@ test('one constant word (opposite): a word slot with many rare values inside the
   assert.is(t[0], 'Opened session for <*> on tty<*>');
 });
 
+// Session 13: the classes the held-out suite of hand-made systems (fixtures/heldoutLogs.ts) exposed.
+
+test('key values: two digit-free values of keys with many rare values are variables (host and user names)', () => {
+  const r = rng(8);
+  const words = ['cedar', 'delta', 'ember', 'falcon', 'garnet', 'harbor', 'indigo', 'juniper', 'kestrel', 'lumen', 'maple', 'onyx'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const host = `${pick(r, words)}.${pick(r, words)}.example.net`;
+    lines.push(['fail', `pam_unix(sshd:auth): authentication failure; logname= uid=0 euid=0 tty=ssh ruser= rhost=${host}  user=${pick(r, names)}`]);
+    lines.push(['draw', `removeWindow Surface(name=${pick(r, words)}Window:${Math.floor(r() * 2 ** 28).toString(16)}) mDrawState=${i % 3 ? 'HAS_DRAWN' : 'NO_SURFACE'}`]);
+  }
+  // The opposite: a key with two frequent values names the event (mDrawState), so the draw lines are two events.
+  const labelled = lines.map(([e, line]): [string, string] => [e === 'draw' ? `${e}:${line.endsWith('NO_SURFACE')}` : e, line]);
+  const t = exact(labelled);
+  assert.is(t[0], 'pam_unix(sshd:auth): authentication failure; logname= uid= <*> euid= <*> tty= ssh ruser= rhost= <*> user= <*>');
+});
+
+test('key values: a key=value run keeps its keys; digit-free values that name the event stay apart', () => {
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 20; i++) {
+    lines.push(['created', `shipment ${1000 + i} state changed from=CREATED,to=DISPATCHED`]);
+    lines.push(['delivered', `shipment ${1000 + i} state changed from=DISPATCHED,to=DELIVERED`]);
+    lines.push(['write', `writeToDatabase stepsNum=${i * 3},calories=${i * 7},distance=${i * 11}`]);
+  }
+  exact(lines);
+  assert.equal(templateTokens('writeToDatabase stepsNum=3,calories=7,distance=11', 64).tokens, ['writeToDatabase', 'stepsNum=<*>,calories=<*>,distance=<*>']);
+});
+
+test('repeated words: a word printed twice is text, not a list (user user); a repeated variable is a list', () => {
+  const lines: Array<[string, string]> = [];
+  for (const n of [...names, 'user', 'user', 'admin']) lines.push(['invalid', `Failed password for invalid user ${n} from 10.0.0.${n.length} port 22 ssh2`]);
+  for (let i = 0; i < 12; i++) lines.push(['ask', `ask 10.0.0.${i}:50010 to delete ${Array.from({ length: 1 + (i % 4) }, (_, k) => `blk_${i * 10 + k}`).join(' ')}`]);
+  exact(lines);
+  assert.equal(templateTokens('Failed password for invalid user user from 10.0.0.1', 64).tokens.length, 8);
+});
+
+test('units and addresses: a unit after a token ending in a variable (<1 sec), an address before a port and a colon', () => {
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 30; i++) {
+    const lifetime = i % 3 ? `${String(i).padStart(2, '0')}:${String(i * 2).padStart(2, '0')}` : '<1 sec';
+    lines.push(['close', `web-${i}.example.net:443 close, ${i * 97} bytes sent, ${i * 13} bytes received, lifetime ${lifetime}`]);
+    lines.push(['severed', `ciod: Error reading message prefix on CioStream socket to 10.${i}.0.${i}:${i % 2 ? 8080 : 23274}: Link has been severed`]);
+  }
+  exact(lines);
+  assert.equal(templateTokens('socket to 10.0.0.1:8080: severed', 64).tokens, ['socket', 'to', '<*>:', 'severed']);
+});
+
+test('paths: an absolute path of one segment is a path, inside quotes and before a colon', () => {
+  const lines: Array<[string, string]> = [];
+  const dirs = ['sierra', 'lotus', 'juniper', 'garnet', 'harbor', 'ember', 'maple', 'onyx'];
+  for (let i = 0; i < 40; i++) {
+    // No two lines share their directory: only a path rule makes the user names vary in one context.
+    const dir = `${dirs[i % dirs.length]}${dirs[Math.floor(i / dirs.length)]}`;
+    lines.push(['auth', `[client 10.0.${i}.1] user ${names[i % names.length]}: authentication failure for "/${dir}": Password Mismatch`]);
+    lines.push(['missing', `[client 10.0.${i}.1] File does not exist: /${dirs[i % dirs.length]}`]);
+  }
+  exact(lines);
+});
+
+test('optional parts (opposite): a group as long as the rest of the line is its content, not an aside', () => {
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 20; i++) {
+    lines.push(['halt-cmd', `halt (command ${1000 + i})`]);
+    lines.push(['halt', 'halt']);
+    lines.push(['boot-cmd', `boot (command ${2000 + i})`]);
+    lines.push(['sent', `wrote ${i * 700} bytes (${i}.5 KB) to the cache file`]);
+    lines.push(['sent', `wrote ${i} bytes to the cache file`]);
+  }
+  exact(lines);
+});
+
+test('lists: a bracketed list of one item and of many is one event; the word before it still names the event', () => {
+  const r = rng(9);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 30; i++) {
+    const list = () => `[${Array.from({ length: 1 + Math.floor(r() * 6) }, () => `orders-${Math.floor(r() * 12)}`).join(', ')}]`;
+    lines.push(['assigned', `KafkaConsumer - partitions assigned: ${list()}`]);
+    lines.push(['revoked', `KafkaConsumer - partitions revoked: ${list()}`]);
+  }
+  exact(lines);
+});
+
 // A synthetic system mixing the classes, with ordinary templates around them.
 
 test('a synthetic unseen system: every class at once, exactly grouped', () => {
