@@ -61,7 +61,7 @@ import { HADOOP_BUGS_CSV, loadHadoopBugs, SEVERITY_OF_PRIORITY } from './data/ha
 import { generateIssues, themes } from '../fixtures/synthetic.ts';
 import { DRAIN_GA, loadLoghub } from './data/loghub.ts';
 import { drainTemplates, untunedDrain } from './drain.ts';
-import { HELDOUT_LINES, heldoutSystem, heldoutSystems } from '../fixtures/heldoutLogs.ts';
+import { HELDOUT_LINES, heldoutSystem, heldoutSystems, WRITTEN_AFTER_FIXES } from '../fixtures/heldoutLogs.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
 import { TEMPLATE_TOKEN_LIMIT, templateColumn } from '../engine/stages/02_normalize.ts';
 import { templateTokens, WILDCARD } from '../engine/text/templateTokens.ts';
@@ -396,6 +396,7 @@ async function heldoutSection() {
   const engine: number[] = [];
   const drain: number[] = [];
   let atLeastDrain = 0;
+  const late = { engine: [] as number[], drain: [] as number[], atLeastDrain: 0 };
   for (const system of Object.keys(heldoutSystems)) {
     const lines = heldoutSystem(system).map((l, i) => ({ id: `heldout:${system}:${i}`, line: l.line, truth: l.truth }));
     const e = await pipelineGa(lines);
@@ -404,18 +405,26 @@ async function heldoutSection() {
       lines.map((l) => ({ narrative: l.line, truth: l.truth })),
       defaultMinerOptions,
     );
-    engine.push(e.ga);
-    drain.push(d);
-    if (e.ga >= d) atLeastDrain++;
+    const into = WRITTEN_AFTER_FIXES.has(system) ? late : { engine, drain, atLeastDrain: 0 };
+    into.engine.push(e.ga);
+    into.drain.push(d);
+    if (e.ga >= d) {
+      if (into === late) late.atLeastDrain++;
+      else atLeastDrain++;
+    }
     log(
-      `| ${system} | ${new Set(lines.map((l) => l.truth)).size} | ${e.path} | ${e.patterns} | ${e.ga.toFixed(4)} | ${m.toFixed(4)} | ${d.toFixed(4)} | ${e.ga >= d ? 'PASS' : 'FAIL'}, ${e.ga >= TARGET_MEAN_GA ? 'PASS' : 'FAIL'} |`,
+      `| ${system}${WRITTEN_AFTER_FIXES.has(system) ? ' (written after the fixes)' : ''} | ${new Set(lines.map((l) => l.truth)).size} | ${e.path} | ${e.patterns} | ${e.ga.toFixed(4)} | ${m.toFixed(4)} | ${d.toFixed(4)} | ${e.ga >= d ? 'PASS' : 'FAIL'}, ${e.ga >= TARGET_MEAN_GA ? 'PASS' : 'FAIL'} |`,
     );
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   log();
   log(
-    `**held-out suite: engine mean GA ${mean(engine).toFixed(4)}, untuned Drain ${mean(drain).toFixed(4)}; engine at least Drain on ${atLeastDrain} of ${engine.length}**`,
+    `**held-out suite (the ${engine.length} systems the session-13 fixes were made on): engine mean GA ${mean(engine).toFixed(4)}, untuned Drain ${mean(drain).toFixed(4)}; engine at least Drain on ${atLeastDrain} of ${engine.length}**`,
   );
+  if (late.engine.length)
+    log(
+      `**the ${late.engine.length} systems written after the fixes: engine mean GA ${mean(late.engine).toFixed(4)}, untuned Drain ${mean(late.drain).toFixed(4)}; engine at least Drain on ${late.atLeastDrain} of ${late.engine.length}**`,
+    );
   log();
   log('untuned Drain (bench/drain.ts) on the dev five, beside the published tuned figure:');
   log();
