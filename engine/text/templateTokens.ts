@@ -28,6 +28,11 @@ export interface TemplateTokens {
 
 const PATH = /\/[^/]*\/|^["'(]?\/\w/;
 const DIGIT = /\d/;
+/**
+ * A hex id that drew no digit (`effcfd`: one in 350 six-digit ids, one in 900 of seven): six or more
+ * letters a-f of one case. A word of only those letters that long is rare (`decade`, `facade`).
+ */
+const HEX_WORD = /^(?:[a-f]{6,}|[A-F]{6,})$/;
 /** The punctuation that frames a variable inside a token. */
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
@@ -44,6 +49,7 @@ const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 
 
 /** One white-space token with its variable pieces masked. */
 export function maskToken(token: string): string {
+  if (HEX_WORD.test(token)) return WILDCARD;
   if (!DIGIT.test(token) && !PATH.test(token)) return token;
   if (PATH.test(token)) return WILDCARD;
   const parts = (token.indexOf(':') !== token.lastIndexOf(':') ? token.replace(HEX_GROUPS, WILDCARD) : token).split(PIECES);
@@ -53,6 +59,10 @@ export function maskToken(token: string): string {
   }
   for (let i = 0; i < parts.length; i += 2) {
     const piece = parts[i];
+    if (piece && HEX_WORD.test(piece)) {
+      parts[i] = WILDCARD;
+      continue;
+    }
     if (!piece || (!DIGIT.test(piece) && !PATH.test(piece))) continue;
     const m = SUFFIXED.exec(piece);
     // A hex id that happens to start with letters (`de12345`) is no word: the word needs two letters
