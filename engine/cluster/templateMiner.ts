@@ -48,6 +48,8 @@ export interface MinedTemplates {
   templates: Array<{ tokens: Int32Array; size: number }>;
 }
 
+const FRAMED_WILDCARD = /^[^\w<>*]*<\*>[^\w<>*]*$/;
+
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
   h ^= h >>> 15;
@@ -93,8 +95,11 @@ export function mineTemplates(
   for (let j = 0; j < docs.length; j++) printed[rowOfDoc[j]]++;
   // A `key=` token is the constant frame of the value after it: never a variable.
   const keys = new Set<number>();
+  // A value masked whole inside its punctuation (`"<*>"`, `(<*>)`) is the wildcard in a frame.
+  const framedWildcards = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t.length > 1 && t.endsWith('=')) keys.add(id);
+    if (t !== '<*>' && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -118,7 +123,7 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, printed, options);
+    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, printed, options);
   }
 
   // Templates in order of first occurrence.
@@ -149,6 +154,7 @@ function generalize(
   wildcard: number,
   multiSlot: Set<number>,
   keys: Set<number>,
+  framedWildcards: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -236,7 +242,7 @@ function generalize(
         }
         const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
         const weak = inside && (shared >= 2 || contextsOfSet >= options.minContexts);
-        if (set.includes(wildcard) || many || weak) for (const v of set) variable.add(v);
+        if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;
