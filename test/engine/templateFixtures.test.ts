@@ -260,6 +260,24 @@ test('lists: a bracketed list of one item and of many is one event; the word bef
   exact(lines);
 });
 
+test('hex ids: an id that drew no digit, and a quoted id that kept a word part, stay in their template', () => {
+  const r = rng(10);
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    lines.push(['sent', `Q${i}: status=sent (250 OK ${1000 + i} ${i % 12 ? hex(6) : 'effcfd'} - gsmtp)`]);
+    const tail = i % 10 === 0 ? 'abcde' : i % 10 === 1 ? `abc${i}` : hex(5);
+    lines.push(['mount', `MountVolume.SetUp succeeded for volume "${names[i % names.length]}-token-${tail}"`]);
+  }
+  // The opposite: a word of hex letters shorter than six, and a quoted constant with few values, stay words.
+  for (let i = 0; i < 10; i++) {
+    lines.push(['cafe', `cache entry ${i} state cafe`]);
+    lines.push(['dead', `cache entry ${i} state dead`]);
+  }
+  exact(lines);
+  assert.equal(templateTokens('commit effcfd pushed', 64).tokens, ['commit', '<*>', 'pushed']);
+});
+
 // A synthetic system mixing the classes, with ordinary templates around them.
 
 test('a synthetic unseen system: every class at once, exactly grouped', () => {
