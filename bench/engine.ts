@@ -413,17 +413,17 @@ async function heldoutSection() {
       else atLeastDrain++;
     }
     log(
-      `| ${system}${WRITTEN_AFTER_FIXES.has(system) ? ' (written after the fixes)' : ''} | ${new Set(lines.map((l) => l.truth)).size} | ${e.path} | ${e.patterns} | ${e.ga.toFixed(4)} | ${m.toFixed(4)} | ${d.toFixed(4)} | ${e.ga >= d ? 'PASS' : 'FAIL'}, ${e.ga >= TARGET_MEAN_GA ? 'PASS' : 'FAIL'} |`,
+      `| ${system}${WRITTEN_AFTER_FIXES.has(system) ? ' (written later)' : ''} | ${new Set(lines.map((l) => l.truth)).size} | ${e.path} | ${e.patterns} | ${e.ga.toFixed(4)} | ${m.toFixed(4)} | ${d.toFixed(4)} | ${e.ga >= d ? 'PASS' : 'FAIL'}, ${e.ga >= TARGET_MEAN_GA ? 'PASS' : 'FAIL'} |`,
     );
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   log();
   log(
-    `**held-out suite (the ${engine.length} systems the session-13 fixes were made on): engine mean GA ${mean(engine).toFixed(4)}, untuned Drain ${mean(drain).toFixed(4)}; engine at least Drain on ${atLeastDrain} of ${engine.length}**`,
+    `**held-out suite (the ${engine.length} systems the session-13 fixes were made on, so no longer held out for them): engine mean GA ${mean(engine).toFixed(4)}, untuned Drain ${mean(drain).toFixed(4)}; engine at least Drain on ${atLeastDrain} of ${engine.length}**`,
   );
   if (late.engine.length)
     log(
-      `**the ${late.engine.length} systems written after the fixes: engine mean GA ${mean(late.engine).toFixed(4)}, untuned Drain ${mean(late.drain).toFixed(4)}; engine at least Drain on ${late.atLeastDrain} of ${late.engine.length}**`,
+      `**the ${late.engine.length} systems written after the first seven fixes (first scored at 0.8574, Drain 0.8574; two more fixes came from them): engine mean GA ${mean(late.engine).toFixed(4)}, untuned Drain ${mean(late.drain).toFixed(4)}; engine at least Drain on ${late.atLeastDrain} of ${late.engine.length}**`,
     );
   log();
   log('untuned Drain (bench/drain.ts) on the dev five, beside the published tuned figure:');
