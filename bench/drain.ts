@@ -39,12 +39,12 @@ export function drainTemplates(lines: string[], options: DrainOptions = untunedD
   const groupOf: Group[] = [];
 
   const search = (seq: string[]): Group | null => {
-    let parent = root.get(seq.length);
+    let parent: TreeNode | undefined = root.get(seq.length);
     if (!parent) return null;
     let current = 1;
     for (const token of seq) {
       if (current >= depth || current > seq.length) break;
-      const next = parent.children.get(token) ?? parent.children.get(WILDCARD);
+      const next: TreeNode | undefined = parent.children.get(token) ?? parent.children.get(WILDCARD);
       if (!next) return null;
       parent = next;
       current++;
@@ -71,12 +71,12 @@ export function drainTemplates(lines: string[], options: DrainOptions = untunedD
 
   const add = (g: Group) => {
     const seq = g.template;
-    let parent = root.get(seq.length);
+    let parent: TreeNode | undefined = root.get(seq.length);
     if (!parent) root.set(seq.length, (parent = node()));
     let current = 1;
     for (const token of seq) {
       if (current >= depth || current > seq.length) break;
-      let next = parent.children.get(token);
+      let next: TreeNode | undefined = parent.children.get(token);
       if (!next) {
         if (!hasDigit(token)) {
           if (parent.children.has(WILDCARD)) {
@@ -90,7 +90,7 @@ export function drainTemplates(lines: string[], options: DrainOptions = untunedD
           if (!next) parent.children.set(WILDCARD, (next = node()));
         }
       }
-      parent = next;
+      parent = next!;
       current++;
     }
     parent.groups.push(g);

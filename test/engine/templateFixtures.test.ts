@@ -187,7 +187,10 @@ test('key values: two digit-free values of keys with many rare values are variab
   for (let i = 0; i < 60; i++) {
     const host = `${pick(r, words)}.${pick(r, words)}.example.net`;
     lines.push(['fail', `pam_unix(sshd:auth): authentication failure; logname= uid=0 euid=0 tty=ssh ruser= rhost=${host}  user=${pick(r, names)}`]);
-    lines.push(['draw', `removeWindow Surface(name=${pick(r, words)}Window:${Math.floor(r() * 2 ** 28).toString(16)}) mDrawState=${i % 3 ? 'HAS_DRAWN' : 'NO_SURFACE'}`]);
+    lines.push([
+      'draw',
+      `removeWindow Surface(name=${pick(r, words)}Window:${Math.floor(r() * 2 ** 28).toString(16)}) mDrawState=${i % 3 ? 'HAS_DRAWN' : 'NO_SURFACE'}`,
+    ]);
   }
   // The opposite: a key with two frequent values names the event (mDrawState), so the draw lines are two events.
   const labelled = lines.map(([e, line]): [string, string] => [e === 'draw' ? `${e}:${line.endsWith('NO_SURFACE')}` : e, line]);
@@ -209,7 +212,8 @@ test('key values: a key=value run keeps its keys; digit-free values that name th
 test('repeated words: a word printed twice is text, not a list (user user); a repeated variable is a list', () => {
   const lines: Array<[string, string]> = [];
   for (const n of [...names, 'user', 'user', 'admin']) lines.push(['invalid', `Failed password for invalid user ${n} from 10.0.0.${n.length} port 22 ssh2`]);
-  for (let i = 0; i < 12; i++) lines.push(['ask', `ask 10.0.0.${i}:50010 to delete ${Array.from({ length: 1 + (i % 4) }, (_, k) => `blk_${i * 10 + k}`).join(' ')}`]);
+  for (let i = 0; i < 12; i++)
+    lines.push(['ask', `ask 10.0.0.${i}:50010 to delete ${Array.from({ length: 1 + (i % 4) }, (_, k) => `blk_${i * 10 + k}`).join(' ')}`]);
   exact(lines);
   assert.equal(templateTokens('Failed password for invalid user user from 10.0.0.1', 64).tokens.length, 8);
 });
