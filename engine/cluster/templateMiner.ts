@@ -10,7 +10,8 @@
  *      context are linked (union-find), so `Mon` and `Sat` are linked through any context that holds
  *      both;
  *   2. a linked set of tokens is a variable, and each of its tokens becomes the wildcard at p, when it
- *      holds the wildcard already (a masked value sits where a word sits elsewhere), or when it has
+ *      holds the wildcard already, bare or inside its punctuation (`"<*>"`: a masked value sits where a
+ *      word sits elsewhere), or when it has
  *      many distinct values, each rare (at least `minDistinct` tokens, the most frequent printing at
  *      most `rareShare` of their lines: user names, not `begin`/`end`); inside the line (not at its
  *      first or last position) also on weaker evidence: at least two tokens also seen at another
@@ -20,7 +21,9 @@
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never), a constant last word
  *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
- *      splits `key=value`) is never a variable.
+ *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
+ *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
+ *      variable everywhere (two digit-free values in one line never vary alone).
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
  * elsewhere). The result does not depend on the order of the lines except through the template
  * numbering (first occurrence). Lines hash as the sum of per-position 32-bit mixes, twice (53 bits):

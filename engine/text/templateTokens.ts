@@ -4,16 +4,20 @@
  * (issue 31: a variable sits inside a token as often as it fills one):
  * - a `key=value` token becomes `key=` and its value, so the key anchors the template and the value is
  *   judged on its own (`totalCalories=3` → `totalCalories=` `<*>`; `Surface(name=PopupWindow:d76a91d)`
- *   → `Surface(name=` `PopupWindow:<*>)`); a run of two or more `key=value` items joined by commas
- *   (`a=1,b=x,c=2`) is one variable-length list, `<*>`;
- * - inside a token, the pieces between punctuation (`=:,;()[]{}<>"'|`) holding a digit, or a path (two
- *   or more slashes), become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
+ *   → `Surface(name=` `PopupWindow:<*>)`); a run of two or more `key=value` items joined by commas keeps
+ *   its keys and masks each value (`a=1,b=x,c=2` → `a=<*>,b=x,c=<*>`: `from=CREATED,to=SENT` names an
+ *   event), a repeated item once (`{k<*>=<*>}` whatever the count);
+ * - inside a token, the pieces between punctuation (`=:,;()[]{}<>"'|`) holding a digit, a path (two
+ *   or more slashes, or one leading `/word`) or a hex id that drew no digit (six or more letters a-f of
+ *   one case) become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
  *   which keeps its word (`eth<*>`): `interface ee0` and `interface alt0` are different events;
  *   neighbouring masked pieces joined by `.`, `:`, `-` or `,` are one `<*>` (`10.0.0.1:80`, `1.5`);
- * - optional segments do not change the shape of a line: a parenthesised or bracketed group of at most
- *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`) and does not open the line is left out, a
- *   size or time unit after a variable is part of it (`<*> KB`, `<*> ms`), and a run of one token
- *   repeated (`<*> <*> <*>`, a variable-length list) is one token.
+ * - optional segments do not change the shape of a line: a bracketed list of items of one shape is one
+ *   item (`[orders-<*>, orders-<*>]` → `[orders-<*>]`); a parenthesised or bracketed group of two to
+ *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`), does not open the line and is shorter
+ *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
+ *   token ending in a variable is part of it (`<*> KB`, `<1 sec`); and a run of one token holding a
+ *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
  */
