@@ -14,8 +14,9 @@
  *      word sits elsewhere), or when it has
  *      many distinct values, each rare (at least `minDistinct` tokens, the most frequent printing at
  *      most `rareShare` of their lines: user names, not `begin`/`end`); inside the line (not at its
- *      first or last position) also on weaker evidence: at least two tokens also seen at another
- *      (length, position) slot, or tokens varying in at least `minContexts` contexts of the original
+ *      first or last position) also on weaker evidence: three or more tokens, two of them also seen
+ *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
+ *      event), or tokens varying in at least `minContexts` contexts of the original
  *      lines (two months, varying under every weekday and host);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
@@ -244,7 +245,7 @@ function generalize(
           most = Math.max(most, c);
         }
         const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
-        const weak = inside && (shared >= 2 || contextsOfSet >= options.minContexts);
+        const weak = inside && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
         if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);

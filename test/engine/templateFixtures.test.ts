@@ -282,6 +282,28 @@ test('hex ids: an id that drew no digit, and a quoted id that kept a word part, 
   assert.equal(templateTokens('commit effcfd pushed', 64).tokens, ['commit', '<*>', 'pushed']);
 });
 
+test('one constant word: two words that name the event stay apart even when both appear at other slots', () => {
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 20; i++) {
+    lines.push(['local', `ARPT: ${i}.5: wl0: setup_keepalive: Local IP: 10.0.0.${i}`]);
+    lines.push(['remote', `ARPT: ${i}.5: wl0: setup_keepalive: Remote IP: 10.0.0.${i}`]);
+    lines.push(['local-addr', `Local address changed to 10.1.0.${i}`]);
+    lines.push(['remote-addr', `Remote address changed to 10.1.0.${i}`]);
+    lines.push(['me-looking', `Notification: ${i} (n.leader), LOOKING (n.state), LOOKING (my state)`]);
+    lines.push(['me-following', `Notification: ${i} (n.leader), LOOKING (n.state), FOLLOWING (my state)`]);
+  }
+  exact(lines);
+});
+
+test('one constant word (opposite): three or more names seen at other slots are a variable', () => {
+  const lines: Array<[string, string]> = [];
+  for (const host of ['alpha', 'bravo', 'cedar', 'delta']) {
+    for (let i = 0; i < 3; i++) lines.push(['connect', `connect to ${host} ok`]);
+    for (let i = 0; i < 3; i++) lines.push(['closed', `peer ${host} closed connection`]);
+  }
+  exact(lines);
+});
+
 // A synthetic system mixing the classes, with ordinary templates around them.
 
 test('a synthetic unseen system: every class at once, exactly grouped', () => {
