@@ -419,13 +419,16 @@ test('vectorize above its SVD sample size: unit rows, decreasing σ, the same bi
   const sampled = vectorize({ normalize: out.normalize }, ctx, { svdSampleRows: 150 });
   const again = vectorize({ normalize: out.normalize }, ctx, { svdSampleRows: 150 });
   assert.equal(encodeOutput(again), encodeOutput(sampled));
-  assert.not.ok(encodeOutput(sampled).equals(encodeOutput(out.vectorize)), "the sampled basis is another computation");
+  assert.not.ok(encodeOutput(sampled).equals(encodeOutput(out.vectorize)), 'the sampled basis is another computation');
   assert.is(sampled.dimensions, 20);
   for (let i = 0; i < 400; i++) {
     const norm = Math.hypot(...sampled.embedding.subarray(i * 20, i * 20 + 20));
     assert.ok(Math.abs(norm - 1) < 1e-5, `row ${i}: ${norm}`);
   }
-  assert.equal(sampled.singular_values, [...sampled.singular_values].sort((a, b) => b - a));
+  assert.equal(
+    sampled.singular_values,
+    [...sampled.singular_values].sort((a, b) => b - a),
+  );
   // Issues of one theme stay closer to each other than to the other themes' (mean cosine 0.59 against 0.09).
   const theme = sampled.issue_ids.map((id) => data.themeOf.get(id));
   let within = 0;
@@ -436,8 +439,13 @@ test('vectorize above its SVD sample size: unit rows, decreasing σ, the same bi
     for (let j = i + 1; j < 400; j += 7) {
       let dot = 0;
       for (let d = 0; d < 20; d++) dot += sampled.embedding[i * 20 + d] * sampled.embedding[j * 20 + d];
-      if (theme[i] === theme[j]) (within += dot), nWithin++;
-      else (across += dot), nAcross++;
+      if (theme[i] === theme[j]) {
+        within += dot;
+        nWithin++;
+      } else {
+        across += dot;
+        nAcross++;
+      }
     }
   }
   assert.ok(within / nWithin > across / nAcross + 0.3, `within ${within / nWithin}, across ${across / nAcross}`);
