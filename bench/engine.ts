@@ -16,6 +16,8 @@
  *    several engine seeds: patterns, share clustered, largest pattern, and the share of Jira
  *    duplicate pairs that land in one pattern next to the share expected by chance, Σ (size/n)².
  *    Also the review questions the run opens (engine/review/questions.ts) as a share of the issues.
+ *    `--svd-sample-rows N` computes stage 4's SVD basis from N sampled rows (the path issues above
+ *    SVD_SAMPLE_ROWS take; the ~2,400 reports are under it) to show what the projection does to prose.
  * 1b. loghub: the five labelled Loghub 2k systems (bench/data/loghub.ts, the README's record mapping)
  *    through the pure pipeline to stage 7: grouping accuracy (GA, logparser's), ARI, the number of
  *    patterns and the path stage 5 chose, next to Drain's published GA on the same files.
@@ -54,6 +56,7 @@ import { runPipeline, type StageOutputs } from '../engine/pipeline.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
 import { derivedUuid } from '../engine/stages/07_patterns.ts';
+import { vectorize } from '../engine/stages/04_vectorize.ts';
 import { normalizeText } from '../engine/text/normalize.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
 import { parseCsvRecords } from './data/csv.ts';
@@ -92,6 +95,7 @@ const { values: args } = benchArgs(import.meta.url, {
     'quality-seeds': { type: 'string' },
     themes: { type: 'string' },
     'hadoop-seeds': { type: 'string' },
+    'svd-sample-rows': { type: 'string' },
     'miner-lines': { type: 'string' },
     'backtest-horizons': { type: 'string' },
     'backtest-span-days': { type: 'string' },
@@ -612,6 +616,16 @@ function hadoopInput() {
   return { bugs, eligible, uuidOf, input };
 }
 
+/** The pure pipeline on the Hadoop reports; with `--svd-sample-rows` stage 4 takes its basis from that many sampled rows. */
+async function hadoopRun(input: SnapshotInput, ctx: StageContext): Promise<StageOutputs> {
+  if (!args['svd-sample-rows']) return (await runPipeline({ ctx, snapshotInput: input })).outputs as StageOutputs;
+  const [svdSampleRows] = ints(args['svd-sample-rows'], '');
+  const first = (await runPipeline({ ctx, snapshotInput: input, to: 'extract' })).outputs as StageOutputs;
+  const forced = vectorize({ normalize: first.normalize }, ctx, { svdSampleRows });
+  const rest = await runPipeline({ ctx, from: 'cluster', load: async (stage) => (stage === 'vectorize' ? forced : first[stage]) });
+  return { ...first, vectorize: forced, ...rest.outputs } as StageOutputs;
+}
+
 async function hadoopSection() {
   const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
   const { bugs, eligible, uuidOf, input } = hadoopInput();
@@ -631,6 +645,7 @@ async function hadoopSection() {
   const usable = pairs.filter(([a, b]) => uuidOf.has(a) && uuidOf.has(b));
   log('## 2. Hadoop bug reports');
   log();
+  if (args['svd-sample-rows']) log(`stage 4's SVD basis from ${args['svd-sample-rows']} sampled reports, every report projected onto it (--svd-sample-rows)\n`);
   log(
     `${fmt(bugs.length)} reports, ${fmt(eligible.length)} with a description (the others never get a pattern); ${pairs.length} distinct Jira duplicate pairs, ${usable.length} with both reports described (the denominator below)`,
   );
@@ -641,9 +656,8 @@ async function hadoopSection() {
   log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |');
   for (const seed of seeds) {
     const started = performance.now();
-    const { outputs } = await runPipeline({ ctx: context(seed), snapshotInput: input });
+    const o = await hadoopRun(input, context(seed));
     const ms = performance.now() - started;
-    const o = outputs as StageOutputs;
     const n = o.snapshot.issues.length;
     const position = new Map(o.snapshot.issues.map((issue, i) => [issue.id, i]));
     const pid = o.patterns.pattern_ids;

@@ -5,6 +5,7 @@
  * A failure of `load` or `onStage` stops the thread and is rethrown as it is (an AppError stays
  * one); a failure inside a stage comes back as an Error with its message.
  */
+import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { StageRecord } from '../engine/manifest.ts';
 import type { PipelineOptions, StageName, StageOutputs, StageResult } from '../engine/pipeline.ts';
@@ -24,7 +25,9 @@ export interface ThreadReply {
   id: number;
   value?: unknown;
 }
-type ThreadMessage = ThreadRequest | { type: 'done'; outputs: Partial<StageOutputs>; records: StageRecord[] } | { type: 'failed'; message: string };
+/** `done` carries v8.serialize({ outputs, records }). */
+type ThreadMessage = ThreadRequest | { type: 'done'; bytes: Uint8Array } | { type: 'failed'; message: string };
+type ThreadResult = { outputs: Partial<StageOutputs>; records: StageRecord[] };
 
 // The same boot as every worker thread's: it registers tsx first only for a TypeScript module.
 const BOOT = new URL('./workerBoot.mjs', import.meta.url);
@@ -45,7 +48,7 @@ export interface ThreadPipelineOptions {
   signal?: AbortSignal;
 }
 
-export function runPipelineInThread(options: ThreadPipelineOptions): Promise<{ outputs: Partial<StageOutputs>; records: StageRecord[] }> {
+export function runPipelineInThread(options: ThreadPipelineOptions): Promise<ThreadResult> {
   const input: ThreadInput = {
     ctx: options.ctx,
     snapshotInput: options.snapshotInput,
@@ -91,12 +94,26 @@ export function runPipelineInThread(options: ThreadPipelineOptions): Promise<{ o
     };
     worker.on('message', (message: ThreadMessage) => {
       // Done once every stage handed over is stored as well (a failed store has rejected already).
+      // The thread is ended before its outputs are rebuilt here, so the two heaps never peak together.
       if (message.type === 'done') {
         finished = true;
-        void stored.then(
-          () => settle(() => resolve({ outputs: message.outputs, records: message.records })),
-          () => {},
-        );
+        const { bytes } = message;
+        void worker
+          .terminate()
+          .then(() => stored)
+          .then(
+            () => {
+              let result: ThreadResult;
+              try {
+                result = deserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as ThreadResult;
+              } catch (err) {
+                settle(() => reject(err));
+                return;
+              }
+              settle(() => resolve(result));
+            },
+            () => {},
+          );
       }
       // A stage failed: its error once no store is still writing.
       else if (message.type === 'failed')

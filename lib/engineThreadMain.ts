@@ -2,6 +2,7 @@
  * Inside an engine worker thread: runs the pipeline over the input the thread was started with;
  * stored outputs it needs and every finished stage go through the parent (lib/engineThread.ts).
  */
+import { serialize } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeOutput } from '../engine/manifest.ts';
 import { runPipeline } from '../engine/pipeline.ts';
@@ -39,7 +40,11 @@ try {
     },
     onStage: async (result) => void (await ask({ type: 'stage', result }, transferable(result.encoded))),
   });
-  port.postMessage({ type: 'done', outputs, records });
+  // The kept outputs leave as one serialized buffer moved to the parent, not as a structured clone
+  // rebuilt while this thread is alive: the parent ends the thread (its heap, a gigabyte at 100,000
+  // issues) before it rebuilds them (issue 31: the end-to-end peak).
+  const bytes = serialize({ outputs, records });
+  port.postMessage({ type: 'done', bytes }, transferable(bytes));
 } catch (err) {
   port.postMessage({ type: 'failed', message: err instanceof Error ? err.message : String(err) });
 }

@@ -34,8 +34,8 @@ import type { RecommendOutput } from '../engine/stages/10_recommend.ts';
 import { applyAlerts } from './alerts.ts';
 import { recordOutboundEvent } from './outboundEvents.ts';
 import { EventBatch, type Actor, type NewEvent, type SequencedEvent } from './events.ts';
-import { applyIssueEvent, assignPatterns, type IssueRow } from './issueProjection.ts';
-import { lockIssuesById } from './issues.ts';
+import { assignPatterns } from './issueProjection.ts';
+import { lockIssueStatesById, type IssueState } from './issues.ts';
 import { applyPatternEvent, patternColumns, upsertPatternRows, type PatternRow } from './patternProjection.ts';
 import { replaceFinancials, replaceHazards } from './patternResults.ts';
 import { replacePredictions, saveBacktest } from './predictions.ts';
@@ -111,16 +111,17 @@ export interface AppliedForecasts {
  * verdict of each pattern. The first statements of the results' transaction.
  */
 export interface PatternState {
-  issueRows: Map<string, IssueRow>;
+  /** Each eligible issue's state, not its row: the texts of 100,000 issues are hundreds of megabytes (issue 31). */
+  issueRows: Map<string, IssueState>;
   patternRows: Map<string, PatternRow>;
   verdicts: Map<string, string>;
 }
 
 export async function lockPatternState(db: Queryable, workspaceId: string, snapshot: SnapshotOutput): Promise<PatternState> {
   const sortedIds = [...new Set(snapshot.issues.map((i) => i.id))].sort();
-  const issueRows = new Map<string, IssueRow>();
+  const issueRows = new Map<string, IssueState>();
   await inChunks(sortedIds, async (chunk) => {
-    for (const r of await lockIssuesById(db, workspaceId, chunk)) if (r.engine_status === 'eligible') issueRows.set(r.id, r);
+    for (const r of await lockIssueStatesById(db, workspaceId, chunk)) if (r.engine_status === 'eligible') issueRows.set(r.id, r);
   });
   const patternRows = new Map(
     (await db.query<PatternRow>(`select ${patternColumns} from patterns where workspace_id = $1 order by id for update`, [workspaceId])).rows.map((r) => [
@@ -295,20 +296,9 @@ async function writePatterns(
       });
     }
   });
-  const assigned = new Map<string, IssueRow>();
-  for (const e of assignEvents) {
-    const state = assigned.get(e.aggregateId) ?? issueRows.get(e.aggregateId);
-    assigned.set(
-      e.aggregateId,
-      applyIssueEvent(state, {
-        workspace_id: workspaceId,
-        aggregate_id: e.aggregateId,
-        event_type: e.eventType,
-        payload: e.payload,
-        recorded_at: events.recordedAt,
-      }),
-    );
-  }
+  // What the issue.pattern_assigned event folds to (sql/issueProjection.ts): exactly the pattern.
+  const assigned = new Map<string, { id: string; pattern_id: string | null }>();
+  for (const e of assignEvents) assigned.set(e.aggregateId, { id: e.aggregateId, pattern_id: (e.payload as { pattern_id: string | null }).pattern_id });
   await inChunks([...assigned.values()], (rows) => assignPatterns(db, rows));
   events.add(ENGINE, assignEvents);
 

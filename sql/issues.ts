@@ -39,6 +39,7 @@ const lockIssues = prepared(
      cross join lateral (select id from issue_records where workspace_id = $1 and id = k.wanted_id for update) as i`,
 );
 const issuesById = prepared('issues_by_id', `select ${issueColumns} from issues where id = any($1::uuid[])`);
+const issueStatesById = prepared('issue_states_by_id', `select id, status, engine_status, pattern_id from issues where id = any($1::uuid[])`);
 
 // One probe of the (workspace_id, source, external_id) unique index per key (`limit 1` keeps the
 // lateral subquery from being flattened into a join that the planner could turn into a scan of the
@@ -62,6 +63,18 @@ export async function lockIssuesById(db: Queryable, workspaceId: string, ids: st
   const { rows: locked } = await db.query<{ id: string }>(lockIssues([workspaceId, [...new Set(ids)].sort()]));
   if (!locked.length) return [];
   const { rows } = await db.query<IssueRow>(issuesById([locked.map((r) => r.id)]));
+  return rows;
+}
+
+/** What the engine's results need of an issue: no texts (at 100,000 issues those are hundreds of megabytes). */
+export type IssueState = Pick<IssueRow, 'id' | 'status' | 'engine_status' | 'pattern_id'>;
+
+/** `lockIssuesById`, reading back only each issue's state (the engine's results: sql/engineResults.ts). */
+export async function lockIssueStatesById(db: Queryable, workspaceId: string, ids: string[]): Promise<IssueState[]> {
+  if (!ids.length) return [];
+  const { rows: locked } = await db.query<{ id: string }>(lockIssues([workspaceId, [...new Set(ids)].sort()]));
+  if (!locked.length) return [];
+  const { rows } = await db.query<IssueState>(issueStatesById([locked.map((r) => r.id)]));
   return rows;
 }
 

@@ -35,3 +35,17 @@ export function multiplyTransposeDense(a: CsrMatrix, x: Float64Array, k: number)
   }
   return y;
 }
+
+/** The rows `indices` (increasing) of A as a matrix of their own, same columns. */
+export function selectRows(a: CsrMatrix, indices: readonly number[]): CsrMatrix {
+  const rowPtr = new Uint32Array(indices.length + 1);
+  let nnz = 0;
+  indices.forEach((i, r) => (rowPtr[r + 1] = nnz += a.rowPtr[i + 1] - a.rowPtr[i]));
+  const colIdx = new Uint32Array(nnz);
+  const values = new Float32Array(nnz);
+  indices.forEach((i, r) => {
+    colIdx.set(a.colIdx.subarray(a.rowPtr[i], a.rowPtr[i + 1]), rowPtr[r]);
+    values.set(a.values.subarray(a.rowPtr[i], a.rowPtr[i + 1]), rowPtr[r]);
+  });
+  return { rows: indices.length, cols: a.cols, rowPtr, colIdx, values };
+}

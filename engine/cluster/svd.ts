@@ -12,9 +12,18 @@ export interface SvdResult {
   embedding: Float64Array;
   rank: number;
   singularValues: Float64Array;
+  /** cols × rank, row-major: the right singular vectors V (with `options.basis` only); A·V = U Σ. */
+  basis?: Float64Array;
 }
 
-export function randomizedSvd(a: CsrMatrix, rank: number, seed: number, options: { oversample?: number; powerIterations?: number } = {}): SvdResult {
+export interface SvdOptions {
+  oversample?: number;
+  powerIterations?: number;
+  /** Also return V (cols × rank), to embed rows that were not part of the decomposed matrix. */
+  basis?: boolean;
+}
+
+export function randomizedSvd(a: CsrMatrix, rank: number, seed: number, options: SvdOptions = {}): SvdResult {
   const l = Math.min(rank + (options.oversample ?? 10), a.rows, a.cols);
   const r = Math.min(rank, l);
   const rng = createRng(seed);
@@ -44,5 +53,18 @@ export function randomizedSvd(a: CsrMatrix, rank: number, seed: number, options:
       embedding[eo + j] = s * singularValues[j];
     }
   }
-  return { embedding, rank: r, singularValues };
+  if (!options.basis) return { embedding, rank: r, singularValues };
+  // V = Bᵀ U_B Σ⁻¹ = (AᵀQ) U_B Σ⁻¹; a direction with σ = 0 spans nothing and is left zero.
+  const basis = new Float64Array(a.cols * r);
+  for (let c = 0; c < a.cols; c++) {
+    const ao = c * l;
+    const bo = c * r;
+    for (let j = 0; j < r; j++) {
+      if (singularValues[j] === 0) continue;
+      let s = 0;
+      for (let p = 0; p < l; p++) s += atq[ao + p] * vectors[p * l + j];
+      basis[bo + j] = s / singularValues[j];
+    }
+  }
+  return { embedding, rank: r, singularValues, basis };
 }

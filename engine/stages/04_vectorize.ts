@@ -2,9 +2,10 @@
  * Stage 4, vectorize: hashed TF-IDF of each issue (title tokens counted twice, adjacent-token bigrams
  * at half weight; engine/text/tfidf.ts), then a seeded randomised truncated SVD (latent semantic
  * analysis) to `reduced_dimensions` dense coordinates, rows L2-normalised and stored as float32 so
- * that later stages read exactly what was stored.
+ * that later stages read exactly what was stored. Above SVD_SAMPLE_ROWS issues the SVD basis comes
+ * from a seeded row sample and every row is projected onto it.
  */
-import { randomizedSvd } from '../cluster/svd.ts';
+import { sampledSvd } from '../cluster/sampledSvd.ts';
 import { normalizeRows } from '../cluster/kmeans.ts';
 import { deriveSeed } from '../rng.ts';
 import { round } from '../round.ts';
@@ -35,7 +36,6 @@ export const KIND_WEIGHT: Record<FeatureKind, number> = { exception: 1, frame: 1
 const STRUCTURED_MAX_DF_SHARE = 0.1;
 const STRUCTURED_DIMENSIONS = 1 << 13;
 
-/** The text rows with the structured block appended (columns dims … dims + STRUCTURED_DIMENSIONS). */
 /**
  * Power iterations of the randomised SVD (Halko et al. 2011). Prose spectra decay slowly, and with 2
  * the 20-dimensional subspace still depended on the random start: the Hadoop reports' clustering
@@ -44,6 +44,17 @@ const STRUCTURED_DIMENSIONS = 1 << 13;
  * n × (rank + 10).
  */
 export const SVD_POWER_ITERATIONS = 6;
+
+/**
+ * Above this many issues the SVD basis is computed on a seeded uniform sample of this many rows and
+ * every row is projected onto it (engine/cluster/sampledSvd.ts; issue 31, session 13): the power
+ * iterations then cost the same at 100,000 issues as at 20,000, and the projection is one sparse
+ * product of n × rank. At or under it the embedding is the full-data one, bit for bit. 20,000 unit
+ * rows estimate the top 20 directions of AᵀA closely (docs/decisions.md, session 13).
+ */
+export const SVD_SAMPLE_ROWS = 20_000;
+
+/** The text rows with the structured block appended (columns dims … dims + STRUCTURED_DIMENSIONS). */
 
 export function withStructured(text: CsrMatrix, norm: NormalizeOutput, structuredWeight = STRUCTURED_WEIGHT): CsrMatrix {
   const column = norm.features;
@@ -132,7 +143,8 @@ export interface VectorizeOutput {
   singular_values: number[];
 }
 
-export function vectorize(input: { normalize: NormalizeOutput }, ctx: StageContext): VectorizeOutput {
+/** `options.svdSampleRows` is for benchmarks and tests that exercise the sampled basis on small sets. */
+export function vectorize(input: { normalize: NormalizeOutput }, ctx: StageContext, options: { svdSampleRows?: number } = {}): VectorizeOutput {
   const cfg = ctx.configs.cluster.document;
   const norm = input.normalize;
   const n = norm.issue_ids.length;
@@ -145,9 +157,13 @@ export function vectorize(input: { normalize: NormalizeOutput }, ctx: StageConte
     tokens: features.map((f) => tf.vocabulary.get(f)!),
   };
   if (n < 2 || tf.matrix.values.length === 0) return { ...base, dimensions: 0, embedding: new Float32Array(0), singular_values: [] };
-  const svd = randomizedSvd(withStructured(tf.matrix, norm, EMBEDDING_STRUCTURED), Math.min(cfg.reduced_dimensions, n), deriveSeed(ctx.seed, 'svd'), {
-    powerIterations: SVD_POWER_ITERATIONS,
-  });
+  const svd = sampledSvd(
+    withStructured(tf.matrix, norm, EMBEDDING_STRUCTURED),
+    Math.min(cfg.reduced_dimensions, n),
+    deriveSeed(ctx.seed, 'svd'),
+    options.svdSampleRows ?? SVD_SAMPLE_ROWS,
+    { powerIterations: SVD_POWER_ITERATIONS },
+  );
   return {
     ...base,
     dimensions: svd.rank,

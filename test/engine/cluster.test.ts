@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { createRng, deriveSeed, sampleIndices } from '../../engine/rng.ts';
 import { gram, orthonormalize, symmetricEigen } from '../../engine/cluster/linalg.ts';
 import { randomizedSvd } from '../../engine/cluster/svd.ts';
+import { sampledSvd } from '../../engine/cluster/sampledSvd.ts';
 import type { CsrMatrix } from '../../engine/cluster/sparse.ts';
 import { kmeansPlusPlus, lloyd, normalizeRows, type Dense } from '../../engine/cluster/kmeans.ts';
 import { geometricGrid, selectK } from '../../engine/cluster/selectK.ts';
@@ -95,6 +96,60 @@ test('randomizedSvd is deterministic for a seed', () => {
   const other = randomizedSvd(a, 4, 2025, { oversample: 3 });
   for (let j = 0; j < 4; j++) close(other.singularValues[j] / first.singularValues[j], 1, 1e-6, `σ${j + 1}`);
   assert.not.equal(Buffer.from(other.embedding.buffer), Buffer.from(first.embedding.buffer));
+});
+
+test('sampledSvd at or under its sample size is randomizedSvd bit for bit', () => {
+  const { a, rows } = topicMatrix();
+  const full = randomizedSvd(a, 4, 2024, { oversample: 3, powerIterations: 6 });
+  for (const sampleRows of [rows, rows + 1]) {
+    const same = sampledSvd(a, 4, 2024, sampleRows, { oversample: 3, powerIterations: 6 });
+    assert.equal(Buffer.from(same.embedding.buffer), Buffer.from(full.embedding.buffer));
+    assert.equal(Array.from(same.singularValues), Array.from(full.singularValues));
+  }
+});
+
+test('sampledSvd: the basis of 24 of the 60 rows embeds every row as A·V, close to the full decomposition', () => {
+  const { a, rows, cols } = topicMatrix();
+  const full = randomizedSvd(a, 4, 1234, { oversample: 3, powerIterations: 6 });
+  const sampled = sampledSvd(a, 4, 1234, 24, { oversample: 3, powerIterations: 6 });
+  assert.is(sampled.rank, 4);
+  // V has orthonormal columns.
+  const v = sampled.basis!;
+  for (let p = 0; p < 4; p++) {
+    for (let q = 0; q < 4; q++) {
+      let dot = 0;
+      for (let c = 0; c < cols; c++) dot += v[c * 4 + p] * v[c * 4 + q];
+      close(dot, p === q ? 1 : 0, 1e-9, `VᵀV[${p}][${q}]`);
+    }
+  }
+  // Each row, in the sample or not, is A_i·V; the σ are the column lengths of A·V.
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < 4; j++) {
+      let s = 0;
+      for (let p = a.rowPtr[i]; p < a.rowPtr[i + 1]; p++) s += a.values[p] * v[a.colIdx[p] * 4 + j];
+      close(sampled.embedding[i * 4 + j], s, 1e-12, `row ${i} coordinate ${j}`);
+    }
+  }
+  // The topics' directions are the same with or without the other 36 rows: the two bases span nearly
+  // the same subspace (‖V_sᵀ V‖²_F = 4 for equal subspaces; the noise moves it a little), the σ agree
+  // and come in decreasing order.
+  const fullBasis = randomizedSvd(a, 4, 1234, { oversample: 3, powerIterations: 6, basis: true }).basis!;
+  let overlap = 0;
+  for (let p = 0; p < 4; p++) {
+    for (let q = 0; q < 4; q++) {
+      let dot = 0;
+      for (let c = 0; c < cols; c++) dot += v[c * 4 + p] * fullBasis[c * 4 + q];
+      overlap += dot * dot;
+    }
+  }
+  close(overlap, 4, 1e-2, '‖V_sᵀ V‖²_F');
+  for (let j = 0; j < 4; j++) close(sampled.singularValues[j] / full.singularValues[j], 1, 1e-2, `σ${j + 1}`);
+  for (let j = 1; j < 4; j++) assert.ok(sampled.singularValues[j] <= sampled.singularValues[j - 1], 'decreasing σ');
+  // Deterministic for a seed, and another seed draws another sample.
+  const again = sampledSvd(a, 4, 1234, 24, { oversample: 3, powerIterations: 6 });
+  assert.equal(Buffer.from(again.embedding.buffer), Buffer.from(sampled.embedding.buffer));
+  const other = sampledSvd(a, 4, 1235, 24, { oversample: 3, powerIterations: 6 });
+  assert.not.equal(Buffer.from(other.embedding.buffer), Buffer.from(sampled.embedding.buffer));
 });
 
 test('symmetricEigen on the tridiagonal matrix [[2,1,0],[1,2,1],[0,1,2]]', () => {

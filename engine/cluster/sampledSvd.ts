@@ -1,0 +1,33 @@
+/**
+ * Truncated SVD of a tall matrix whose basis comes from a row sample: the top `rank` right singular
+ * vectors V are computed (randomizedSvd) on `sampleRows` rows drawn uniformly without replacement,
+ * seeded, and every row i is embedded as A_i·V. For a row of the sample A_i·V is exactly the U Σ row
+ * the sample's decomposition gives it (B V = U_B Σ); any other row gets the same linear map, so all rows
+ * share one coordinate system. With unit rows (the engine's TF-IDF rows are L2-normalised) uniform
+ * sampling is length-squared sampling (Frieze, Kannan & Vempala 2004; Drineas, Kannan & Mahoney 2006):
+ * AₛᵀAₛ · n/m is an unbiased estimate of AᵀA, whose top eigenvectors are V. The singular values
+ * returned are the column lengths of A·V, the full matrix's σ_j along the sample's directions, and the
+ * columns are ordered by them (decreasing), as randomizedSvd orders its own.
+ * At or under `sampleRows` rows this is randomizedSvd itself, bit for bit.
+ */
+import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
+import { randomizedSvd, type SvdOptions, type SvdResult } from './svd.ts';
+import { multiplyDense, selectRows, type CsrMatrix } from './sparse.ts';
+
+export function sampledSvd(a: CsrMatrix, rank: number, seed: number, sampleRows: number, options: Omit<SvdOptions, 'basis'> = {}): SvdResult {
+  if (!(Number.isInteger(sampleRows) && sampleRows >= 1)) throw new Error(`sampleRows must be a positive integer, got ${sampleRows}`);
+  if (a.rows <= sampleRows) return randomizedSvd(a, rank, seed, options);
+  const rows = sampleIndices(createRng(deriveSeed(seed, 'rows')), a.rows, sampleRows);
+  const { rank: r, basis } = randomizedSvd(selectRows(a, rows), rank, seed, { ...options, basis: true });
+  const projected = multiplyDense(a, basis!, r);
+  const lengths = new Float64Array(r);
+  for (let i = 0; i < a.rows; i++) for (let j = 0; j < r; j++) lengths[j] += projected[i * r + j] ** 2;
+  // The sample's order of the directions need not be the full matrix's: columns by decreasing σ.
+  const order = Array.from({ length: r }, (_, j) => j).sort((x, y) => lengths[y] - lengths[x] || x - y);
+  const singularValues = Float64Array.from(order, (j) => Math.sqrt(lengths[j]));
+  const embedding = new Float64Array(a.rows * r);
+  for (let i = 0; i < a.rows; i++) for (let j = 0; j < r; j++) embedding[i * r + j] = projected[i * r + order[j]];
+  const v = new Float64Array(a.cols * r);
+  for (let c = 0; c < a.cols; c++) for (let j = 0; j < r; j++) v[c * r + j] = basis![c * r + order[j]];
+  return { embedding, rank: r, singularValues, basis: v };
+}
