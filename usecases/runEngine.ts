@@ -287,12 +287,21 @@ export interface ReplayResult {
   identical: boolean;
   diff_summary: {
     input_digest: { expected: string | null; actual: string | null; identical: boolean };
+    /** The engine that stored the run against the one replaying it: a newer engine may group differently. */
+    engine_version: { expected: string; actual: string; identical: boolean };
     stages: Array<{ stage: string; expected: string | null; actual: string; identical: boolean }>;
     first_divergent_stage: string | null;
     /** Why nothing was compared, else null. */
     reason: string | null;
   };
 }
+
+/** The engine version that stored a run beside this one's. */
+export const engineVersionOf = (run: Pick<runs.EngineRunRow, 'engine_version'>) => ({
+  expected: run.engine_version,
+  actual: ENGINE_VERSION,
+  identical: run.engine_version === ENGINE_VERSION,
+});
 
 /**
  * Re-executes a run from its frozen inputs (the event log up to its sequence, its previous run's
@@ -331,6 +340,12 @@ export async function replayEngineRun(app: AppContext, run: runs.EngineRunRow): 
   const firstDivergent = stages.find((s) => !s.identical)?.stage ?? null;
   return {
     identical: input.identical && firstDivergent === null,
-    diff_summary: { input_digest: input, stages, first_divergent_stage: firstDivergent, reason: null },
+    diff_summary: {
+      input_digest: input,
+      engine_version: engineVersionOf(run),
+      stages,
+      first_divergent_stage: firstDivergent,
+      reason: null,
+    },
   };
 }

@@ -9,7 +9,7 @@ import type { AppContext } from '../../../lib/context.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { configKinds } from '../../../engine/config/index.ts';
 import { stageIndex, stageNames, type StageName } from '../../../engine/pipeline.ts';
-import { startEngineRun, type ReplayResult } from '../../../usecases/runEngine.ts';
+import { engineVersionOf, startEngineRun, type ReplayResult } from '../../../usecases/runEngine.ts';
 import { enqueueJob } from '../../../jobs/runtime.ts';
 import { engineQueue } from '../../../jobs/queue/engine__run.ts';
 import { engineReplay } from '../../../jobs/queue/engine__replay.ts';
@@ -131,13 +131,22 @@ async function waitForJob(app: AppContext, jobId: string, workspaceId: string, t
 /** The replay outcome when no replay could compare the stages: identical false, and why. */
 const notReplayed = (run: EngineRunRow, reason: string) => ({
   identical: false,
-  diff_summary: { input_digest: { expected: run.input_digest, actual: null, identical: false }, stages: [], first_divergent_stage: null, reason },
+  diff_summary: {
+    input_digest: { expected: run.input_digest, actual: null, identical: false },
+    engine_version: engineVersionOf(run),
+    stages: [],
+    first_divergent_stage: null,
+    reason,
+  },
 });
 
 const replaySchema = z.object({
   identical: z.boolean(),
   diff_summary: z.object({
     input_digest: z.object({ expected: z.string().nullable(), actual: z.string().nullable(), identical: z.boolean() }),
+    engine_version: z
+      .object({ expected: z.string(), actual: z.string(), identical: z.boolean() })
+      .describe('The engine version that stored the run and the one that replayed it; a newer engine may group differently, so its digests may differ'),
     stages: z.array(z.object({ stage: z.string(), expected: z.string().nullable(), actual: z.string(), identical: z.boolean() })),
     first_divergent_stage: z.string().nullable(),
     reason: z.string().nullable().describe('Why nothing was compared (the run has not finished, the replay failed or is still running), else null'),

@@ -326,6 +326,7 @@ test('replay re-executes the run from its frozen input: 200 identical', async ()
     first.manifest.stages.map((s: any) => ({ stage: s.stage, expected: s.digest, actual: s.digest, identical: true })),
   );
   assert.is(body.diff_summary.first_divergent_stage, null);
+  assert.equal(body.diff_summary.engine_version, { expected: ENGINE_VERSION, actual: ENGINE_VERSION, identical: true });
   const job = await api.get(`/v1/jobs/${body.replay_job_id}`);
   assert.is(job.body.kind, 'engine__replay');
   // A replay writes nothing: the run and the patterns are as they were.
@@ -358,6 +359,18 @@ test('replay of a tampered manifest: 200 identical false with the first divergen
     await tamper(real);
   }
   assert.is((await replay(first.id)).identical, true);
+});
+
+test('replay of a run stored by another engine version says which one; identical still means the same bytes', async () => {
+  const setVersion = (version: string) => t.app.pool.query('update engine_runs set engine_version = $2 where id = $1', [first.id, version]);
+  await setVersion('2.1.0');
+  try {
+    const body = await replay(first.id);
+    assert.equal(body.diff_summary.engine_version, { expected: '2.1.0', actual: ENGINE_VERSION, identical: false });
+    assert.is(body.identical, true, 'the stored digests still reproduce: identical compares bytes, not versions');
+  } finally {
+    await setVersion(ENGINE_VERSION);
+  }
 });
 
 test('an issue ingested after the run has no root cause yet (404), and pattern ids survive when the data grows by 10%', async () => {
