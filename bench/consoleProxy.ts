@@ -24,19 +24,25 @@
  * The load average (1, 5, 15 min) is printed at the start and the end: on the shared machine absolute
  * times follow it, ratios within one run much less.
  *
+ * With --serve-tcp a second `svc serve` child is measured next to the first: one with PRODUCT_URL
+ * unset (the console reaches the product API over the process's private Unix socket, as `npm start`
+ * runs) and one with PRODUCT_URL set (loopback TCP). --build runs the children from dist/ (`npm run
+ * build`, what `npm start` runs) instead of the TypeScript sources under tsx. --cpu adds the CPU time
+ * the servers' processes spend per direct and per proxied call (/proc schedstat of every thread).
+ *
  * Run: `npm run bench:consoleProxy` (flags: --rounds, --requests, --paths a,b, --no-browser,
- * --console-process, --concurrency N).
+ * --console-process, --serve-tcp, --build, --cpu, --concurrency N).
  * Results: docs/benchmarks.md.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { startConsole } from '../console/server/start.ts';
 import { median } from './measure.ts';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
-import { listen } from '../api/http/server.ts';
+import { listen, listenOnPrivateSocket } from '../api/http/server.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createPool } from '../lib/db.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -55,6 +61,9 @@ const { values } = benchArgs(import.meta.url, {
     paths: { type: 'string', default: '/admin/me,/admin/tenants' },
     browser: { type: 'boolean', default: true },
     'console-process': { type: 'boolean', default: false },
+    'serve-tcp': { type: 'boolean', default: false },
+    build: { type: 'boolean', default: false },
+    cpu: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '0' },
   },
   allowNegative: true,
@@ -73,15 +82,29 @@ const logger = createLogger('silent');
 const email = 'bench@example.com';
 const password = 'bench password 1';
 
-/** A product API over its own database of `tenants` tenants and a console in front of it, in this process (as `svc serve`). */
+/**
+ * A product API over its own database of `tenants` tenants and a console in front of it, in this
+ * process, composed as `svc serve` composes them (the hop over the process's private Unix socket).
+ */
 async function startStack(tenants: number) {
   const db = await createTestDatabase();
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_SCRYPT_LOG_N: '14', CONSOLE_PROXY_SECRET: secret });
   const pool = createPool(db.url, { max: 10 });
   const app = await createAppContext(config, pool, logger);
-  const product = await listen(buildHttpApps(app).product, 0, '127.0.0.1');
+  const productApp = buildHttpApps(app).product;
+  const product = await listen(productApp, 0, '127.0.0.1');
+  // As `svc serve` composes them: the console reaches the product API over a private Unix socket.
+  const productSocket = await listenOnPrivateSocket(productApp, 'product');
   const consoleServer = await startConsole(
-    { CONSOLE_PORT: 0, HOST: '127.0.0.1', PRODUCT_URL: product.url, TRUST_PROXY: false, CONSOLE_PROXY_SECRET: secret, CONSOLE_PROXY_TIMEOUT_MS: 30_000 },
+    {
+      CONSOLE_PORT: 0,
+      HOST: '127.0.0.1',
+      PRODUCT_URL: product.url,
+      PRODUCT_SOCKET: productSocket.path,
+      TRUST_PROXY: false,
+      CONSOLE_PROXY_SECRET: secret,
+      CONSOLE_PROXY_TIMEOUT_MS: 30_000,
+    },
     logger,
   );
   await pool.query(
@@ -96,6 +119,7 @@ async function startStack(tenants: number) {
     databaseUrl: db.url,
     async close() {
       await consoleServer.close();
+      await productSocket.close(1000);
       await product.close(1000);
       await pool.end();
       await db.drop();
@@ -141,9 +165,10 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `svc <command>` in a child process (the TypeScript sources, as this benchmark runs). */
-function svc(command: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/svc.ts', command], {
+/** `svc <command>` in a child process: the TypeScript sources under tsx, or with --build the compiled dist/ that `npm start` runs. */
+function svc(command: string, env: Record<string, string | undefined>): ChildProcess {
+  const entry = values.build ? ['dist/scripts/svc.js'] : ['--import', 'tsx', 'scripts/svc.ts'];
+  const child = spawn(process.execPath, [...entry, command], {
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PASSWORD_SCRYPT_LOG_N: '14', CONSOLE_PROXY_SECRET: secret, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -176,7 +201,22 @@ let stopping = false;
 const children: ChildProcess[] = [];
 
 /** A deployment in child processes over the database of the 1,000-tenant stack: its product API and console URLs. */
-async function startDeployment(kind: 'serve' | 'split'): Promise<{ product: string; console: string }> {
+/** CPU time (ns) the processes have used so far: every thread's on-CPU time from /proc/<pid>/task/<tid>/schedstat. */
+function processCpuNs(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  }
+  return total;
+}
+
+async function startDeployment(kind: 'serve' | 'serve-tcp' | 'split'): Promise<{ product: string; console: string; pids: number[] }> {
   const [platformPort, productPort, consolePort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const product = `http://127.0.0.1:${productPort}`;
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
@@ -188,27 +228,50 @@ async function startDeployment(kind: 'serve' | 'split'): Promise<{ product: stri
     METRICS_PORT: String(metricsPort),
     PRODUCT_URL: product,
   };
-  if (kind === 'serve') children.push(svc('serve', env));
+  // `svc serve` as `npm start` runs it: PRODUCT_URL unset, the console reaches the product API over
+  // the process's private Unix socket; 'serve-tcp' names PRODUCT_URL, so the hop is loopback TCP.
+  if (kind === 'serve') children.push(svc('serve', { ...env, PRODUCT_URL: undefined }));
+  else if (kind === 'serve-tcp') children.push(svc('serve', env));
   else {
     children.push(svc('api', env));
     children.push(svc('console', { CONSOLE_PORT: env.CONSOLE_PORT, PRODUCT_URL: product }));
   }
   await until200(`${product}/health/live`);
   await until200(`${consoleUrl}/api/backend/health/live`);
-  return { product, console: consoleUrl };
+  const started = kind === 'split' ? children.slice(-2) : children.slice(-1);
+  return { product, console: consoleUrl, pids: started.map((child) => child.pid!) };
 }
 
 interface Target {
   label: string;
   direct: string;
   proxied: string;
+  /** CPU time (ns) used so far by the servers' processes (this process, client included, for the one-thread stack). */
+  cpuNs(): number;
 }
-const targets: Target[] = [{ label: 'one thread (client, console, product API)', direct: product.url, proxied: `${consoleServer.url}/api/backend` }];
-if (values['console-process']) {
+const targets: Target[] = [
+  {
+    label: 'one thread (client, console, product API; Unix socket hop, tsx)',
+    direct: product.url,
+    proxied: `${consoleServer.url}/api/backend`,
+    cpuNs: () => {
+      const used = process.cpuUsage();
+      return (used.user + used.system) * 1000;
+    },
+  },
+];
+const built = values.build ? ', dist/' : ', tsx';
+if (values['console-process'] || values['serve-tcp']) {
   const serve = await startDeployment('serve');
-  targets.push({ label: '`svc serve` child (console and product API in one process)', direct: serve.product, proxied: `${serve.console}/api/backend` });
+  targets.push({ label: `\`svc serve\` child (console and product API in one process, Unix socket hop${built})`, direct: serve.product, proxied: `${serve.console}/api/backend`, cpuNs: () => processCpuNs(serve.pids) });
+}
+if (values['serve-tcp']) {
+  const serve = await startDeployment('serve-tcp');
+  targets.push({ label: `\`svc serve\` child with PRODUCT_URL set (loopback TCP hop${built})`, direct: serve.product, proxied: `${serve.console}/api/backend`, cpuNs: () => processCpuNs(serve.pids) });
+}
+if (values['console-process']) {
   const split = await startDeployment('split');
-  targets.push({ label: '`svc api` + `svc console` children (a process each)', direct: split.product, proxied: `${split.console}/api/backend` });
+  targets.push({ label: `\`svc api\` + \`svc console\` children (a process each${built})`, direct: split.product, proxied: `${split.console}/api/backend`, cpuNs: () => processCpuNs(split.pids) });
 }
 
 // Sessions live in the database: one login serves every product API over it.
@@ -270,6 +333,36 @@ process.stdout.write(
   '| servers | call | direct p50 (baseline) | through the proxy p50 | proxied/direct (median of rounds) | added (median of back-to-back pairs) | target <= 1.20x |\n|---|---|---|---|---|---|---|\n',
 );
 process.stdout.write(`${rows.join('\n')}\n`);
+
+if (values.cpu) {
+  // CPU time per call of the servers' processes (a figure the machine's load moves much less than
+  // latency): per round and target, `requests` direct calls then as many proxied (order alternating
+  // round by round); what a proxied call costs the servers over a direct one is the hop's CPU.
+  const cpuRows: string[] = [];
+  for (const path of values.paths.split(',')) {
+    const per = new Map(targets.map((t) => [t, { direct: [] as number[], proxied: [] as number[] }]));
+    for (let round = 0; round < rounds; round++) {
+      for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+        const r = per.get(target)!;
+        for (const kind of round % 2 === 0 ? (['direct', 'proxied'] as const) : (['proxied', 'direct'] as const)) {
+          const before = target.cpuNs();
+          for (let i = 0; i < requests; i++) await call(target[kind], 'GET', path, headers);
+          r[kind].push((target.cpuNs() - before) / requests / 1000);
+        }
+      }
+    }
+    for (const target of targets) {
+      const r = per.get(target)!;
+      const added = r.proxied.map((p, i) => p - r.direct[i]);
+      cpuRows.push(
+        `| ${target.label} | GET ${path} | ${median(r.direct).toFixed(0)} µs | ${median(r.proxied).toFixed(0)} µs | +${median(added).toFixed(0)} µs (rounds ${added.map((x) => x.toFixed(0)).join(', ')}) | ${median(r.proxied.map((p, i) => p / r.direct[i])).toFixed(2)}x |`,
+      );
+    }
+  }
+  process.stdout.write(`\nCPU time of the servers' processes per call (this process, client included, for the one-thread stack), ${rounds} rounds x ${requests} calls\n`);
+  process.stdout.write('| servers | call | direct | through the proxy | added by the hop (median of rounds) | proxied/direct (median of rounds) |\n|---|---|---|---|---|---|\n');
+  process.stdout.write(`${cpuRows.join('\n')}\n`);
+}
 
 if (concurrency > 0) {
   const many = new http.Agent({ keepAlive: true, maxSockets: concurrency });
