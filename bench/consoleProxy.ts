@@ -8,12 +8,17 @@
  *    with 1,000 tenants (about 250 KB of JSON, streamed through). Per round the p50 of each; the
  *    figure is the median over rounds of proxied p50 / direct p50. Target: <= 1.2. Next to it, the
  *    median of (proxied - direct) over the back-to-back pairs, as a ratio to the direct p50.
- *    With --console-process the same calls are measured, in the same rounds, against two deployments
- *    whose servers run in child processes over the same database (the client stays in this process):
- *    `svc serve` (the product API and the console in one process, what `npm start` runs) and
- *    `svc api` + `svc console` (each in its own process, as CONTRACT allows a separately deployed
- *    console). With --concurrency N each target is also driven by N clients at once (direct, then
- *    proxied, per round): throughput and p50 through the proxy against the direct calls.
+ *    The same calls are measured, in the same rounds (targets taking turns), against deployments whose
+ *    servers run in child processes over the same database, the client staying in this process: first,
+ *    what production runs, `svc serve` from the build (dist/, built first when stale; the product API
+ *    and the console in one process, as `npm start` runs them); with --console-process also `svc api`
+ *    + `svc console` (each in its own process, as CONTRACT allows a separately deployed console). Last,
+ *    the one-thread stack: client, console and product API in this process under tsx (the figure of
+ *    sessions 1-12). --no-production leaves the `svc serve` child out; --tsx runs the children from
+ *    the TypeScript sources. --cpu adds the CPU time the servers' processes spend per direct and per
+ *    proxied call (/proc schedstat of every thread; for the one-thread stack this process's, the
+ *    client's included). With --concurrency N each target is also driven by N clients at once
+ *    (direct, then proxied, per round): throughput and p50 through the proxy against the direct calls.
  * 2. Registry (when /usr/bin/chromium exists, unless --no-browser): from clicking "Tenants" in the
  *    nav until the registry is usable (the count "1000 of 1000 tenants", the first rows' links and
  *    the search box, painted), next to the same page with 10 tenants (a second product API and
@@ -23,18 +28,12 @@
  *
  * The load average (1, 5, 15 min) is printed at the start and the end: on the shared machine absolute
  * times follow it, ratios within one run much less.
- *
- * With --serve-tcp a second `svc serve` child is measured next to the first: one with PRODUCT_URL
- * unset (the console reaches the product API over the process's private Unix socket, as `npm start`
- * runs) and one with PRODUCT_URL set (loopback TCP). --build runs the children from dist/ (`npm run
- * build`, what `npm start` runs) instead of the TypeScript sources under tsx. --cpu adds the CPU time
- * the servers' processes spend per direct and per proxied call (/proc schedstat of every thread).
- *
+ * *
  * Run: `npm run bench:consoleProxy` (flags: --rounds, --requests, --paths a,b, --no-browser,
- * --console-process, --serve-tcp, --build, --cpu, --concurrency N).
+ * --no-production, --tsx, --console-process, --cpu, --concurrency N).
  * Results: docs/benchmarks.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -42,7 +41,7 @@ import { loadavg } from 'node:os';
 import { startConsole } from '../console/server/start.ts';
 import { median } from './measure.ts';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
-import { listen, listenOnPrivateSocket } from '../api/http/server.ts';
+import { listen } from '../api/http/server.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createPool } from '../lib/db.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -61,8 +60,8 @@ const { values } = benchArgs(import.meta.url, {
     paths: { type: 'string', default: '/admin/me,/admin/tenants' },
     browser: { type: 'boolean', default: true },
     'console-process': { type: 'boolean', default: false },
-    'serve-tcp': { type: 'boolean', default: false },
-    build: { type: 'boolean', default: false },
+    production: { type: 'boolean', default: true },
+    tsx: { type: 'boolean', default: false },
     cpu: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '0' },
   },
@@ -82,29 +81,15 @@ const logger = createLogger('silent');
 const email = 'bench@example.com';
 const password = 'bench password 1';
 
-/**
- * A product API over its own database of `tenants` tenants and a console in front of it, in this
- * process, composed as `svc serve` composes them (the hop over the process's private Unix socket).
- */
+/** A product API over its own database of `tenants` tenants and a console in front of it, in this process (as `svc serve`). */
 async function startStack(tenants: number) {
   const db = await createTestDatabase();
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_SCRYPT_LOG_N: '14', CONSOLE_PROXY_SECRET: secret });
   const pool = createPool(db.url, { max: 10 });
   const app = await createAppContext(config, pool, logger);
-  const productApp = buildHttpApps(app).product;
-  const product = await listen(productApp, 0, '127.0.0.1');
-  // As `svc serve` composes them: the console reaches the product API over a private Unix socket.
-  const productSocket = await listenOnPrivateSocket(productApp, 'product');
+  const product = await listen(buildHttpApps(app).product, 0, '127.0.0.1');
   const consoleServer = await startConsole(
-    {
-      CONSOLE_PORT: 0,
-      HOST: '127.0.0.1',
-      PRODUCT_URL: product.url,
-      PRODUCT_SOCKET: productSocket.path,
-      TRUST_PROXY: false,
-      CONSOLE_PROXY_SECRET: secret,
-      CONSOLE_PROXY_TIMEOUT_MS: 30_000,
-    },
+    { CONSOLE_PORT: 0, HOST: '127.0.0.1', PRODUCT_URL: product.url, TRUST_PROXY: false, CONSOLE_PROXY_SECRET: secret, CONSOLE_PROXY_TIMEOUT_MS: 30_000 },
     logger,
   );
   await pool.query(
@@ -119,7 +104,6 @@ async function startStack(tenants: number) {
     databaseUrl: db.url,
     async close() {
       await consoleServer.close();
-      await productSocket.close(1000);
       await product.close(1000);
       await pool.end();
       await db.drop();
@@ -165,9 +149,9 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `svc <command>` in a child process: the TypeScript sources under tsx, or with --build the compiled dist/ that `npm start` runs. */
-function svc(command: string, env: Record<string, string | undefined>): ChildProcess {
-  const entry = values.build ? ['dist/scripts/svc.js'] : ['--import', 'tsx', 'scripts/svc.ts'];
+/** `svc <command>` in a child process: the compiled dist/ that `npm start` runs, or with --tsx the TypeScript sources. */
+function svc(command: string, env: Record<string, string>): ChildProcess {
+  const entry = values.tsx ? ['--import', 'tsx', 'scripts/svc.ts'] : ['dist/scripts/svc.js'];
   const child = spawn(process.execPath, [...entry, command], {
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PASSWORD_SCRYPT_LOG_N: '14', CONSOLE_PROXY_SECRET: secret, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -216,7 +200,7 @@ function processCpuNs(pids: number[]): number {
   return total;
 }
 
-async function startDeployment(kind: 'serve' | 'serve-tcp' | 'split'): Promise<{ product: string; console: string; pids: number[] }> {
+async function startDeployment(kind: 'serve' | 'split'): Promise<{ product: string; console: string; pids: number[] }> {
   const [platformPort, productPort, consolePort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const product = `http://127.0.0.1:${productPort}`;
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
@@ -228,10 +212,7 @@ async function startDeployment(kind: 'serve' | 'serve-tcp' | 'split'): Promise<{
     METRICS_PORT: String(metricsPort),
     PRODUCT_URL: product,
   };
-  // `svc serve` as `npm start` runs it: PRODUCT_URL unset, the console reaches the product API over
-  // the process's private Unix socket; 'serve-tcp' names PRODUCT_URL, so the hop is loopback TCP.
-  if (kind === 'serve') children.push(svc('serve', { ...env, PRODUCT_URL: undefined }));
-  else if (kind === 'serve-tcp') children.push(svc('serve', env));
+  if (kind === 'serve') children.push(svc('serve', env));
   else {
     children.push(svc('api', env));
     children.push(svc('console', { CONSOLE_PORT: env.CONSOLE_PORT, PRODUCT_URL: product }));
@@ -251,7 +232,7 @@ interface Target {
 }
 const targets: Target[] = [
   {
-    label: 'one thread (client, console, product API; Unix socket hop, tsx)',
+    label: 'one thread (client, console, product API; tsx)',
     direct: product.url,
     proxied: `${consoleServer.url}/api/backend`,
     cpuNs: () => {
@@ -260,18 +241,27 @@ const targets: Target[] = [
     },
   },
 ];
-const built = values.build ? ', dist/' : ', tsx';
-if (values['console-process'] || values['serve-tcp']) {
+const built = values.tsx ? 'tsx' : 'dist/';
+// What `npm start` runs: `svc serve` from the build, the console in the product API's process. The
+// client is this process, as a browser is another program.
+if (values.production || values['console-process']) {
+  if (!values.tsx) execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
   const serve = await startDeployment('serve');
-  targets.push({ label: `\`svc serve\` child (console and product API in one process, Unix socket hop${built})`, direct: serve.product, proxied: `${serve.console}/api/backend`, cpuNs: () => processCpuNs(serve.pids) });
-}
-if (values['serve-tcp']) {
-  const serve = await startDeployment('serve-tcp');
-  targets.push({ label: `\`svc serve\` child with PRODUCT_URL set (loopback TCP hop${built})`, direct: serve.product, proxied: `${serve.console}/api/backend`, cpuNs: () => processCpuNs(serve.pids) });
+  targets.unshift({
+    label: values.tsx ? '`svc serve` child (console and product API in one process; tsx)' : '`svc serve` child from dist/: what `npm start` runs',
+    direct: serve.product,
+    proxied: `${serve.console}/api/backend`,
+    cpuNs: () => processCpuNs(serve.pids),
+  });
 }
 if (values['console-process']) {
   const split = await startDeployment('split');
-  targets.push({ label: `\`svc api\` + \`svc console\` children (a process each${built})`, direct: split.product, proxied: `${split.console}/api/backend`, cpuNs: () => processCpuNs(split.pids) });
+  targets.push({
+    label: `\`svc api\` + \`svc console\` children (a process each; ${built})`,
+    direct: split.product,
+    proxied: `${split.console}/api/backend`,
+    cpuNs: () => processCpuNs(split.pids),
+  });
 }
 
 // Sessions live in the database: one login serves every product API over it.
@@ -359,8 +349,12 @@ if (values.cpu) {
       );
     }
   }
-  process.stdout.write(`\nCPU time of the servers' processes per call (this process, client included, for the one-thread stack), ${rounds} rounds x ${requests} calls\n`);
-  process.stdout.write('| servers | call | direct | through the proxy | added by the hop (median of rounds) | proxied/direct (median of rounds) |\n|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    `\nCPU time of the servers' processes per call (this process, client included, for the one-thread stack), ${rounds} rounds x ${requests} calls\n`,
+  );
+  process.stdout.write(
+    '| servers | call | direct | through the proxy | added by the hop (median of rounds) | proxied/direct (median of rounds) |\n|---|---|---|---|---|---|\n',
+  );
   process.stdout.write(`${cpuRows.join('\n')}\n`);
 }
 

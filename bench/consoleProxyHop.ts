@@ -11,17 +11,12 @@
  * measures that proxy and console/server/proxy.ts in the same rounds, each behind a bare server that
  * routes `/api/backend/` to it as console/server/app.ts does, in alternating order round by round.
  *
- * `--socket` measures console/server/proxy.ts reaching the backend over loopback TCP and over a Unix
- * socket (`productSocket`, as `svc serve` does) in the same way, in the same rounds.
- *
- * Run: `npm run bench:consoleProxyHop` (flags: --rounds, --requests, --compare, --socket). Results: docs/benchmarks.md.
+ * Run: `npm run bench:consoleProxyHop` (flags: --rounds, --requests, --compare). Results: docs/benchmarks.md.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import * as currentProxy from '../console/server/proxy.ts';
 import { startConsole } from '../console/server/start.ts';
@@ -34,7 +29,6 @@ const { values } = benchArgs(import.meta.url, {
     rounds: { type: 'string', default: '9' },
     requests: { type: 'string', default: '2000' },
     compare: { type: 'string' },
-    socket: { type: 'boolean', default: false },
   },
 });
 const rounds = intFlag('rounds', values.rounds);
@@ -60,11 +54,6 @@ const backend = http.createServer({ keepAliveTimeout: 5_000 }, (_req, res) => {
 });
 await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
 const backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
-// The same backend on a Unix socket too (one server, two listening handles), for --socket.
-const socketDir = mkdtempSync(join(tmpdir(), 'svc-hop-'));
-const backendSocket = join(socketDir, 'product.sock');
-const backendOnSocket = http.createServer({ keepAliveTimeout: 5_000 }, backend.listeners('request')[0] as http.RequestListener);
-if (values.socket) await new Promise<void>((resolve) => backendOnSocket.listen(backendSocket, resolve));
 const consoleServer = await startConsole(
   {
     CONSOLE_PORT: 0,
@@ -86,8 +75,8 @@ const proxyOptions = {
 };
 type ProxyModule = Pick<typeof currentProxy, 'createBackendProxy'>;
 /** A bare server in front of one proxy implementation, routing as console/server/app.ts does. */
-async function bareConsole(module: ProxyModule, overrides: Partial<typeof proxyOptions & { productSocket: string }> = {}) {
-  const proxy = module.createBackendProxy({ ...proxyOptions, ...overrides });
+async function bareConsole(module: ProxyModule) {
+  const proxy = module.createBackendProxy(proxyOptions);
   const server = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
     const url = req.url ?? '/';
     if (url.startsWith('/api/backend/')) return proxy.handle(req, res, url.slice('/api/backend'.length));
@@ -103,12 +92,7 @@ async function bareConsole(module: ProxyModule, overrides: Partial<typeof proxyO
     },
   };
 }
-const compared = values.socket
-  ? [
-      { name: 'console/server/proxy.ts over loopback TCP', server: await bareConsole(currentProxy) },
-      { name: 'console/server/proxy.ts over a Unix socket', server: await bareConsole(currentProxy, { productSocket: backendSocket }) },
-    ]
-  : values.compare
+const compared = values.compare
   ? [
       { name: 'console/server/proxy.ts', server: await bareConsole(currentProxy) },
       { name: values.compare, server: await bareConsole((await import(pathToFileURL(values.compare).href)) as ProxyModule) },
@@ -198,5 +182,3 @@ agent.destroy();
 for (const c of compared) await c.server.close();
 await consoleServer.close();
 await new Promise<void>((resolve) => backend.close(() => resolve()));
-if (values.socket) await new Promise<void>((resolve) => backendOnSocket.close(() => resolve()));
-rmSync(socketDir, { recursive: true, force: true });

@@ -170,8 +170,6 @@ export const configSchema = z
     ...c,
     APP_URL: c.APP_URL ?? `http://127.0.0.1:${c.CONSOLE_PORT}`,
     PRODUCT_URL: c.PRODUCT_URL ?? `http://127.0.0.1:${c.PRODUCT_PORT}`,
-    /** PRODUCT_URL came from the environment: `svc serve` then proxies to it as told, not over its private socket. */
-    PRODUCT_URL_SET: c.PRODUCT_URL !== undefined,
   }));
 
 export type Config = z.output<typeof configSchema>;

@@ -16,7 +16,7 @@ import { registerQueueDepthReader } from '../lib/metrics.ts';
 import { migrate } from '../sql/migrate.ts';
 import { activeJobCounts } from '../sql/jobRuns.ts';
 import { seedDevelopmentData } from '../sql/seed.ts';
-import { listen, listenOnPrivateSocket, type PrivateSocketServer, type RunningServer } from '../api/http/server.ts';
+import { listen, type RunningServer } from '../api/http/server.ts';
 import { startMetricsServer } from '../api/http/metricsServer.ts';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from '../api/http/rateLimit.ts';
 import { createPlatformApp } from '../api/platform/app.ts';
@@ -44,8 +44,6 @@ export interface RunningProcess {
   app: AppContext;
   platform?: RunningServer;
   product?: RunningServer;
-  /** `svc serve`: the product API on a Unix socket private to this process, the console's way to it. */
-  productSocket?: PrivateSocketServer;
   console?: RunningConsole;
   metrics?: RunningServer;
   worker?: WorkerHandle;
@@ -143,19 +141,12 @@ export async function startProcess(config: Config, roles: Roles): Promise<Runnin
       stops.push(() => realtime.close());
       running.product = await listenOrExplain(() => listen(apps.product, config.PRODUCT_PORT, config.HOST), 'PRODUCT_PORT', config.PRODUCT_PORT);
       stops.push(() => running.product!.close());
-      // The console of this process reaches the product API over a private Unix socket rather than
-      // loopback TCP, unless the operator named PRODUCT_URL (then it goes there, as CONTRACT says).
-      if (roles.console && !config.PRODUCT_URL_SET) {
-        running.productSocket = await listenOnPrivateSocket(apps.product, 'product');
-        stops.push(() => running.productSocket!.close());
-      }
       logger.info('listening', { platform: running.platform.url, product: running.product.url, metrics: running.metrics.url });
     }
     if (roles.console) {
-      const productSocket = running.productSocket?.path;
-      running.console = await listenOrExplain(() => startConsole({ ...config, PRODUCT_SOCKET: productSocket }, logger), 'CONSOLE_PORT', config.CONSOLE_PORT);
+      running.console = await listenOrExplain(() => startConsole(config, logger), 'CONSOLE_PORT', config.CONSOLE_PORT);
       stops.push(() => running.console!.close());
-      logger.info('console listening', { console: running.console.url, product: productSocket ? `unix:${productSocket}` : config.PRODUCT_URL });
+      logger.info('console listening', { console: running.console.url, product: config.PRODUCT_URL });
     }
     return running;
   } catch (err) {

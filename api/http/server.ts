@@ -1,9 +1,6 @@
 /** Listening and graceful closing of HTTP servers: stop accepting, let in-flight requests finish. */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -35,85 +32,33 @@ function answerClientError(handler: RequestListener, err: Error & { code?: strin
   );
 }
 
-function createServer(handler: RequestListener): http.Server {
+export async function listen(handler: RequestListener, port: number, host: string): Promise<RunningServer> {
   const server = http.createServer({ keepAliveTimeout: 5_000 }, handler);
   server.on('clientError', (err, socket) => answerClientError(handler, err, socket));
-  return server;
-}
-
-function startListening(server: http.Server, listen: (done: () => void) => void): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    listen(() => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-}
-
-/**
- * Stops accepting and resolves once in-flight requests are done; idle keep-alive sockets are closed
- * at once, and stragglers are cut after the timeout.
- */
-function closeGracefully(server: http.Server, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
-    timer.unref();
-    server.close(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
-}
-
-export async function listen(handler: RequestListener, port: number, host: string): Promise<RunningServer> {
-  const server = createServer(handler);
-  await startListening(server, (done) => server.listen(port, host, done));
   const actual = (server.address() as AddressInfo).port;
   const displayHost = host.includes(':') ? `[${host}]` : host;
   return {
     server,
     port: actual,
     url: `http://${displayHost === '0.0.0.0' ? '127.0.0.1' : displayHost}:${actual}`,
-    close: (timeoutMs = 20_000) => closeGracefully(server, timeoutMs),
-  };
-}
-
-export interface PrivateSocketServer {
-  server: http.Server;
-  /** The socket file: mode 0600 in a directory of mode 0700 that only this process's user can enter. */
-  path: string;
-  close(timeoutMs?: number): Promise<void>;
-}
-
-/**
- * The same handler on a Unix socket private to this process (`svc serve`'s console reaches the product
- * API through it: a loopback TCP round trip costs more per send and receive). The socket lives in a
- * fresh temporary directory that closing removes, and so does the process's exit if close never ran.
- */
-export async function listenOnPrivateSocket(handler: RequestListener, name: string): Promise<PrivateSocketServer> {
-  const dir = mkdtempSync(join(tmpdir(), `svc-${name}-`));
-  const path = join(dir, `${name}.sock`);
-  const removeDir = () => rmSync(dir, { recursive: true, force: true });
-  process.once('exit', removeDir);
-  const server = createServer(handler);
-  try {
-    await startListening(server, (done) => server.listen({ path, readableAll: false, writableAll: false }, done));
-    chmodSync(path, 0o600);
-  } catch (err) {
-    server.close();
-    removeDir();
-    process.off('exit', removeDir);
-    throw err;
-  }
-  return {
-    server,
-    path,
-    close: async (timeoutMs = 20_000) => {
-      await closeGracefully(server, timeoutMs);
-      removeDir();
-      process.off('exit', removeDir);
-    },
+    close: (timeoutMs = 20_000) =>
+      new Promise<void>((resolve) => {
+        // close() stops accepting and resolves once in-flight requests are done; idle keep-alive
+        // sockets are closed at once, and stragglers are cut after the timeout.
+        const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
   };
 }

@@ -43,11 +43,6 @@ const SECURITY_HEADER_NAMES = new Set(securityHeaders.map(([name]) => name));
 
 export interface ProxyOptions {
   productUrl: string;
-  /**
-   * A Unix socket the product API of this same process also listens on (`svc serve`): the hop goes
-   * through it instead of loopback TCP; `productUrl` still names the origin and path prefix.
-   */
-  productSocket?: string;
   trustProxy: boolean;
   /** Sent as `x-svc-console-secret`; without it the product API ignores `x-svc-client-ip`. */
   consoleSecret?: string;
@@ -212,7 +207,6 @@ export function createBackendProxy(options: ProxyOptions) {
     headersTimeout: options.timeoutMs,
     bodyTimeout: 0,
     keepAliveTimeout: 4_000,
-    ...(options.productSocket ? { socketPath: options.productSocket } : {}),
   });
 
   /** `path` is what follows `/api/backend`, with its query string. */

@@ -16,10 +16,7 @@ export interface RunningConsole {
   close(): Promise<void>;
 }
 
-type ConsoleSettings = Pick<Config, 'CONSOLE_PORT' | 'HOST' | 'PRODUCT_URL' | 'TRUST_PROXY' | 'CONSOLE_PROXY_SECRET' | 'CONSOLE_PROXY_TIMEOUT_MS'> & {
-  /** `svc serve`: the Unix socket the product API of this process listens on, used instead of PRODUCT_URL's address. */
-  PRODUCT_SOCKET?: string;
-};
+type ConsoleSettings = Pick<Config, 'CONSOLE_PORT' | 'HOST' | 'PRODUCT_URL' | 'TRUST_PROXY' | 'CONSOLE_PROXY_SECRET' | 'CONSOLE_PROXY_TIMEOUT_MS'>;
 
 export async function startConsole(config: ConsoleSettings, logger: Logger): Promise<RunningConsole> {
   const assets = await buildAssets();
@@ -28,7 +25,6 @@ export async function startConsole(config: ConsoleSettings, logger: Logger): Pro
   }
   const app = createConsoleApp(assets, {
     productUrl: config.PRODUCT_URL,
-    productSocket: config.PRODUCT_SOCKET,
     trustProxy: config.TRUST_PROXY,
     consoleSecret: config.CONSOLE_PROXY_SECRET,
     timeoutMs: config.CONSOLE_PROXY_TIMEOUT_MS,
