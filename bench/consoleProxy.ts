@@ -15,9 +15,10 @@
  *    + `svc console` (each in its own process, as CONTRACT allows a separately deployed console). Last,
  *    the one-thread stack: client, console and product API in this process under tsx (the figure of
  *    sessions 1-12). --no-production leaves the `svc serve` child out; --tsx runs the children from
- *    the TypeScript sources. --cpu adds the CPU time the servers' processes spend per direct and per
- *    proxied call (/proc schedstat of every thread; for the one-thread stack this process's, the
- *    client's included). With --concurrency N each target is also driven by N clients at once
+ *    the TypeScript sources; --baseline-tree DIR adds `svc serve` from DIR/dist/ (an earlier commit,
+ *    built there) for a before/after in one run. --cpu adds the CPU time the servers' processes spend
+ *    per direct and per proxied call (/proc schedstat of every thread; for the one-thread stack this
+ *    process's, the client's included). With --concurrency N each target is also driven by N clients at once
  *    (direct, then proxied, per round): throughput and p50 through the proxy against the direct calls.
  * 2. Registry (when /usr/bin/chromium exists, unless --no-browser): from clicking "Tenants" in the
  *    nav until the registry is usable (the count "1000 of 1000 tenants", the first rows' links and
@@ -30,7 +31,7 @@
  * times follow it, ratios within one run much less.
  * *
  * Run: `npm run bench:consoleProxy` (flags: --rounds, --requests, --paths a,b, --no-browser,
- * --no-production, --tsx, --console-process, --cpu, --concurrency N).
+ * --no-production, --tsx, --baseline-tree DIR, --console-process, --cpu, --concurrency N).
  * Results: docs/benchmarks.md.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -62,6 +63,7 @@ const { values } = benchArgs(import.meta.url, {
     'console-process': { type: 'boolean', default: false },
     production: { type: 'boolean', default: true },
     tsx: { type: 'boolean', default: false },
+    'baseline-tree': { type: 'string' },
     cpu: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '0' },
   },
@@ -150,9 +152,10 @@ function freePort(): Promise<number> {
 }
 
 /** `svc <command>` in a child process: the compiled dist/ that `npm start` runs, or with --tsx the TypeScript sources. */
-function svc(command: string, env: Record<string, string>): ChildProcess {
-  const entry = values.tsx ? ['--import', 'tsx', 'scripts/svc.ts'] : ['dist/scripts/svc.js'];
+function svc(command: string, env: Record<string, string>, tree?: string): ChildProcess {
+  const entry = tree ? [`${tree}/dist/scripts/svc.js`] : values.tsx ? ['--import', 'tsx', 'scripts/svc.ts'] : ['dist/scripts/svc.js'];
   const child = spawn(process.execPath, [...entry, command], {
+    cwd: tree,
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PASSWORD_SCRYPT_LOG_N: '14', CONSOLE_PROXY_SECRET: secret, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -200,7 +203,7 @@ function processCpuNs(pids: number[]): number {
   return total;
 }
 
-async function startDeployment(kind: 'serve' | 'split'): Promise<{ product: string; console: string; pids: number[] }> {
+async function startDeployment(kind: 'serve' | 'split', tree?: string): Promise<{ product: string; console: string; pids: number[] }> {
   const [platformPort, productPort, consolePort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const product = `http://127.0.0.1:${productPort}`;
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
@@ -212,7 +215,7 @@ async function startDeployment(kind: 'serve' | 'split'): Promise<{ product: stri
     METRICS_PORT: String(metricsPort),
     PRODUCT_URL: product,
   };
-  if (kind === 'serve') children.push(svc('serve', env));
+  if (kind === 'serve') children.push(svc('serve', env, tree));
   else {
     children.push(svc('api', env));
     children.push(svc('console', { CONSOLE_PORT: env.CONSOLE_PORT, PRODUCT_URL: product }));
@@ -252,6 +255,19 @@ if (values.production || values['console-process']) {
     direct: serve.product,
     proxied: `${serve.console}/api/backend`,
     cpuNs: () => processCpuNs(serve.pids),
+  });
+}
+// Before against after in one run: `svc serve` built from another checkout of the tree (an earlier
+// commit extracted with its own dist/, e.g. `git archive <commit> | tar -x -C DIR`, node_modules
+// linked, `node scripts/build.mjs` there).
+if (values['baseline-tree']) {
+  const tree = values['baseline-tree'];
+  const baseline = await startDeployment('serve', tree);
+  targets.splice(1, 0, {
+    label: `\`svc serve\` child from ${tree}/dist/ (baseline)`,
+    direct: baseline.product,
+    proxied: `${baseline.console}/api/backend`,
+    cpuNs: () => processCpuNs(baseline.pids),
   });
 }
 if (values['console-process']) {
