@@ -14,12 +14,13 @@
  *    and the console in one process, as `npm start` runs them); with --console-process also `svc api`
  *    + `svc console` (each in its own process, as CONTRACT allows a separately deployed console). Last,
  *    the one-thread stack: client, console and product API in this process under tsx (the figure of
- *    sessions 1-12). --no-production leaves the `svc serve` child out; --tsx runs the children from
- *    the TypeScript sources; --baseline-tree DIR adds `svc serve` from DIR/dist/ (an earlier commit,
- *    built there) for a before/after in one run. --cpu adds the CPU time the servers' processes spend
- *    per direct and per proxied call (/proc schedstat of every thread; for the one-thread stack this
- *    process's, the client's included). With --concurrency N each target is also driven by N clients at once
- *    (direct, then proxied, per round): throughput and p50 through the proxy against the direct calls.
+ *    sessions 1-12). --no-production leaves the `svc serve` child out (unless --console-process);
+ *    --tsx runs the children from the TypeScript sources; --baseline-tree DIR adds `svc serve` from
+ *    DIR/dist/ (an earlier commit, built there) for a before/after in one run. --cpu adds the CPU
+ *    time the servers' processes spend per direct and per proxied call (/proc schedstat of every
+ *    thread; for the one-thread stack this process's, the client's included). With --concurrency N
+ *    each target is also driven by N clients at once (direct, then proxied, per round): throughput
+ *    and p50 through the proxy against the direct calls.
  * 2. Registry (when /usr/bin/chromium exists, unless --no-browser): from clicking "Tenants" in the
  *    nav until the registry is usable (the count "1000 of 1000 tenants", the first rows' links and
  *    the search box, painted), next to the same page with 10 tenants (a second product API and
@@ -162,7 +163,11 @@ function svc(command: string, env: Record<string, string>, tree?: string): Child
   child.once('exit', (code, signal) => {
     if (!stopping) {
       process.stderr.write(`svc ${command} exited (${code ?? signal}) during the benchmark\n`);
-      process.exit(1);
+      // The other children would outlive this process (a port taken by another program, say).
+      stopping = true;
+      for (const other of children) if (other.exitCode === null) other.kill('SIGTERM');
+      process.exitCode = 1;
+      setTimeout(() => process.exit(1), 5_000);
     }
   });
   return child;
