@@ -27,12 +27,6 @@ declare global {
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
- * The secret each connection has already shown and had verified: the console's keep-alive connections.
- * A WeakMap, not a property on the socket, so that node's own code keeps seeing one socket shape.
- */
-const verifiedSecrets = new WeakMap<Socket, string>();
-
-/**
  * The console's proxy (console/server/proxy.ts) forwards the browser's address in `x-svc-client-ip`
  * with the shared `x-svc-console-secret`. Only when the secret matches (constant time) is the address
  * believed; from anyone else the header is ignored, so it cannot be forged to escape a rate limit.
@@ -43,6 +37,9 @@ const verifiedSecrets = new WeakMap<Socket, string>();
 export function consoleClientIp(consoleSecret: string | undefined): (req: Request) => string | undefined {
   if (!consoleSecret) return () => undefined;
   const expected = digest(consoleSecret);
+  // The secret each connection has shown and had verified (the console's keep-alive connections); a
+  // WeakMap rather than a property on the socket, so that node's own code keeps seeing one socket shape.
+  const verifiedSecrets = new WeakMap<Socket, string>();
   return (req) => {
     const secret = req.headers['x-svc-console-secret'];
     const ip = req.headers['x-svc-client-ip'];
