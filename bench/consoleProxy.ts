@@ -8,12 +8,19 @@
  *    with 1,000 tenants (about 250 KB of JSON, streamed through). Per round the p50 of each; the
  *    figure is the median over rounds of proxied p50 / direct p50. Target: <= 1.2. Next to it, the
  *    median of (proxied - direct) over the back-to-back pairs, as a ratio to the direct p50.
- *    With --console-process the same calls are measured, in the same rounds, against two deployments
- *    whose servers run in child processes over the same database (the client stays in this process):
- *    `svc serve` (the product API and the console in one process, what `npm start` runs) and
- *    `svc api` + `svc console` (each in its own process, as CONTRACT allows a separately deployed
- *    console). With --concurrency N each target is also driven by N clients at once (direct, then
- *    proxied, per round): throughput and p50 through the proxy against the direct calls.
+ *    The same calls are measured, in the same rounds (targets taking turns), against deployments whose
+ *    servers run in child processes over the same database, the client staying in this process: first,
+ *    what production runs, `svc serve` from the build (dist/, built first when stale; the product API
+ *    and the console in one process, as `npm start` runs them); with --console-process also `svc api`
+ *    + `svc console` (each in its own process, as CONTRACT allows a separately deployed console). Last,
+ *    the one-thread stack: client, console and product API in this process under tsx (the figure of
+ *    sessions 1-12). --no-production leaves the `svc serve` child out (unless --console-process);
+ *    --tsx runs the children from the TypeScript sources; --baseline-tree DIR adds `svc serve` from
+ *    DIR/dist/ (an earlier commit, built there) for a before/after in one run. --cpu adds the CPU
+ *    time the servers' processes spend per direct and per proxied call (/proc schedstat of every
+ *    thread; for the one-thread stack this process's, the client's included). With --concurrency N
+ *    each target is also driven by N clients at once (direct, then proxied, per round): throughput
+ *    and p50 through the proxy against the direct calls.
  * 2. Registry (when /usr/bin/chromium exists, unless --no-browser): from clicking "Tenants" in the
  *    nav until the registry is usable (the count "1000 of 1000 tenants", the first rows' links and
  *    the search box, painted), next to the same page with 10 tenants (a second product API and
@@ -23,13 +30,13 @@
  *
  * The load average (1, 5, 15 min) is printed at the start and the end: on the shared machine absolute
  * times follow it, ratios within one run much less.
- *
+ * *
  * Run: `npm run bench:consoleProxy` (flags: --rounds, --requests, --paths a,b, --no-browser,
- * --console-process, --concurrency N).
+ * --no-production, --tsx, --baseline-tree DIR, --console-process, --cpu, --concurrency N).
  * Results: docs/benchmarks.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
@@ -55,6 +62,10 @@ const { values } = benchArgs(import.meta.url, {
     paths: { type: 'string', default: '/admin/me,/admin/tenants' },
     browser: { type: 'boolean', default: true },
     'console-process': { type: 'boolean', default: false },
+    production: { type: 'boolean', default: true },
+    tsx: { type: 'boolean', default: false },
+    'baseline-tree': { type: 'string' },
+    cpu: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '0' },
   },
   allowNegative: true,
@@ -141,16 +152,22 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `svc <command>` in a child process (the TypeScript sources, as this benchmark runs). */
-function svc(command: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/svc.ts', command], {
+/** `svc <command>` in a child process: the compiled dist/ that `npm start` runs, or with --tsx the TypeScript sources. */
+function svc(command: string, env: Record<string, string>, tree?: string): ChildProcess {
+  const entry = tree ? [`${tree}/dist/scripts/svc.js`] : values.tsx ? ['--import', 'tsx', 'scripts/svc.ts'] : ['dist/scripts/svc.js'];
+  const child = spawn(process.execPath, [...entry, command], {
+    cwd: tree,
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PASSWORD_SCRYPT_LOG_N: '14', CONSOLE_PROXY_SECRET: secret, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   child.once('exit', (code, signal) => {
     if (!stopping) {
       process.stderr.write(`svc ${command} exited (${code ?? signal}) during the benchmark\n`);
-      process.exit(1);
+      // The other children would outlive this process (a port taken by another program, say).
+      stopping = true;
+      for (const other of children) if (other.exitCode === null) other.kill('SIGTERM');
+      process.exitCode = 1;
+      setTimeout(() => process.exit(1), 5_000);
     }
   });
   return child;
@@ -176,7 +193,22 @@ let stopping = false;
 const children: ChildProcess[] = [];
 
 /** A deployment in child processes over the database of the 1,000-tenant stack: its product API and console URLs. */
-async function startDeployment(kind: 'serve' | 'split'): Promise<{ product: string; console: string }> {
+/** CPU time (ns) the processes have used so far: every thread's on-CPU time from /proc/<pid>/task/<tid>/schedstat. */
+function processCpuNs(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  }
+  return total;
+}
+
+async function startDeployment(kind: 'serve' | 'split', tree?: string): Promise<{ product: string; console: string; pids: number[] }> {
   const [platformPort, productPort, consolePort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const product = `http://127.0.0.1:${productPort}`;
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
@@ -188,27 +220,69 @@ async function startDeployment(kind: 'serve' | 'split'): Promise<{ product: stri
     METRICS_PORT: String(metricsPort),
     PRODUCT_URL: product,
   };
-  if (kind === 'serve') children.push(svc('serve', env));
+  if (kind === 'serve') children.push(svc('serve', env, tree));
   else {
     children.push(svc('api', env));
     children.push(svc('console', { CONSOLE_PORT: env.CONSOLE_PORT, PRODUCT_URL: product }));
   }
   await until200(`${product}/health/live`);
   await until200(`${consoleUrl}/api/backend/health/live`);
-  return { product, console: consoleUrl };
+  const started = kind === 'split' ? children.slice(-2) : children.slice(-1);
+  return { product, console: consoleUrl, pids: started.map((child) => child.pid!) };
 }
 
 interface Target {
   label: string;
   direct: string;
   proxied: string;
+  /** CPU time (ns) used so far by the servers' processes (this process, client included, for the one-thread stack). */
+  cpuNs(): number;
 }
-const targets: Target[] = [{ label: 'one thread (client, console, product API)', direct: product.url, proxied: `${consoleServer.url}/api/backend` }];
-if (values['console-process']) {
+const targets: Target[] = [
+  {
+    label: 'one thread (client, console, product API; tsx)',
+    direct: product.url,
+    proxied: `${consoleServer.url}/api/backend`,
+    cpuNs: () => {
+      const used = process.cpuUsage();
+      return (used.user + used.system) * 1000;
+    },
+  },
+];
+const built = values.tsx ? 'tsx' : 'dist/';
+// What `npm start` runs: `svc serve` from the build, the console in the product API's process. The
+// client is this process, as a browser is another program.
+if (values.production || values['console-process']) {
+  if (!values.tsx) execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
   const serve = await startDeployment('serve');
-  targets.push({ label: '`svc serve` child (console and product API in one process)', direct: serve.product, proxied: `${serve.console}/api/backend` });
+  targets.unshift({
+    label: values.tsx ? '`svc serve` child (console and product API in one process; tsx)' : '`svc serve` child from dist/: what `npm start` runs',
+    direct: serve.product,
+    proxied: `${serve.console}/api/backend`,
+    cpuNs: () => processCpuNs(serve.pids),
+  });
+}
+// Before against after in one run: `svc serve` built from another checkout of the tree (an earlier
+// commit extracted with its own dist/, e.g. `git archive <commit> | tar -x -C DIR`, node_modules
+// linked, `node scripts/build.mjs` there).
+if (values['baseline-tree']) {
+  const tree = values['baseline-tree'];
+  const baseline = await startDeployment('serve', tree);
+  targets.splice(1, 0, {
+    label: `\`svc serve\` child from ${tree}/dist/ (baseline)`,
+    direct: baseline.product,
+    proxied: `${baseline.console}/api/backend`,
+    cpuNs: () => processCpuNs(baseline.pids),
+  });
+}
+if (values['console-process']) {
   const split = await startDeployment('split');
-  targets.push({ label: '`svc api` + `svc console` children (a process each)', direct: split.product, proxied: `${split.console}/api/backend` });
+  targets.push({
+    label: `\`svc api\` + \`svc console\` children (a process each; ${built})`,
+    direct: split.product,
+    proxied: `${split.console}/api/backend`,
+    cpuNs: () => processCpuNs(split.pids),
+  });
 }
 
 // Sessions live in the database: one login serves every product API over it.
@@ -270,6 +344,40 @@ process.stdout.write(
   '| servers | call | direct p50 (baseline) | through the proxy p50 | proxied/direct (median of rounds) | added (median of back-to-back pairs) | target <= 1.20x |\n|---|---|---|---|---|---|---|\n',
 );
 process.stdout.write(`${rows.join('\n')}\n`);
+
+if (values.cpu) {
+  // CPU time per call of the servers' processes (a figure the machine's load moves much less than
+  // latency): per round and target, `requests` direct calls then as many proxied (order alternating
+  // round by round); what a proxied call costs the servers over a direct one is the hop's CPU.
+  const cpuRows: string[] = [];
+  for (const path of values.paths.split(',')) {
+    const per = new Map(targets.map((t) => [t, { direct: [] as number[], proxied: [] as number[] }]));
+    for (let round = 0; round < rounds; round++) {
+      for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+        const r = per.get(target)!;
+        for (const kind of round % 2 === 0 ? (['direct', 'proxied'] as const) : (['proxied', 'direct'] as const)) {
+          const before = target.cpuNs();
+          for (let i = 0; i < requests; i++) await call(target[kind], 'GET', path, headers);
+          r[kind].push((target.cpuNs() - before) / requests / 1000);
+        }
+      }
+    }
+    for (const target of targets) {
+      const r = per.get(target)!;
+      const added = r.proxied.map((p, i) => p - r.direct[i]);
+      cpuRows.push(
+        `| ${target.label} | GET ${path} | ${median(r.direct).toFixed(0)} µs | ${median(r.proxied).toFixed(0)} µs | +${median(added).toFixed(0)} µs (rounds ${added.map((x) => x.toFixed(0)).join(', ')}) | ${median(r.proxied.map((p, i) => p / r.direct[i])).toFixed(2)}x |`,
+      );
+    }
+  }
+  process.stdout.write(
+    `\nCPU time of the servers' processes per call (this process, client included, for the one-thread stack), ${rounds} rounds x ${requests} calls\n`,
+  );
+  process.stdout.write(
+    '| servers | call | direct | through the proxy | added by the hop (median of rounds) | proxied/direct (median of rounds) |\n|---|---|---|---|---|---|\n',
+  );
+  process.stdout.write(`${cpuRows.join('\n')}\n`);
+}
 
 if (concurrency > 0) {
   const many = new http.Agent({ keepAlive: true, maxSockets: concurrency });
