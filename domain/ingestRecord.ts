@@ -30,9 +30,7 @@ export const severityInput = z.string().transform((v, ctx) => {
 // Year 0000 is ISO 8601 but has no PostgreSQL timestamp (which goes from 1 BC to 1 AD): refused here
 // rather than failing the whole write.
 const isoTimestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' });
-export const timestampInput = isoTimestamp
-  .transform((v) => new Date(v))
-  .refine((d) => d.getUTCFullYear() >= 1, 'must be in the years 0001 to 9999');
+export const timestampInput = isoTimestamp.transform((v) => new Date(v)).refine((d) => d.getUTCFullYear() >= 1, 'must be in the years 0001 to 9999');
 
 export const narrativeInput = z.string().max(100_000, 'must be at most 100000 characters');
 
@@ -83,12 +81,15 @@ export function validateIngestRecord(value: unknown, defaultSource?: string): { 
 // The pattern zod checks `occurred_at` against (the schema's own, so the two cannot drift apart).
 const isoTimestampPattern: RegExp = isoTimestamp._zod.def.pattern!;
 
-const requiredText = (v: unknown, max: number): string | undefined => {
+// The lengths are read from the schema too: it stays the one statement of the rules.
+const { external_id: externalIdRule, title: titleRule, source: sourceRule } = ingestRecordSchema.shape;
+const requiredText = (v: unknown, rule: z.ZodString): string | undefined => {
   if (typeof v !== 'string') return undefined;
   const trimmed = v.trim();
-  return trimmed.length >= 1 && trimmed.length <= max ? trimmed : undefined;
+  return trimmed.length >= (rule.minLength ?? 0) && trimmed.length <= (rule.maxLength ?? Number.POSITIVE_INFINITY) ? trimmed : undefined;
 };
-const optionalNarrative = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && v.length <= 100_000);
+const narrativeMax = narrativeInput.maxLength ?? Number.POSITIVE_INFINITY;
+const optionalNarrative = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && v.length <= narrativeMax);
 
 /**
  * The issue input of a record that `ingestRecordSchema` accepts, decided without zod, or undefined
@@ -99,9 +100,9 @@ const optionalNarrative = (v: unknown): boolean => v === undefined || v === null
 function acceptedRecord(value: unknown): IssueInput | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const r = value as Record<string, unknown>;
-  const externalId = requiredText(r.external_id, 256);
-  const title = requiredText(r.title, 1000);
-  const source = requiredText(r.source, 100);
+  const externalId = requiredText(r.external_id, externalIdRule);
+  const title = requiredText(r.title, titleRule);
+  const source = requiredText(r.source, sourceRule);
   if (externalId === undefined || title === undefined || source === undefined) return undefined;
   const { narrative, body, occurred_at: occurredAt, severity } = r;
   if (!optionalNarrative(narrative) || !optionalNarrative(body)) return undefined;
