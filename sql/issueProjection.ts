@@ -16,6 +16,7 @@
  *   it moves neither `version` nor `updated_at` (which count the issue's own changes)
  */
 import { prepared, type Queryable } from '../lib/db.ts';
+import { isoString } from '../lib/isoString.ts';
 import type { StoredEvent } from './events.ts';
 import type { EngineStatus } from '../domain/engineEligibility.ts';
 import type { IssueStatus } from '../domain/issueTransitions.ts';
@@ -149,7 +150,8 @@ const updateSet = columns
  * The rows as one JSON array, their timestamps written as ISO strings here: left to JSON.stringify,
  * every Date goes through Date#toJSON, which made the document cost about twice as much to build
  * (500 rows with 4 dates each: 4.5 ms against 2.1 ms when the strings are ready). The rows of one
- * transaction mostly share its clock, so each distinct instant is formatted once.
+ * transaction mostly share its clock, so each distinct instant is formatted once, and by `isoString`
+ * (the same text as Date#toJSON for every valid row date, a quarter of its cost).
  */
 function rowsJson(rows: IssueRow[]): string {
   const iso = new Map<number, string | null>();
@@ -157,7 +159,8 @@ function rowsJson(rows: IssueRow[]): string {
     if (d === null) return null;
     const ms = d.getTime();
     let formatted = iso.get(ms);
-    if (formatted === undefined) iso.set(ms, (formatted = d.toJSON())); // what JSON.stringify writes for a Date
+    // What JSON.stringify writes for a Date (Date#toJSON: null for an invalid one).
+    if (formatted === undefined) iso.set(ms, (formatted = Number.isNaN(ms) ? null : isoString(d)));
     return formatted;
   };
   return JSON.stringify(

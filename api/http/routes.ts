@@ -123,16 +123,22 @@ export const MAX_INPUT_DEPTH = 64;
  * overflow the stack here.
  */
 export function unsafeInput(value: unknown): 'nul' | 'too_deep' | null {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [item, depth] = stack.pop()!;
+  // Two parallel stacks rather than a [value, depth] pair and an Object.entries array per node: this
+  // walks every value of every request body (a 500-record ingest batch has ~4,000).
+  const items: unknown[] = [value];
+  const depths: number[] = [0];
+  while (items.length) {
+    const item = items.pop();
+    const depth = depths.pop()!;
     if (typeof item === 'string') {
       if (item.includes('\u0000')) return 'nul';
     } else if (item !== null && typeof item === 'object') {
       if (depth >= MAX_INPUT_DEPTH) return 'too_deep';
-      for (const [key, child] of Object.entries(item)) {
+      const node = item as Record<string, unknown>;
+      for (const key of Object.keys(node)) {
         if (key.includes('\u0000')) return 'nul';
-        stack.push([child, depth + 1]);
+        items.push(node[key]);
+        depths.push(depth + 1);
       }
     }
   }
