@@ -31,6 +31,7 @@
  * the key of "the line without position p" is the line's hash minus that position's mix.
  */
 import type { TokenIdColumn } from '../text/tfidf.ts';
+import { WILDCARD } from '../text/templateTokens.ts';
 
 export interface MinerOptions {
   /** Many distinct values: a linked set of at least this many tokens is a variable when each is rare. */
@@ -129,6 +130,7 @@ export function mineTemplates(
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, printed, options);
   }
+  foldOptionalFlags(current, wildcard, keys, vocabulary);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -308,4 +310,65 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   }
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
+}
+
+/** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */
+const OPTIONAL_FLAG_MIN_LENGTH = 8;
+const BARE_WORD = /^[A-Za-z]+$/;
+
+/**
+ * A bare word inside a long record whose other tokens line up with a shorter template (`… ID=<*> DF
+ * PROTO=TCP …` against `… ID=<*> PROTO=TCP …`; `RES=<*> ACK PSH URGP=<*>` against `RES=<*> <*> URGP=<*>`)
+ * is an optional flag of the same event: the longer template folds into the shorter, position by
+ * position equal or a variable on either side (the variable wins). Only a digit-free word without `=`
+ * strictly inside the line and with at least OPTIONAL_FLAG_MIN_LENGTH other tokens: a short message
+ * that differs by one word (`layout begin` / `layout begin again`) keeps it, as does a last word.
+ */
+function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  // Distinct templates by length, in order of first row; each with the rows that print it.
+  // Distinct templates by length, in order of first row; each with the rows that print it. A folded
+  // template stays in its length's list (a flag-longer one may line up with it) and points at its root.
+  type Entry = { tokens: Int32Array; rows: number[]; into?: Entry };
+  const byKey = new Map<string, Entry>();
+  current.forEach((t, r) => {
+    const k = t.join(',');
+    const entry = byKey.get(k);
+    if (entry) entry.rows.push(r);
+    else byKey.set(k, { tokens: t, rows: [r] });
+  });
+  const byLength = new Map<number, Entry[]>();
+  for (const entry of byKey.values()) {
+    const list = byLength.get(entry.tokens.length);
+    if (list) list.push(entry);
+    else byLength.set(entry.tokens.length, [entry]);
+  }
+  const root = (e: Entry): Entry => (e.into ? root(e.into) : e);
+  const isFlag = (id: number) => id !== wildcard && !keys.has(id) && BARE_WORD.test(vocabulary[id] ?? '');
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    const shorter = byLength.get(length - 1);
+    if (!shorter || length - 1 < OPTIONAL_FLAG_MIN_LENGTH) continue;
+    for (const long of byLength.get(length)!) {
+      for (let i = 1; i < length - 1 && !long.into; i++) {
+        // A flag among fields: after a variable (`ID=<*> DF`), not inside the constant frame (`[UFW LIMIT BLOCK]`).
+        if (!isFlag(long.tokens[i]) || !vocabulary[long.tokens[i - 1]]?.includes(WILDCARD)) continue;
+        const match = shorter.find((s) => {
+          for (let q = 0; q < length - 1; q++) {
+            const a = s.tokens[q];
+            const b = long.tokens[q < i ? q : q + 1];
+            if (a !== b && a !== wildcard && b !== wildcard) return false;
+          }
+          return true;
+        });
+        if (!match) continue;
+        const target = root(match);
+        if (target === match) for (let q = 0; q < length - 1; q++) if (long.tokens[q < i ? q : q + 1] === wildcard) target.tokens[q] = wildcard;
+        long.into = target;
+        changed = true;
+      }
+    }
+  }
+  if (!changed) return;
+  for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
 }

@@ -371,4 +371,40 @@ test('a synthetic unseen system of mobile-app lines: key=value runs, hex handles
   exact(lines);
 });
 
+// Session 13, second round.
+
+const ip = (r: () => number) => `${10 + Math.floor(r() * 200)}.${Math.floor(r() * 256)}.${Math.floor(r() * 256)}.${1 + Math.floor(r() * 250)}`;
+
+test('optional flags: a bare word among the fields of a long record is optional, one or two of them', () => {
+  const r = rng(7);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const df = r() < 0.4 ? ' DF' : '';
+    const flags = pick(r, ['SYN', 'ACK', 'ACK FIN', 'ACK PSH', 'RST']);
+    lines.push([
+      'block',
+      `[FW BLOCK] IN=eth0 OUT= SRC=${ip(r)} DST=${ip(r)} LEN=${40 + Math.floor(r() * 20)} TTL=${30 + Math.floor(r() * 200)} ID=${Math.floor(r() * 65535)}${df} PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${1024 + Math.floor(r() * 60000)} RES=0x00 ${flags} URGP=0`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('optional flags (opposite): a word of the constant frame, a last word and a short line stay apart', () => {
+  const r = rng(8);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const fields = `IN=eth0 OUT= SRC=${ip(r)} DST=${ip(r)} LEN=${40 + Math.floor(r() * 20)} TTL=${30 + Math.floor(r() * 200)} ID=${Math.floor(r() * 65535)} PROTO=TCP`;
+    lines.push(
+      pick(r, [
+        ['block', `[FW BLOCK] ${fields}`],
+        ['limit', `[FW LIMIT BLOCK] ${fields}`],
+        ['end', `[FW BLOCK] ${fields} FINAL`],
+        ['short', `job ${Math.floor(r() * 999)} state begin`],
+        ['short again', `job ${Math.floor(r() * 999)} state begin again`],
+      ] as Array<[string, string]>),
+    );
+  }
+  exact(lines);
+});
+
 test.run();
