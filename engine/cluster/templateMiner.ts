@@ -130,6 +130,7 @@ export function mineTemplates(
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, printed, options);
   }
+  for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
 
   // Templates in order of first occurrence.
@@ -371,4 +372,79 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
   }
   if (!changed) return;
   for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
+}
+
+/**
+ * Two variables in one line without a key (`ANR in com.cedar.maple (com.basil.iris/.MainActivity)`):
+ * when both are digit-free no two lines are equal but at one position, so the per-position passes never
+ * see either vary, and every line is its own template. Among the distinct templates of one length, those
+ * equal everywhere but at two positions p and q (neither the leading token) form a group; if the group
+ * shows the per-position evidence at both positions at once (at least `minDistinct` distinct values at
+ * p and at q, none printed in more than `rareShare` of the group's lines), both are variables there.
+ * Two or three words naming the event (`Local IP` / `Remote IP`) are too few values to count.
+ */
+function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: number, keys: Set<number>, printed: Float64Array, options: MinerOptions) {
+  const length = current[members[0]].length;
+  if (length < 3) return;
+  // Distinct current templates of this length, with the lines they print.
+  const distinct = new Map<string, { rows: number[]; lines: number }>();
+  for (const r of members) {
+    const k = current[r].join(',');
+    const entry = distinct.get(k);
+    if (entry) {
+      entry.rows.push(r);
+      entry.lines += printed[r];
+    } else distinct.set(k, { rows: [r], lines: printed[r] });
+  }
+  const templates = [...distinct.values()];
+  if (templates.length < options.minDistinct) return;
+  const h1 = new Uint32Array(templates.length);
+  const h2 = new Uint32Array(templates.length);
+  templates.forEach((t, m) => {
+    const row = current[t.rows[0]];
+    for (let p = 0; p < length; p++) {
+      h1[m] = (h1[m] + mix1(p, row[p])) >>> 0;
+      h2[m] = (h2[m] + mix2(p, row[p])) & 0x1fffff;
+    }
+  });
+  const open = (row: Int32Array, p: number) => row[p] !== wildcard && !keys.has(row[p]) && !keys.has(row[p - 1]);
+  const evidence = (group: number[], p: number) => {
+    const lines = new Map<number, number>();
+    let total = 0;
+    for (const m of group) {
+      const v = current[templates[m].rows[0]][p];
+      lines.set(v, (lines.get(v) ?? 0) + templates[m].lines);
+      total += templates[m].lines;
+    }
+    let most = 0;
+    for (const c of lines.values()) most = Math.max(most, c);
+    return lines.size >= options.minDistinct && most <= options.rareShare * total;
+  };
+  const masked = new Uint8Array(templates.length);
+  for (let p = 1; p < length; p++) {
+    for (let q = p + 1; q < length; q++) {
+      const groups = new Map<number, number[]>();
+      templates.forEach((t, m) => {
+        if (masked[m]) return;
+        const row = current[t.rows[0]];
+        if (!open(row, p) || !open(row, q)) return;
+        const a = (h1[m] - mix1(p, row[p]) - mix1(q, row[q])) >>> 0;
+        const b = (h2[m] - mix2(p, row[p]) - mix2(q, row[q])) & 0x1fffff;
+        const k = key(a, b);
+        const group = groups.get(k);
+        if (group) group.push(m);
+        else groups.set(k, [m]);
+      });
+      for (const group of groups.values()) {
+        if (group.length < options.minDistinct || !evidence(group, p) || !evidence(group, q)) continue;
+        for (const m of group) {
+          masked[m] = 1;
+          for (const r of templates[m].rows) {
+            current[r][p] = wildcard;
+            current[r][q] = wildcard;
+          }
+        }
+      }
+    }
+  }
 }

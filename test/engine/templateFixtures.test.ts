@@ -407,4 +407,31 @@ test('optional flags (opposite): a word of the constant frame, a last word and a
   exact(lines);
 });
 
+test('two keyless digit-free variables: package and activity names in one line are one template', () => {
+  const r = rng(9);
+  const words = ['cedar', 'maple', 'basil', 'iris', 'onyx', 'raven', 'heron', 'lotus', 'mesa', 'nova', 'kelp', 'dune'];
+  const screens = ['Main', 'Settings', 'Detail', 'List', 'Login', 'Profile', 'Search', 'Chat'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 30; i++) {
+    lines.push(['anr', `ANR in com.${pick(r, words)}.${pick(r, words)} (com.${pick(r, words)}.${pick(r, words)}/.${pick(r, screens)}Activity)`]);
+    if (i % 3 === 0) lines.push(['died', `Process com.${pick(r, words)}.${pick(r, words)} has died`]);
+  }
+  exact(lines);
+});
+
+test('two keyless digit-free variables (opposite): two words that name the event at two positions stay apart', () => {
+  const r = rng(10);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 40; i++) {
+    const [side, kind] = pick(r, [
+      ['Local', 'IP'],
+      ['Remote', 'IP'],
+      ['Local', 'port'],
+      ['Remote', 'port'],
+    ]);
+    lines.push([`${side} ${kind}`, `tcp ${side} ${kind} changed`]);
+  }
+  exact(lines);
+});
+
 test.run();
