@@ -315,7 +315,9 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
 
 /** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */
 const OPTIONAL_FLAG_MIN_LENGTH = 8;
-const BARE_WORD = /^[A-Za-z]+$/;
+const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?$/;
+/** A variable token after a variable (`to <*> (<*>) via`) is optional in a line of this many other tokens. */
+const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
 
 /**
  * A bare word inside a long record whose other tokens line up with a shorter template (`… ID=<*> DF
@@ -349,11 +351,13 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
   let changed = false;
   for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
     const shorter = byLength.get(length - 1);
-    if (!shorter || length - 1 < OPTIONAL_FLAG_MIN_LENGTH) continue;
+    if (!shorter || length - 1 < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
     for (const long of byLength.get(length)!) {
       for (let i = 1; i < length - 1 && !long.into; i++) {
         // A flag among fields: after a variable (`ID=<*> DF`), not inside the constant frame (`[UFW LIMIT BLOCK]`).
-        if (!isFlag(long.tokens[i]) || !vocabulary[long.tokens[i - 1]]?.includes(WILDCARD)) continue;
+        if (!vocabulary[long.tokens[i - 1]]?.includes(WILDCARD)) continue;
+        const optionalVariable = vocabulary[long.tokens[i]]?.includes(WILDCARD);
+        if (!(optionalVariable || (isFlag(long.tokens[i]) && length - 1 >= OPTIONAL_FLAG_MIN_LENGTH))) continue;
         const match = shorter.find((s) => {
           for (let q = 0; q < length - 1; q++) {
             const a = s.tokens[q];

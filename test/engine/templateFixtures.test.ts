@@ -434,4 +434,40 @@ test('two keyless digit-free variables (opposite): two words that name the event
   exact(lines);
 });
 
+test('optional parentheticals: a digit-free name after a variable, and a bracketed flag in a long line, are optional', () => {
+  const r = rng(11);
+  const words = ['cedar', 'maple', 'basil', 'iris', 'onyx', 'raven', 'heron', 'lotus', 'mesa', 'nova', 'kelp', 'dune'];
+  const hex2 = () =>
+    Math.floor(r() * 256)
+      .toString(16)
+      .padStart(2, '0');
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const macAddr = [hex2(), hex2(), hex2(), hex2(), hex2(), hex2()].join(':');
+    const host = r() < 0.6 ? ` (${pick(r, words)}-${pick(r, ['laptop', 'phone', 'tv'])})` : '';
+    lines.push(['ack', `DHCPACK on ${ip(r)} to ${macAddr}${host} via eth${Math.floor(r() * 2)}`]);
+    const f = r() < 0.4 ? ' (F)' : '';
+    lines.push([
+      'csi',
+      `CSI ${Math.floor(r() * 1e8).toString(16)}${f} Performing ${Math.floor(r() * 90)} operations; ${Math.floor(r() * 90)} are not lock/unlock and follow:`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('optional parentheticals (opposite): a constant parenthetical after a constant, and one in a short line, stay apart', () => {
+  const r = rng(12);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++)
+    lines.push(
+      pick(r, [
+        ['plain', `disk sda${Math.floor(r() * 9)} checked`],
+        ['forced', `disk sda${Math.floor(r() * 9)} (F) checked`],
+        ['lifecycle started', `VM Started (Lifecycle Event) id ${Math.floor(r() * 1e6)}`],
+        ['lifecycle', `VM Started id ${Math.floor(r() * 1e6)}`],
+      ] as Array<[string, string]>),
+    );
+  exact(lines);
+});
+
 test.run();
