@@ -64,7 +64,7 @@ import { HADOOP_BUGS_CSV, loadHadoopBugs, SEVERITY_OF_PRIORITY } from './data/ha
 import { generateIssues, themes } from '../fixtures/synthetic.ts';
 import { DRAIN_GA, loadLoghub } from './data/loghub.ts';
 import { drainTemplates, untunedDrain } from './drain.ts';
-import { HELDOUT_LINES, heldoutSystem, heldoutSystems, WRITTEN_AFTER_FIXES } from '../fixtures/heldoutLogs.ts';
+import { HELDOUT_LINES, heldoutSystem, heldoutSystems, WRITTEN_AFTER_FIXES, WRITTEN_SECOND_ROUND } from '../fixtures/heldoutLogs.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
 import { TEMPLATE_TOKEN_LIMIT, templateColumn } from '../engine/stages/02_normalize.ts';
 import { templateTokens, WILDCARD } from '../engine/text/templateTokens.ts';
@@ -401,6 +401,7 @@ async function heldoutSection() {
   const drain: number[] = [];
   let atLeastDrain = 0;
   const late = { engine: [] as number[], drain: [] as number[], atLeastDrain: 0 };
+  const second = { engine: [] as number[], drain: [] as number[], atLeastDrain: 0 };
   for (const system of Object.keys(heldoutSystems)) {
     const lines = heldoutSystem(system).map((l, i) => ({ id: `heldout:${system}:${i}`, line: l.line, truth: l.truth }));
     const e = await pipelineGa(lines);
@@ -409,15 +410,15 @@ async function heldoutSection() {
       lines.map((l) => ({ narrative: l.line, truth: l.truth })),
       defaultMinerOptions,
     );
-    const into = WRITTEN_AFTER_FIXES.has(system) ? late : { engine, drain, atLeastDrain: 0 };
+    const into = WRITTEN_AFTER_FIXES.has(system) ? late : WRITTEN_SECOND_ROUND.has(system) ? second : { engine, drain, atLeastDrain: 0 };
     into.engine.push(e.ga);
     into.drain.push(d);
     if (e.ga >= d) {
-      if (into === late) late.atLeastDrain++;
+      if (into === late || into === second) into.atLeastDrain++;
       else atLeastDrain++;
     }
     log(
-      `| ${system}${WRITTEN_AFTER_FIXES.has(system) ? ' (written later)' : ''} | ${new Set(lines.map((l) => l.truth)).size} | ${e.path} | ${e.patterns} | ${e.ga.toFixed(4)} | ${m.toFixed(4)} | ${d.toFixed(4)} | ${e.ga >= d ? 'PASS' : 'FAIL'}, ${e.ga >= TARGET_MEAN_GA ? 'PASS' : 'FAIL'} |`,
+      `| ${system}${WRITTEN_AFTER_FIXES.has(system) ? ' (written later)' : WRITTEN_SECOND_ROUND.has(system) ? ' (second round)' : ''} | ${new Set(lines.map((l) => l.truth)).size} | ${e.path} | ${e.patterns} | ${e.ga.toFixed(4)} | ${m.toFixed(4)} | ${d.toFixed(4)} | ${e.ga >= d ? 'PASS' : 'FAIL'}, ${e.ga >= TARGET_MEAN_GA ? 'PASS' : 'FAIL'} |`,
     );
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -428,6 +429,10 @@ async function heldoutSection() {
   if (late.engine.length)
     log(
       `**the ${late.engine.length} systems written after the first eight rules (first scored at 0.8574, Drain 0.8574; two more fixes came from them): engine mean GA ${mean(late.engine).toFixed(4)}, untuned Drain ${mean(late.drain).toFixed(4)}; engine at least Drain on ${late.atLeastDrain} of ${late.engine.length}**`,
+    );
+  if (second.engine.length)
+    log(
+      `**the ${second.engine.length} systems of the second round (written after all eleven session-13 rules; first score in docs/benchmarks.md): engine mean GA ${mean(second.engine).toFixed(4)}, untuned Drain ${mean(second.drain).toFixed(4)}; engine at least Drain on ${second.atLeastDrain} of ${second.engine.length}**`,
     );
   log();
   log('untuned Drain (bench/drain.ts) on the dev five, beside the published tuned figure:');

@@ -31,6 +31,7 @@
  * the key of "the line without position p" is the line's hash minus that position's mix.
  */
 import type { TokenIdColumn } from '../text/tfidf.ts';
+import { WILDCARD } from '../text/templateTokens.ts';
 
 export interface MinerOptions {
   /** Many distinct values: a linked set of at least this many tokens is a variable when each is rare. */
@@ -129,6 +130,8 @@ export function mineTemplates(
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, printed, options);
   }
+  for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
+  foldOptionalFlags(current, wildcard, keys, vocabulary);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -308,4 +311,144 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   }
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
+}
+
+/** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */
+const OPTIONAL_FLAG_MIN_LENGTH = 8;
+const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?$/;
+/** A variable token after a variable (`to <*> (<*>) via`) is optional in a line of this many other tokens. */
+const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
+
+/**
+ * A bare word inside a long record whose other tokens line up with a shorter template (`… ID=<*> DF
+ * PROTO=TCP …` against `… ID=<*> PROTO=TCP …`; `RES=<*> ACK PSH URGP=<*>` against `RES=<*> <*> URGP=<*>`)
+ * is an optional flag of the same event: the longer template folds into the shorter, position by
+ * position equal or a variable on either side (the variable wins). Only a digit-free word without `=`
+ * strictly inside the line and with at least OPTIONAL_FLAG_MIN_LENGTH other tokens: a short message
+ * that differs by one word (`layout begin` / `layout begin again`) keeps it, as does a last word.
+ */
+function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  // Distinct templates by length, in order of first row; each with the rows that print it.
+  // Distinct templates by length, in order of first row; each with the rows that print it. A folded
+  // template stays in its length's list (a flag-longer one may line up with it) and points at its root.
+  type Entry = { tokens: Int32Array; rows: number[]; into?: Entry };
+  const byKey = new Map<string, Entry>();
+  current.forEach((t, r) => {
+    const k = t.join(',');
+    const entry = byKey.get(k);
+    if (entry) entry.rows.push(r);
+    else byKey.set(k, { tokens: t, rows: [r] });
+  });
+  const byLength = new Map<number, Entry[]>();
+  for (const entry of byKey.values()) {
+    const list = byLength.get(entry.tokens.length);
+    if (list) list.push(entry);
+    else byLength.set(entry.tokens.length, [entry]);
+  }
+  const root = (e: Entry): Entry => (e.into ? root(e.into) : e);
+  const isFlag = (id: number) => id !== wildcard && !keys.has(id) && BARE_WORD.test(vocabulary[id] ?? '');
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    const shorter = byLength.get(length - 1);
+    if (!shorter || length - 1 < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
+    for (const long of byLength.get(length)!) {
+      for (let i = 1; i < length - 1 && !long.into; i++) {
+        // A flag among fields: after a variable (`ID=<*> DF`), not inside the constant frame (`[UFW LIMIT BLOCK]`).
+        if (!vocabulary[long.tokens[i - 1]]?.includes(WILDCARD)) continue;
+        const optionalVariable = vocabulary[long.tokens[i]]?.includes(WILDCARD);
+        if (!(optionalVariable || (isFlag(long.tokens[i]) && length - 1 >= OPTIONAL_FLAG_MIN_LENGTH))) continue;
+        const match = shorter.find((s) => {
+          for (let q = 0; q < length - 1; q++) {
+            const a = s.tokens[q];
+            const b = long.tokens[q < i ? q : q + 1];
+            if (a !== b && a !== wildcard && b !== wildcard) return false;
+          }
+          return true;
+        });
+        if (!match) continue;
+        const target = root(match);
+        if (target === match) for (let q = 0; q < length - 1; q++) if (long.tokens[q < i ? q : q + 1] === wildcard) target.tokens[q] = wildcard;
+        long.into = target;
+        changed = true;
+      }
+    }
+  }
+  if (!changed) return;
+  for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
+}
+
+/**
+ * Two variables in one line without a key (`ANR in com.cedar.maple (com.basil.iris/.MainActivity)`):
+ * when both are digit-free no two lines are equal but at one position, so the per-position passes never
+ * see either vary, and every line is its own template. Among the distinct templates of one length, those
+ * equal everywhere but at two positions p and q (neither the leading token) form a group; if the group
+ * shows the per-position evidence at both positions at once (at least `minDistinct` distinct values at
+ * p and at q, none printed in more than `rareShare` of the group's lines), both are variables there.
+ * Two or three words naming the event (`Local IP` / `Remote IP`) are too few values to count.
+ */
+function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: number, keys: Set<number>, printed: Float64Array, options: MinerOptions) {
+  const length = current[members[0]].length;
+  if (length < 3) return;
+  // Distinct current templates of this length, with the lines they print.
+  const distinct = new Map<string, { rows: number[]; lines: number }>();
+  for (const r of members) {
+    const k = current[r].join(',');
+    const entry = distinct.get(k);
+    if (entry) {
+      entry.rows.push(r);
+      entry.lines += printed[r];
+    } else distinct.set(k, { rows: [r], lines: printed[r] });
+  }
+  const templates = [...distinct.values()];
+  if (templates.length < options.minDistinct) return;
+  const h1 = new Uint32Array(templates.length);
+  const h2 = new Uint32Array(templates.length);
+  templates.forEach((t, m) => {
+    const row = current[t.rows[0]];
+    for (let p = 0; p < length; p++) {
+      h1[m] = (h1[m] + mix1(p, row[p])) >>> 0;
+      h2[m] = (h2[m] + mix2(p, row[p])) & 0x1fffff;
+    }
+  });
+  const open = (row: Int32Array, p: number) => row[p] !== wildcard && !keys.has(row[p]) && !keys.has(row[p - 1]);
+  const evidence = (group: number[], p: number) => {
+    const lines = new Map<number, number>();
+    let total = 0;
+    for (const m of group) {
+      const v = current[templates[m].rows[0]][p];
+      lines.set(v, (lines.get(v) ?? 0) + templates[m].lines);
+      total += templates[m].lines;
+    }
+    let most = 0;
+    for (const c of lines.values()) most = Math.max(most, c);
+    return lines.size >= options.minDistinct && most <= options.rareShare * total;
+  };
+  const masked = new Uint8Array(templates.length);
+  for (let p = 1; p < length; p++) {
+    for (let q = p + 1; q < length; q++) {
+      const groups = new Map<number, number[]>();
+      templates.forEach((t, m) => {
+        if (masked[m]) return;
+        const row = current[t.rows[0]];
+        if (!open(row, p) || !open(row, q)) return;
+        const a = (h1[m] - mix1(p, row[p]) - mix1(q, row[q])) >>> 0;
+        const b = (h2[m] - mix2(p, row[p]) - mix2(q, row[q])) & 0x1fffff;
+        const k = key(a, b);
+        const group = groups.get(k);
+        if (group) group.push(m);
+        else groups.set(k, [m]);
+      });
+      for (const group of groups.values()) {
+        if (group.length < options.minDistinct || !evidence(group, p) || !evidence(group, q)) continue;
+        for (const m of group) {
+          masked[m] = 1;
+          for (const r of templates[m].rows) {
+            current[r][p] = wildcard;
+            current[r][q] = wildcard;
+          }
+        }
+      }
+    }
+  }
 }

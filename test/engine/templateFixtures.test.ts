@@ -371,4 +371,103 @@ test('a synthetic unseen system of mobile-app lines: key=value runs, hex handles
   exact(lines);
 });
 
+// Session 13, second round.
+
+const ip = (r: () => number) => `${10 + Math.floor(r() * 200)}.${Math.floor(r() * 256)}.${Math.floor(r() * 256)}.${1 + Math.floor(r() * 250)}`;
+
+test('optional flags: a bare word among the fields of a long record is optional, one or two of them', () => {
+  const r = rng(7);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const df = r() < 0.4 ? ' DF' : '';
+    const flags = pick(r, ['SYN', 'ACK', 'ACK FIN', 'ACK PSH', 'RST']);
+    lines.push([
+      'block',
+      `[FW BLOCK] IN=eth0 OUT= SRC=${ip(r)} DST=${ip(r)} LEN=${40 + Math.floor(r() * 20)} TTL=${30 + Math.floor(r() * 200)} ID=${Math.floor(r() * 65535)}${df} PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${1024 + Math.floor(r() * 60000)} RES=0x00 ${flags} URGP=0`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('optional flags (opposite): a word of the constant frame, a last word and a short line stay apart', () => {
+  const r = rng(8);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const fields = `IN=eth0 OUT= SRC=${ip(r)} DST=${ip(r)} LEN=${40 + Math.floor(r() * 20)} TTL=${30 + Math.floor(r() * 200)} ID=${Math.floor(r() * 65535)} PROTO=TCP`;
+    lines.push(
+      pick(r, [
+        ['block', `[FW BLOCK] ${fields}`],
+        ['limit', `[FW LIMIT BLOCK] ${fields}`],
+        ['end', `[FW BLOCK] ${fields} FINAL`],
+        ['short', `job ${Math.floor(r() * 999)} state begin`],
+        ['short again', `job ${Math.floor(r() * 999)} state begin again`],
+      ] as Array<[string, string]>),
+    );
+  }
+  exact(lines);
+});
+
+test('two keyless digit-free variables: package and activity names in one line are one template', () => {
+  const r = rng(9);
+  const words = ['cedar', 'maple', 'basil', 'iris', 'onyx', 'raven', 'heron', 'lotus', 'mesa', 'nova', 'kelp', 'dune'];
+  const screens = ['Main', 'Settings', 'Detail', 'List', 'Login', 'Profile', 'Search', 'Chat'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 30; i++) {
+    lines.push(['anr', `ANR in com.${pick(r, words)}.${pick(r, words)} (com.${pick(r, words)}.${pick(r, words)}/.${pick(r, screens)}Activity)`]);
+    if (i % 3 === 0) lines.push(['died', `Process com.${pick(r, words)}.${pick(r, words)} has died`]);
+  }
+  exact(lines);
+});
+
+test('two keyless digit-free variables (opposite): two words that name the event at two positions stay apart', () => {
+  const r = rng(10);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 40; i++) {
+    const [side, kind] = pick(r, [
+      ['Local', 'IP'],
+      ['Remote', 'IP'],
+      ['Local', 'port'],
+      ['Remote', 'port'],
+    ]);
+    lines.push([`${side} ${kind}`, `tcp ${side} ${kind} changed`]);
+  }
+  exact(lines);
+});
+
+test('optional parentheticals: a digit-free name after a variable, and a bracketed flag in a long line, are optional', () => {
+  const r = rng(11);
+  const words = ['cedar', 'maple', 'basil', 'iris', 'onyx', 'raven', 'heron', 'lotus', 'mesa', 'nova', 'kelp', 'dune'];
+  const hex2 = () =>
+    Math.floor(r() * 256)
+      .toString(16)
+      .padStart(2, '0');
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const macAddr = [hex2(), hex2(), hex2(), hex2(), hex2(), hex2()].join(':');
+    const host = r() < 0.6 ? ` (${pick(r, words)}-${pick(r, ['laptop', 'phone', 'tv'])})` : '';
+    lines.push(['ack', `DHCPACK on ${ip(r)} to ${macAddr}${host} via eth${Math.floor(r() * 2)}`]);
+    const f = r() < 0.4 ? ' (F)' : '';
+    lines.push([
+      'csi',
+      `CSI ${Math.floor(r() * 1e8).toString(16)}${f} Performing ${Math.floor(r() * 90)} operations; ${Math.floor(r() * 90)} are not lock/unlock and follow:`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('optional parentheticals (opposite): a constant parenthetical after a constant, and one in a short line, stay apart', () => {
+  const r = rng(12);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++)
+    lines.push(
+      pick(r, [
+        ['plain', `disk sda${Math.floor(r() * 9)} checked`],
+        ['forced', `disk sda${Math.floor(r() * 9)} (F) checked`],
+        ['lifecycle started', `VM Started (Lifecycle Event) id ${Math.floor(r() * 1e6)}`],
+        ['lifecycle', `VM Started id ${Math.floor(r() * 1e6)}`],
+      ] as Array<[string, string]>),
+    );
+  exact(lines);
+});
+
 test.run();
