@@ -3,9 +3,11 @@
  * whether a lag-tolerant read may use it.
  *
  * Read-your-writes: a write request of a workspace pins that workspace to the primary until the replica
- * has provably replayed it. A poller samples the primary's WAL position (`pg_current_wal_lsn()`, taken
- * at a known time) and the replica's replayed position (`pg_last_wal_replay_lsn()`) every
- * REPLICA_POLL_MS; once the replica has replayed a primary position sampled after the write finished,
+ * has provably replayed it. A poller samples the primary's WAL insert position
+ * (`pg_current_wal_insert_lsn()`, taken at a known time: a commit that has returned has inserted its
+ * record below it, even under `synchronous_commit = off`, where the write position
+ * `pg_current_wal_lsn()` can still be behind a commit that has already returned to its client) and
+ * the replica's replayed position (`pg_last_wal_replay_lsn()`) every REPLICA_POLL_MS; once the replica has replayed a primary position sampled after the write finished,
  * everything the write committed is on the replica, and the pin is lifted. So a caller never reads
  * older data than its own last write, however far the replica lags; reads just stay on the primary
  * until it catches up. Pins live in this process (see docs/deployment.md for several API processes).
@@ -90,7 +92,7 @@ export class ReadReplica {
     this.polling = true;
     try {
       const at = this.now();
-      const primary = await this.primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+      const primary = await this.primary.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
       this.pending.push({ at, lsn: lsnValue(primary.rows[0].lsn) });
       const replica = await this.pool.query<{ lsn: string | null; standby: boolean }>(
         'select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as standby',
