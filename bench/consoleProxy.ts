@@ -30,7 +30,7 @@
  *
  * The load average (1, 5, 15 min) is printed at the start and the end: on the shared machine absolute
  * times follow it, ratios within one run much less.
- * *
+ *
  * Run: `npm run bench:consoleProxy` (flags: --rounds, --requests, --paths a,b, --no-browser,
  * --no-production, --tsx, --baseline-tree DIR, --console-process, --cpu, --concurrency N).
  * Results: docs/benchmarks.md.
@@ -192,7 +192,6 @@ async function until200(url: string): Promise<void> {
 let stopping = false;
 const children: ChildProcess[] = [];
 
-/** A deployment in child processes over the database of the 1,000-tenant stack: its product API and console URLs. */
 /** CPU time (ns) the processes have used so far: every thread's on-CPU time from /proc/<pid>/task/<tid>/schedstat. */
 function processCpuNs(pids: number[]): number {
   let total = 0;
@@ -208,6 +207,7 @@ function processCpuNs(pids: number[]): number {
   return total;
 }
 
+/** A deployment in child processes over the database of the 1,000-tenant stack: its product API and console URLs, and its pids. */
 async function startDeployment(kind: 'serve' | 'split', tree?: string): Promise<{ product: string; console: string; pids: number[] }> {
   const [platformPort, productPort, consolePort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const product = `http://127.0.0.1:${productPort}`;

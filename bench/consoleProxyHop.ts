@@ -92,12 +92,13 @@ async function bareConsole(module: ProxyModule) {
     },
   };
 }
-const compared = values.compare
+/** The proxies measured: the console itself, or with --compare two bare servers side by side. */
+const proxies: Array<{ name: string; url: string; close?: () => Promise<void> }> = values.compare
   ? [
-      { name: 'console/server/proxy.ts', server: await bareConsole(currentProxy) },
-      { name: values.compare, server: await bareConsole((await import(pathToFileURL(values.compare).href)) as ProxyModule) },
+      { name: 'console/server/proxy.ts', ...(await bareConsole(currentProxy)) },
+      { name: values.compare, ...(await bareConsole((await import(pathToFileURL(values.compare).href)) as ProxyModule)) },
     ]
-  : [];
+  : [{ name: 'the console (startConsole)', url: proxied }];
 const direct = `${backendUrl}/admin/me`;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -127,19 +128,17 @@ async function series(url: string) {
 
 for (let i = 0; i < 2000; i++) {
   await call(direct);
-  if (compared.length === 0) await call(proxied);
-  for (const c of compared) await call(c.server.url);
+  for (const p of proxies) await call(p.url);
 }
-const hopCpu: number[] = [];
-const added: number[] = [];
 const directP50: number[] = [];
 const directCpu: number[] = [];
-const each = compared.map(() => ({ added: [] as number[], cpu: [] as number[] }));
-for (let round = 0; compared.length > 0 && round < rounds; round++) {
+const each = proxies.map(() => ({ added: [] as number[], cpu: [] as number[] }));
+for (let round = 0; round < rounds; round++) {
   const a = await series(direct);
-  const order = round % 2 === 0 ? [0, 1] : [1, 0];
+  // The proxies take turns going first, round by round.
+  const order = proxies.map((_, i) => (i + round) % proxies.length);
   const measured: { p50: number; cpu: number }[] = [];
-  for (const i of order) measured[i] = await series(compared[i].server.url);
+  for (const i of order) measured[i] = await series(proxies[i].url);
   const b = await series(direct);
   const d = { p50: (a.p50 + b.p50) / 2, cpu: (a.cpu + b.cpu) / 2 };
   directP50.push(d.p50);
@@ -149,36 +148,19 @@ for (let round = 0; compared.length > 0 && round < rounds; round++) {
     each[i].cpu.push(m.cpu - d.cpu);
   });
 }
-for (let round = 0; compared.length === 0 && round < rounds; round++) {
-  const a = await series(direct);
-  const p = await series(proxied);
-  const b = await series(direct);
-  const d = { p50: (a.p50 + b.p50) / 2, cpu: (a.cpu + b.cpu) / 2 };
-  directP50.push(d.p50);
-  directCpu.push(d.cpu);
-  hopCpu.push(p.cpu - d.cpu);
-  added.push(p.p50 - d.p50);
-}
 const f = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
 process.stdout.write(`load average at start: ${loadAtStart}\n`);
 process.stdout.write(`${rounds} rounds x ${requests} requests, sequential, keep-alive, stand-in backend (GET /admin/me shape, ${body.length} B)\n`);
-if (compared.length > 0) {
+process.stdout.write(
+  '| proxy | direct call: p50, CPU | the hop: added p50 (median of rounds) | the hop: CPU per call (median of rounds) |\n|---|---|---|---|\n',
+);
+proxies.forEach((p, i) =>
   process.stdout.write(
-    '| proxy | direct call: p50, CPU | the hop: added p50 (median of rounds) | the hop: CPU per call (median of rounds) |\n|---|---|---|---|\n',
-  );
-  compared.forEach((c, i) =>
-    process.stdout.write(
-      `| ${c.name} | ${median(directP50).toFixed(0)} µs, ${median(directCpu).toFixed(0)} µs | +${median(each[i].added).toFixed(0)} µs (rounds ${f(each[i].added)}) | ${median(each[i].cpu).toFixed(0)} µs (rounds ${f(each[i].cpu)}) |\n`,
-    ),
-  );
-} else {
-  process.stdout.write('| direct call: p50, CPU | the hop: added p50 (median of rounds) | the hop: CPU per call (median of rounds) |\n|---|---|---|\n');
-  process.stdout.write(
-    `| ${median(directP50).toFixed(0)} µs, ${median(directCpu).toFixed(0)} µs | +${median(added).toFixed(0)} µs (rounds ${f(added)}) | ${median(hopCpu).toFixed(0)} µs (rounds ${f(hopCpu)}) |\n`,
-  );
-}
+    `| ${p.name} | ${median(directP50).toFixed(0)} µs, ${median(directCpu).toFixed(0)} µs | +${median(each[i].added).toFixed(0)} µs (rounds ${f(each[i].added)}) | ${median(each[i].cpu).toFixed(0)} µs (rounds ${f(each[i].cpu)}) |\n`,
+  ),
+);
 process.stdout.write(`load average at end: ${load()}\n`);
 agent.destroy();
-for (const c of compared) await c.server.close();
+for (const p of proxies) await p.close?.();
 await consoleServer.close();
 await new Promise<void>((resolve) => backend.close(() => resolve()));

@@ -60,11 +60,15 @@ const issueIdsByKey = prepared(
  * (ingest, the engine's results, rebuild), so that two of them never wait for each other in a cycle.
  */
 export async function lockIssuesById(db: Queryable, workspaceId: string, ids: string[]): Promise<IssueRow[]> {
+  const locked = await lockIds(db, workspaceId, ids);
+  return locked.length ? (await db.query<IssueRow>(issuesById([locked]))).rows : [];
+}
+
+/** The ids of `ids` that are issues of the workspace, locked in id order. */
+async function lockIds(db: Queryable, workspaceId: string, ids: string[]): Promise<string[]> {
   if (!ids.length) return [];
-  const { rows: locked } = await db.query<{ id: string }>(lockIssues([workspaceId, [...new Set(ids)].sort()]));
-  if (!locked.length) return [];
-  const { rows } = await db.query<IssueRow>(issuesById([locked.map((r) => r.id)]));
-  return rows;
+  const { rows } = await db.query<{ id: string }>(lockIssues([workspaceId, [...new Set(ids)].sort()]));
+  return rows.map((r) => r.id);
 }
 
 /** What the engine's results need of an issue: no texts (at 100,000 issues those are hundreds of megabytes). */
@@ -72,11 +76,8 @@ export type IssueState = Pick<IssueRow, 'id' | 'status' | 'engine_status' | 'pat
 
 /** `lockIssuesById`, reading back only each issue's state (the engine's results: sql/engineResults.ts). */
 export async function lockIssueStatesById(db: Queryable, workspaceId: string, ids: string[]): Promise<IssueState[]> {
-  if (!ids.length) return [];
-  const { rows: locked } = await db.query<{ id: string }>(lockIssues([workspaceId, [...new Set(ids)].sort()]));
-  if (!locked.length) return [];
-  const { rows } = await db.query<IssueState>(issueStatesById([locked.map((r) => r.id)]));
-  return rows;
+  const locked = await lockIds(db, workspaceId, ids);
+  return locked.length ? (await db.query<IssueState>(issueStatesById([locked]))).rows : [];
 }
 
 async function existingByKeys(db: Queryable, workspaceId: string, inputs: IssueInput[]): Promise<Map<string, IssueRow>> {

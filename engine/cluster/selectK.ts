@@ -22,13 +22,14 @@ export function geometricGrid(kMin: number, kMax: number, ratio = 1.35): number[
   return grid;
 }
 
-/** Best of `restarts` seeded runs of k-means on `x`. */
-export function bestKmeans(x: Dense, k: number, seed: number, restarts: number, maxIterations: number): Assignment {
+/** Best of `restarts` seeded runs of k-means on `x`; `onRestart` sees every run's assignment. */
+export function bestKmeans(x: Dense, k: number, seed: number, restarts: number, maxIterations: number, onRestart?: (result: Assignment) => void): Assignment {
   let best: Assignment | null = null;
   let bestObjective = -Infinity;
   for (let r = 0; r < restarts; r++) {
     const rng = createRng(deriveSeed(seed, `k${k}r${r}`));
     const result = lloyd(x, kmeansPlusPlus(x, k, rng), k, maxIterations, 0.001);
+    onRestart?.(result);
     let objective = 0;
     for (let i = 0; i < x.n; i++) objective += result.similarity[i];
     if (objective > bestObjective) {
@@ -52,18 +53,8 @@ function scoreK(
   subsample: number[],
   distances: Float64Array,
 ): { mean: number; assignment: Assignment } {
-  let best: Assignment | null = null;
-  let bestObjective = -Infinity;
   const scores: number[] = [];
-  for (let r = 0; r < restarts; r++) {
-    const rng = createRng(deriveSeed(seed, `k${k}r${r}`));
-    const result = lloyd(sample, kmeansPlusPlus(sample, k, rng), k, maxIterations, 0.001);
-    let objective = 0;
-    for (let i = 0; i < sample.n; i++) objective += result.similarity[i];
-    if (objective > bestObjective) {
-      bestObjective = objective;
-      best = result;
-    }
+  const assignment = bestKmeans(sample, k, seed, restarts, maxIterations, (result) =>
     scores.push(
       silhouetteOfDistances(
         distances,
@@ -71,9 +62,9 @@ function scoreK(
         subsample.map((i) => result.labels[i]),
         k,
       ),
-    );
-  }
-  return { mean: scores.reduce((a, b) => a + b, 0) / scores.length, assignment: best! };
+    ),
+  );
+  return { mean: scores.reduce((a, b) => a + b, 0) / scores.length, assignment };
 }
 
 /**

@@ -104,7 +104,7 @@ export function mineTemplates(
   const framedWildcards = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t.length > 1 && t.endsWith('=')) keys.add(id);
-    if (t !== '<*>' && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
+    if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -280,6 +280,18 @@ function contextCounts(current: Int32Array[], members: number[], p: number, h1: 
   return counts;
 }
 
+/** Many distinct values, each rare: at least `minDistinct` values, none printed in more than `rareShare` of the lines (value → lines). */
+function manyRare(lines: Map<number, number>, options: MinerOptions): boolean {
+  if (lines.size < options.minDistinct) return false;
+  let total = 0;
+  let most = 0;
+  for (const c of lines.values()) {
+    total += c;
+    most = Math.max(most, c);
+  }
+  return most <= options.rareShare * total;
+}
+
 /**
  * The value of a key is judged across every line that prints the key, not only among lines equal
  * elsewhere: a key whose values are many and each rare (`rhost=` host names, `user=` user names, the
@@ -300,15 +312,7 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
     }
   });
   const variableKeys = new Set<number>();
-  for (const [k, counts] of values) {
-    let total = 0;
-    let most = 0;
-    for (const c of counts.values()) {
-      total += c;
-      most = Math.max(most, c);
-    }
-    if (counts.size >= options.minDistinct && most <= options.rareShare * total) variableKeys.add(k);
-  }
+  for (const [k, counts] of values) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
 }
@@ -329,7 +333,6 @@ const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
  */
 function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
-  // Distinct templates by length, in order of first row; each with the rows that print it.
   // Distinct templates by length, in order of first row; each with the rows that print it. A folded
   // template stays in its length's list (a flag-longer one may line up with it) and points at its root.
   type Entry = { tokens: Int32Array; rows: number[]; into?: Entry };
@@ -414,15 +417,11 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
   const open = (row: Int32Array, p: number) => row[p] !== wildcard && !keys.has(row[p]) && !keys.has(row[p - 1]);
   const evidence = (group: number[], p: number) => {
     const lines = new Map<number, number>();
-    let total = 0;
     for (const m of group) {
       const v = current[templates[m].rows[0]][p];
       lines.set(v, (lines.get(v) ?? 0) + templates[m].lines);
-      total += templates[m].lines;
     }
-    let most = 0;
-    for (const c of lines.values()) most = Math.max(most, c);
-    return lines.size >= options.minDistinct && most <= options.rareShare * total;
+    return manyRare(lines, options);
   };
   const masked = new Uint8Array(templates.length);
   for (let p = 1; p < length; p++) {

@@ -55,7 +55,6 @@ export const SVD_POWER_ITERATIONS = 6;
 export const SVD_SAMPLE_ROWS = 20_000;
 
 /** The text rows with the structured block appended (columns dims … dims + STRUCTURED_DIMENSIONS). */
-
 export function withStructured(text: CsrMatrix, norm: NormalizeOutput, structuredWeight = STRUCTURED_WEIGHT): CsrMatrix {
   const column = norm.features;
   const vocabulary = norm.feature_vocabulary;

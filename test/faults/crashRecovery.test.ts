@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stageNames } from '../../engine/pipeline.ts';
-import { generateIssues } from '../../fixtures/synthetic.ts';
+import { generateIssues, syntheticRecord } from '../../fixtures/synthetic.ts';
 import { appliedTenantMigrations, tenantMigrationFiles } from '../../sql/tenant/schema.ts';
 import type { JobRun } from '../../sql/jobRuns.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -51,14 +51,7 @@ async function waitForJob(id: string, timeoutMs = 90_000) {
 }
 
 test('a worker killed mid-engine-run: released, run again once, the same outputs as a replay; job_runs shows the interrupted attempt', async () => {
-  const records = generateIssues(300, 11, 4).map((g) => ({
-    external_id: g.external_id,
-    title: g.title,
-    narrative: g.narrative,
-    source: 'synthetic',
-    severity: g.severity,
-    occurred_at: g.occurred_at,
-  }));
+  const records = generateIssues(300, 11, 4).map(syntheticRecord);
   assert.is((await api.post('/v1/ingest/batch', { records }, fresh())).status, 202);
 
   const gate = await closeGate(t.db.url, 'engine__run', stageNames[3]);

@@ -504,14 +504,16 @@ test('returnsResult: a job completed whose worker died before recording the resu
 
   // The worker is gone: the run gets its job back, in its queue, with the lost attempt given back. The
   // job is read inside the sweep's transaction: once committed, the running worker may take it at once.
-  const { swept, jobs } = await withTransaction(t.app.pool, async (client) => {
+  const { swept, jobs, statusAtSweep } = await withTransaction(t.app.pool, async (client) => {
     const swept = await rerunJobsWithoutResult(client, graceMs);
     const { rows: jobs } = await client.query(
       'select queue_name, attempts, max_attempts, payload from graphile_worker._private_jobs j left join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.id = $1',
       [swept[0]?.worker_job_id],
     );
-    return { swept, jobs };
+    const { rows } = await client.query<{ status: string }>('select status from job_runs where id = $1', [job.id]);
+    return { swept, jobs, statusAtSweep: rows[0]?.status };
   });
+  assert.is(statusAtSweep, 'queued', 'the sweep put the run back in the queue');
   const [rerun, ...more] = swept;
   assert.equal(more, []);
   assert.equal([rerun.job_run_id, rerun.kind, rerun.attempt, rerun.worker], [job.id, 'test__quick_result', 2, 'pool-dead']);

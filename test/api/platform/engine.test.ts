@@ -19,7 +19,7 @@ import { stageNames } from '../../../engine/pipeline.ts';
 import { configKinds } from '../../../engine/config/index.ts';
 import { defaultCluster } from '../../../engine/config/cluster.ts';
 import { issueDigest } from '../../../engine/stages/context.ts';
-import { generateIssues } from '../../../fixtures/synthetic.ts';
+import { generateIssues, syntheticRecord as toRecord } from '../../../fixtures/synthetic.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import { client, type Client } from '../../helpers/http.ts';
@@ -44,14 +44,6 @@ test.after(async () => {
 const THEMES = 4;
 const DATA_SEED = 5;
 const generated = generateIssues(330, DATA_SEED, THEMES);
-const toRecord = (g: (typeof generated)[number]) => ({
-  external_id: g.external_id,
-  title: g.title,
-  narrative: g.narrative,
-  source: 'synthetic',
-  severity: g.severity,
-  occurred_at: g.occurred_at,
-});
 
 /** Issues with a known outcome, ingested next to the generated ones. */
 const special = {

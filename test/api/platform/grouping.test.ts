@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateIssues } from '../../../fixtures/synthetic.ts';
+import { generateIssues, syntheticRecord as toRecord } from '../../../fixtures/synthetic.ts';
 import { WebSocket } from 'ws';
 import { startRealtime } from '../../../api/platform/realtime/server.ts';
 import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers/app.ts';
@@ -34,14 +34,6 @@ test.before(async () => {
 test.after(async () => t.close());
 
 const generated = generateIssues(345, 5, 4);
-const toRecord = (g: (typeof generated)[number]) => ({
-  external_id: g.external_id,
-  title: g.title,
-  narrative: g.narrative,
-  source: 'synthetic',
-  severity: g.severity,
-  occurred_at: g.occurred_at,
-});
 
 const run = () => runEngineToEnd(api, 60_000);
 

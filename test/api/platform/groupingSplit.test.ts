@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateIssues, type SyntheticIssue } from '../../../fixtures/synthetic.ts';
+import { generateIssues, syntheticRecord as toRecord } from '../../../fixtures/synthetic.ts';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { fresh } from '../../helpers/errors.ts';
 import { runEngineToEnd } from '../../helpers/engineRuns.ts';
@@ -31,14 +31,6 @@ const early = all.filter((g) => !late.has(g.theme)).slice(0, 300);
 const firstBatch = [...early, ...[...late].flatMap((theme) => all.filter((g) => g.theme === theme).slice(0, few))];
 const secondBatch = [...late].flatMap((theme) => all.filter((g) => g.theme === theme).slice(few, 60));
 const themeOf = new Map(all.map((g) => [g.external_id, g.theme]));
-const toRecord = (g: SyntheticIssue) => ({
-  external_id: g.external_id,
-  title: g.title,
-  narrative: g.narrative,
-  source: 'synthetic',
-  severity: g.severity,
-  occurred_at: g.occurred_at,
-});
 
 const run = () => runEngineToEnd(api, 90_000);
 

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { demoToken, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { fresh } from '../../helpers/errors.ts';
+import { runEngineToEnd } from '../../helpers/engineRuns.ts';
 import type { Client } from '../../helpers/http.ts';
 import { listAll } from '../../helpers/isolation.ts';
 
@@ -29,20 +30,7 @@ const alert = (n: number) => ({
   occurred_at: new Date(Date.UTC(2026, 0, 1 + n)).toISOString(),
 });
 
-async function run(): Promise<any> {
-  const res = await api.post('/v1/engine/runs', {}, fresh());
-  assert.is(res.status, 202, res.text);
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const r = await api.get(`/v1/engine/runs/${res.body.run_id}`);
-    if (['succeeded', 'failed', 'cancelled'].includes(r.body.status)) {
-      assert.is(r.body.status, 'succeeded', r.text);
-      return r.body;
-    }
-    assert.ok(Date.now() < deadline, 'the run finished in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const run = () => runEngineToEnd(api, 120_000);
 
 let patternId = '';
 let memberIds: string[] = [];
