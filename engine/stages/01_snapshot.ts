@@ -3,11 +3,9 @@
  * cut-off (ids, text, times, severity, source), how many others it left out and why, the reviewers' decisions that feed extraction, and
  * the patterns of the previous run that new clusters are matched against, people's grouping decisions in force; sorted canonically, with a
  * digest of the whole. Issues are ordered by a digest of their content (title, narrative, severity,
- * source), occurrence time and then id only breaking ties between identical content: clustering
- * depends on the order of its input, and the same issues must give the same patterns whatever ids a
- * database happened to assign them (a re-import, another environment, a test's fresh database) and
- * whenever they happened (the same reports with every time shifted: re-ingested with corrected
- * clocks, or a test's fixture timed relative to its run). Times are not part of the order's key.
+ * source, occurred_at), ids only breaking ties between identical content: clustering depends on the
+ * order of its input, and the same issues must give the same patterns whatever ids a database
+ * happened to assign them (a re-import, another environment, a test's fresh database).
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -92,19 +90,13 @@ const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id 
 
 const contentDigest = (i: SnapshotIssue) =>
   createHash('sha256')
-    .update(JSON.stringify([i.title, i.narrative, i.severity, i.source]))
+    .update(JSON.stringify([i.title, i.narrative, i.severity, i.source, i.occurred_at]))
     .digest('hex');
-
-const byTimeThenId = (a: SnapshotIssue, b: SnapshotIssue) => {
-  const at = a.occurred_at ?? '';
-  const bt = b.occurred_at ?? '';
-  return at < bt ? -1 : at > bt ? 1 : byId(a, b);
-};
 
 export function snapshot(raw: SnapshotInput, _ctx: StageContext): SnapshotOutput {
   const input = snapshotInputSchema.parse(raw);
   const keyed = input.issues.map((issue) => ({ key: contentDigest(issue), issue }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : byTimeThenId(a.issue, b.issue)));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : byId(a.issue, b.issue)));
   const issues = keyed.map((k) => k.issue);
   const latest = new Map<string, Decision>();
   for (const d of [...input.decisions].sort((a, b) => (a.decided_at < b.decided_at ? -1 : a.decided_at > b.decided_at ? 1 : 0))) {

@@ -53,31 +53,12 @@ test('two runs over the same seeded input give identical per-stage digests', asy
   for (const r of first.records) assert.is(sha256(encodeOutput(outputs[r.stage as StageName])), r.digest, r.stage);
 });
 
-test('the same issues with every occurrence time shifted give the same clustering (times are not part of the order)', async () => {
-  const original = input();
-  const shift = (at: string | null) => (at === null ? null : new Date(Date.parse(at) + 37 * 86_400_000 + 4_321).toISOString());
-  const shifted = { ...original, issues: original.issues.map((i) => ({ ...i, occurred_at: shift(i.occurred_at), created_at: shift(i.created_at)! })) };
-  const other = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: shifted, to: 'patterns' });
-  assert.equal(
-    other.outputs.snapshot!.issues.map((i) => i.id),
-    first.outputs.snapshot!.issues.map((i) => i.id),
-  );
-  const clustering = (c: StageOutputs['cluster']) => ({ k: c.k, selection: c.selection, labels: Array.from(c.labels) });
-  assert.equal(clustering(other.outputs.cluster!), clustering(first.outputs.cluster!));
-  assert.equal(
-    other.outputs.patterns!.patterns.map((p) => p.member_ids),
-    first.outputs.patterns!.patterns.map((p) => p.member_ids),
-  );
-});
-
 test('another seed changes the seeded stages and nothing before them', async () => {
   const other = await runPipeline({ ctx: testContext({ seed: 43 }), snapshotInput: input() });
   const a = new Map(first.records.map((r) => [r.stage, r.digest]));
   const b = new Map(other.records.map((r) => [r.stage, r.digest]));
   for (const stage of ['snapshot', 'normalize', 'extract'] as const) assert.is(b.get(stage), a.get(stage), stage);
-  // Stability is seeded too (its bootstrap draws), but its output is each cluster's mean Jaccard figure:
-  // the same under any seed when every cluster comes back whole, as these four themes do.
-  for (const stage of ['vectorize', 'cluster'] as const) assert.is.not(b.get(stage), a.get(stage), stage);
+  for (const stage of ['vectorize', 'cluster', 'stability'] as const) assert.is.not(b.get(stage), a.get(stage), stage);
   assert.is.not(outputDigest(other.records), outputDigest(first.records));
 });
 
