@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
-import { forecastRecords } from './forecastFixture.ts';
+import { forecastFixture } from './forecastFixture.ts';
 import type { Client, HttpResponse } from './http.ts';
 
 /** `'GET /v1/x/ID'` (a bare path means GET), or a request with a body (PATCH needs a valid one). */
@@ -458,7 +458,7 @@ function engineResultsOf(api: Client) {
   let results = engineResults.get(api);
   if (!results) {
     results = (async () => {
-      const { records } = forecastRecords(Date.now(), 200);
+      const { records } = await forecastFixture(Date.now(), 200);
       const ingested = await api.post('/v1/ingest/batch', { records }, { headers: { 'idempotency-key': randomUUID() } });
       assert.is(ingested.status, 202, `ingesting: ${describe(ingested)}`);
       const started = await api.post('/v1/engine/runs', {}, { headers: { 'idempotency-key': randomUUID() } });

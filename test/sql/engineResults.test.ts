@@ -19,7 +19,7 @@ import { withEventBatch } from '../../sql/events.ts';
 import { markImplemented } from '../../sql/recommendations.ts';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
-import { DAY, forecastRecords } from '../helpers/forecastFixture.ts';
+import { DAY, forecastFixture } from '../helpers/forecastFixture.ts';
 import type { Client } from '../helpers/http.ts';
 
 let t: TestApp;
@@ -32,8 +32,7 @@ test.before(async () => {
 });
 test.after(async () => t.close());
 
-const now = Date.now();
-const { records } = forecastRecords(now);
+const { now, records } = await forecastFixture(Date.now());
 
 async function run() {
   const created = await withTransaction(t.app.pool, (client) => createEngineRun(client, t.app, { workspaceId: ws, trigger: 'cli' }));

@@ -18,7 +18,7 @@ import { assertError, assertValidation, fresh } from '../../helpers/errors.ts';
 import { request, type Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
 import { listAll } from '../../helpers/isolation.ts';
-import { forecastRecords } from '../../helpers/forecastFixture.ts';
+import { forecastFixture } from '../../helpers/forecastFixture.ts';
 
 /** Real time, moved forward by hand to pass a file's expiry (engine runs read it as their as-of). */
 const clock = { offset: 0, now: () => new Date(Date.now() + clock.offset) };
@@ -32,8 +32,7 @@ test.before(async () => {
 });
 test.after(async () => t.close());
 
-const now = Math.floor(Date.now() / 60_000) * 60_000;
-const { records } = forecastRecords(now);
+const { records } = await forecastFixture(Math.floor(Date.now() / 60_000) * 60_000);
 const awkward = [
   { external_id: 'x1', source: 'edge', severity: 'high', title: 'Comma, "quoted" title', narrative: 'Line one\nline two, with "quotes"\r\nand CRLF.' },
   { external_id: 'x2', source: 'edge', severity: 'low', title: '=HYPERLINK("http://evil.test")', narrative: '+1 and -2 and @sum' },

@@ -25,7 +25,7 @@ import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
 import {
   DAY,
   FIXTURE_THEMES,
-  forecastRecords,
+  forecastFixture,
   RECURRING_UNTIL_DAYS,
   recurrencesOf,
   TAIL_OCCURRENCES,
@@ -63,8 +63,7 @@ const delivered = (type: string, count: number) =>
     `${count} ${type} deliveries`,
   );
 
-const now = Math.floor(Date.now() / 60_000) * 60_000;
-const { records, themeOf } = forecastRecords(now);
+const { now, records, themeOf } = await forecastFixture(Math.floor(Date.now() / 60_000) * 60_000);
 const FIX_AT = new Date(now - (RECURRING_UNTIL_DAYS - 5) * DAY).toISOString();
 
 let run1: any;

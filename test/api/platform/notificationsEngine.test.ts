@@ -10,7 +10,7 @@ import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers
 import { fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { addMember, type TestMember } from '../../helpers/members.ts';
-import { forecastRecords } from '../../helpers/forecastFixture.ts';
+import { forecastFixture } from '../../helpers/forecastFixture.ts';
 
 let t: TestApp;
 let api: Client;
@@ -53,7 +53,7 @@ const settled = (runId: string) =>
 test('a run notifies its findings once; the next run confirms the patterns and repeats nothing', async () => {
   assert.is((await api.patch('/v1/me/notifications', { min_risk_score_for_alert: 0 })).status, 200);
   assert.is((await t.platform.patch('/v1/me/notifications', { min_risk_score_for_alert: 100 }, { token: picky.token })).status, 200);
-  const { records } = forecastRecords(Math.floor(Date.now() / 60_000) * 60_000);
+  const { records } = await forecastFixture(Math.floor(Date.now() / 60_000) * 60_000);
   assert.is((await api.post('/v1/ingest/batch', { records }, fresh())).status, 202);
 
   const run1 = await runEngine();

@@ -14,7 +14,7 @@ import { demoToken, eventually, startTestApp, type TestApp } from '../../helpers
 import { assertError, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
-import { forecastRecords } from '../../helpers/forecastFixture.ts';
+import { forecastFixture } from '../../helpers/forecastFixture.ts';
 
 let t: TestApp;
 let api: Client;
@@ -24,8 +24,7 @@ test.before(async () => {
 });
 test.after(async () => t.close());
 
-const now = Math.floor(Date.now() / 60_000) * 60_000;
-const { records } = forecastRecords(now);
+const { records } = await forecastFixture(Math.floor(Date.now() / 60_000) * 60_000);
 
 let run: any;
 let patterns: any[];

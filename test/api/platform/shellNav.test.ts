@@ -10,7 +10,7 @@ import { assertError, fresh } from '../../helpers/errors.ts';
 import type { Client } from '../../helpers/http.ts';
 import { serviceAccountToken } from '../../helpers/identities.ts';
 import { addMember } from '../../helpers/members.ts';
-import { forecastRecords } from '../../helpers/forecastFixture.ts';
+import { forecastFixture } from '../../helpers/forecastFixture.ts';
 import { sections } from '../../../api/platform/shell/routes.ts';
 
 let t: TestApp;
@@ -74,7 +74,7 @@ test("unread notifications: the caller's own in-app count, up when one is create
 });
 
 test('counts follow the workspace: review items, crest alerts, queued jobs', async () => {
-  const { records } = forecastRecords(Date.now());
+  const { records } = await forecastFixture(Date.now());
   const ingested = await api.post('/v1/ingest/batch', { records: [...records, { external_id: 'silent', source: 'x', title: 'No narrative' }] }, fresh());
   assert.is(ingested.status, 202, ingested.text);
   const run = await api.post('/v1/engine/runs', {}, fresh());
