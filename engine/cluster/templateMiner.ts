@@ -54,6 +54,8 @@ export interface MinedTemplates {
 }
 
 const FRAMED_WILDCARD = /^[^\w<>*]*<\*>[^\w<>*]*$/;
+/** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
+const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
@@ -102,9 +104,12 @@ export function mineTemplates(
   const keys = new Set<number>();
   // A value masked whole inside its punctuation (`"<*>"`, `(<*>)`) is the wildcard in a frame.
   const framedWildcards = new Set<number>();
+  // The first word of a quoted phrase (`"GET <*> <*>"`) leads a message of its own: it anchors as a line's leading token does.
+  const quoteLeads = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t.length > 1 && t.endsWith('=')) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
+    if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -128,7 +133,7 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, printed, options);
+    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
@@ -162,6 +167,7 @@ function generalize(
   multiSlot: Set<number>,
   keys: Set<number>,
   framedWildcards: Set<number>,
+  quoteLeads: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -247,8 +253,9 @@ function generalize(
           total += c;
           most = Math.max(most, c);
         }
-        const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
-        const weak = inside && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
+        const anchor = p === 0 || set.some((v) => quoteLeads.has(v));
+        const many = set.length >= (anchor ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
+        const weak = inside && !anchor && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
         if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);

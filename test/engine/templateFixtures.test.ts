@@ -470,4 +470,38 @@ test('optional parentheticals (opposite): a constant parenthetical after a const
   exact(lines);
 });
 
+// Session 14, third round (fixtures/heldoutLogs.ts, WRITTEN_THIRD_ROUND).
+
+const stamp = (r: () => number) =>
+  `[${1 + Math.floor(r() * 28)}/${pick(r, ['Jan', 'Feb', 'Mar'])}/2024:${10 + Math.floor(r() * 13)}:${10 + Math.floor(r() * 49)}:${10 + Math.floor(r() * 49)} +0000]`;
+const path = (r: () => number) => `/api/v1/${pick(r, ['orders', 'users', 'items'])}/${Math.floor(r() * 99999)}`;
+
+test('quoted request: the word opening a quoted phrase anchors it; methods among variables are different events', () => {
+  const r = rng(13);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const method = pick(r, ['GET', 'POST', 'HEAD', 'DELETE']);
+    const agent = `${pick(r, ['curl', 'Wget', 'okhttp'])}/${Math.floor(r() * 9)}.${Math.floor(r() * 40)}`;
+    // The user and the referer vary beside the method (the contexts that made the method look like a variable).
+    const user = r() < 0.5 ? '-' : pick(r, names);
+    const referer = r() < 0.5 ? '-' : `https://${pick(r, names)}.example.net/`;
+    lines.push([
+      method,
+      `${ip(r)} - ${user} ${stamp(r)} "${method} ${path(r)} HTTP/1.1" ${pick(r, [200, 404, 500])} ${Math.floor(r() * 9999)} "${referer}" "${agent}"`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('quoted request (opposite): a few words varying among variables outside quotes are still a variable (month of a date)', () => {
+  const r = rng(14);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++)
+    lines.push([
+      'connection',
+      `connection from ${ip(r)} (${pick(r, names)}.example.net) at ${pick(r, ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'])} ${pick(r, ['Jun', 'Jul'])} ${1 + Math.floor(r() * 28)} 07:0${Math.floor(r() * 9)}:00 2005`,
+    ]);
+  exact(lines);
+});
+
 test.run();
