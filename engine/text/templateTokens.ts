@@ -18,7 +18,8 @@
  *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
  *   token ending in a variable is part of it (`<*> KB`, `<1 sec`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
- * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token.
+ * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
+ * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
  */
 export const WILDCARD = '<*>';
@@ -48,6 +49,8 @@ const JOINED = /<\*>(?:[.:,-]+<\*>)+/g;
 const GROUP_TOKENS = 4;
 /** A quoted value spans at most this many more white-space tokens. */
 const QUOTED_TOKENS = 6;
+/** A keyless quoted value spans at most this many more white-space tokens (a browser's user agent has up to 14 words). */
+const QUOTED_PHRASE_TOKENS = 20;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
 const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec']);
 
@@ -190,6 +193,18 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       while (end < words.length && end <= i + QUOTED_TOKENS && !words[end].includes('"')) end++;
       if (end < words.length && end <= i + QUOTED_TOKENS) {
         pushToken(tokens, words.slice(i, end + 1).join(' '));
+        i = end;
+        continue;
+      }
+    }
+    // A quoted phrase without a key that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"`,
+    // a user agent of one to fourteen words) is one value: `"<*>"`. One that opens with a word
+    // (`"GET /a HTTP/1.1"`) is a message of its own and keeps its words.
+    if (words[i].startsWith('"') && words[i].indexOf('"', 1) < 0 && maskToken(words[i].slice(1)).includes(WILDCARD)) {
+      let end = i + 1;
+      while (end < words.length && end <= i + QUOTED_PHRASE_TOKENS && !words[end].includes('"')) end++;
+      if (end < words.length && end <= i + QUOTED_PHRASE_TOKENS) {
+        tokens.push(`"${WILDCARD}${words[end].slice(words[end].indexOf('"'))}`);
         i = end;
         continue;
       }

@@ -504,4 +504,33 @@ test('quoted request (opposite): a few words varying among variables outside quo
   exact(lines);
 });
 
+test('quoted values: a quoted phrase opening with a variable is one value, whatever its number of words (user agents)', () => {
+  const r = rng(15);
+  const agents = [
+    () => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${100 + Math.floor(r() * 30)}.0.0.0 Safari/537.36`,
+    () => `Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/${100 + Math.floor(r() * 30)}.0`,
+    () => `Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)`,
+    () => `curl/7.${Math.floor(r() * 90)}.0`,
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++)
+    lines.push(['get', `${ip(r)} - - ${stamp(r)} "GET ${path(r)} HTTP/1.1" ${pick(r, [200, 304])} ${Math.floor(r() * 9999)} "-" "${pick(r, agents)()}"`]);
+  exact(lines);
+});
+
+test('quoted values (opposite): a quoted phrase opening with a word keeps its words, digits after it or not', () => {
+  const r = rng(16);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const [event, phrase] = pick(r, [
+      ['get', `"GET ${path(r)} HTTP/1.1"`],
+      ['post', `"POST ${path(r)} HTTP/1.1"`],
+      ['full', `"disk full on sda${Math.floor(r() * 9)}"`],
+      ['ok', `"disk ok on sda${Math.floor(r() * 9)}"`],
+    ] as Array<[string, string]>);
+    lines.push([event, `request ${Math.floor(r() * 1e6)} ${phrase} from ${ip(r)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
