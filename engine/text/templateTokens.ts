@@ -11,6 +11,7 @@
  *   or more slashes, or one leading `/word`) or a hex id that drew no digit (six or more letters a-f of
  *   one case) become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
  *   which keeps its word (`eth<*>`): `interface ee0` and `interface alt0` are different events;
+ *   a word with a bracketed range (`cn[0001-0004,0007]`, a host list) is that word with a number (`cn<*>`);
  *   neighbouring masked pieces joined by `.`, `:`, `-` or `,` are one `<*>` (`10.0.0.1:80`, `1.5`);
  * - optional segments do not change the shape of a line: a bracketed list of items of one shape is one
  *   item (`[orders-<*>, orders-<*>]` → `[orders-<*>]`); a parenthesised or bracketed group of two to
@@ -42,6 +43,8 @@ const HEX_WORD = /^(?:[a-f]{6,}|[A-F]{6,})$/;
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
+/** A word followed by a bracketed variable, the whole token (`cn[<*>]`, `node-[<*>],`). */
+const RANGED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)\[<\*>\]([,;]?)$/;
 const KEY_LIST = /^(?:[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?|[[{][\w.-]+=[^,=]*[\]}])$/;
 /** Colon-joined hex groups with a digit (MAC and IPv6 addresses): one variable. */
 const HEX_GROUPS = /(?<![\w:.])(?=[\w:]*\d)[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,}(?![\w:])/g;
@@ -77,8 +80,12 @@ export function maskToken(token: string): string {
     const word = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || piece.length < 6);
     parts[i] = word ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
-  const out = parts.join('');
-  return out.indexOf(WILDCARD) !== out.lastIndexOf(WILDCARD) ? out.replace(JOINED, WILDCARD) : out;
+  const joined = parts.join('');
+  const out = joined.indexOf(WILDCARD) !== joined.lastIndexOf(WILDCARD) ? joined.replace(JOINED, WILDCARD) : joined;
+  // A word with a bracketed range of numbers (`cn[0001-0004,0007]`, a compressed host list) names as
+  // many nodes as the word with one number (`cn0417`): one shape.
+  const range = RANGED.exec(out);
+  return range && /[A-Za-z].*[A-Za-z]/.test(range[1]) ? `${range[1]}${WILDCARD}${range[2]}` : out;
 }
 
 /** Splits `key=value` into `key=` and the masked value; a comma-joined list of them is one `<*>`. */

@@ -533,4 +533,38 @@ test('quoted values (opposite): a quoted phrase opening with a word keeps its wo
   exact(lines);
 });
 
+test('host lists: a word with a bracketed range of numbers is the word with one number (cn[0001-0004,0007] and cn0417)', () => {
+  const r = rng(17);
+  const node = () => `cn${String(1 + Math.floor(r() * 999)).padStart(4, '0')}`;
+  const list = () => {
+    if (r() < 0.3) return node();
+    const parts = Array.from({ length: 1 + Math.floor(r() * 3) }, () => {
+      const a = 1 + Math.floor(r() * 900);
+      return r() < 0.5 ? String(a).padStart(4, '0') : `${String(a).padStart(4, '0')}-${String(a + 1 + Math.floor(r() * 20)).padStart(4, '0')}`;
+    });
+    return `cn[${parts.join(',')}]`;
+  };
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    lines.push(['down', `error: Nodes ${list()} not responding`]);
+    lines.push(['started', `backfill: Started JobId=${Math.floor(r() * 1e6)} on ${list()}`]);
+  }
+  exact(lines);
+});
+
+test('host lists (opposite): words with a number that differ stay apart, bracketed range or not (ee0 / alt[0-3])', () => {
+  const r = rng(18);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const k = Math.floor(r() * 4);
+    lines.push(
+      pick(r, [
+        ['ee', `link up on interface ${r() < 0.5 ? `ee${k}` : `ee[0-${k}]`}`],
+        ['alt', `link up on interface ${r() < 0.5 ? `alt${k}` : `alt[0-${k}]`}`],
+      ] as Array<[string, string]>),
+    );
+  }
+  exact(lines);
+});
+
 test.run();
