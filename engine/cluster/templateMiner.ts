@@ -142,6 +142,7 @@ export function mineTemplates(
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
+  maskFreeTails(current, wildcard, vocabulary, printed, options);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -399,6 +400,61 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
   }
   if (!changed) return;
   for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
+}
+
+/** A free-text tail follows a labelled prefix of at least this many tokens, the last ending with `:`. */
+const FREE_TAIL_PREFIX = 3;
+/** A free-text tail is at most this many tokens. */
+const FREE_TAIL_TOKENS = 5;
+
+/**
+ * Free text after a label at the end of a line (`reason set to: memory errors` / `… to: gpu fell off
+ * the bus`): an operator's words, one to FREE_TAIL_TOKENS of them, that no position by position pass can
+ * see vary because their count varies. Templates equal in a prefix of at least FREE_TAIL_PREFIX tokens
+ * ending in a label (`to:`) and different after it form a group; when the tails are many and each rare
+ * (the per-position `minDistinct` / `rareShare` evidence) and of at least two lengths, the tail is one
+ * variable. A short prefix (`SQM: …`, `kernel: …`) or a few tails (`Status: active` / `inactive`) keep
+ * theirs.
+ */
+function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
+  if (!vocabulary.length) return;
+  const distinct = new Map<string, { tokens: Int32Array; rows: number[]; lines: number }>();
+  current.forEach((t, r) => {
+    const k = t.join(',');
+    const entry = distinct.get(k);
+    if (entry) {
+      entry.rows.push(r);
+      entry.lines += printed[r];
+    } else distinct.set(k, { tokens: t, rows: [r], lines: printed[r] });
+  });
+  // Groups by labelled prefix: prefix → the templates after it.
+  const groups = new Map<string, Array<{ tokens: Int32Array; rows: number[]; lines: number }>>();
+  for (const entry of distinct.values()) {
+    const t = entry.tokens;
+    for (let k = Math.max(FREE_TAIL_PREFIX, t.length - FREE_TAIL_TOKENS); k < t.length; k++) {
+      if (!(vocabulary[t[k - 1]] ?? '').endsWith(':')) continue;
+      const key = Array.prototype.join.call(t.subarray(0, k), ',');
+      const group = groups.get(key);
+      if (group) group.push(entry);
+      else groups.set(key, [entry]);
+    }
+  }
+  // The longest label first (a template is masked once): the result does not depend on the order of the lines.
+  const done = new Set<object>();
+  const byPrefix = [...groups.entries()].map(([key, group]) => ({ k: key.split(',').length, group }));
+  byPrefix.sort((a, b) => b.k - a.k);
+  for (const { k, group: all } of byPrefix) {
+    const group = all.filter((e) => !done.has(e));
+    if (group.length < options.minDistinct || new Set(group.map((e) => e.tokens.length)).size < 2) continue;
+    const lines = new Map<number, number>();
+    group.forEach((e, i) => lines.set(i, e.lines));
+    if (!manyRare(lines, options)) continue;
+    const masked = Int32Array.from([...group[0].tokens.subarray(0, k), wildcard]);
+    for (const e of group) {
+      done.add(e);
+      for (const r of e.rows) current[r] = masked;
+    }
+  }
 }
 
 /**

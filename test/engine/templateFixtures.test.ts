@@ -594,4 +594,42 @@ test('framed words (opposite): a few words varying beside variables, or holding 
   exact(lines);
 });
 
+test('free text after a label: an operator reason of one to five words at the end is one variable', () => {
+  const r = rng(21);
+  const reasons = ['memory errors', 'bad dimm', 'Not responding', 'kernel panic', 'ib link down', 'reboot requested by admin', 'hung', 'gpu fell off the bus'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const node = `cn${String(1 + Math.floor(r() * 999)).padStart(4, '0')}`;
+    lines.push(
+      pick(r, [
+        ['reason', `update_node: node ${node} reason set to: ${pick(r, reasons)}`],
+        ['drained', `update_node: node ${node} state set to DRAINED`],
+        ['idle', `update_node: node ${node} state set to IDLE`],
+      ] as Array<[string, string]>),
+    );
+  }
+  exact(lines);
+});
+
+test('free text after a label (opposite): messages after a short label, and a few words after a long one, stay apart', () => {
+  const r = rng(22);
+  const lines: Array<[string, string]> = [];
+  const sqm = [
+    'Cleaning up report files',
+    'Requesting upload of all unsent reports',
+    'Initializing online',
+    'Queued reports',
+    'Failed to start upload',
+    'Upload done',
+    'Warning: nothing to upload',
+  ];
+  for (let i = 0; i < 80; i++) {
+    const m = pick(r, sqm);
+    lines.push([m, `SQM: ${m}`]);
+    const state = pick(r, ['active', 'inactive', 'disabled', 'starting up']);
+    lines.push([state, `ufw service on host ${Math.floor(r() * 99)} Status: ${state}`]);
+  }
+  exact(lines);
+});
+
 test.run();
