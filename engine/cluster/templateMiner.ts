@@ -17,8 +17,7 @@
  *      first or last position) also on weaker evidence: three or more tokens, two of them also seen
  *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
  *      event), or tokens varying in at least `minContexts` contexts of the original
- *      lines (two months, varying under every weekday and host) when they are fields among fields (a
- *      token of the set holds a variable or stands beside one: `<*> Jun <*>`, not `** START **`);
+ *      lines (two months, varying under every weekday and host);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never), as does the first
@@ -108,10 +107,7 @@ export function mineTemplates(
   const framedWildcards = new Set<number>();
   // The first word of a quoted phrase (`"GET <*> <*>"`) leads a message of its own: it anchors as a line's leading token does.
   const quoteLeads = new Set<number>();
-  // Tokens holding a variable, bare or inside a token (`<*>`, `cn<*>`, `"<*>"`).
-  const holdsWildcard = new Set<number>([wildcard]);
   vocabulary.forEach((t, id) => {
-    if (t.includes(WILDCARD)) holdsWildcard.add(id);
     if (t.length > 1 && t.endsWith('=')) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
@@ -138,7 +134,7 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, holdsWildcard, printed, options);
+    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
@@ -174,7 +170,6 @@ function generalize(
   keys: Set<number>,
   framedWildcards: Set<number>,
   quoteLeads: Set<number>,
-  holdsWildcard: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -242,13 +237,6 @@ function generalize(
       // Lines printed per token at p (for "each value rare").
       const lines = new Map<number, number>();
       for (const r of members) lines.set(current[r][p], (lines.get(current[r][p]) ?? 0) + printed[r]);
-      // Tokens at p that are fields among fields: holding a variable themselves (`WorkSource{<*>}`) or
-      // beside one (`<*> Jun <*>`); a word framed by constants (`** START **`) names the event.
-      const amongFields = new Set<number>();
-      for (const r of members) {
-        const row = current[r];
-        if (holdsWildcard.has(row[p]) || (p > 0 && holdsWildcard.has(row[p - 1])) || (p + 1 < length && holdsWildcard.has(row[p + 1]))) amongFields.add(row[p]);
-      }
       const variable = new Set<number>();
       const original = originalContexts[p];
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
@@ -269,7 +257,7 @@ function generalize(
         }
         const anchor = p === 0 || set.some((v) => quoteLeads.has(v));
         const many = set.length >= (anchor ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
-        const weak = inside && !anchor && ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && set.some((v) => amongFields.has(v))));
+        const weak = inside && !anchor && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
         if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);

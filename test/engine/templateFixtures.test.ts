@@ -567,33 +567,6 @@ test('host lists (opposite): words with a number that differ stay apart, bracket
   exact(lines);
 });
 
-test('framed words: a word between constant marks (** START ** / ** END **) names the event though a variable varies beside it', () => {
-  const r = rng(19);
-  const callers = ['AutomaticUpdates', 'MicrosoftUpdate', 'UpdateOrchestrator', 'WindowsDefender', 'MoUsoCoreWorker', 'SoftwareCenter', 'ConfigMgr', 'Intune'];
-  const lines: Array<[string, string]> = [];
-  for (let i = 0; i < 80; i++) {
-    const mark = pick(r, ['START', 'END']);
-    lines.push([mark, `Agent  ** ${mark} **  Agent: Finding updates [CallerId = ${pick(r, callers)}]`]);
-  }
-  exact(lines);
-});
-
-test('framed words (opposite): a few words varying beside variables, or holding one, are fields (months, ws=null / WorkSource{1})', () => {
-  const r = rng(20);
-  const lines: Array<[string, string]> = [];
-  for (let i = 0; i < 80; i++) {
-    lines.push([
-      'connection',
-      `connection from ${ip(r)} () at ${pick(r, ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'])} ${pick(r, ['Jun', 'Jul'])} ${1 + Math.floor(r() * 28)} 07:00:00 2005`,
-    ]);
-    lines.push([
-      'acquire',
-      `acquire lock=${Math.floor(r() * 1e8)}, name=com.${pick(r, names)}, ws=${r() < 0.7 ? 'null' : `WorkSource{${Math.floor(r() * 1e4)}}`}, uid=${Math.floor(r() * 1e4)}`,
-    ]);
-  }
-  exact(lines);
-});
-
 test('free text after a label: an operator reason of one to five words at the end is one variable', () => {
   const r = rng(21);
   const reasons = ['memory errors', 'bad dimm', 'Not responding', 'kernel panic', 'ib link down', 'reboot requested by admin', 'hung', 'gpu fell off the bus'];
