@@ -20,8 +20,8 @@
  *      lines (two months, varying under every weekday and host);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
- *      position 0 needs `anchorDistinct` distinct rare values; by default never), as does the first
- *      word of a quoted phrase (`"GET <*> <*>"`, a message of its own), a constant last word
+ *      position 0 needs `anchorDistinct` distinct rare values; by default never), the first word of a
+ *      quoted phrase (`"GET <*> <*>"`, a message of its own) needs the strong evidence, a constant last word
  *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
@@ -105,7 +105,7 @@ export function mineTemplates(
   const keys = new Set<number>();
   // A value masked whole inside its punctuation (`"<*>"`, `(<*>)`) is the wildcard in a frame.
   const framedWildcards = new Set<number>();
-  // The first word of a quoted phrase (`"GET <*> <*>"`) leads a message of its own: it anchors as a line's leading token does.
+  // The first word of a quoted phrase (`"GET <*> <*>"`) leads a message of its own: only many rare values make it a variable.
   const quoteLeads = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t.length > 1 && t.endsWith('=')) keys.add(id);
@@ -255,9 +255,9 @@ function generalize(
           total += c;
           most = Math.max(most, c);
         }
-        const anchor = p === 0 || set.some((v) => quoteLeads.has(v));
-        const many = set.length >= (anchor ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
-        const weak = inside && !anchor && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
+        const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
+        // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
+        const weak = inside && !set.some((v) => quoteLeads.has(v)) && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
         if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);

@@ -493,9 +493,10 @@ test('quoted request: the word opening a quoted phrase anchors it; methods among
   exact(lines);
 });
 
-test('quoted request (opposite): a few words varying among variables outside quotes are still a variable (month of a date)', () => {
+test('quoted request (opposite): a few words varying among variables outside quotes are still a variable (month of a date), many quoted names too', () => {
   const r = rng(14);
   const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['renamed', `user ${Math.floor(r() * 1e4)} renamed to "${pick(r, names)} ${pick(r, names)}" by admin`]);
   for (let i = 0; i < 60; i++)
     lines.push([
       'connection',
