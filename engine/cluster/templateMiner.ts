@@ -21,7 +21,8 @@
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never), the first word of a
- *      quoted phrase (`"GET <*> <*>"`, a message of its own) needs the strong evidence, a constant last word
+ *      quoted phrase (`"GET <*> <*>"`, a message of its own) and a word between two equal marks
+ *      (`** START **`, a banner's label) need the strong evidence, a constant last word
  *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
@@ -57,6 +58,8 @@ export interface MinedTemplates {
 const FRAMED_WILDCARD = /^[^\w<>*]*<\*>[^\w<>*]*$/;
 /** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
+/** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
+const MARK = /^[^\w\s<>]{2,}$/;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
@@ -107,10 +110,13 @@ export function mineTemplates(
   const framedWildcards = new Set<number>();
   // The first word of a quoted phrase (`"GET <*> <*>"`) leads a message of its own: only many rare values make it a variable.
   const quoteLeads = new Set<number>();
+  // Marks of punctuation only (`**`, `--`, `##`): a word between two equal marks is a banner's label.
+  const marks = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t.length > 1 && t.endsWith('=')) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
+    if (MARK.test(t)) marks.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -134,7 +140,7 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, printed, options);
+    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
@@ -170,6 +176,7 @@ function generalize(
   keys: Set<number>,
   framedWildcards: Set<number>,
   quoteLeads: Set<number>,
+  marks: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -237,6 +244,10 @@ function generalize(
       // Lines printed per token at p (for "each value rare").
       const lines = new Map<number, number>();
       for (const r of members) lines.set(current[r][p], (lines.get(current[r][p]) ?? 0) + printed[r]);
+      // Words between two equal marks (`** START **`, `-- END --`) label a banner: the event, never a variable on the weak evidence.
+      const unframed = new Set<number>();
+      if (p > 0 && p < length - 1)
+        for (const r of members) if (current[r][p - 1] !== current[r][p + 1] || !marks.has(current[r][p - 1])) unframed.add(current[r][p]);
       const variable = new Set<number>();
       const original = originalContexts[p];
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
@@ -257,7 +268,8 @@ function generalize(
         }
         const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
-        const weak = inside && !set.some((v) => quoteLeads.has(v)) && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
+        const banner = inside && set.every((v) => !unframed.has(v));
+        const weak = inside && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
         if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);

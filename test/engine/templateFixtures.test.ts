@@ -606,4 +606,22 @@ test('free text after a label (opposite): messages after a short label, and a fe
   exact(lines);
 });
 
+test('banners: a word between two equal marks (** START ** / ** END **) names the event though a variable varies beside it', () => {
+  const r = rng(19);
+  const callers = ['AutomaticUpdates', 'MicrosoftUpdate', 'UpdateOrchestrator', 'WindowsDefender', 'MoUsoCoreWorker', 'SoftwareCenter', 'ConfigMgr', 'Intune'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const mark = pick(r, ['START', 'END']);
+    lines.push([mark, `Agent  ** ${mark} **  Agent: Finding updates [CallerId = ${pick(r, callers)}]`]);
+  }
+  exact(lines);
+});
+
+test('banners (opposite): a few names between words, not marks, still vary across each other (host × weekday)', () => {
+  const lines: Array<[string, string]> = [];
+  for (const h of ['alpha.example.org', 'beta.example.org', 'gamma.example.org', 'delta.example.org'])
+    for (const d of ['Mon', 'Tue', 'Wed']) lines.push(['connection', `connection from ${h} at ${d} Jun 14 15:16:01`]);
+  exact(lines);
+});
+
 test.run();
