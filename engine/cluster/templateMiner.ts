@@ -20,7 +20,9 @@
  *      lines (two months, varying under every weekday and host);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
- *      position 0 needs `anchorDistinct` distinct rare values; by default never), a constant last word
+ *      position 0 needs `anchorDistinct` distinct rare values; by default never), the first word of a
+ *      quoted phrase (`"GET <*> <*>"`, a message of its own) and a word between two equal marks
+ *      (`** START **`, a banner's label) need the strong evidence, a constant last word
  *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
@@ -54,6 +56,10 @@ export interface MinedTemplates {
 }
 
 const FRAMED_WILDCARD = /^[^\w<>*]*<\*>[^\w<>*]*$/;
+/** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
+const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
+/** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
+const MARK = /^[^\w\s<>]{2,}$/;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
@@ -102,9 +108,15 @@ export function mineTemplates(
   const keys = new Set<number>();
   // A value masked whole inside its punctuation (`"<*>"`, `(<*>)`) is the wildcard in a frame.
   const framedWildcards = new Set<number>();
+  // The first word of a quoted phrase (`"GET <*> <*>"`) leads a message of its own: only many rare values make it a variable.
+  const quoteLeads = new Set<number>();
+  // Marks of punctuation only (`**`, `--`, `##`): a word between two equal marks is a banner's label.
+  const marks = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t.length > 1 && t.endsWith('=')) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
+    if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
+    if (MARK.test(t)) marks.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -128,10 +140,11 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, printed, options);
+    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
+  maskFreeTails(current, wildcard, vocabulary, printed, options);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -162,6 +175,8 @@ function generalize(
   multiSlot: Set<number>,
   keys: Set<number>,
   framedWildcards: Set<number>,
+  quoteLeads: Set<number>,
+  marks: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -229,6 +244,10 @@ function generalize(
       // Lines printed per token at p (for "each value rare").
       const lines = new Map<number, number>();
       for (const r of members) lines.set(current[r][p], (lines.get(current[r][p]) ?? 0) + printed[r]);
+      // Words between two equal marks (`** START **`, `-- END --`) label a banner: the event, never a variable on the weak evidence.
+      const unframed = new Set<number>();
+      if (p > 0 && p < length - 1)
+        for (const r of members) if (current[r][p - 1] !== current[r][p + 1] || !marks.has(current[r][p - 1])) unframed.add(current[r][p]);
       const variable = new Set<number>();
       const original = originalContexts[p];
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
@@ -248,7 +267,9 @@ function generalize(
           most = Math.max(most, c);
         }
         const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
-        const weak = inside && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
+        // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
+        const banner = inside && set.every((v) => !unframed.has(v));
+        const weak = inside && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
         if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
@@ -379,6 +400,61 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
   }
   if (!changed) return;
   for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
+}
+
+/** A free-text tail follows a labelled prefix of at least this many tokens, the last ending with `:`. */
+const FREE_TAIL_PREFIX = 3;
+/** A free-text tail is at most this many tokens. */
+const FREE_TAIL_TOKENS = 5;
+
+/**
+ * Free text after a label at the end of a line (`reason set to: memory errors` / `… to: gpu fell off
+ * the bus`): an operator's words, one to FREE_TAIL_TOKENS of them, that no position by position pass can
+ * see vary because their count varies. Templates equal in a prefix of at least FREE_TAIL_PREFIX tokens
+ * ending in a label (`to:`) and different after it form a group; when the tails are many and each rare
+ * (the per-position `minDistinct` / `rareShare` evidence) and of at least two lengths, the tail is one
+ * variable. A short prefix (`SQM: …`, `kernel: …`) or a few tails (`Status: active` / `inactive`) keep
+ * theirs.
+ */
+function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
+  if (!vocabulary.length) return;
+  const distinct = new Map<string, { tokens: Int32Array; rows: number[]; lines: number }>();
+  current.forEach((t, r) => {
+    const k = t.join(',');
+    const entry = distinct.get(k);
+    if (entry) {
+      entry.rows.push(r);
+      entry.lines += printed[r];
+    } else distinct.set(k, { tokens: t, rows: [r], lines: printed[r] });
+  });
+  // Groups by labelled prefix: prefix → the templates after it.
+  const groups = new Map<string, Array<{ tokens: Int32Array; rows: number[]; lines: number }>>();
+  for (const entry of distinct.values()) {
+    const t = entry.tokens;
+    for (let k = Math.max(FREE_TAIL_PREFIX, t.length - FREE_TAIL_TOKENS); k < t.length; k++) {
+      if (!(vocabulary[t[k - 1]] ?? '').endsWith(':')) continue;
+      const key = Array.prototype.join.call(t.subarray(0, k), ',');
+      const group = groups.get(key);
+      if (group) group.push(entry);
+      else groups.set(key, [entry]);
+    }
+  }
+  // The longest label first (a template is masked once): the result does not depend on the order of the lines.
+  const done = new Set<object>();
+  const byPrefix = [...groups.entries()].map(([key, group]) => ({ k: key.split(',').length, group }));
+  byPrefix.sort((a, b) => b.k - a.k);
+  for (const { k, group: all } of byPrefix) {
+    const group = all.filter((e) => !done.has(e));
+    if (group.length < options.minDistinct || new Set(group.map((e) => e.tokens.length)).size < 2) continue;
+    const lines = new Map<number, number>();
+    group.forEach((e, i) => lines.set(i, e.lines));
+    if (!manyRare(lines, options)) continue;
+    const masked = Int32Array.from([...group[0].tokens.subarray(0, k), wildcard]);
+    for (const e of group) {
+      done.add(e);
+      for (const r of e.rows) current[r] = masked;
+    }
+  }
 }
 
 /**

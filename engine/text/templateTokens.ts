@@ -11,6 +11,7 @@
  *   or more slashes, or one leading `/word`) or a hex id that drew no digit (six or more letters a-f of
  *   one case) become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
  *   which keeps its word (`eth<*>`): `interface ee0` and `interface alt0` are different events;
+ *   a word with a bracketed range (`cn[0001-0004,0007]`, a host list) is that word with a number (`cn<*>`);
  *   neighbouring masked pieces joined by `.`, `:`, `-` or `,` are one `<*>` (`10.0.0.1:80`, `1.5`);
  * - optional segments do not change the shape of a line: a bracketed list of items of one shape is one
  *   item (`[orders-<*>, orders-<*>]` → `[orders-<*>]`); a parenthesised or bracketed group of two to
@@ -18,7 +19,8 @@
  *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
  *   token ending in a variable is part of it (`<*> KB`, `<1 sec`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
- * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token.
+ * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
+ * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
  */
 export const WILDCARD = '<*>';
@@ -41,6 +43,8 @@ const HEX_WORD = /^(?:[a-f]{6,}|[A-F]{6,})$/;
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
+/** A word followed by a bracketed variable, the whole token (`cn[<*>]`, `node-[<*>],`). */
+const RANGED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)\[<\*>\]([,;]?)$/;
 const KEY_LIST = /^(?:[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?|[[{][\w.-]+=[^,=]*[\]}])$/;
 /** Colon-joined hex groups with a digit (MAC and IPv6 addresses): one variable. */
 const HEX_GROUPS = /(?<![\w:.])(?=[\w:]*\d)[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,}(?![\w:])/g;
@@ -48,6 +52,8 @@ const JOINED = /<\*>(?:[.:,-]+<\*>)+/g;
 const GROUP_TOKENS = 4;
 /** A quoted value spans at most this many more white-space tokens. */
 const QUOTED_TOKENS = 6;
+/** A keyless quoted value spans at most this many more white-space tokens (a browser's user agent has up to 14 words). */
+const QUOTED_PHRASE_TOKENS = 20;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
 const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec']);
 
@@ -74,8 +80,12 @@ export function maskToken(token: string): string {
     const word = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || piece.length < 6);
     parts[i] = word ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
-  const out = parts.join('');
-  return out.indexOf(WILDCARD) !== out.lastIndexOf(WILDCARD) ? out.replace(JOINED, WILDCARD) : out;
+  const joined = parts.join('');
+  const out = joined.indexOf(WILDCARD) !== joined.lastIndexOf(WILDCARD) ? joined.replace(JOINED, WILDCARD) : joined;
+  // A word with a bracketed range of numbers (`cn[0001-0004,0007]`, a compressed host list) names as
+  // many nodes as the word with one number (`cn0417`): one shape.
+  const range = RANGED.exec(out);
+  return range && /[A-Za-z].*[A-Za-z]/.test(range[1]) ? `${range[1]}${WILDCARD}${range[2]}` : out;
 }
 
 /** Splits `key=value` into `key=` and the masked value; a comma-joined list of them is one `<*>`. */
@@ -190,6 +200,18 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       while (end < words.length && end <= i + QUOTED_TOKENS && !words[end].includes('"')) end++;
       if (end < words.length && end <= i + QUOTED_TOKENS) {
         pushToken(tokens, words.slice(i, end + 1).join(' '));
+        i = end;
+        continue;
+      }
+    }
+    // A quoted phrase without a key that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"`,
+    // a user agent of one to fourteen words) is one value: `"<*>"`. One that opens with a word
+    // (`"GET /a HTTP/1.1"`) is a message of its own and keeps its words.
+    if (words[i].startsWith('"') && words[i].indexOf('"', 1) < 0 && maskToken(words[i].slice(1)).includes(WILDCARD)) {
+      let end = i + 1;
+      while (end < words.length && end <= i + QUOTED_PHRASE_TOKENS && !words[end].includes('"')) end++;
+      if (end < words.length && end <= i + QUOTED_PHRASE_TOKENS) {
+        tokens.push(`"${WILDCARD}${words[end].slice(words[end].indexOf('"'))}`);
         i = end;
         continue;
       }

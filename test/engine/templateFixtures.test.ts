@@ -470,4 +470,158 @@ test('optional parentheticals (opposite): a constant parenthetical after a const
   exact(lines);
 });
 
+// Session 14, third round (fixtures/heldoutLogs.ts, WRITTEN_THIRD_ROUND).
+
+const stamp = (r: () => number) =>
+  `[${1 + Math.floor(r() * 28)}/${pick(r, ['Jan', 'Feb', 'Mar'])}/2024:${10 + Math.floor(r() * 13)}:${10 + Math.floor(r() * 49)}:${10 + Math.floor(r() * 49)} +0000]`;
+const path = (r: () => number) => `/api/v1/${pick(r, ['orders', 'users', 'items'])}/${Math.floor(r() * 99999)}`;
+
+test('quoted request: the word opening a quoted phrase anchors it; methods among variables are different events', () => {
+  const r = rng(13);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const method = pick(r, ['GET', 'POST', 'HEAD', 'DELETE']);
+    const agent = `${pick(r, ['curl', 'Wget', 'okhttp'])}/${Math.floor(r() * 9)}.${Math.floor(r() * 40)}`;
+    // The user and the referer vary beside the method (the contexts that made the method look like a variable).
+    const user = r() < 0.5 ? '-' : pick(r, names);
+    const referer = r() < 0.5 ? '-' : `https://${pick(r, names)}.example.net/`;
+    lines.push([
+      method,
+      `${ip(r)} - ${user} ${stamp(r)} "${method} ${path(r)} HTTP/1.1" ${pick(r, [200, 404, 500])} ${Math.floor(r() * 9999)} "${referer}" "${agent}"`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('quoted request (opposite): a few words varying among variables outside quotes are still a variable (month of a date), many quoted names too', () => {
+  const r = rng(14);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['renamed', `user ${Math.floor(r() * 1e4)} renamed to "${pick(r, names)} ${pick(r, names)}" by admin`]);
+  for (let i = 0; i < 60; i++)
+    lines.push([
+      'connection',
+      `connection from ${ip(r)} (${pick(r, names)}.example.net) at ${pick(r, ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'])} ${pick(r, ['Jun', 'Jul'])} ${1 + Math.floor(r() * 28)} 07:0${Math.floor(r() * 9)}:00 2005`,
+    ]);
+  exact(lines);
+});
+
+test('quoted values: a quoted phrase opening with a variable is one value, whatever its number of words (user agents)', () => {
+  const r = rng(15);
+  const agents = [
+    () => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${100 + Math.floor(r() * 30)}.0.0.0 Safari/537.36`,
+    () => `Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/${100 + Math.floor(r() * 30)}.0`,
+    () => `Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)`,
+    () => `curl/7.${Math.floor(r() * 90)}.0`,
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++)
+    lines.push(['get', `${ip(r)} - - ${stamp(r)} "GET ${path(r)} HTTP/1.1" ${pick(r, [200, 304])} ${Math.floor(r() * 9999)} "-" "${pick(r, agents)()}"`]);
+  exact(lines);
+});
+
+test('quoted values (opposite): a quoted phrase opening with a word keeps its words, digits after it or not', () => {
+  const r = rng(16);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const [event, phrase] = pick(r, [
+      ['get', `"GET ${path(r)} HTTP/1.1"`],
+      ['post', `"POST ${path(r)} HTTP/1.1"`],
+      ['full', `"disk full on sda${Math.floor(r() * 9)}"`],
+      ['ok', `"disk ok on sda${Math.floor(r() * 9)}"`],
+    ] as Array<[string, string]>);
+    lines.push([event, `request ${Math.floor(r() * 1e6)} ${phrase} from ${ip(r)}`]);
+  }
+  exact(lines);
+});
+
+test('host lists: a word with a bracketed range of numbers is the word with one number (cn[0001-0004,0007] and cn0417)', () => {
+  const r = rng(17);
+  const node = () => `cn${String(1 + Math.floor(r() * 999)).padStart(4, '0')}`;
+  const list = () => {
+    if (r() < 0.3) return node();
+    const parts = Array.from({ length: 1 + Math.floor(r() * 3) }, () => {
+      const a = 1 + Math.floor(r() * 900);
+      return r() < 0.5 ? String(a).padStart(4, '0') : `${String(a).padStart(4, '0')}-${String(a + 1 + Math.floor(r() * 20)).padStart(4, '0')}`;
+    });
+    return `cn[${parts.join(',')}]`;
+  };
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    lines.push(['down', `error: Nodes ${list()} not responding`]);
+    lines.push(['started', `backfill: Started JobId=${Math.floor(r() * 1e6)} on ${list()}`]);
+  }
+  exact(lines);
+});
+
+test('host lists (opposite): words with a number that differ stay apart, bracketed range or not (ee0 / alt[0-3])', () => {
+  const r = rng(18);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const k = Math.floor(r() * 4);
+    lines.push(
+      pick(r, [
+        ['ee', `link up on interface ${r() < 0.5 ? `ee${k}` : `ee[0-${k}]`}`],
+        ['alt', `link up on interface ${r() < 0.5 ? `alt${k}` : `alt[0-${k}]`}`],
+      ] as Array<[string, string]>),
+    );
+  }
+  exact(lines);
+});
+
+test('free text after a label: an operator reason of one to five words at the end is one variable', () => {
+  const r = rng(21);
+  const reasons = ['memory errors', 'bad dimm', 'Not responding', 'kernel panic', 'ib link down', 'reboot requested by admin', 'hung', 'gpu fell off the bus'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const node = `cn${String(1 + Math.floor(r() * 999)).padStart(4, '0')}`;
+    lines.push(
+      pick(r, [
+        ['reason', `update_node: node ${node} reason set to: ${pick(r, reasons)}`],
+        ['drained', `update_node: node ${node} state set to DRAINED`],
+        ['idle', `update_node: node ${node} state set to IDLE`],
+      ] as Array<[string, string]>),
+    );
+  }
+  exact(lines);
+});
+
+test('free text after a label (opposite): messages after a short label, and a few words after a long one, stay apart', () => {
+  const r = rng(22);
+  const lines: Array<[string, string]> = [];
+  const sqm = [
+    'Cleaning up report files',
+    'Requesting upload of all unsent reports',
+    'Initializing online',
+    'Queued reports',
+    'Failed to start upload',
+    'Upload done',
+    'Warning: nothing to upload',
+  ];
+  for (let i = 0; i < 80; i++) {
+    const m = pick(r, sqm);
+    lines.push([m, `SQM: ${m}`]);
+    const state = pick(r, ['active', 'inactive', 'disabled', 'starting up']);
+    lines.push([state, `ufw service on host ${Math.floor(r() * 99)} Status: ${state}`]);
+  }
+  exact(lines);
+});
+
+test('banners: a word between two equal marks (** START ** / ** END **) names the event though a variable varies beside it', () => {
+  const r = rng(19);
+  const callers = ['AutomaticUpdates', 'MicrosoftUpdate', 'UpdateOrchestrator', 'WindowsDefender', 'MoUsoCoreWorker', 'SoftwareCenter', 'ConfigMgr', 'Intune'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const mark = pick(r, ['START', 'END']);
+    lines.push([mark, `Agent  ** ${mark} **  Agent: Finding updates [CallerId = ${pick(r, callers)}]`]);
+  }
+  exact(lines);
+});
+
+test('banners (opposite): a few names between words, not marks, still vary across each other (host × weekday)', () => {
+  const lines: Array<[string, string]> = [];
+  for (const h of ['alpha.example.org', 'beta.example.org', 'gamma.example.org', 'delta.example.org'])
+    for (const d of ['Mon', 'Tue', 'Wed']) lines.push(['connection', `connection from ${h} at ${d} Jun 14 15:16:01`]);
+  exact(lines);
+});
+
 test.run();
