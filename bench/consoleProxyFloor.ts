@@ -2,9 +2,10 @@
  * Issue 29's floor: how much any forwarder in Node adds to the product API call it forwards, next to
  * what the console's proxy adds, in the layout production runs. A child process runs what `svc serve`
  * runs from the build (dist/, built first when stale; product API, console and proxy in one process
- * and thread) and, in the same process and thread, two minimal forwarders to the same product API
+ * and thread) and, in the same process and thread, three minimal forwarders to the same product API
  * (bench/consoleProxyFloorServe.ts): `undici, bare` (node's HTTP server and one undici `Pool.dispatch`,
- * raw header lines passed both ways unchanged, no rule applied) and `net pipe` (a socket piped to a
+ * raw header lines passed both ways unchanged, no rule applied), `node http, bare` (the same with
+ * node's `http.request` on a keep-alive Agent) and `net pipe` (a socket piped to a
  * socket, bytes unchanged, no HTTP parsing: the absolute floor of one more loopback hop through a Node
  * process). The client is this process, one keep-alive connection per target, sequential calls.
  *
@@ -17,11 +18,12 @@
  *
  * --baseline-tree DIR adds a second child from DIR/dist/ (an earlier commit extracted and built there,
  * as for `bench:consoleProxy`), measured in the same rounds (the children take turns): before against
- * after in one run. --tsx runs this tree's child from the TypeScript sources. The load average
+ * after in one run. --tsx runs this tree's child from the TypeScript sources; --node-options "…" gives
+ * node flags to this tree's child only (e.g. `--max-semi-space-size=64`, the baseline child without). The load average
  * (1, 5, 15 min) is printed at the start and the end.
  *
  * Run: `npm run bench:consoleProxyFloor` (flags: --rounds, --requests, --paths a,b, --cpu,
- * --baseline-tree DIR, --tsx). Results: docs/benchmarks.md (issue 29, session 14).
+ * --baseline-tree DIR, --tsx, --node-options). Results: docs/benchmarks.md (issue 29, session 14).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -43,6 +45,7 @@ const { values } = benchArgs(import.meta.url, {
     cpu: { type: 'boolean', default: false },
     'baseline-tree': { type: 'string' },
     tsx: { type: 'boolean', default: false },
+    'node-options': { type: 'string', default: '' },
   },
 });
 const rounds = intFlag('rounds', values.rounds);
@@ -126,9 +129,9 @@ interface Deployment {
 }
 
 /** `svc serve` and the floor forwarders in one child: from `tree`/dist/, or 'tsx' for this tree's sources. */
-async function startDeployment(label: string, tree: string): Promise<Deployment> {
-  const [platform, product, consolePort, metrics, undici, pipe] = await Promise.all(Array.from({ length: 6 }, freePort));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/consoleProxyFloorServe.ts'], {
+async function startDeployment(label: string, tree: string, nodeOptions: string[] = []): Promise<Deployment> {
+  const [platform, product, consolePort, metrics, undici, nodeHttp, pipe] = await Promise.all(Array.from({ length: 7 }, freePort));
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'bench/consoleProxyFloorServe.ts'], {
     env: {
       ...process.env,
       NODE_ENV: 'test',
@@ -144,6 +147,7 @@ async function startDeployment(label: string, tree: string): Promise<Deployment>
       PRODUCT_URL: `http://127.0.0.1:${product}`,
       FLOOR_TREE: tree,
       FLOOR_UNDICI_PORT: String(undici),
+      FLOOR_HTTP_PORT: String(nodeHttp),
       FLOOR_PIPE_PORT: String(pipe),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -162,6 +166,7 @@ async function startDeployment(label: string, tree: string): Promise<Deployment>
     { name: 'direct', url: base(product) },
     { name: 'our proxy (console /api/backend)', url: base(consolePort, '/api/backend') },
     { name: 'undici, bare', url: base(undici) },
+    { name: 'node http, bare', url: base(nodeHttp) },
     { name: 'net pipe', url: base(pipe) },
   ];
   for (const t of targets) await until200(`${t.url}/health/live`);
@@ -181,7 +186,14 @@ function call(target: Target, method: string, path: string, headers: Record<stri
 }
 
 if (!values.tsx) execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
-const deployments = [await startDeployment(values.tsx ? '`svc serve` (tsx sources)' : '`svc serve` from dist/', values.tsx ? 'tsx' : '.')];
+const nodeOptions = values['node-options'].split(' ').filter(Boolean);
+const deployments = [
+  await startDeployment(
+    `\`svc serve\` ${values.tsx ? '(tsx sources)' : 'from dist/'}${nodeOptions.length ? ` with ${nodeOptions.join(' ')}` : ''}`,
+    values.tsx ? 'tsx' : '.',
+    nodeOptions,
+  ),
+];
 if (values['baseline-tree']) deployments.push(await startDeployment(`\`svc serve\` from ${values['baseline-tree']}/dist/ (baseline)`, values['baseline-tree']));
 
 // Sessions live in the database: one login serves every product API over it.

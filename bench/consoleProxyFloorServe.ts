@@ -2,11 +2,13 @@
  * The child process of `bench/consoleProxyFloor.ts`: what `svc serve` runs (product API, console and
  * its proxy, metrics, a worker child; from the build in `FLOOR_TREE/dist/`, or from the sources with
  * `FLOOR_TREE=tsx`), plus two forwarders to the same product API in the same process and thread, each
- * on its own port, that do the least a forwarder can:
+ * on its own port, that do the least a forwarder can (three of them):
  *
  * - `FLOOR_UNDICI_PORT`: node's HTTP server and one undici `Pool.dispatch` per request, the browser's
  *   raw header lines passed as they are and the answer's raw header lines written back as they are
  *   (no filtering, no cookie check, no added header): our proxy minus every rule it keeps.
+ * - `FLOOR_HTTP_PORT`: the same with node's own client (`http.request` on a keep-alive `Agent`, one
+ *   socket per browser connection's worth of load), parsed headers forwarded, raw header lines back.
  * - `FLOOR_PIPE_PORT`: a `net` socket piped to a socket to the product API, bytes unchanged, no HTTP
  *   parsing at all: one more loopback hop through a Node process and nothing else.
  *
@@ -57,6 +59,18 @@ const undiciFloor = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) =>
   pool.dispatch({ origin, path: req.url ?? '/', method, headers: req.rawHeaders, body: method === 'GET' || method === 'HEAD' ? null : req }, new Relay(res));
 });
 
+const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+const httpFloor = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+  const upstream = http.request({ host: productUrl.hostname, port: productUrl.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+    answer.on('data', (chunk: Buffer) => res.write(chunk));
+    answer.on('end', () => res.end());
+  });
+  upstream.on('error', () => res.destroy());
+  if (req.method === 'GET' || req.method === 'HEAD') upstream.end();
+  else req.pipe(upstream);
+});
+
 const pipeFloor = net.createServer({ noDelay: true }, (browser) => {
   const upstream = net.connect({ host: productUrl.hostname, port: Number(productUrl.port), noDelay: true });
   browser.pipe(upstream);
@@ -67,11 +81,14 @@ const pipeFloor = net.createServer({ noDelay: true }, (browser) => {
 
 const listen = (server: net.Server, port: number) => new Promise<void>((resolve) => server.listen(port, config.HOST, resolve));
 await listen(undiciFloor, Number(process.env.FLOOR_UNDICI_PORT));
+await listen(httpFloor, Number(process.env.FLOOR_HTTP_PORT));
 await listen(pipeFloor, Number(process.env.FLOOR_PIPE_PORT));
 
 process.once('SIGTERM', async () => {
   undiciFloor.closeAllConnections();
   undiciFloor.close();
+  httpFloor.closeAllConnections();
+  httpFloor.close();
   pipeFloor.close();
   await pool.close();
   await running.stop();
