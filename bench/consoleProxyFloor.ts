@@ -18,12 +18,14 @@
  *
  * --baseline-tree DIR adds a second child from DIR/dist/ (an earlier commit extracted and built there,
  * as for `bench:consoleProxy`), measured in the same rounds (the children take turns): before against
- * after in one run. --tsx runs this tree's child from the TypeScript sources; --node-options "…" gives
+ * after in one run. --one-thread runs this tree's `svc serve` and forwarders in this process instead
+ * of a child (client, forwarders and product API in one thread: a hop then costs no process wakeup,
+ * only CPU; the CPU figure then includes the client's). --tsx runs this tree's from the TypeScript sources; --node-options "…" gives
  * node flags to this tree's child only (e.g. `--max-semi-space-size=64`, the baseline child without). The load average
  * (1, 5, 15 min) is printed at the start and the end.
  *
  * Run: `npm run bench:consoleProxyFloor` (flags: --rounds, --requests, --paths a,b, --cpu,
- * --baseline-tree DIR, --tsx, --node-options). Results: docs/benchmarks.md (issue 29, session 14).
+ * --baseline-tree DIR, --one-thread, --tsx, --node-options). Results: docs/benchmarks.md (issue 29, session 14).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -46,6 +48,7 @@ const { values } = benchArgs(import.meta.url, {
     'baseline-tree': { type: 'string' },
     tsx: { type: 'boolean', default: false },
     'node-options': { type: 'string', default: '' },
+    'one-thread': { type: 'boolean', default: false },
   },
 });
 const rounds = intFlag('rounds', values.rounds);
@@ -66,9 +69,7 @@ const password = 'bench password 1';
 {
   const pool = createPool(db.url, { max: 2 });
   setPasswordHashCost(14);
-  await pool.query(
-    `insert into tenants (slug, company, industry) select 'bench-' || i, 'Bench Company ' || i, 'retail' from generate_series(1, 1000) as i`,
-  );
+  await pool.query(`insert into tenants (slug, company, industry) select 'bench-' || i, 'Bench Company ' || i, 'retail' from generate_series(1, 1000) as i`);
   await upsertEmployee(pool, { email, passwordHash: await hashPassword(password), role: 'onboarding_admin', fullName: 'Bench' });
   await pool.end();
 }
@@ -129,27 +130,44 @@ interface Deployment {
 }
 
 /** `svc serve` and the floor forwarders in one child: from `tree`/dist/, or 'tsx' for this tree's sources. */
-async function startDeployment(label: string, tree: string, nodeOptions: string[] = []): Promise<Deployment> {
+async function startDeployment(label: string, tree: string, nodeOptions: string[] = [], oneThread = false): Promise<Deployment> {
   const [platform, product, consolePort, metrics, undici, nodeHttp, pipe] = await Promise.all(Array.from({ length: 7 }, freePort));
+  const env = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PASSWORD_SCRYPT_LOG_N: '14',
+    CONSOLE_PROXY_SECRET: secret,
+    DATABASE_URL: db.url,
+    PLATFORM_PORT: String(platform),
+    PRODUCT_PORT: String(product),
+    CONSOLE_PORT: String(consolePort),
+    METRICS_PORT: String(metrics),
+    PRODUCT_URL: `http://127.0.0.1:${product}`,
+    FLOOR_TREE: tree,
+    FLOOR_UNDICI_PORT: String(undici),
+    FLOOR_HTTP_PORT: String(nodeHttp),
+    FLOOR_PIPE_PORT: String(pipe),
+  };
+  const base = (port: number, prefix = '') => `http://127.0.0.1:${port}${prefix}`;
+  const targets = [
+    { name: 'direct', url: base(product) },
+    { name: 'our proxy (console /api/backend)', url: base(consolePort, '/api/backend') },
+    { name: 'undici, bare', url: base(undici) },
+    { name: 'node http, bare', url: base(nodeHttp) },
+    { name: 'net pipe', url: base(pipe) },
+  ];
+  const ready = async (pid: number) => {
+    for (const t of targets) await until200(`${t.url}/health/live`);
+    return { label, pid, targets: targets.map((t) => ({ ...t, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) })) };
+  };
+  if (oneThread) {
+    Object.assign(process.env, env);
+    stopInProcess = ((await import('./consoleProxyFloorServe.ts')) as { stopFloor(): Promise<void> }).stopFloor;
+    return ready(process.pid);
+  }
   const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'bench/consoleProxyFloorServe.ts'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PASSWORD_SCRYPT_LOG_N: '14',
-      CONSOLE_PROXY_SECRET: secret,
-      DATABASE_URL: db.url,
-      PLATFORM_PORT: String(platform),
-      PRODUCT_PORT: String(product),
-      CONSOLE_PORT: String(consolePort),
-      METRICS_PORT: String(metrics),
-      PRODUCT_URL: `http://127.0.0.1:${product}`,
-      FLOOR_TREE: tree,
-      FLOOR_UNDICI_PORT: String(undici),
-      FLOOR_HTTP_PORT: String(nodeHttp),
-      FLOOR_PIPE_PORT: String(pipe),
-    },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   child.once('exit', (code, signal) => {
@@ -161,17 +179,9 @@ async function startDeployment(label: string, tree: string, nodeOptions: string[
     setTimeout(() => process.exit(1), 5_000);
   });
   children.push(child);
-  const base = (port: number, prefix = '') => `http://127.0.0.1:${port}${prefix}`;
-  const targets = [
-    { name: 'direct', url: base(product) },
-    { name: 'our proxy (console /api/backend)', url: base(consolePort, '/api/backend') },
-    { name: 'undici, bare', url: base(undici) },
-    { name: 'node http, bare', url: base(nodeHttp) },
-    { name: 'net pipe', url: base(pipe) },
-  ];
-  for (const t of targets) await until200(`${t.url}/health/live`);
-  return { label, pid: child.pid!, targets: targets.map((t) => ({ ...t, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) })) };
+  return ready(child.pid!);
 }
+let stopInProcess: (() => Promise<void>) | undefined;
 
 function call(target: Target, method: string, path: string, headers: Record<string, string>, body?: string) {
   const started = process.hrtime.bigint();
@@ -189,9 +199,12 @@ if (!values.tsx) execFileSync(process.execPath, ['scripts/build.mjs', '--if-stal
 const nodeOptions = values['node-options'].split(' ').filter(Boolean);
 const deployments = [
   await startDeployment(
-    `\`svc serve\` ${values.tsx ? '(tsx sources)' : 'from dist/'}${nodeOptions.length ? ` with ${nodeOptions.join(' ')}` : ''}`,
+    values['one-thread']
+      ? `one thread (client, \`svc serve\` ${values.tsx ? 'from tsx sources' : 'from dist/'} and forwarders)`
+      : `\`svc serve\` ${values.tsx ? '(tsx sources)' : 'from dist/'}${nodeOptions.length ? ` with ${nodeOptions.join(' ')}` : ''}`,
     values.tsx ? 'tsx' : '.',
     nodeOptions,
+    values['one-thread'],
   ),
 ];
 if (values['baseline-tree']) deployments.push(await startDeployment(`\`svc serve\` from ${values['baseline-tree']}/dist/ (baseline)`, values['baseline-tree']));
@@ -208,7 +221,7 @@ for (const path of values.paths.split(',')) {
   for (const d of deployments) for (let i = 0; i < 300; i++) for (const t of d.targets) await call(t, 'GET', path, headers);
   const times = new Map<Target, number[][]>();
   const added = new Map<Target, number[]>();
-  for (const d of deployments) for (const t of d.targets) (times.set(t, []), added.set(t, []));
+  for (const d of deployments) for (const t of d.targets) times.set(t, []), added.set(t, []);
   for (let round = 0; round < rounds; round++) {
     // The deployments take turns going first, round by round.
     for (let k = 0; k < deployments.length; k++) {
@@ -269,7 +282,9 @@ for (const path of values.paths.split(',')) {
 }
 
 process.stdout.write(`started ${startedAt} UTC; load average at start: ${loadAtStart}\n`);
-process.stdout.write(`${rounds} rounds x ${requests} cycles per path, sequential, one keep-alive connection per target; baseline: the direct call in the same cycles\n`);
+process.stdout.write(
+  `${rounds} rounds x ${requests} cycles per path, sequential, one keep-alive connection per target; baseline: the direct call in the same cycles\n`,
+);
 process.stdout.write(
   '| child | forwarder | call | direct p50 | forwarded p50 | forwarded/direct (median of rounds) | added (median of cycles) |\n|---|---|---|---|---|---|---|\n',
 );
@@ -283,6 +298,9 @@ process.stdout.write(`load average at end: ${load()}\n`);
 
 stopping = true;
 for (const d of deployments) for (const t of d.targets) t.agent.destroy();
-await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode === null ? (child.once('exit', resolve), child.kill('SIGTERM')) : resolve(null)))));
+await stopInProcess?.();
+await Promise.all(
+  children.map((child) => new Promise((resolve) => (child.exitCode === null ? (child.once('exit', resolve), child.kill('SIGTERM')) : resolve(null)))),
+);
 await db.drop();
 await server.stop();

@@ -13,6 +13,8 @@
  *   parsing at all: one more loopback hop through a Node process and nothing else.
  *
  * The environment is `svc serve`'s (DATABASE_URL, the ports, CONSOLE_PROXY_SECRET …). Stops on SIGTERM.
+ * With the benchmark's --one-thread it is imported into the benchmark's own process instead (the
+ * environment set first), so that client, forwarders and product API share one thread.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -61,11 +63,14 @@ const undiciFloor = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) =>
 
 const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
 const httpFloor = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-  const upstream = http.request({ host: productUrl.hostname, port: productUrl.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-    answer.on('data', (chunk: Buffer) => res.write(chunk));
-    answer.on('end', () => res.end());
-  });
+  const upstream = http.request(
+    { host: productUrl.hostname, port: productUrl.port, path: req.url, method: req.method, headers: req.headers, agent },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+      answer.on('data', (chunk: Buffer) => res.write(chunk));
+      answer.on('end', () => res.end());
+    },
+  );
   upstream.on('error', () => res.destroy());
   if (req.method === 'GET' || req.method === 'HEAD') upstream.end();
   else req.pipe(upstream);
@@ -84,7 +89,8 @@ await listen(undiciFloor, Number(process.env.FLOOR_UNDICI_PORT));
 await listen(httpFloor, Number(process.env.FLOOR_HTTP_PORT));
 await listen(pipeFloor, Number(process.env.FLOOR_PIPE_PORT));
 
-process.once('SIGTERM', async () => {
+/** Stops the forwarders and the `svc serve` roles (the benchmark's --one-thread mode calls it itself). */
+export async function stopFloor(): Promise<void> {
   undiciFloor.closeAllConnections();
   undiciFloor.close();
   httpFloor.closeAllConnections();
@@ -92,5 +98,5 @@ process.once('SIGTERM', async () => {
   pipeFloor.close();
   await pool.close();
   await running.stop();
-  process.exit(0);
-});
+}
+process.once('SIGTERM', () => void stopFloor().finally(() => process.exit(0)));
