@@ -14,15 +14,19 @@
  * figure is the median over rounds of (p50 through the forwarder / direct p50), and beside it the
  * median over cycles of (forwarder - direct in the same cycle), as a ratio to the direct p50. With
  * --cpu also the child's CPU time per call (/proc schedstat of every thread; the worker child is
- * not counted) for `--requests` calls of each target in a row, order rotating round by round.
+ * not counted) for `--requests` calls of each target in a row, order rotating round by round; it
+ * swings by hundreds of µs a call from round to round (a major GC falls in one series and not in
+ * another), so latency is the figure to read.
  *
  * --baseline-tree DIR adds a second child from DIR/dist/ (an earlier commit extracted and built there,
  * as for `bench:consoleProxy`), measured in the same rounds (the children take turns): before against
- * after in one run. --one-thread runs this tree's `svc serve` and forwarders in this process instead
- * of a child (client, forwarders and product API in one thread: a hop then costs no process wakeup,
- * only CPU; the CPU figure then includes the client's). --tsx runs this tree's from the TypeScript sources; --node-options "…" gives
- * node flags to this tree's child only (e.g. `--max-semi-space-size=64`, the baseline child without). The load average
- * (1, 5, 15 min) is printed at the start and the end.
+ * after in one run. Two children of the same code differed by 0.03 in our proxy's ratio in the same
+ * run (session 14), so a change needs more than that, in repeated runs. --one-thread runs this tree's
+ * `svc serve` and forwarders in this process instead of a child (client, forwarders and product API
+ * in one thread: a hop then wakes no other process, it costs only CPU; the CPU figure then includes
+ * the client's). --tsx runs this tree's from the TypeScript sources; --node-options "…" gives node
+ * flags to this tree's child only (`--node-options=--max-semi-space-size=64`; the baseline child
+ * runs without). The load average (1, 5, 15 min) is printed at the start and the end.
  *
  * Run: `npm run bench:consoleProxyFloor` (flags: --rounds, --requests, --paths a,b, --cpu,
  * --baseline-tree DIR, --one-thread, --tsx, --node-options). Results: docs/benchmarks.md (issue 29, session 14).
@@ -221,7 +225,12 @@ for (const path of values.paths.split(',')) {
   for (const d of deployments) for (let i = 0; i < 300; i++) for (const t of d.targets) await call(t, 'GET', path, headers);
   const times = new Map<Target, number[][]>();
   const added = new Map<Target, number[]>();
-  for (const d of deployments) for (const t of d.targets) times.set(t, []), added.set(t, []);
+  for (const d of deployments) {
+    for (const t of d.targets) {
+      times.set(t, []);
+      added.set(t, []);
+    }
+  }
   for (let round = 0; round < rounds; round++) {
     // The deployments take turns going first, round by round.
     for (let k = 0; k < deployments.length; k++) {
@@ -300,7 +309,14 @@ stopping = true;
 for (const d of deployments) for (const t of d.targets) t.agent.destroy();
 await stopInProcess?.();
 await Promise.all(
-  children.map((child) => new Promise((resolve) => (child.exitCode === null ? (child.once('exit', resolve), child.kill('SIGTERM')) : resolve(null)))),
+  children.map(
+    (child) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  ),
 );
 await db.drop();
 await server.stop();
