@@ -26,10 +26,12 @@
  * in one thread: a hop then wakes no other process, it costs only CPU; the CPU figure then includes
  * the client's). --tsx runs this tree's from the TypeScript sources; --node-options "…" gives node
  * flags to this tree's child only (`--node-options=--max-semi-space-size=64`; the baseline child
- * runs without). The load average (1, 5, 15 min) is printed at the start and the end.
+ * runs without). --forwarders proxy,undici,http,pipe measures only those (with the direct call; for a
+ * CPU profile of one of them, `--node-options=--cpu-prof`). The load average (1, 5, 15 min) is printed
+ * at the start and the end.
  *
  * Run: `npm run bench:consoleProxyFloor` (flags: --rounds, --requests, --paths a,b, --cpu,
- * --baseline-tree DIR, --one-thread, --tsx, --node-options). Results: docs/benchmarks.md (issue 29, session 14).
+ * --baseline-tree DIR, --one-thread, --tsx, --node-options, --forwarders). Results: docs/benchmarks.md (issue 29, session 14).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -53,9 +55,14 @@ const { values } = benchArgs(import.meta.url, {
     tsx: { type: 'boolean', default: false },
     'node-options': { type: 'string', default: '' },
     'one-thread': { type: 'boolean', default: false },
+    forwarders: { type: 'string', default: 'proxy,undici,http,pipe' },
   },
 });
 const rounds = intFlag('rounds', values.rounds);
+const forwarders = values.forwarders.split(',');
+for (const key of forwarders) {
+  if (!['proxy', 'undici', 'http', 'pipe'].includes(key)) throw new Error(`--forwarders: '${key}' is none of proxy, undici, http, pipe`);
+}
 const requests = intFlag('requests', values.requests);
 const load = () =>
   loadavg()
@@ -155,15 +162,15 @@ async function startDeployment(label: string, tree: string, nodeOptions: string[
   };
   const base = (port: number, prefix = '') => `http://127.0.0.1:${port}${prefix}`;
   const targets = [
-    { name: 'direct', url: base(product) },
-    { name: 'our proxy (console /api/backend)', url: base(consolePort, '/api/backend') },
-    { name: 'undici, bare', url: base(undici) },
-    { name: 'node http, bare', url: base(nodeHttp) },
-    { name: 'net pipe', url: base(pipe) },
-  ];
+    { key: 'direct', name: 'direct', url: base(product) },
+    { key: 'proxy', name: 'our proxy (console /api/backend)', url: base(consolePort, '/api/backend') },
+    { key: 'undici', name: 'undici, bare', url: base(undici) },
+    { key: 'http', name: 'node http, bare', url: base(nodeHttp) },
+    { key: 'pipe', name: 'net pipe', url: base(pipe) },
+  ].filter((t) => t.key === 'direct' || forwarders.includes(t.key));
   const ready = async (pid: number) => {
     for (const t of targets) await until200(`${t.url}/health/live`);
-    return { label, pid, targets: targets.map((t) => ({ ...t, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) })) };
+    return { label, pid, targets: targets.map(({ name, url }) => ({ name, url, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) })) };
   };
   if (oneThread) {
     Object.assign(process.env, env);
