@@ -69,7 +69,12 @@ function snapshotInput(): SnapshotInput {
 /** The ids of `issues` in the order of the digest of their content (title, narrative, severity, source). */
 const contentOrder = (issues: SnapshotInput['issues']) =>
   issues
-    .map((i) => [createHash('sha256').update(JSON.stringify([i.title, i.narrative, i.severity, i.source])).digest('hex'), i.id])
+    .map((i) => [
+      createHash('sha256')
+        .update(JSON.stringify([i.title, i.narrative, i.severity, i.source]))
+        .digest('hex'),
+      i.id,
+    ])
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
     .map(([, issueId]) => issueId);
 
