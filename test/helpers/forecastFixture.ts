@@ -62,8 +62,12 @@ export const TAIL_OCCURRENCES = 8;
 export const TAIL_FROM_DAYS = 140;
 export const TAIL_UNTIL_DAYS = 3;
 
-function forecastRecords(now: number, count = 300, seed = 11): { records: FixtureRecord[]; themeOf: Map<string, FixtureTheme> } {
-  const generated = generateIssues(count, seed, FIXTURE_THEMES.length);
+/** Generated issues of the fixture: 300 over the four themes, data seed 11. */
+const FIXTURE_ISSUES = 300;
+const FIXTURE_SEED = 11;
+
+function forecastRecords(now: number): { records: FixtureRecord[]; themeOf: Map<string, FixtureTheme> } {
+  const generated = generateIssues(FIXTURE_ISSUES, FIXTURE_SEED, FIXTURE_THEMES.length);
   const records = timed(generated, (theme, n) => {
     if (theme === 'network') return new Array(n).fill(null);
     if (theme === 'auth') return Array.from({ length: n }, (_, i) => now - (i % 2 ? 20 : 50) * DAY);
@@ -96,14 +100,10 @@ const ANCHOR_TRIES = 24;
  * database's ids do not matter). If no anchor within a day works the engine's grouping has regressed,
  * and the fixture says so.
  */
-export async function forecastFixture(
-  now: number,
-  count = 300,
-  seed = 11,
-): Promise<{ now: number; records: FixtureRecord[]; themeOf: Map<string, FixtureTheme> }> {
+export async function forecastFixture(now: number): Promise<{ now: number; records: FixtureRecord[]; themeOf: Map<string, FixtureTheme> }> {
   for (let i = 0; i < ANCHOR_TRIES; i++) {
     const anchor = i === 0 ? now : Math.floor(now / HOUR) * HOUR - (i - 1) * HOUR;
-    const fixture = forecastRecords(anchor, count, seed);
+    const fixture = forecastRecords(anchor);
     if (await groupsOnePatternPerTheme(fixture.records, fixture.themeOf, anchor)) return { now: anchor, ...fixture };
   }
   throw new Error(`the engine did not group the forecast fixture one pattern per theme at any of ${ANCHOR_TRIES} anchors`);
@@ -124,14 +124,11 @@ async function groupsOnePatternPerTheme(records: FixtureRecord[], themeOf: Map<s
     keep: ['patterns'],
   });
   const patterns = outputs.patterns!.patterns;
-  // Each pattern's theme is the theme of most of its members; every theme must be one pattern's.
-  const dominant = patterns.map((p) => {
-    const counts = new Map<FixtureTheme, number>();
-    for (const id of p.member_ids) counts.set(themeById.get(id)!, (counts.get(themeById.get(id)!) ?? 0) + 1);
-    return [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
-  });
-  const themes = new Set(themeOf.values());
-  return patterns.length === themes.size && new Set(dominant).size === themes.size;
+  // Every pattern of one theme only (forecasts.test.ts checks that), and every theme one pattern's.
+  const themes = patterns.map((p) => new Set(p.member_ids.map((id) => themeById.get(id))));
+  return (
+    patterns.length === new Set(themeOf.values()).size && themes.every((t) => t.size === 1) && new Set(themes.map((t) => [...t][0])).size === patterns.length
+  );
 }
 
 /**

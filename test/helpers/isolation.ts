@@ -458,7 +458,7 @@ function engineResultsOf(api: Client) {
   let results = engineResults.get(api);
   if (!results) {
     results = (async () => {
-      const { records } = await forecastFixture(Date.now(), 200);
+      const { records } = await forecastFixture(Date.now());
       const ingested = await api.post('/v1/ingest/batch', { records }, { headers: { 'idempotency-key': randomUUID() } });
       assert.is(ingested.status, 202, `ingesting: ${describe(ingested)}`);
       const started = await api.post('/v1/engine/runs', {}, { headers: { 'idempotency-key': randomUUID() } });
