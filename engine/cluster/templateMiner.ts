@@ -144,7 +144,7 @@ export function mineTemplates(
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
-  foldOptionalSegments(current, wildcard, vocabulary);
+  foldOptionalSegments(current, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
@@ -418,7 +418,7 @@ const OPTIONAL_SEGMENT_FRAME = 2;
  * of at least OPTIONAL_SEGMENT_FRAME constant tokens (a template of variables lines up with anything). Never at the end of a line: a trailing field (`rhost=<*>` /
  * `rhost=<*> user=<*>`) can be another event, and constants at the end name it.
  */
-function foldOptionalSegments(current: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+function foldOptionalSegments(current: Int32Array[], vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   type Entry = { tokens: Int32Array; rows: number[]; into?: Entry };
   const byKey = new Map<string, Entry>();
