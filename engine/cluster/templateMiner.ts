@@ -144,7 +144,7 @@ export function mineTemplates(
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
-  foldOptionalSegments(current, vocabulary);
+  foldOptionalSegments(current, rows, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
@@ -407,6 +407,8 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
 
 /** An optional segment inside a line is two or three tokens (`vpn vrf <*>`, `Resource_List.mem= <*>`). */
 const OPTIONAL_SEGMENT_TOKENS = [2, 3];
+/** A field's label: `referrer:`, `user=`. */
+const FIELD_LABEL = /^[A-Za-z][\w.-]*[:=]$/;
 /** The shorter template keeps at least this many constant tokens: a frame of variables says nothing. */
 const OPTIONAL_SEGMENT_FRAME = 2;
 
@@ -415,10 +417,13 @@ const OPTIONAL_SEGMENT_FRAME = 2;
  * rest of a shorter template (`neighbor <*> vpn vrf <*> Up` against `neighbor <*> Up`; `ncpus= <*>
  * mem= <*> nodect= <*>` against `ncpus= <*> nodect= <*>`), is an optional field of the same event: the
  * longer template folds into the shorter when every other token is equal and the shorter has a frame
- * of at least OPTIONAL_SEGMENT_FRAME constant tokens (a template of variables lines up with anything). Never at the end of a line: a trailing field (`rhost=<*>` /
- * `rhost=<*> user=<*>`) can be another event, and constants at the end name it.
+ * of at least OPTIONAL_SEGMENT_FRAME constant tokens (a template of variables lines up with anything).
+ * At the end of a line only a labelled field (`referrer: "<*>"`) after a token that ends with a comma
+ * in every line folds: the comma says the list of fields goes on, so the last field is one more
+ * attribute. A trailing field after a space (`rhost=<*>` / `rhost=<*> user=<*>`) can be another event,
+ * as constants at the end name one, and stays.
  */
-function foldOptionalSegments(current: Int32Array[], vocabulary: readonly string[]) {
+function foldOptionalSegments(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   type Entry = { tokens: Int32Array; rows: number[]; into?: Entry };
   const byKey = new Map<string, Entry>();
@@ -442,12 +447,18 @@ function foldOptionalSegments(current: Int32Array[], vocabulary: readonly string
       const shorter = byLength.get(length - seg);
       if (!shorter || length - seg < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
       for (const long of byLength.get(length)!) {
-        // The segment [i, i + seg) follows a variable and leaves at least one token after it.
-        for (let i = 1; i + seg < length && !long.into; i++) {
+        // The segment [i, i + seg) follows a variable and leaves at least one token after it, or ends a
+        // list of fields that goes on after a comma in every line (`host: "<*>", referrer: "<*>"`).
+        for (let i = 1; i + seg <= length && !long.into; i++) {
           if (!holdsVariable(long.tokens[i - 1])) continue;
-          let variable = false;
-          for (let q = i; q < i + seg; q++) if (holdsVariable(long.tokens[q])) variable = true;
-          if (!variable) continue;
+          if (i + seg === length) {
+            if (!FIELD_LABEL.test(vocabulary[long.tokens[i]] ?? '')) continue;
+            if (!long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(','))) continue;
+          } else {
+            let variable = false;
+            for (let q = i; q < i + seg; q++) if (holdsVariable(long.tokens[q])) variable = true;
+            if (!variable) continue;
+          }
           const match = shorter.find((s) => {
             if (s.into) return false;
             let words = 0;

@@ -768,4 +768,33 @@ test('count nouns (opposite): two different nouns after a count stay apart (3 re
   exact(lines);
 });
 
+// Session 14, fourth round (branch heldout4): a class left by the third round (an optional multi-token tail).
+
+test('optional trailing field: a labelled field after a comma-ended field is optional (host: "<*>" / host: "<*>", referrer: "<*>")', () => {
+  const r = rng(42);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const host = `www.${pick(r, names)}.example.com`;
+    const referrer = r() < 0.4 ? `, referrer: "${r() < 0.5 ? '-' : `https://${pick(r, names)}.example.net/`}"` : '';
+    lines.push([
+      'open',
+      `[error] ${Math.floor(r() * 9999)}#0: *${Math.floor(r() * 1e6)} open() "/usr/share/nginx/html/${pick(r, names)}" failed (2: No such file or directory), client: ${ip(r)}, server: ${host}, request: "GET /${pick(r, names)} HTTP/1.1", host: "${host}"${referrer}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('optional trailing field (opposite): words after a comma that are no labelled field name another event (…, client: <ip> / …, client: <ip>, giving up)', () => {
+  const r = rng(43);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const giveUp = r() < 0.5;
+    lines.push([
+      giveUp ? 'gave up' : 'retry',
+      `upstream ${ip(r)}:${8000 + Math.floor(r() * 99)} failed after ${1 + Math.floor(r() * 5)} tries, client: ${ip(r)}${giveUp ? ', giving up' : ''}`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
