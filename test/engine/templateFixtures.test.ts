@@ -784,14 +784,14 @@ test('optional trailing field: a labelled field after a comma-ended field is opt
   exact(lines);
 });
 
-test('optional trailing field (opposite): words after a comma that are no labelled field name another event (…, client: <ip> / …, client: <ip>, giving up)', () => {
+test('optional trailing field (opposite): words after a comma that are no labelled field name another event (…, client: <host> / …, client: <host>, giving up)', () => {
   const r = rng(43);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 80; i++) {
     const giveUp = r() < 0.5;
     lines.push([
       giveUp ? 'gave up' : 'retry',
-      `upstream ${ip(r)}:${8000 + Math.floor(r() * 99)} failed after ${1 + Math.floor(r() * 5)} tries, client: ${ip(r)}${giveUp ? ', giving up' : ''}`,
+      `upstream ${ip(r)}:${8000 + Math.floor(r() * 99)} failed after ${1 + Math.floor(r() * 5)} tries, client: ${pick(r, names)}.${pick(r, names)}.example.net${giveUp ? ', giving up' : ''}`,
     ]);
   }
   exact(lines);
