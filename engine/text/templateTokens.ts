@@ -73,7 +73,7 @@ export function maskToken(token: string): string {
   if (HEX_WORD.test(token)) return WILDCARD;
   if (!DIGIT.test(token) && !PATH.test(token)) {
     // A hex id that drew no digit is as much a variable inside a token as alone (`lock:ececfcd,`).
-    if (!HEX_PIECE.test(token)) return token;
+    if (token.length < 7 || !HEX_PIECE.test(token)) return token;
     const pieces = token.split(PIECES);
     for (let i = 0; i < pieces.length; i += 2) if (HEX_WORD.test(pieces[i])) pieces[i] = WILDCARD;
     return pieces.join('');
@@ -236,7 +236,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     }
     // A hex dump (`CDB: 28 02 ed e3 d6 6d 1c 14 89 0c`): every byte is a variable, those without a
     // digit too (`ed`), so a dump of any length is one `<*>` once the run is collapsed.
-    if (HEX_BYTE.test(words[i])) {
+    if (words[i].length <= 3 && HEX_BYTE.test(words[i])) {
       let end = i;
       let digits = 0;
       while (end < words.length && HEX_BYTE.test(words[end])) if (DIGIT.test(words[end++])) digits++;
