@@ -144,6 +144,9 @@ export function mineTemplates(
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
+  foldOptionalSegments(current, rows, vocabulary);
+  foldOptionalItems(current, vocabulary);
+  foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
 
   // Templates in order of first occurrence.
@@ -400,6 +403,159 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
   }
   if (!changed) return;
   for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
+}
+
+/** An optional segment inside a line is two or three tokens (`vpn vrf <*>`, `Resource_List.mem= <*>`). */
+const OPTIONAL_SEGMENT_TOKENS = [2, 3];
+/** A field's label: `referrer:`, `user=`. */
+const FIELD_LABEL = /^[A-Za-z][\w.-]*[:=]$/;
+/** The shorter template keeps at least this many constant tokens: a frame of variables says nothing. */
+const OPTIONAL_SEGMENT_FRAME = 2;
+
+/**
+ * A segment of two or three tokens holding a variable, inserted after a variable and followed by the
+ * rest of a shorter template (`neighbor <*> vpn vrf <*> Up` against `neighbor <*> Up`; `ncpus= <*>
+ * mem= <*> nodect= <*>` against `ncpus= <*> nodect= <*>`), is an optional field of the same event: the
+ * longer template folds into the shorter when every other token is equal and the shorter has a frame
+ * of at least OPTIONAL_SEGMENT_FRAME constant tokens (a template of variables lines up with anything).
+ * At the end of a line only a labelled field (`referrer: "<*>"`) after a token that ends with a comma
+ * in every line folds: the comma says the list of fields goes on, so the last field is one more
+ * attribute. A trailing field after a space (`rhost=<*>` / `rhost=<*> user=<*>`) can be another event,
+ * as constants at the end name one, and stays.
+ */
+function foldOptionalSegments(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  type Entry = { tokens: Int32Array; rows: number[]; into?: Entry };
+  const byKey = new Map<string, Entry>();
+  current.forEach((t, r) => {
+    const k = t.join(',');
+    const entry = byKey.get(k);
+    if (entry) entry.rows.push(r);
+    else byKey.set(k, { tokens: t, rows: [r] });
+  });
+  const byLength = new Map<number, Entry[]>();
+  for (const entry of byKey.values()) {
+    const list = byLength.get(entry.tokens.length);
+    if (list) list.push(entry);
+    else byLength.set(entry.tokens.length, [entry]);
+  }
+  const root = (e: Entry): Entry => (e.into ? root(e.into) : e);
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    for (const seg of OPTIONAL_SEGMENT_TOKENS) {
+      const shorter = byLength.get(length - seg);
+      if (!shorter || length - seg < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
+      for (const long of byLength.get(length)!) {
+        // The segment [i, i + seg) follows a variable and leaves at least one token after it, or ends a
+        // list of fields that goes on after a comma in every line (`host: "<*>", referrer: "<*>"`).
+        for (let i = 1; i + seg <= length && !long.into; i++) {
+          if (!holdsVariable(long.tokens[i - 1])) continue;
+          if (i + seg === length) {
+            if (!FIELD_LABEL.test(vocabulary[long.tokens[i]] ?? '')) continue;
+            if (!long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(','))) continue;
+          } else {
+            let variable = false;
+            for (let q = i; q < i + seg; q++) if (holdsVariable(long.tokens[q])) variable = true;
+            if (!variable) continue;
+          }
+          const match = shorter.find((s) => {
+            if (s.into) return false;
+            let words = 0;
+            for (let q = 0; q < length - seg; q++) {
+              if (s.tokens[q] !== long.tokens[q < i ? q : q + seg]) return false;
+              if (!holdsVariable(s.tokens[q])) words++;
+            }
+            return words >= OPTIONAL_SEGMENT_FRAME;
+          });
+          if (!match) continue;
+          long.into = match;
+          changed = true;
+        }
+      }
+    }
+  }
+  if (!changed) return;
+  for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
+}
+
+/** An optional last item of a joined list inside a token: `:ngpus=<*>`, `,mem=<*>`. */
+const OPTIONAL_ITEM = /^[:,;][\w.-]+=[^=]*<\*>[^=]*$/;
+
+/**
+ * A token and the same token with one more `key=value` item joined to its end (`<*>:ncpus=<*>` and
+ * `<*>:ncpus=<*>:ngpus=<*>`, a resource request with or without GPUs), at the same position of
+ * templates equal everywhere else, are one token (the shorter): the item is an optional part of one
+ * value, as foldOptionalSegments folds an optional field between tokens. The item must carry a key and
+ * a variable value; a different word (`state=up` / `state=down`) is no item and stays.
+ */
+function foldOptionalItems(current: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const idOf = new Map<string, number>();
+  vocabulary.forEach((t, id) => idOf.set(t, id));
+  const distinct = new Map<string, Int32Array>();
+  for (const t of current) distinct.set(t.join(','), t);
+  const replace = new Map<string, Int32Array>();
+  for (const [k, t] of distinct) {
+    for (let p = 0; p < t.length && !replace.has(k); p++) {
+      const token = vocabulary[t[p]] ?? '';
+      // The item starts at the last `:`, `,` or `;` before the last `=`.
+      const eq = token.lastIndexOf('=');
+      if (eq < 0) continue;
+      const cut = Math.max(token.lastIndexOf(':', eq), token.lastIndexOf(',', eq), token.lastIndexOf(';', eq));
+      if (cut <= 0 || !OPTIONAL_ITEM.test(token.slice(cut))) continue;
+      const shorter = idOf.get(token.slice(0, cut));
+      if (shorter === undefined) continue;
+      const other = Int32Array.from(t);
+      other[p] = shorter;
+      const target = distinct.get(other.join(','));
+      if (target) replace.set(k, target);
+    }
+  }
+  if (!replace.size) return;
+  current.forEach((t, r) => {
+    let target = replace.get(t.join(','));
+    for (let hops = 0; target && hops < 8; hops++) {
+      current[r] = target;
+      target = replace.get(target.join(','));
+    }
+  });
+}
+
+/** A word after a count, and its punctuation: `packet`, `packets,`. */
+const COUNT_NOUN = /^([A-Za-z]+?)(s?)([,.;:)]?)$/;
+
+/**
+ * A count's noun in the singular and the plural is one word (`1 packet` / `12 packets`, `1 file` / `3
+ * files`): templates equal but at one position, where one prints a word and the other the same word with
+ * an `s`, right after a variable, are one template (the singular's). Two different words after a count
+ * (`3 retries` / `3 errors`) stay apart.
+ */
+function foldCountNouns(current: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const idOf = new Map<string, number>();
+  vocabulary.forEach((t, id) => idOf.set(t, id));
+  const distinct = new Map<string, Int32Array>();
+  for (const t of current) distinct.set(t.join(','), t);
+  const replace = new Map<string, Int32Array>();
+  for (const [k, t] of distinct) {
+    for (let p = 1; p < t.length; p++) {
+      if (!vocabulary[t[p - 1]]?.includes(WILDCARD) || t[p] === wildcard) continue;
+      const m = COUNT_NOUN.exec(vocabulary[t[p]] ?? '');
+      if (!m || !m[2]) continue;
+      const singular = idOf.get(`${m[1]}${m[3]}`);
+      if (singular === undefined) continue;
+      const other = Int32Array.from(t);
+      other[p] = singular;
+      const target = distinct.get(other.join(','));
+      if (target && !replace.has(k)) replace.set(k, target);
+    }
+  }
+  if (!replace.size) return;
+  current.forEach((t, r) => {
+    const target = replace.get(t.join(','));
+    if (target) current[r] = replace.get(target.join(',')) ?? target;
+  });
 }
 
 /** A free-text tail follows a labelled prefix of at least this many tokens, the last ending with `:`. */

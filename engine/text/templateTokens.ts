@@ -41,6 +41,17 @@ const DIGIT = /\d/;
 const HEX_WORD = /^(?:[a-f]{6,}|[A-F]{6,})$/;
 /** The punctuation that frames a variable inside a token. */
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
+/** A digit-free token with a piece that is a hex id (`lock:ececfcd,`, `Record{fdbbeaf`). */
+const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\]{}<>"'|])/;
+/**
+ * A message tag with a one-digit severity between upper-case words (`%LINK-3-UPDOWN`,
+ * `%SEC-6-IPACCESSLOGP`, `PLATFORM-4-ELEMENT_WARNING`): the digit is part of the tag's name.
+ */
+const SEVERITY_TAG = /^%?[A-Z][A-Z0-9_]*-\d-[A-Z][A-Z0-9_]*$/;
+/** A byte of a hex dump (`2a`, `ed`). */
+const HEX_BYTE = /^[0-9a-fA-F]{2}[,;]?$/;
+/** A run of this many bytes or more, one with a digit, is a hex dump (a SCSI CDB, a kernel `Code:` line, packet bytes). */
+const HEX_DUMP_BYTES = 4;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
 /** A word followed by a bracketed variable, the whole token (`cn[<*>]`, `node-[<*>],`). */
@@ -60,10 +71,17 @@ const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 
 /** One white-space token with its variable pieces masked. */
 export function maskToken(token: string): string {
   if (HEX_WORD.test(token)) return WILDCARD;
-  if (!DIGIT.test(token) && !PATH.test(token)) return token;
+  if (!DIGIT.test(token) && !PATH.test(token)) {
+    // A hex id that drew no digit is as much a variable inside a token as alone (`lock:ececfcd,`).
+    if (token.length < 7 || !HEX_PIECE.test(token)) return token;
+    const pieces = token.split(PIECES);
+    for (let i = 0; i < pieces.length; i += 2) if (HEX_WORD.test(pieces[i])) pieces[i] = WILDCARD;
+    return pieces.join('');
+  }
   if (PATH.test(token)) return WILDCARD;
   const parts = (token.indexOf(':') !== token.lastIndexOf(':') ? token.replace(HEX_GROUPS, WILDCARD) : token).split(PIECES);
   if (parts.length === 1) {
+    if (SEVERITY_TAG.test(token)) return token;
     const m = SUFFIXED.exec(token);
     return m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || token.length < 6) ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
@@ -73,7 +91,7 @@ export function maskToken(token: string): string {
       parts[i] = WILDCARD;
       continue;
     }
-    if (!piece || (!DIGIT.test(piece) && !PATH.test(piece))) continue;
+    if (!piece || (!DIGIT.test(piece) && !PATH.test(piece)) || SEVERITY_TAG.test(piece)) continue;
     const m = SUFFIXED.exec(piece);
     // A hex id that happens to start with letters (`de12345`) is no word: the word needs two letters
     // and, when they are all hex digits, a short number (`ee0`).
@@ -213,6 +231,18 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       if (end < words.length && end <= i + QUOTED_PHRASE_TOKENS) {
         tokens.push(`"${WILDCARD}${words[end].slice(words[end].indexOf('"'))}`);
         i = end;
+        continue;
+      }
+    }
+    // A hex dump (`CDB: 28 02 ed e3 d6 6d 1c 14 89 0c`): every byte is a variable, those without a
+    // digit too (`ed`), so a dump of any length is one `<*>` once the run is collapsed.
+    if (words[i].length <= 3 && HEX_BYTE.test(words[i])) {
+      let end = i;
+      let digits = 0;
+      while (end < words.length && HEX_BYTE.test(words[end])) if (DIGIT.test(words[end++])) digits++;
+      if (end - i >= HEX_DUMP_BYTES && digits > 0) {
+        for (let j = i; j < end; j++) tokens.push(`${WILDCARD}${words[j].slice(2)}`);
+        i = end - 1;
         continue;
       }
     }

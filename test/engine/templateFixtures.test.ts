@@ -624,4 +624,177 @@ test('banners (opposite): a few names between words, not marks, still vary acros
   exact(lines);
 });
 
+// Session 14, fourth round (fixtures/heldoutLogs.ts, WRITTEN_FOURTH_ROUND; every rule below was found there).
+
+const hex = (r: () => number, n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+const iface = (r: () => number) => `GigabitEthernet0/${Math.floor(r() * 4)}/${Math.floor(r() * 48)}`;
+
+test('severity tags: a tag with a one-digit severity between upper-case words names the event (%LINK-3-UPDOWN / %LINEPROTO-5-UPDOWN)', () => {
+  const r = rng(31);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const tag = pick(r, ['%LINK-3-UPDOWN', '%LINEPROTO-5-UPDOWN', '%PLATFORM-4-ELEMENT_WARNING']);
+    lines.push([tag, `${tag}: Interface ${iface(r)}, changed state to down`]);
+  }
+  exact(lines);
+});
+
+test('severity tags (opposite): a leading name with numbers between words is still a variable (rack-12-node, R3-M1)', () => {
+  const r = rng(32);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const host = r() < 0.5 ? `rack-${Math.floor(r() * 40)}-node:` : `R${Math.floor(r() * 9)}-M${Math.floor(r() * 2)}-N${Math.floor(r() * 16)}:`;
+    lines.push(['down', `${host} Interface ${iface(r)}, changed state to down`]);
+  }
+  exact(lines);
+});
+
+test('hex ids inside a digit-free token: `lock:ececfcd,` is `lock:<*>,` as `lock:4e1a0c2,` is', () => {
+  const r = rng(33);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    // One id in six drew no digit (seven letters a-f), as one in 900 random ones does.
+    const id = i % 6 === 0 ? Array.from({ length: 7 }, () => 'abcdef'[Math.floor(r() * 6)]).join('') : `${hex(r, 6)}${Math.floor(r() * 10)}`;
+    lines.push(['release', `PowerManagerService.releaseWakeLockInternal(): lock:${id}, flags:0x0`]);
+    lines.push([
+      'died',
+      `ActivityManagerService.appDiedLocked(): app:ProcessRecord{${id} ${Math.floor(r() * 30000)}:com.example.app/u0a${Math.floor(r() * 200)}}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('hex ids inside a digit-free token (opposite): digit-free words inside tokens name the event (state:OFF / state:ON)', () => {
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 40; i++) {
+    lines.push(['off', 'DisplayPowerController.setScreenState(): state:OFF']);
+    lines.push(['on', 'DisplayPowerController.setScreenState(): state:ON']);
+    lines.push(['usb-on', 'UsbDeviceManager.updateState(): connected:true configured:false']);
+    lines.push(['usb-off', 'UsbDeviceManager.updateState(): connected:false configured:false']);
+  }
+  exact(lines);
+});
+
+test('hex dumps: a run of byte tokens of any length is one variable, bytes without a digit too (SCSI CDBs of 6, 10, 16 bytes)', () => {
+  const r = rng(34);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const n = pick(r, [6, 10, 16]);
+    const cdb = Array.from({ length: n }, () => hex(r, 2)).join(' ');
+    lines.push(['timeout', `Command timeout on PD ${Math.floor(r() * 64)}(e0x20/s${Math.floor(r() * 24)}) Path 0x5000c5${hex(r, 10)}, CDB: ${cdb}`]);
+  }
+  exact(lines);
+});
+
+test('hex dumps (opposite): the word before a dump still names the event (Code: / Stack:)', () => {
+  const r = rng(35);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const label = pick(r, ['Code:', 'Stack:']);
+    lines.push([label, `kernel: ${label} ${Array.from({ length: 8 + Math.floor(r() * 8) }, () => hex(r, 2)).join(' ')}`]);
+  }
+  exact(lines);
+});
+
+test('optional segments: a field of two or three tokens inside a line is optional (neighbor <ip> [vpn vrf X] Up; mem= in a record)', () => {
+  const r = rng(36);
+  const lines: Array<[string, string]> = [];
+  const vrf = () => (r() < 0.4 ? ` vpn vrf ${pick(r, ['CUST-A', 'MGMT', 'VOICE', 'GUEST', 'IOT'])}` : '');
+  for (let i = 0; i < 60; i++) {
+    lines.push(['up', `%BGP-5-ADJCHANGE: neighbor ${ip(r)}${vrf()} Up`]);
+    lines.push(['closed', `%BGP-5-ADJCHANGE: neighbor ${ip(r)}${vrf()} Down Peer closed the session`]);
+    lines.push([
+      'record',
+      `S;${Math.floor(r() * 1e6)}.pbs01;user=${pick(r, names)} queue=${pick(r, ['workq', 'gpu'])} Resource_List.ncpus=${Math.floor(r() * 512)}${r() < 0.4 ? ` Resource_List.mem=${Math.floor(r() * 999)}gb` : ''} Resource_List.nodect=${Math.floor(r() * 16)} Resource_List.walltime=${Math.floor(r() * 72)}:00:00`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('optional segments (opposite): a trailing field is another event (rhost=<*> / rhost=<*> user=<*>)', () => {
+  const r = rng(37);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const base = `authentication failure; logname= uid=0 euid=0 tty=ssh ruser= rhost=${ip(r)}`;
+    lines.push(r() < 0.5 ? ['rhost', base] : ['user', `${base}  user=${pick(r, names)}`]);
+  }
+  exact(lines);
+});
+
+test('optional items: a `key=value` item joined to the end of a value is optional (select=2:ncpus=8 and select=2:ncpus=8:ngpus=1)', () => {
+  const r = rng(38);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const select = `${1 + Math.floor(r() * 16)}:ncpus=${pick(r, [8, 16, 36])}${r() < 0.3 ? `:ngpus=${1 + Math.floor(r() * 4)}` : ''}`;
+    lines.push(['run', `Job ${Math.floor(r() * 1e6)}.pbs01 run with select=${select} on ${1 + Math.floor(r() * 16)} nodes`]);
+  }
+  exact(lines);
+});
+
+test('optional items (opposite): an item with a word value joined to a value names another event (1000 / 1000:duplex=half)', () => {
+  const r = rng(39);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const half = r() < 0.5;
+    lines.push([
+      half ? 'half' : 'plain',
+      `link ${Math.floor(r() * 64)} negotiated ${pick(r, [100, 1000, 10000])}${half ? ':duplex=half' : ''} on port ${Math.floor(r() * 48)}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('count nouns: a count and its noun in the singular or the plural are one event (1 packet / 12 packets)', () => {
+  const r = rng(40);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const count = r() < 0.5 ? '1 packet' : `${2 + Math.floor(r() * 300)} packets`;
+    lines.push(['denied', `list ${pick(r, ['OUTSIDE-IN', 'MGMT', '101'])} denied tcp ${ip(r)}(${Math.floor(r() * 65535)}) -> ${ip(r)}(22), ${count}`]);
+  }
+  exact(lines);
+});
+
+test('count nouns (opposite): two different nouns after a count stay apart (3 retries / 3 errors)', () => {
+  const r = rng(41);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const noun = pick(r, ['retries', 'errors', 'error']);
+    // `1 error` and `N errors` are one event; `retries` is another.
+    lines.push([
+      noun === 'retries' ? 'retries' : 'errors',
+      `job ${Math.floor(r() * 1e5)} finished after ${noun === 'error' ? 1 : 2 + Math.floor(r() * 9)} ${noun}`,
+    ]);
+  }
+  exact(lines);
+});
+
+// Session 14, fourth round (branch heldout4): a class left by the third round (an optional multi-token tail).
+
+test('optional trailing field: a labelled field after a comma-ended field is optional (host: "<*>" / host: "<*>", referrer: "<*>")', () => {
+  const r = rng(42);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const host = `www.${pick(r, names)}.example.com`;
+    const referrer = r() < 0.4 ? `, referrer: "${r() < 0.5 ? '-' : `https://${pick(r, names)}.example.net/`}"` : '';
+    lines.push([
+      'open',
+      `[error] ${Math.floor(r() * 9999)}#0: *${Math.floor(r() * 1e6)} open() "/usr/share/nginx/html/${pick(r, names)}" failed (2: No such file or directory), client: ${ip(r)}, server: ${host}, request: "GET /${pick(r, names)} HTTP/1.1", host: "${host}"${referrer}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('optional trailing field (opposite): words after a comma that are no labelled field name another event (…, client: <host> / …, client: <host>, giving up)', () => {
+  const r = rng(43);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const giveUp = r() < 0.5;
+    lines.push([
+      giveUp ? 'gave up' : 'retry',
+      `upstream ${ip(r)}:${8000 + Math.floor(r() * 99)} failed after ${1 + Math.floor(r() * 5)} tries, client: ${pick(r, names)}.${pick(r, names)}.example.net${giveUp ? ', giving up' : ''}`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
