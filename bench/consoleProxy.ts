@@ -36,9 +36,8 @@
  * Results: docs/benchmarks.md.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { startConsole } from '../console/server/start.ts';
 import { median } from './measure.ts';
@@ -51,6 +50,7 @@ import { hashPassword } from '../lib/passwords.ts';
 import { buildHttpApps, createAppContext } from '../scripts/processes.ts';
 import { upsertEmployee } from '../sql/employees.ts';
 import { benchArgs } from './args.ts';
+import { freePort, processCpuNs, until200 } from './childServers.ts';
 
 // Runs in the page (playwright serialises it); this process has no DOM types.
 declare function requestAnimationFrame(callback: () => void): void;
@@ -140,18 +140,6 @@ function call(
   });
 }
 
-/** A free port now (the child takes it a moment later), so the console can be told PRODUCT_URL up front. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** `svc <command>` in a child process: the compiled dist/ that `npm start` runs, or with --tsx the TypeScript sources. */
 function svc(command: string, env: Record<string, string>, tree?: string): ChildProcess {
   const entry = tree ? [`${tree}/dist/scripts/svc.js`] : values.tsx ? ['--import', 'tsx', 'scripts/svc.ts'] : ['dist/scripts/svc.js'];
@@ -173,39 +161,8 @@ function svc(command: string, env: Record<string, string>, tree?: string): Child
   return child;
 }
 
-async function until200(url: string): Promise<void> {
-  for (let waited = 0; waited < 120_000; waited += 200) {
-    const ok = await new Promise<boolean>((resolve) =>
-      http
-        .get(url, (res) => {
-          res.resume();
-          resolve(res.statusCode === 200);
-        })
-        .on('error', () => resolve(false)),
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not answer 200 within 120 s`);
-}
-
 let stopping = false;
 const children: ChildProcess[] = [];
-
-/** CPU time (ns) the processes have used so far: every thread's on-CPU time from /proc/<pid>/task/<tid>/schedstat. */
-function processCpuNs(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // the thread ended between the listing and the read
-      }
-    }
-  }
-  return total;
-}
 
 /** A deployment in child processes over the database of the 1,000-tenant stack: its product API and console URLs, and its pids. */
 async function startDeployment(kind: 'serve' | 'split', tree?: string): Promise<{ product: string; console: string; pids: number[] }> {

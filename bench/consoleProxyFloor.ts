@@ -34,16 +34,14 @@
  * --baseline-tree DIR, --one-thread, --tsx, --node-options, --forwarders). Results: docs/benchmarks.md (issue 29, session 14).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
-import { loadavg } from 'node:os';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { createPool } from '../lib/db.ts';
 import { hashPassword, setPasswordHashCost } from '../lib/passwords.ts';
 import { upsertEmployee } from '../sql/employees.ts';
 import { benchArgs } from './args.ts';
-import { intFlag, median } from './measure.ts';
+import { freePort, processCpuNs, until200 } from './childServers.ts';
+import { intFlag, loadAverage, median } from './measure.ts';
 
 const { values } = benchArgs(import.meta.url, {
   options: {
@@ -64,11 +62,7 @@ for (const key of forwarders) {
   if (!['proxy', 'undici', 'http', 'pipe'].includes(key)) throw new Error(`--forwarders: '${key}' is none of proxy, undici, http, pipe`);
 }
 const requests = intFlag('requests', values.requests);
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(', ');
-const loadAtStart = load();
+const loadAtStart = loadAverage();
 const startedAt = new Date().toISOString().slice(11, 16);
 
 const server = await startDatabaseServer();
@@ -83,47 +77,6 @@ const password = 'bench password 1';
   await pool.query(`insert into tenants (slug, company, industry) select 'bench-' || i, 'Bench Company ' || i, 'retail' from generate_series(1, 1000) as i`);
   await upsertEmployee(pool, { email, passwordHash: await hashPassword(password), role: 'onboarding_admin', fullName: 'Bench' });
   await pool.end();
-}
-
-/** A free port now (the child takes it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function until200(url: string): Promise<void> {
-  for (let waited = 0; waited < 120_000; waited += 200) {
-    const ok = await new Promise<boolean>((resolve) =>
-      http
-        .get(url, (res) => {
-          res.resume();
-          resolve(res.statusCode === 200);
-        })
-        .on('error', () => resolve(false)),
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not answer 200 within 120 s`);
-}
-
-/** CPU time (ns) a process has used so far: every thread's on-CPU time from /proc/<pid>/task/<tid>/schedstat. */
-function processCpuNs(pid: number): number {
-  let total = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return total;
 }
 
 let stopping = false;
@@ -279,9 +232,9 @@ for (const path of values.paths.split(',')) {
         const d = deployments[(k + round) % deployments.length];
         for (let j = 0; j < d.targets.length; j++) {
           const t = d.targets[(j + round) % d.targets.length];
-          const before = processCpuNs(d.pid);
+          const before = processCpuNs([d.pid]);
           for (let i = 0; i < requests; i++) await call(t, 'GET', path, headers);
-          cpu.get(t)!.push((processCpuNs(d.pid) - before) / requests / 1000);
+          cpu.get(t)!.push((processCpuNs([d.pid]) - before) / requests / 1000);
         }
       }
     }
@@ -310,7 +263,7 @@ if (values.cpu) {
   process.stdout.write('| child | forwarder | call | direct | forwarded | added by the hop (median of rounds) |\n|---|---|---|---|---|---|\n');
   process.stdout.write(`${cpuRows.join('\n')}\n`);
 }
-process.stdout.write(`load average at end: ${load()}\n`);
+process.stdout.write(`load average at end: ${loadAverage()}\n`);
 
 stopping = true;
 for (const d of deployments) for (const t of d.targets) t.agent.destroy();

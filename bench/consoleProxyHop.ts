@@ -16,13 +16,12 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import * as currentProxy from '../console/server/proxy.ts';
 import { startConsole } from '../console/server/start.ts';
 import { createLogger } from '../lib/logger.ts';
 import { benchArgs } from './args.ts';
-import { intFlag, median } from './measure.ts';
+import { intFlag, loadAverage, median } from './measure.ts';
 
 const { values } = benchArgs(import.meta.url, {
   options: {
@@ -33,11 +32,7 @@ const { values } = benchArgs(import.meta.url, {
 });
 const rounds = intFlag('rounds', values.rounds);
 const requests = intFlag('requests', values.requests);
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(', ');
-const loadAtStart = load();
+const loadAtStart = loadAverage();
 
 const body = JSON.stringify({
   id: randomUUID(),
@@ -159,7 +154,7 @@ proxies.forEach((p, i) =>
     `| ${p.name} | ${median(directP50).toFixed(0)} µs, ${median(directCpu).toFixed(0)} µs | +${median(each[i].added).toFixed(0)} µs (rounds ${f(each[i].added)}) | ${median(each[i].cpu).toFixed(0)} µs (rounds ${f(each[i].cpu)}) |\n`,
   ),
 );
-process.stdout.write(`load average at end: ${load()}\n`);
+process.stdout.write(`load average at end: ${loadAverage()}\n`);
 agent.destroy();
 for (const p of proxies) await p.close?.();
 await consoleServer.close();

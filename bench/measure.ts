@@ -1,5 +1,13 @@
 /** What the benchmarks summarise with and how they print it: percentiles, medians and plain-text tables; and their flags. */
 
+import { loadavg } from 'node:os';
+
+/** The load average over 1, 5 and 15 minutes, as the benchmarks print it beside their figures. */
+export const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
+
 /** A command-line flag's value as an integer of at least `min`; otherwise an error naming the flag. */
 export function intFlag(name: string, value: string | undefined, min = 1): number {
   const n = Number(value);

@@ -341,6 +341,41 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
 }
 
+/**
+ * A distinct template with the rows that print it. A template folded into another stays in its
+ * length's list (a longer one may still line up with it) and points at the one it joined.
+ */
+interface TemplateEntry {
+  tokens: Int32Array;
+  rows: number[];
+  into?: TemplateEntry;
+}
+
+/** The distinct templates of `current` by length, each list in order of first row. */
+function templatesByLength(current: Int32Array[]): Map<number, TemplateEntry[]> {
+  const byKey = new Map<string, TemplateEntry>();
+  current.forEach((t, r) => {
+    const k = t.join(',');
+    const entry = byKey.get(k);
+    if (entry) entry.rows.push(r);
+    else byKey.set(k, { tokens: t, rows: [r] });
+  });
+  const byLength = new Map<number, TemplateEntry[]>();
+  for (const entry of byKey.values()) {
+    const list = byLength.get(entry.tokens.length);
+    if (list) list.push(entry);
+    else byLength.set(entry.tokens.length, [entry]);
+  }
+  return byLength;
+}
+
+const rootOf = (e: TemplateEntry): TemplateEntry => (e.into ? rootOf(e.into) : e);
+
+/** Every row of a folded template prints the template it was folded into, at the end of the chain. */
+function printFolded(current: Int32Array[], byLength: Map<number, TemplateEntry[]>) {
+  for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = rootOf(e).tokens;
+}
+
 /** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */
 const OPTIONAL_FLAG_MIN_LENGTH = 8;
 const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?$/;
@@ -357,23 +392,7 @@ const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
  */
 function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
-  // Distinct templates by length, in order of first row; each with the rows that print it. A folded
-  // template stays in its length's list (a flag-longer one may line up with it) and points at its root.
-  type Entry = { tokens: Int32Array; rows: number[]; into?: Entry };
-  const byKey = new Map<string, Entry>();
-  current.forEach((t, r) => {
-    const k = t.join(',');
-    const entry = byKey.get(k);
-    if (entry) entry.rows.push(r);
-    else byKey.set(k, { tokens: t, rows: [r] });
-  });
-  const byLength = new Map<number, Entry[]>();
-  for (const entry of byKey.values()) {
-    const list = byLength.get(entry.tokens.length);
-    if (list) list.push(entry);
-    else byLength.set(entry.tokens.length, [entry]);
-  }
-  const root = (e: Entry): Entry => (e.into ? root(e.into) : e);
+  const byLength = templatesByLength(current);
   const isFlag = (id: number) => id !== wildcard && !keys.has(id) && BARE_WORD.test(vocabulary[id] ?? '');
   let changed = false;
   for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
@@ -394,15 +413,14 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
           return true;
         });
         if (!match) continue;
-        const target = root(match);
+        const target = rootOf(match);
         if (target === match) for (let q = 0; q < length - 1; q++) if (long.tokens[q < i ? q : q + 1] === wildcard) target.tokens[q] = wildcard;
         long.into = target;
         changed = true;
       }
     }
   }
-  if (!changed) return;
-  for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
+  if (changed) printFolded(current, byLength);
 }
 
 /** An optional segment inside a line is two or three tokens (`vpn vrf <*>`, `Resource_List.mem= <*>`). */
@@ -425,21 +443,7 @@ const OPTIONAL_SEGMENT_FRAME = 2;
  */
 function foldOptionalSegments(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
-  type Entry = { tokens: Int32Array; rows: number[]; into?: Entry };
-  const byKey = new Map<string, Entry>();
-  current.forEach((t, r) => {
-    const k = t.join(',');
-    const entry = byKey.get(k);
-    if (entry) entry.rows.push(r);
-    else byKey.set(k, { tokens: t, rows: [r] });
-  });
-  const byLength = new Map<number, Entry[]>();
-  for (const entry of byKey.values()) {
-    const list = byLength.get(entry.tokens.length);
-    if (list) list.push(entry);
-    else byLength.set(entry.tokens.length, [entry]);
-  }
-  const root = (e: Entry): Entry => (e.into ? root(e.into) : e);
+  const byLength = templatesByLength(current);
   const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
   let changed = false;
   for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
@@ -475,8 +479,7 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
       }
     }
   }
-  if (!changed) return;
-  for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = root(e).tokens;
+  if (changed) printFolded(current, byLength);
 }
 
 /** An optional last item of a joined list inside a token: `:ngpus=<*>`, `,mem=<*>`. */

@@ -1,0 +1,51 @@
+/**
+ * What the console benchmarks need to run servers in child processes and read them from outside: a
+ * free port to hand a child before it starts, a wait until a URL answers 200, and the CPU time a set of
+ * processes has used (every thread's on-CPU time from /proc/<pid>/task/<tid>/schedstat, in ns).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+
+/** A free port now (the child takes it a moment later), so a child can be told its peers' URLs up front. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function until200(url: string): Promise<void> {
+  for (let waited = 0; waited < 120_000; waited += 200) {
+    const ok = await new Promise<boolean>((resolve) =>
+      http
+        .get(url, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        })
+        .on('error', () => resolve(false)),
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer 200 within 120 s`);
+}
+
+/** CPU time (ns) the processes have used so far, all their threads. */
+export function processCpuNs(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  }
+  return total;
+}
