@@ -482,17 +482,16 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
   if (changed) printFolded(current, byLength);
 }
 
-/** An optional last item of a joined list inside a token: `:ngpus=<*>`, `,mem=<*>`. */
-const OPTIONAL_ITEM = /^[:,;][\w.-]+=[^=]*<\*>[^=]*$/;
-
 /**
- * A token and the same token with one more `key=value` item joined to its end (`<*>:ncpus=<*>` and
- * `<*>:ncpus=<*>:ngpus=<*>`, a resource request with or without GPUs), at the same position of
- * templates equal everywhere else, are one token (the shorter): the item is an optional part of one
- * value, as foldOptionalSegments folds an optional field between tokens. The item must carry a key and
- * a variable value; a different word (`state=up` / `state=down`) is no item and stays.
+ * Folds each template into another that differs from it at one position only, where `variantOf` names
+ * the token the other template would print instead (or nothing): the first such position found in a
+ * template decides, and a row follows the folds to their end.
  */
-function foldOptionalItems(current: Int32Array[], vocabulary: readonly string[]) {
+function foldTokenVariants(
+  current: Int32Array[],
+  vocabulary: readonly string[],
+  variantOf: (tokens: Int32Array, position: number, idOf: Map<string, number>) => number | undefined,
+) {
   if (!vocabulary.length) return;
   const idOf = new Map<string, number>();
   vocabulary.forEach((t, id) => idOf.set(t, id));
@@ -501,16 +500,10 @@ function foldOptionalItems(current: Int32Array[], vocabulary: readonly string[])
   const replace = new Map<string, Int32Array>();
   for (const [k, t] of distinct) {
     for (let p = 0; p < t.length && !replace.has(k); p++) {
-      const token = vocabulary[t[p]] ?? '';
-      // The item starts at the last `:`, `,` or `;` before the last `=`.
-      const eq = token.lastIndexOf('=');
-      if (eq < 0) continue;
-      const cut = Math.max(token.lastIndexOf(':', eq), token.lastIndexOf(',', eq), token.lastIndexOf(';', eq));
-      if (cut <= 0 || !OPTIONAL_ITEM.test(token.slice(cut))) continue;
-      const shorter = idOf.get(token.slice(0, cut));
-      if (shorter === undefined) continue;
+      const variant = variantOf(t, p, idOf);
+      if (variant === undefined) continue;
       const other = Int32Array.from(t);
-      other[p] = shorter;
+      other[p] = variant;
       const target = distinct.get(other.join(','));
       if (target) replace.set(k, target);
     }
@@ -525,6 +518,27 @@ function foldOptionalItems(current: Int32Array[], vocabulary: readonly string[])
   });
 }
 
+/** An optional last item of a joined list inside a token: `:ngpus=<*>`, `,mem=<*>`. */
+const OPTIONAL_ITEM = /^[:,;][\w.-]+=[^=]*<\*>[^=]*$/;
+
+/**
+ * A token and the same token with one more `key=value` item joined to its end (`<*>:ncpus=<*>` and
+ * `<*>:ncpus=<*>:ngpus=<*>`, a resource request with or without GPUs), at the same position of
+ * templates equal everywhere else, are one token (the shorter): the item is an optional part of one
+ * value, as foldOptionalSegments folds an optional field between tokens. The item must carry a key and
+ * a variable value; a different word (`state=up` / `state=down`) is no item and stays.
+ */
+function foldOptionalItems(current: Int32Array[], vocabulary: readonly string[]) {
+  foldTokenVariants(current, vocabulary, (t, p, idOf) => {
+    const token = vocabulary[t[p]] ?? '';
+    // The item starts at the last `:`, `,` or `;` before the last `=`.
+    const eq = token.lastIndexOf('=');
+    if (eq < 0) return undefined;
+    const cut = Math.max(token.lastIndexOf(':', eq), token.lastIndexOf(',', eq), token.lastIndexOf(';', eq));
+    return cut > 0 && OPTIONAL_ITEM.test(token.slice(cut)) ? idOf.get(token.slice(0, cut)) : undefined;
+  });
+}
+
 /** A word after a count, and its punctuation: `packet`, `packets,`. */
 const COUNT_NOUN = /^([A-Za-z]+?)(s?)([,.;:)]?)$/;
 
@@ -535,29 +549,10 @@ const COUNT_NOUN = /^([A-Za-z]+?)(s?)([,.;:)]?)$/;
  * (`3 retries` / `3 errors`) stay apart.
  */
 function foldCountNouns(current: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
-  if (!vocabulary.length) return;
-  const idOf = new Map<string, number>();
-  vocabulary.forEach((t, id) => idOf.set(t, id));
-  const distinct = new Map<string, Int32Array>();
-  for (const t of current) distinct.set(t.join(','), t);
-  const replace = new Map<string, Int32Array>();
-  for (const [k, t] of distinct) {
-    for (let p = 1; p < t.length; p++) {
-      if (!vocabulary[t[p - 1]]?.includes(WILDCARD) || t[p] === wildcard) continue;
-      const m = COUNT_NOUN.exec(vocabulary[t[p]] ?? '');
-      if (!m || !m[2]) continue;
-      const singular = idOf.get(`${m[1]}${m[3]}`);
-      if (singular === undefined) continue;
-      const other = Int32Array.from(t);
-      other[p] = singular;
-      const target = distinct.get(other.join(','));
-      if (target && !replace.has(k)) replace.set(k, target);
-    }
-  }
-  if (!replace.size) return;
-  current.forEach((t, r) => {
-    const target = replace.get(t.join(','));
-    if (target) current[r] = replace.get(target.join(',')) ?? target;
+  foldTokenVariants(current, vocabulary, (t, p, idOf) => {
+    if (p === 0 || !vocabulary[t[p - 1]]?.includes(WILDCARD) || t[p] === wildcard) return undefined;
+    const m = COUNT_NOUN.exec(vocabulary[t[p]] ?? '');
+    return m?.[2] ? idOf.get(`${m[1]}${m[3]}`) : undefined;
   });
 }
 
