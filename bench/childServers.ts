@@ -1,8 +1,10 @@
 /**
  * What the console benchmarks need to run servers in child processes and read them from outside: a
- * free port to hand a child before it starts, a wait until a URL answers 200, and the CPU time a set of
- * processes has used (every thread's on-CPU time from /proc/<pid>/task/<tid>/schedstat, in ns).
+ * free port to hand a child before it starts, a wait until a URL answers 200, the group of children
+ * (one that dies takes the benchmark down with it) and the CPU time a set of processes has used (every
+ * thread's on-CPU time from /proc/<pid>/task/<tid>/schedstat, in ns).
  */
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -33,6 +35,43 @@ export async function until200(url: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`${url} did not answer 200 within 120 s`);
+}
+
+/**
+ * The benchmark's server children. One that exits before `stopAll` fails the benchmark and stops the
+ * others (they would outlive this process: a port taken by another program, say); `stopAll` ends each
+ * with SIGTERM and waits for it.
+ */
+export function childGroup() {
+  let stopping = false;
+  const children: ChildProcess[] = [];
+  return {
+    add(child: ChildProcess, label: string): ChildProcess {
+      children.push(child);
+      child.once('exit', (code, signal) => {
+        if (stopping) return;
+        process.stderr.write(`${label} exited (${code ?? signal}) during the benchmark\n`);
+        stopping = true;
+        for (const other of children) if (other.exitCode === null) other.kill('SIGTERM');
+        process.exitCode = 1;
+        setTimeout(() => process.exit(1), 5_000);
+      });
+      return child;
+    },
+    async stopAll(): Promise<void> {
+      stopping = true;
+      await Promise.all(
+        children.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+            }),
+        ),
+      );
+    },
+  };
 }
 
 /** CPU time (ns) the processes have used so far, all their threads. */

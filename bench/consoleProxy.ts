@@ -38,9 +38,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
-import { loadavg } from 'node:os';
 import { startConsole } from '../console/server/start.ts';
-import { median } from './measure.ts';
+import { loadAverage, median } from './measure.ts';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { listen } from '../api/http/server.ts';
 import { loadConfig } from '../lib/config.ts';
@@ -50,7 +49,7 @@ import { hashPassword } from '../lib/passwords.ts';
 import { buildHttpApps, createAppContext } from '../scripts/processes.ts';
 import { upsertEmployee } from '../sql/employees.ts';
 import { benchArgs } from './args.ts';
-import { freePort, processCpuNs, until200 } from './childServers.ts';
+import { childGroup, freePort, processCpuNs, until200 } from './childServers.ts';
 
 // Runs in the page (playwright serialises it); this process has no DOM types.
 declare function requestAnimationFrame(callback: () => void): void;
@@ -74,9 +73,7 @@ const rounds = Number(values.rounds);
 const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
 
-const loadAtStart = loadavg()
-  .map((l) => l.toFixed(2))
-  .join(', ');
+const loadAtStart = loadAverage();
 const server = await startDatabaseServer();
 process.env.SVC_TEST_DATABASE_URL ??= server.url;
 const secret = 'bench-console-proxy-secret-0123456789abcdef';
@@ -148,21 +145,10 @@ function svc(command: string, env: Record<string, string>, tree?: string): Child
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PASSWORD_SCRYPT_LOG_N: '14', CONSOLE_PROXY_SECRET: secret, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  child.once('exit', (code, signal) => {
-    if (!stopping) {
-      process.stderr.write(`svc ${command} exited (${code ?? signal}) during the benchmark\n`);
-      // The other children would outlive this process (a port taken by another program, say).
-      stopping = true;
-      for (const other of children) if (other.exitCode === null) other.kill('SIGTERM');
-      process.exitCode = 1;
-      setTimeout(() => process.exit(1), 5_000);
-    }
-  });
-  return child;
+  return children.add(child, `svc ${command}`);
 }
 
-let stopping = false;
-const children: ChildProcess[] = [];
+const children = childGroup();
 
 /** A deployment in child processes over the database of the 1,000-tenant stack: its product API and console URLs, and its pids. */
 async function startDeployment(kind: 'serve' | 'split', tree?: string): Promise<{ product: string; console: string; pids: number[] }> {
@@ -177,14 +163,9 @@ async function startDeployment(kind: 'serve' | 'split', tree?: string): Promise<
     METRICS_PORT: String(metricsPort),
     PRODUCT_URL: product,
   };
-  if (kind === 'serve') children.push(svc('serve', env, tree));
-  else {
-    children.push(svc('api', env));
-    children.push(svc('console', { CONSOLE_PORT: env.CONSOLE_PORT, PRODUCT_URL: product }));
-  }
+  const started = kind === 'serve' ? [svc('serve', env, tree)] : [svc('api', env), svc('console', { CONSOLE_PORT: env.CONSOLE_PORT, PRODUCT_URL: product })];
   await until200(`${product}/health/live`);
   await until200(`${consoleUrl}/api/backend/health/live`);
-  const started = kind === 'split' ? children.slice(-2) : children.slice(-1);
   return { product, console: consoleUrl, pids: started.map((child) => child.pid!) };
 }
 
@@ -459,18 +440,8 @@ process.stdout.write(
 );
 process.stdout.write(`${registryRows.join('\n')}\n`);
 
-process.stdout.write(
-  `load average at end: ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(', ')}\n`,
-);
+process.stdout.write(`load average at end: ${loadAverage()}\n`);
 agent.destroy();
-stopping = true;
-for (const child of children) {
-  if (child.exitCode !== null) continue;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
+await children.stopAll();
 for (const stack of stacks) await stack.close();
 await server.stop();

@@ -33,14 +33,14 @@
  * Run: `npm run bench:consoleProxyFloor` (flags: --rounds, --requests, --paths a,b, --cpu,
  * --baseline-tree DIR, --one-thread, --tsx, --node-options, --forwarders). Results: docs/benchmarks.md (issue 29, session 14).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { createTestDatabase, startDatabaseServer } from '../fixtures/database.ts';
 import { createPool } from '../lib/db.ts';
 import { hashPassword, setPasswordHashCost } from '../lib/passwords.ts';
 import { upsertEmployee } from '../sql/employees.ts';
 import { benchArgs } from './args.ts';
-import { freePort, processCpuNs, until200 } from './childServers.ts';
+import { childGroup, freePort, processCpuNs, until200 } from './childServers.ts';
 import { intFlag, loadAverage, median } from './measure.ts';
 
 const { values } = benchArgs(import.meta.url, {
@@ -79,8 +79,7 @@ const password = 'bench password 1';
   await pool.end();
 }
 
-let stopping = false;
-const children: ChildProcess[] = [];
+const children = childGroup();
 interface Target {
   name: string;
   url: string;
@@ -134,15 +133,7 @@ async function startDeployment(label: string, tree: string, nodeOptions: string[
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  child.once('exit', (code, signal) => {
-    if (stopping) return;
-    process.stderr.write(`${label} exited (${code ?? signal}) during the benchmark\n`);
-    stopping = true;
-    for (const other of children) if (other.exitCode === null) other.kill('SIGTERM');
-    process.exitCode = 1;
-    setTimeout(() => process.exit(1), 5_000);
-  });
-  children.push(child);
+  children.add(child, label);
   return ready(child.pid!);
 }
 let stopInProcess: (() => Promise<void>) | undefined;
@@ -265,18 +256,8 @@ if (values.cpu) {
 }
 process.stdout.write(`load average at end: ${loadAverage()}\n`);
 
-stopping = true;
 for (const d of deployments) for (const t of d.targets) t.agent.destroy();
 await stopInProcess?.();
-await Promise.all(
-  children.map(
-    (child) =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  ),
-);
+await children.stopAll();
 await db.drop();
 await server.stop();

@@ -61,7 +61,7 @@ import { normalizeText } from '../engine/text/normalize.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
 import { parseCsvRecords } from './data/csv.ts';
 import { HADOOP_BUGS_CSV, loadHadoopBugs, SEVERITY_OF_PRIORITY } from './data/hadoop.ts';
-import { generateIssues, themes } from '../fixtures/synthetic.ts';
+import { generateIssues, syntheticRecord, themes } from '../fixtures/synthetic.ts';
 import { DRAIN_GA, loadLoghub } from './data/loghub.ts';
 import { drainTemplates, untunedDrain } from './drain.ts';
 import {
@@ -407,18 +407,39 @@ async function heldoutSection() {
   log();
   log('| system | true templates | path | patterns | engine GA | miner alone GA | Drain GA | verdict (≥ Drain, ≥ 0.90) |');
   log('| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |');
-  const tally = () => ({ engine: [] as number[], drain: [] as number[], atLeastDrain: 0 });
-  const [first, late, second, third, fourth] = [tally(), tally(), tally(), tally(), tally()];
-  const groupOf = (system: string) =>
-    WRITTEN_AFTER_FIXES.has(system)
-      ? { into: late, note: ' (written later)' }
-      : WRITTEN_SECOND_ROUND.has(system)
-        ? { into: second, note: ' (second round)' }
-        : WRITTEN_THIRD_ROUND.has(system)
-          ? { into: third, note: ' (third round)' }
-          : WRITTEN_FOURTH_ROUND.has(system)
-            ? { into: fourth, note: ' (fourth round)' }
-            : { into: first, note: '' };
+  // The suite's groups in the order they were written; a system in none of the later sets is of the first.
+  const group = (label: (n: number) => string, note = '', systems = new Set<string>()) => ({
+    label,
+    note,
+    systems,
+    engine: [] as number[],
+    drain: [] as number[],
+    atLeastDrain: 0,
+  });
+  const groups = [
+    group((n) => `held-out suite (the ${n} systems the session-13 fixes were made on, so no longer held out for them)`),
+    group(
+      (n) => `the ${n} systems written after the first eight rules (first scored at 0.8574, Drain 0.8574; two more fixes came from them)`,
+      ' (written later)',
+      WRITTEN_AFTER_FIXES,
+    ),
+    group(
+      (n) => `the ${n} systems of the second round (written after all eleven session-13 rules; first score in docs/benchmarks.md)`,
+      ' (second round)',
+      WRITTEN_SECOND_ROUND,
+    ),
+    group(
+      (n) => `the ${n} systems of the third round (written after the second round's three rules; first score in docs/benchmarks.md)`,
+      ' (third round)',
+      WRITTEN_THIRD_ROUND,
+    ),
+    group(
+      (n) => `the ${n} systems of the fourth round (written after the third round's rules; first score in docs/benchmarks.md)`,
+      ' (fourth round)',
+      WRITTEN_FOURTH_ROUND,
+    ),
+  ];
+  const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];
   for (const system of Object.keys(heldoutSystems)) {
     const lines = heldoutSystem(system).map((l, i) => ({ id: `heldout:${system}:${i}`, line: l.line, truth: l.truth }));
     const e = await pipelineGa(lines);
@@ -427,35 +448,23 @@ async function heldoutSection() {
       lines.map((l) => ({ narrative: l.line, truth: l.truth })),
       defaultMinerOptions,
     );
-    const { into, note } = groupOf(system);
+    const into = groupOf(system);
     into.engine.push(e.ga);
     into.drain.push(d);
     if (e.ga >= d) into.atLeastDrain++;
     log(
-      `| ${system}${note} | ${new Set(lines.map((l) => l.truth)).size} | ${e.path} | ${e.patterns} | ${e.ga.toFixed(4)} | ${m.toFixed(4)} | ${d.toFixed(4)} | ${e.ga >= d ? 'PASS' : 'FAIL'}, ${e.ga >= TARGET_MEAN_GA ? 'PASS' : 'FAIL'} |`,
+      `| ${system}${into.note} | ${new Set(lines.map((l) => l.truth)).size} | ${e.path} | ${e.patterns} | ${e.ga.toFixed(4)} | ${m.toFixed(4)} | ${d.toFixed(4)} | ${e.ga >= d ? 'PASS' : 'FAIL'}, ${e.ga >= TARGET_MEAN_GA ? 'PASS' : 'FAIL'} |`,
     );
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   log();
-  log(
-    `**held-out suite (the ${first.engine.length} systems the session-13 fixes were made on, so no longer held out for them): engine mean GA ${mean(first.engine).toFixed(4)}, untuned Drain ${mean(first.drain).toFixed(4)}; engine at least Drain on ${first.atLeastDrain} of ${first.engine.length}**`,
-  );
-  if (late.engine.length)
+  for (const g of groups) {
+    if (!g.engine.length) continue;
+    const n = g.engine.length;
     log(
-      `**the ${late.engine.length} systems written after the first eight rules (first scored at 0.8574, Drain 0.8574; two more fixes came from them): engine mean GA ${mean(late.engine).toFixed(4)}, untuned Drain ${mean(late.drain).toFixed(4)}; engine at least Drain on ${late.atLeastDrain} of ${late.engine.length}**`,
+      `**${g.label(n)}: engine mean GA ${mean(g.engine).toFixed(4)}, untuned Drain ${mean(g.drain).toFixed(4)}; engine at least Drain on ${g.atLeastDrain} of ${n}**`,
     );
-  if (second.engine.length)
-    log(
-      `**the ${second.engine.length} systems of the second round (written after all eleven session-13 rules; first score in docs/benchmarks.md): engine mean GA ${mean(second.engine).toFixed(4)}, untuned Drain ${mean(second.drain).toFixed(4)}; engine at least Drain on ${second.atLeastDrain} of ${second.engine.length}**`,
-    );
-  if (third.engine.length)
-    log(
-      `**the ${third.engine.length} systems of the third round (written after the second round's three rules; first score in docs/benchmarks.md): engine mean GA ${mean(third.engine).toFixed(4)}, untuned Drain ${mean(third.drain).toFixed(4)}; engine at least Drain on ${third.atLeastDrain} of ${third.engine.length}**`,
-    );
-  if (fourth.engine.length)
-    log(
-      `**the ${fourth.engine.length} systems of the fourth round (written after the third round's rules; first score in docs/benchmarks.md): engine mean GA ${mean(fourth.engine).toFixed(4)}, untuned Drain ${mean(fourth.drain).toFixed(4)}; engine at least Drain on ${fourth.atLeastDrain} of ${fourth.engine.length}**`,
-    );
+  }
   log();
   log('untuned Drain (bench/drain.ts) on the dev five, beside the published tuned figure:');
   log();
@@ -1096,14 +1105,7 @@ function speedIssues(
   data: string,
 ): Array<{ source: string; external_id: string; title: string; narrative: string; severity: 'critical' | 'high' | 'medium' | 'low'; occurred_at: Date }> {
   if (data === 'synthetic') {
-    return generateIssues(n, SPEED_DATA_SEED).map((g) => ({
-      source: 'synthetic',
-      external_id: g.external_id,
-      title: g.title,
-      narrative: g.narrative,
-      severity: g.severity,
-      occurred_at: new Date(g.occurred_at),
-    }));
+    return generateIssues(n, SPEED_DATA_SEED).map((g) => ({ ...syntheticRecord(g), occurred_at: new Date(g.occurred_at) }));
   }
   if (data !== 'hadoop') throw new Error(`--speed-data must be synthetic or hadoop, got ${data}`);
   const bugs = loadHadoopBugs().filter((b) => b.description.trim());

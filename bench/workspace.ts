@@ -7,7 +7,7 @@
 import { fork } from 'node:child_process';
 import type { AppContext } from '../lib/context.ts';
 import type { Pool } from '../lib/db.ts';
-import { generateIssues } from '../fixtures/synthetic.ts';
+import { generateIssues, syntheticRecord } from '../fixtures/synthetic.ts';
 
 const INGEST_CHUNK = 5000;
 const DATA_SEED = 11;
@@ -43,14 +43,7 @@ export async function fillWorkspace(n: number, options: { vacuum?: boolean } = {
     const issues = generateIssues(n, DATA_SEED);
     const started = performance.now();
     for (let start = 0; start < n; start += INGEST_CHUNK) {
-      const chunk = issues.slice(start, start + INGEST_CHUNK).map((g) => ({
-        source: 'synthetic',
-        external_id: g.external_id,
-        title: g.title,
-        narrative: g.narrative,
-        severity: g.severity,
-        occurred_at: new Date(g.occurred_at),
-      }));
+      const chunk = issues.slice(start, start + INGEST_CHUNK).map((g) => ({ ...syntheticRecord(g), occurred_at: new Date(g.occurred_at) }));
       await withEventBatch(pool, workspaceId, (client, events) => ingestIssues(client, events, { type: 'system', id: null }, chunk, 'ingest'));
     }
     const ingestMs = performance.now() - started;

@@ -3,14 +3,14 @@
  * whether a lag-tolerant read may use it.
  *
  * Read-your-writes: a write request of a workspace pins that workspace to the primary until the replica
- * has provably replayed it. A poller samples the primary's WAL insert position
- * (`pg_current_wal_insert_lsn()`, taken at a known time: a commit that has returned has inserted its
- * record below it, even under `synchronous_commit = off`, where the write position
- * `pg_current_wal_lsn()` can still be behind a commit that has already returned to its client) and
- * the replica's replayed position (`pg_last_wal_replay_lsn()`) every REPLICA_POLL_MS; once the replica has replayed a primary position sampled after the write finished,
- * everything the write committed is on the replica, and the pin is lifted. So a caller never reads
- * older data than its own last write, however far the replica lags; reads just stay on the primary
- * until it catches up. Pins live in this process (see docs/deployment.md for several API processes).
+ * has provably replayed it. Every REPLICA_POLL_MS a poller samples the primary's WAL insert position
+ * (`pg_current_wal_insert_lsn()`, at a known time) and the replica's replayed position
+ * (`pg_last_wal_replay_lsn()`). A commit that has returned has inserted its record below the insert
+ * position, even under `synchronous_commit = off`, where the write position (`pg_current_wal_lsn()`)
+ * can still be behind a commit already returned to its client. Once the replica has replayed a
+ * primary position sampled after the write finished, everything the write committed is on the
+ * replica, and the pin is lifted. So a caller never reads older data than its own last write, however
+ * far the replica lags; reads just stay on the primary until it catches up. Pins live in this process (see docs/deployment.md for several API processes).
  *
  * A replica that does not answer, or is not a standby, serves nothing until the poller sees it healthy
  * again; a read that fails on it with a connection error is run again on the primary.

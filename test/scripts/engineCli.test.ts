@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stageNames } from '../../engine/pipeline.ts';
-import { generateIssues } from '../../fixtures/synthetic.ts';
+import { generateIssues, syntheticRecord } from '../../fixtures/synthetic.ts';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
 import { fresh } from '../helpers/errors.ts';
 import type { Client } from '../helpers/http.ts';
@@ -19,14 +19,7 @@ test.before(async () => {
   t = await startTestApp();
   api = t.platform.as(await demoToken(t));
   W = t.demo.workspaceId;
-  const records = generateIssues(200, 9, 3).map((g) => ({
-    external_id: g.external_id,
-    title: g.title,
-    narrative: g.narrative,
-    source: 'synthetic',
-    severity: g.severity,
-    occurred_at: g.occurred_at,
-  }));
+  const records = generateIssues(200, 9, 3).map(syntheticRecord);
   const res = await api.post('/v1/ingest/batch', { records }, fresh());
   assert.is(res.status, 202, res.text);
 });
