@@ -249,8 +249,8 @@ function generalize(
       for (const r of members) lines.set(current[r][p], (lines.get(current[r][p]) ?? 0) + printed[r]);
       // Words between two equal marks (`** START **`, `-- END --`) label a banner: the event, never a variable on the weak evidence.
       const unframed = new Set<number>();
-      if (p > 0 && p < length - 1)
-        for (const r of members) if (current[r][p - 1] !== current[r][p + 1] || !marks.has(current[r][p - 1])) unframed.add(current[r][p]);
+      const framedAt = marks.size > 0 && p > 0 && p < length - 1;
+      if (framedAt) for (const r of members) if (current[r][p - 1] !== current[r][p + 1] || !marks.has(current[r][p - 1])) unframed.add(current[r][p]);
       const variable = new Set<number>();
       const original = originalContexts[p];
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
@@ -271,7 +271,7 @@ function generalize(
         }
         const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
-        const banner = inside && set.every((v) => !unframed.has(v));
+        const banner = framedAt && inside && set.every((v) => !unframed.has(v));
         const weak = inside && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
         if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
       }
@@ -342,26 +342,39 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
 }
 
 /**
- * A distinct template with the rows that print it. A template folded into another stays in its
- * length's list (a longer one may still line up with it) and points at the one it joined.
+ * A distinct template with the rows that print it (its tokens are the first row's array, so a pass
+ * that masks rows in place keeps it current) and the lines they stand for. A template folded into
+ * another stays in its length's list (a longer one may still line up with it) and points at the one it
+ * joined.
  */
 interface TemplateEntry {
   tokens: Int32Array;
   rows: number[];
+  lines: number;
   into?: TemplateEntry;
+}
+
+/** The distinct templates of `rows` (all rows by default), in order of first row. */
+function distinctTemplates(current: Int32Array[], printed?: Float64Array, rows?: number[]): TemplateEntry[] {
+  const byKey = new Map<string, TemplateEntry>();
+  const add = (r: number) => {
+    const k = current[r].join(',');
+    const lines = printed ? printed[r] : 1;
+    const entry = byKey.get(k);
+    if (entry) {
+      entry.rows.push(r);
+      entry.lines += lines;
+    } else byKey.set(k, { tokens: current[r], rows: [r], lines });
+  };
+  if (rows) for (const r of rows) add(r);
+  else for (let r = 0; r < current.length; r++) add(r);
+  return [...byKey.values()];
 }
 
 /** The distinct templates of `current` by length, each list in order of first row. */
 function templatesByLength(current: Int32Array[]): Map<number, TemplateEntry[]> {
-  const byKey = new Map<string, TemplateEntry>();
-  current.forEach((t, r) => {
-    const k = t.join(',');
-    const entry = byKey.get(k);
-    if (entry) entry.rows.push(r);
-    else byKey.set(k, { tokens: t, rows: [r] });
-  });
   const byLength = new Map<number, TemplateEntry[]>();
-  for (const entry of byKey.values()) {
+  for (const entry of distinctTemplates(current)) {
     const list = byLength.get(entry.tokens.length);
     if (list) list.push(entry);
     else byLength.set(entry.tokens.length, [entry]);
@@ -572,18 +585,9 @@ const FREE_TAIL_TOKENS = 5;
  */
 function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
   if (!vocabulary.length) return;
-  const distinct = new Map<string, { tokens: Int32Array; rows: number[]; lines: number }>();
-  current.forEach((t, r) => {
-    const k = t.join(',');
-    const entry = distinct.get(k);
-    if (entry) {
-      entry.rows.push(r);
-      entry.lines += printed[r];
-    } else distinct.set(k, { tokens: t, rows: [r], lines: printed[r] });
-  });
   // Groups by labelled prefix: prefix → the templates after it.
-  const groups = new Map<string, Array<{ tokens: Int32Array; rows: number[]; lines: number }>>();
-  for (const entry of distinct.values()) {
+  const groups = new Map<string, TemplateEntry[]>();
+  for (const entry of distinctTemplates(current, printed)) {
     const t = entry.tokens;
     for (let k = Math.max(FREE_TAIL_PREFIX, t.length - FREE_TAIL_TOKENS); k < t.length; k++) {
       if (!(vocabulary[t[k - 1]] ?? '').endsWith(':')) continue;
@@ -624,16 +628,7 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
   const length = current[members[0]].length;
   if (length < 3) return;
   // Distinct current templates of this length, with the lines they print.
-  const distinct = new Map<string, { rows: number[]; lines: number }>();
-  for (const r of members) {
-    const k = current[r].join(',');
-    const entry = distinct.get(k);
-    if (entry) {
-      entry.rows.push(r);
-      entry.lines += printed[r];
-    } else distinct.set(k, { rows: [r], lines: printed[r] });
-  }
-  const templates = [...distinct.values()];
+  const templates = distinctTemplates(current, printed, members);
   if (templates.length < options.minDistinct) return;
   const h1 = new Uint32Array(templates.length);
   const h2 = new Uint32Array(templates.length);
