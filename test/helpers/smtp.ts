@@ -4,7 +4,7 @@
  * message is kept with its envelope and its decoded subject and text body.
  *
  * The decoding covers what nodemailer produces: RFC 2047 encoded-word headers, quoted-printable or
- * base64 bodies, and multipart messages (the text/plain part is taken).
+ * base64 bodies, and multipart messages (the text/plain part as `text`, the text/html part as `html`).
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -16,6 +16,8 @@ export interface ReceivedMail {
   from: string;
   subject: string;
   text: string;
+  /** The HTML part as delivered ('' when the message has none). */
+  html: string;
   headers: Record<string, string>;
 }
 
@@ -45,6 +47,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           subject: parsed.headers.subject ?? '',
           text: parsed.text,
+          html: parsed.html,
           headers: parsed.headers,
         });
         for (const wake of waiters) wake();
@@ -131,7 +134,7 @@ function decodeBody(body: string, transferEncoding: string | undefined): string 
   }
 }
 
-function parseMessage(raw: string): { headers: Record<string, string>; text: string } {
+function parseMessage(raw: string): { headers: Record<string, string>; text: string; html: string } {
   const { head, body } = splitHead(raw);
   const headers = parseHeaders(head);
   const contentType = headers['content-type'] ?? 'text/plain';
@@ -141,12 +144,17 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
       .split(`--${boundary}`)
       .slice(1)
       .filter((p) => !p.startsWith('--'));
+    let text = '';
+    let html = '';
     for (const part of parts) {
       const inner = parseMessage(part.replace(/^\r?\n/, ''));
-      if (inner.text) return { headers, text: inner.text };
+      text ||= inner.text;
+      html ||= inner.html;
     }
-    return { headers, text: '' };
+    return { headers, text, html };
   }
-  if (!/^text\/plain/i.test(contentType)) return { headers, text: '' };
-  return { headers, text: decodeBody(body, headers['content-transfer-encoding']).replace(/\r\n/g, '\n').replace(/\n+$/, '') };
+  const decoded = () => decodeBody(body, headers['content-transfer-encoding']).replace(/\r\n/g, '\n').replace(/\n+$/, '');
+  if (/^text\/plain/i.test(contentType)) return { headers, text: decoded(), html: '' };
+  if (/^text\/html/i.test(contentType)) return { headers, text: '', html: decoded() };
+  return { headers, text: '', html: '' };
 }

@@ -95,8 +95,8 @@ test('a new high issue: in-app for everyone, e-mail at once (realtime) or in the
   assert.is(mail.subject, '[svc] New high issue: Checkout down');
   assert.match(mail.text, 'A high issue was ingested from tests: "Checkout down".');
   assert.match(mail.text, `/platform/issues/${issueId}`);
-  const outbox = await t.app.pool.query(`select html_body from outbox_emails where to_address = 'realtime@example.com'`);
-  assert.match(outbox.rows[0].html_body, '<p>A high issue was ingested from tests: &quot;Checkout down&quot;.</p>');
+  // The HTML part as delivered (the outbox erases a sent message's bodies, so the row may already be blank).
+  assert.match(mail.html, '<p>A high issue was ingested from tests: &quot;Checkout down&quot;.</p>');
   assert.is(smtp.messages.filter((m) => m.to.includes('daily@example.com')).length, 0, 'daily: waits for the digest');
   assert.is(await count(`select count(*)::int as n from notification_deliveries where user_id = $1 and status = 'pending' and digest`, [daily.userId]), 1);
 
