@@ -112,7 +112,10 @@ export function mineTemplates(
   const quoteLeads = new Set<number>();
   // Marks of punctuation only (`**`, `--`, `##`): a word between two equal marks is a banner's label.
   const marks = new Set<number>();
+  // Tokens holding a variable in a frame of words (`wlan<*>:`, `cedar.example.net:<*>`).
+  const masked = new Set<number>();
   vocabulary.forEach((t, id) => {
+    if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
     if (t.length > 1 && t.endsWith('=')) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
@@ -140,7 +143,7 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, printed, options);
+    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
@@ -180,6 +183,7 @@ function generalize(
   framedWildcards: Set<number>,
   quoteLeads: Set<number>,
   marks: Set<number>,
+  masked: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -270,10 +274,18 @@ function generalize(
           most = Math.max(most, c);
         }
         const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
+        // A variable beside the leading words says the position holds a value when the words hold one
+        // too (`wlan<*>:` beside `<*>:`, `cedar.example.net:<*>` beside `<*>`) or are many and each rare
+        // (six job names beside a path); a few leading words without a variable name the event
+        // (`imap-login:` / `managesieve-login:` beside `pop3-login:`, masked whole for its digit) and the
+        // template stays anchored on them.
+        const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
+        const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
+        const valueLike = p > 0 || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
         const weak = inside && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
-        if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
+        if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;

@@ -797,4 +797,37 @@ test('optional trailing field (opposite): words after a comma that are no labell
   exact(lines);
 });
 
+// Session 15, fifth round (branch heldout5; fixtures/heldoutLogs.ts, WRITTEN_FIFTH_ROUND; every rule below was found there).
+
+const session = (r: () => number) =>
+  Array.from({ length: 16 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[Math.floor(r() * 64)]).join('');
+
+test('leading words: a few leading words name the event beside one masked whole for its digit (imap-login: / pop3-login: / managesieve-login:)', () => {
+  const r = rng(51);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const service = pick(r, ['imap-login:', 'pop3-login:', 'managesieve-login:']);
+    lines.push([
+      service,
+      `${service} Login: user=<${pick(r, names)}>, method=PLAIN, rip=${ip(r)}, lip=10.0.0.25, mpid=${1000 + Math.floor(r() * 60000)}, TLS, session=<${session(r)}>`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('leading words (opposite): leading values beside a masked one are one variable (host names, with and without a digit; six job names beside a path)', () => {
+  const r = rng(52);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const host = r() < 0.5 ? `${pick(r, names)}.${pick(r, names)}.example.net:443` : `web-${1 + Math.floor(r() * 99)}.example.net:443`;
+    lines.push(['open', `${host} open through proxy gw.example.net:3128 HTTPS`]);
+    const job =
+      r() < 0.15
+        ? `com.example.sync.x-coredata://${hex(r, 8)}/Principal/p${Math.floor(r() * 20)}:`
+        : `com.example.${pick(r, ['heartbeat', 'daily', 'harvest', 'update', 'cleanup', 'backup'])}:`;
+    lines.push(['deferred', `${job} scheduler told me to run this job; however, the start time isn't for ${Math.floor(r() * 900)} seconds. Ignoring.`]);
+  }
+  exact(lines);
+});
+
 test.run();
