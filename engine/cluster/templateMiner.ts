@@ -116,7 +116,7 @@ export function mineTemplates(
   const masked = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
-    if (t.length > 1 && t.endsWith('=')) keys.add(id);
+    if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
     if (MARK.test(t)) marks.add(id);

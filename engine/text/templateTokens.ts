@@ -19,6 +19,7 @@
  *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
  *   token ending in a variable is part of it (`<*> KB`, `<1 sec`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
+ * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does).
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
  * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
@@ -225,11 +226,13 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // A quoted phrase without a key that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"`,
     // a user agent of one to fourteen words) is one value: `"<*>"`. One that opens with a word
     // (`"GET /a HTTP/1.1"`) is a message of its own and keeps its words.
-    if (words[i].startsWith('"') && words[i].indexOf('"', 1) < 0 && maskToken(words[i].slice(1)).includes(WILDCARD)) {
+    // Single quotes the same (`'10.0.0.1 10.0.0.2'`, a list of name servers, is `'<*>'`).
+    const quote = words[i][0];
+    if ((quote === '"' || quote === "'") && words[i].indexOf(quote, 1) < 0 && maskToken(words[i].slice(1)).includes(WILDCARD)) {
       let end = i + 1;
-      while (end < words.length && end <= i + QUOTED_PHRASE_TOKENS && !words[end].includes('"')) end++;
+      while (end < words.length && end <= i + QUOTED_PHRASE_TOKENS && !words[end].includes(quote)) end++;
       if (end < words.length && end <= i + QUOTED_PHRASE_TOKENS) {
-        tokens.push(`"${WILDCARD}${words[end].slice(words[end].indexOf('"'))}`);
+        tokens.push(`${quote}${WILDCARD}${words[end].slice(words[end].indexOf(quote))}`);
         i = end;
         continue;
       }
@@ -245,6 +248,13 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end - 1;
         continue;
       }
+    }
+    // `name => value` (a DHCP client's `option routers => '10.0.0.1'`, a dumped hash) is a key and its
+    // value, as `name=value` is: the name is the key's label and anchors the template.
+    if (words[i + 1] === '=>' && i + 2 < words.length && /^[A-Za-z][\w.-]*$/.test(words[i])) {
+      tokens.push(`${maskToken(words[i])}=>`);
+      i++;
+      continue;
     }
     pushToken(tokens, words[i]);
   }

@@ -830,4 +830,44 @@ test('leading words (opposite): leading values beside a masked one are one varia
   exact(lines);
 });
 
+test('name => value: the name is a key and names the event (option routers => / option ip_address =>)', () => {
+  const r = rng(53);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const option = pick(r, ['ip_address', 'routers', 'subnet_mask']);
+    const dev = pick(r, ['wlp2s0', 'enp0s31f6', 'eth0', 'wlan0']);
+    lines.push([option, `<info>  [${1_701_100_000 + Math.floor(r() * 999_999)}.${Math.floor(r() * 9999)}] dhcp4 (${dev}): option ${option} => '${ip(r)}'`]);
+  }
+  exact(lines);
+});
+
+test('name => value (opposite): a value after `=>` is still judged as a value (many rare names are one variable)', () => {
+  const r = rng(54);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['host', `dhcp4 (eth0): option host_name => '${pick(r, names)}-${pick(r, names)}'`]);
+  const templates = exact(lines);
+  assert.is(templates[0], 'dhcp<*> (eth<*>): option host_name=> <*>');
+});
+
+test("single-quoted values: a quoted list that opens with a variable is one value (option domain_name_servers => '10.0.0.1 10.0.0.2')", () => {
+  const r = rng(55);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const servers = Array.from({ length: 1 + Math.floor(r() * 3) }, () => ip(r)).join(' ');
+    lines.push(['dns', `dhcp4 (eth0): option domain_name_servers => '${servers}'`]);
+  }
+  exact(lines);
+  // A quoted phrase that opens with a word keeps its words: a message, not a value.
+  assert.equal(templateTokens("policy: set 'Wired connection 1' (eth0) as default", 32).tokens, [
+    'policy:',
+    'set',
+    "'Wired",
+    'connection',
+    "<*>'",
+    '(eth<*>)',
+    'as',
+    'default',
+  ]);
+});
+
 test.run();
