@@ -55,7 +55,8 @@ export interface MinedTemplates {
   templates: Array<{ tokens: Int32Array; size: number }>;
 }
 
-const FRAMED_WILDCARD = /^[^\w<>*]*<\*>[^\w<>*]*$/;
+/** Variables in punctuation only: `"<*>"`, `(<*>)`, and several (`[<*>][<*>]`, an index and its shard). */
+const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 /** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */

@@ -870,4 +870,21 @@ test("single-quoted values: a quoted list that opens with a variable is one valu
   ]);
 });
 
+test('variables in punctuation: a token of several variables framed by punctuation only (`[[<*>][<*>]]`) is a variable beside words in the same frame', () => {
+  const r = rng(56);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    // An index is a dated name (masked whole) or a word with a version (`delta_v2`, which keeps its word).
+    const index = r() < 0.6 ? `logs-${pick(r, names)}-2024.11.${10 + Math.floor(r() * 18)}` : `${pick(r, names)}_v${1 + Math.floor(r() * 3)}`;
+    const up = r() < 0.5;
+    lines.push([
+      up ? 'green' : 'yellow',
+      `Cluster health status changed from [${up ? 'YELLOW' : 'GREEN'}] to [${up ? 'GREEN' : 'YELLOW'}] (reason: [shards started [[${index}][${Math.floor(r() * 5)}]]]).`,
+    ]);
+    lines.push(['failed', `[${index}][${Math.floor(r() * 5)}] marking and sending shard failed due to [failed recovery]`]);
+  }
+  // The colours in brackets stay words: two events.
+  exact(lines);
+});
+
 test.run();
