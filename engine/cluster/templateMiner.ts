@@ -404,7 +404,8 @@ function printFolded(current: Int32Array[], byLength: Map<number, TemplateEntry[
 
 /** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */
 const OPTIONAL_FLAG_MIN_LENGTH = 8;
-const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?$/;
+/** A bare word, or one item of a comma-separated list (`TLS,` in `lip=<*>, TLS, session=<*>`). */
+const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?,?$/;
 /** A variable token after a variable (`to <*> (<*>) via`) is optional in a line of this many other tokens. */
 const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
 

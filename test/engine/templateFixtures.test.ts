@@ -887,4 +887,30 @@ test('variables in punctuation: a token of several variables framed by punctuati
   exact(lines);
 });
 
+test('optional list items: a bare word between commas inside a long record is an optional flag (…, lip=<*>, TLS, session=<*> / without)', () => {
+  const r = rng(57);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const flag = pick(r, [', TLS', ', TLS', ', TLS', '']);
+    lines.push([
+      'failed',
+      `imap-login: Disconnected (auth failed, ${1 + Math.floor(r() * 5)} attempts in ${2 + Math.floor(r() * 58)} secs): user=<${pick(r, names)}>, method=PLAIN, rip=${ip(r)}, lip=10.0.0.25${flag}, session=<${Math.floor(r() * 1e9)}>`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('optional list items (opposite): in a short line the word between commas says more (mounted, readonly, on <*> / mounted, on <*>)', () => {
+  const r = rng(58);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const readonly = r() < 0.5;
+    lines.push([
+      readonly ? 'ro' : 'rw',
+      `disk sd${Math.floor(r() * 9)} mounted,${readonly ? ' readonly,' : ''} on /mnt/${pick(r, names)}${Math.floor(r() * 9)}`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
