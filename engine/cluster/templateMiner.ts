@@ -149,6 +149,7 @@ export function mineTemplates(
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
+  foldWideValues(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
@@ -502,6 +503,70 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
           if (!match) continue;
           long.into = match;
           changed = true;
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** A value of one word may also be printed as this many more words (`(UID FETCH` beside `(IDLE`). */
+const WIDE_VALUE_EXTRA = [1, 2];
+/** The one-word values seen must be at least this many: the position is a variable, not a word. */
+const WIDE_VALUE_MIN_VALUES = 3;
+/** The leading punctuation of a token (`(` of `(IDLE`, `[` of `[auto(bulk`). */
+const LEAD = /^[^\w<>*]+/;
+
+/**
+ * A variable of one word that some lines print as two or three words (an IMAP command `(IDLE finished
+ * …)` / `(UID FETCH finished …)`, a cause `[api]` / `[auto(bulk api)]`): the longer template, equal to
+ * the shorter everywhere but where the shorter has the variable, folds into it when the words there
+ * hold no variable, open with the same punctuation every one-word value opened with (the `(` of a
+ * parenthesised group), and the one-word values were at least WIDE_VALUE_MIN_VALUES: the position is
+ * already a variable and the longer lines print one more value of it. Strictly inside the line, with
+ * a frame of OPTIONAL_SEGMENT_FRAME constant tokens as the optional segments need; a word printed
+ * without the punctuation (`begin` / `begin again`) is no such value.
+ */
+function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    const shorter = byLength.get(length);
+    if (!shorter || length < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
+    for (const extra of WIDE_VALUE_EXTRA) {
+      const longer = byLength.get(length + extra);
+      if (!longer) continue;
+      for (const s of shorter) {
+        if (s.into) continue;
+        let frame = 0;
+        for (const t of s.tokens) if (!holdsVariable(t)) frame++;
+        if (frame < OPTIONAL_SEGMENT_FRAME) continue;
+        for (let i = 1; i < length - 1; i++) {
+          if (s.tokens[i] !== wildcard) continue;
+          // The one-word values the variable took, and the punctuation each opened with.
+          const values = new Set<number>();
+          const leads = new Set<string>();
+          for (const r of s.rows) {
+            if (original[r].length !== length) continue;
+            values.add(original[r][i]);
+            leads.add(LEAD.exec(vocabulary[original[r][i]] ?? '')?.[0] ?? '');
+          }
+          if (values.size < WIDE_VALUE_MIN_VALUES || leads.size !== 1) continue;
+          const lead = [...leads][0];
+          if (!lead) continue;
+          for (const l of longer) {
+            if (l.into) continue;
+            let equal = true;
+            for (let q = 0; q < length && equal; q++) if (q !== i && s.tokens[q] !== l.tokens[q < i ? q : q + extra]) equal = false;
+            if (!equal) continue;
+            let words = true;
+            for (let q = i; q <= i + extra; q++) if (holdsVariable(l.tokens[q])) words = false;
+            if (!words || LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] !== lead) continue;
+            l.into = rootOf(s);
+            changed = true;
+          }
         }
       }
     }

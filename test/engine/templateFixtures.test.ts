@@ -913,4 +913,30 @@ test('optional list items (opposite): in a short line the word between commas sa
   exact(lines);
 });
 
+const imapCounters = (r: () => number) =>
+  `in=${Math.floor(r() * 99999)} out=${Math.floor(r() * 9_999_999)} deleted=${Math.floor(r() * 40)} expunged=${Math.floor(r() * 40)} trashed=${Math.floor(r() * 10)} hdr_count=${Math.floor(r() * 999)} hdr_bytes=${Math.floor(r() * 999999)} body_count=${Math.floor(r() * 99)} body_bytes=${Math.floor(r() * 9_999_999)}`;
+
+test('wide values: a one-word value in a parenthesised group may be two words (IDLE / NOOP / STATUS / UID FETCH finished … ago)', () => {
+  const r = rng(59);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const command = pick(r, ['IDLE', 'IDLE', 'IDLE', 'NOOP', 'STATUS', 'SELECT', 'LOGOUT', 'UID FETCH', 'UID SEARCH']);
+    lines.push([
+      'closed',
+      `imap: Disconnected from ${pick(r, ['tls', 'plain', 'starttls'])}: Connection closed (${command} finished ${Math.floor(r() * 999)}.${Math.floor(r() * 999)} secs ago) ${imapCounters(r)}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('wide values (opposite): two one-word values name their events, and a two-word one its own (read / write / bulk copy finished)', () => {
+  const r = rng(60);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const op = pick(r, ['read', 'write', 'bulk copy']);
+    lines.push([op, `volume ${Math.floor(r() * 99)} state changed (${op} finished ${Math.floor(r() * 999)} secs ago) ${imapCounters(r)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
