@@ -731,20 +731,27 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
   for (let p = 1; p < length; p++) {
     for (let q = p + 1; q < length; q++) {
       const groups = new Map<number, number[]>();
+      // Templates of the same context already holding the variable at one of the two positions (a pass
+      // before saw that one vary alone) print the same event: their other value is one more of the pair's.
+      const halfOpen = new Map<number, number[]>();
       templates.forEach((t, m) => {
         if (masked[m]) return;
         const row = current[t.rows[0]];
-        if (!open(row, p) || !open(row, q)) return;
+        const openP = open(row, p);
+        const openQ = open(row, q);
+        const half = (openP && row[q] === wildcard) || (openQ && row[p] === wildcard);
+        if (!(openP && openQ) && !half) return;
         const a = (h1[m] - mix1(p, row[p]) - mix1(q, row[q])) >>> 0;
         const b = (h2[m] - mix2(p, row[p]) - mix2(q, row[q])) & 0x1fffff;
         const k = key(a, b);
-        const group = groups.get(k);
+        const into = half ? halfOpen : groups;
+        const group = into.get(k);
         if (group) group.push(m);
-        else groups.set(k, [m]);
+        else into.set(k, [m]);
       });
-      for (const group of groups.values()) {
+      for (const [k, group] of groups) {
         if (group.length < options.minDistinct || !evidence(group, p) || !evidence(group, q)) continue;
-        for (const m of group) {
+        for (const m of [...group, ...(halfOpen.get(k) ?? [])]) {
           masked[m] = 1;
           for (const r of templates[m].rows) {
             current[r][p] = wildcard;

@@ -939,4 +939,15 @@ test('wide values (opposite): two one-word values name their events, and a two-w
   exact(lines);
 });
 
+// The case needs a draw where a pattern repeats beside two template names before the pair pass (about one draw in eight).
+test('varying pairs: a line whose first value was already seen varying alone joins the pair (adding template [<name>] for index patterns [<name>-*])', () => {
+  const r = rng(67);
+  const words = [...names, 'amber', 'basil', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'jasper', 'kelp', 'lotus', 'maple', 'nova'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 48; i++) {
+    lines.push(['template', `adding template [${pick(r, words)}-${pick(r, ['logs', 'metrics', 'template'])}] for index patterns [${pick(r, words)}-*]`]);
+  }
+  exact(lines);
+});
+
 test.run();
