@@ -17,7 +17,7 @@
  *   item (`[orders-<*>, orders-<*>]` → `[orders-<*>]`); a parenthesised or bracketed group of two to
  *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`), does not open the line and is shorter
  *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
- *   token ending in a variable is part of it (`<*> KB`, `<1 sec`); and a run of one token holding a
+ *   token ending in a variable is part of it (`<*> KB`, `<1 sec`), a rate too (`<*> KiB/s`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does).
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
@@ -198,7 +198,7 @@ function dropOptional(tokens: string[]): string[] {
       }
     }
     if (out.length && out[out.length - 1] === t && t.includes(WILDCARD)) continue;
-    if (out.length && out[out.length - 1].endsWith(WILDCARD) && UNITS.has(t.replace(/[,;.)\]}]+$/, ''))) continue;
+    if (out.length && out[out.length - 1].endsWith(WILDCARD) && UNITS.has(t.replace(/[,;.)\]}]+$/, '').replace(/\/s$/, ''))) continue;
     out.push(t);
   }
   return out;

@@ -950,4 +950,13 @@ test('varying pairs: a line whose first value was already seen varying alone joi
   exact(lines);
 });
 
+test('rate units: a rate after a number is part of it as a size is (<*> KiB/s / <*> MiB/s)', () => {
+  const r = rng(62);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) lines.push(['io', `client io ${Math.floor(r() * 999)} ${pick(r, ['KiB/s', 'MiB/s'])} read`]);
+  exact(lines);
+  // A word with `/s` that is no unit after a number stays a word.
+  assert.equal(templateTokens('read 12 blocks/s from disk', 16).tokens, ['read', '<*>', 'blocks/s', 'from', 'disk']);
+});
+
 test.run();
