@@ -19,7 +19,8 @@
  *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
  *   token ending in a variable is part of it (`<*> KB`, `<1 sec`), a rate too (`<*> KiB/s`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
- * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does).
+ * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
+ * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value).
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
  * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
@@ -66,6 +67,8 @@ const GROUP_TOKENS = 4;
 const QUOTED_TOKENS = 6;
 /** A keyless quoted value spans at most this many more white-space tokens (a browser's user agent has up to 14 words). */
 const QUOTED_PHRASE_TOKENS = 20;
+/** A leading `service(name)…`: a word, `(`, then a name that opens with a letter and a closing `)`. */
+const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
 const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec']);
 
@@ -248,6 +251,14 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end - 1;
         continue;
       }
+    }
+    // A leading `service(name)…:` (`imap(alice)<pid><session>:`, `doveadm(bob):`) names a service and the
+    // account it serves: the service anchors the line and the name is judged as a value of its own.
+    const call = i === 0 ? LEADING_CALL.exec(words[0]) : null;
+    if (call) {
+      tokens.push(maskToken(call[1]));
+      pushToken(tokens, call[2]);
+      continue;
     }
     // `name => value` (a DHCP client's `option routers => '10.0.0.1'`, a dumped hash) is a key and its
     // value, as `name=value` is: the name is the key's label and anchors the template.

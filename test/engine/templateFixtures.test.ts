@@ -959,4 +959,30 @@ test('rate units: a rate after a number is part of it as a size is (<*> KiB/s / 
   assert.equal(templateTokens('read 12 blocks/s from disk', 16).tokens, ['read', '<*>', 'blocks/s', 'from', 'disk']);
 });
 
+const account = (r: () => number) => `${pick(r, names)}${pick(r, ['', '.smith', '.jones', '@example.org', '@mail.example.net'])}`;
+
+test('leading service(name): the name is a value, the service anchors (imap(alice)<…>: / pop3(bob)<…>: Disconnected: Logged out …)', () => {
+  const r = rng(63);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const service = pick(r, ['imap', 'pop3']);
+    lines.push([
+      service,
+      `${service}(${account(r)})<${1000 + Math.floor(r() * 60000)}><${session(r)}>: Disconnected: Logged out in=${Math.floor(r() * 99999)} out=${Math.floor(r() * 9_999_999)}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('leading service(name) (opposite): a constant name stays a word and a few services stay apart (crond(pam_unix)[<pid>]: / sshd(pam_unix)[<pid>]:)', () => {
+  const r = rng(64);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    const daemon = pick(r, ['crond', 'sshd']);
+    lines.push([daemon, `${daemon}(pam_unix)[${300 + Math.floor(r() * 30000)}]: session closed for user ${pick(r, names)}`]);
+  }
+  const templates = exact(lines);
+  assert.ok(templates.every((t) => t.includes('pam_unix)')));
+});
+
 test.run();
