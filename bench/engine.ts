@@ -69,6 +69,7 @@ import {
   heldoutSystem,
   heldoutSystems,
   WRITTEN_AFTER_FIXES,
+  WRITTEN_FIFTH_ROUND,
   WRITTEN_FOURTH_ROUND,
   WRITTEN_SECOND_ROUND,
   WRITTEN_THIRD_ROUND,
@@ -437,6 +438,11 @@ async function heldoutSection() {
       (n) => `the ${n} systems of the fourth round (written after the third round's rules; first score in docs/benchmarks.md)`,
       ' (fourth round)',
       WRITTEN_FOURTH_ROUND,
+    ),
+    group(
+      (n) => `the ${n} systems of the fifth round (written after the fourth round's rules; first score in docs/benchmarks.md)`,
+      ' (fifth round)',
+      WRITTEN_FIFTH_ROUND,
     ),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];

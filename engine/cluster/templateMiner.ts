@@ -55,7 +55,8 @@ export interface MinedTemplates {
   templates: Array<{ tokens: Int32Array; size: number }>;
 }
 
-const FRAMED_WILDCARD = /^[^\w<>*]*<\*>[^\w<>*]*$/;
+/** Variables in punctuation only: `"<*>"`, `(<*>)`, and several (`[<*>][<*>]`, an index and its shard). */
+const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 /** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
@@ -112,8 +113,11 @@ export function mineTemplates(
   const quoteLeads = new Set<number>();
   // Marks of punctuation only (`**`, `--`, `##`): a word between two equal marks is a banner's label.
   const marks = new Set<number>();
+  // Tokens holding a variable in a frame of words (`wlan<*>:`, `cedar.example.net:<*>`).
+  const masked = new Set<number>();
   vocabulary.forEach((t, id) => {
-    if (t.length > 1 && t.endsWith('=')) keys.add(id);
+    if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
+    if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
     if (MARK.test(t)) marks.add(id);
@@ -140,11 +144,12 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, printed, options);
+    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
+  foldWideValues(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
@@ -180,6 +185,7 @@ function generalize(
   framedWildcards: Set<number>,
   quoteLeads: Set<number>,
   marks: Set<number>,
+  masked: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -270,10 +276,18 @@ function generalize(
           most = Math.max(most, c);
         }
         const many = set.length >= (p === 0 ? options.anchorDistinct : options.minDistinct) && most <= options.rareShare * total;
+        // A variable beside the leading words says the position holds a value when the words hold one
+        // too (`wlan<*>:` beside `<*>:`, `cedar.example.net:<*>` beside `<*>`) or are many and each rare
+        // (six job names beside a path); a few leading words without a variable name the event
+        // (`imap-login:` / `managesieve-login:` beside `pop3-login:`, masked whole for its digit) and the
+        // template stays anchored on them.
+        const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
+        const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
+        const valueLike = p > 0 || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
         const weak = inside && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
-        if (set.some((v) => v === wildcard || framedWildcards.has(v)) || many || weak) for (const v of set) variable.add(v);
+        if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;
@@ -391,7 +405,8 @@ function printFolded(current: Int32Array[], byLength: Map<number, TemplateEntry[
 
 /** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */
 const OPTIONAL_FLAG_MIN_LENGTH = 8;
-const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?$/;
+/** A bare word, or one item of a comma-separated list (`TLS,` in `lip=<*>, TLS, session=<*>`). */
+const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?,?$/;
 /** A variable token after a variable (`to <*> (<*>) via`) is optional in a line of this many other tokens. */
 const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
 
@@ -488,6 +503,70 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
           if (!match) continue;
           long.into = match;
           changed = true;
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** A value of one word may also be printed as this many more words (`(UID FETCH` beside `(IDLE`). */
+const WIDE_VALUE_EXTRA = [1, 2];
+/** The one-word values seen must be at least this many: the position is a variable, not a word. */
+const WIDE_VALUE_MIN_VALUES = 3;
+/** The leading punctuation of a token (`(` of `(IDLE`, `[` of `[auto(bulk`). */
+const LEAD = /^[^\w<>*]+/;
+
+/**
+ * A variable of one word that some lines print as two or three words (an IMAP command `(IDLE finished
+ * …)` / `(UID FETCH finished …)`, a cause `[api]` / `[auto(bulk api)]`): the longer template, equal to
+ * the shorter everywhere but where the shorter has the variable, folds into it when the words there
+ * hold no variable, open with the same punctuation every one-word value opened with (the `(` of a
+ * parenthesised group), and the one-word values were at least WIDE_VALUE_MIN_VALUES: the position is
+ * already a variable and the longer lines print one more value of it. Strictly inside the line, with
+ * a frame of OPTIONAL_SEGMENT_FRAME constant tokens as the optional segments need; a word printed
+ * without the punctuation (`begin` / `begin again`) is no such value.
+ */
+function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    const shorter = byLength.get(length);
+    if (!shorter || length < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
+    for (const extra of WIDE_VALUE_EXTRA) {
+      const longer = byLength.get(length + extra);
+      if (!longer) continue;
+      for (const s of shorter) {
+        if (s.into) continue;
+        let frame = 0;
+        for (const t of s.tokens) if (!holdsVariable(t)) frame++;
+        if (frame < OPTIONAL_SEGMENT_FRAME) continue;
+        for (let i = 1; i < length - 1; i++) {
+          if (s.tokens[i] !== wildcard) continue;
+          // The one-word values the variable took, and the punctuation each opened with.
+          const values = new Set<number>();
+          const leads = new Set<string>();
+          for (const r of s.rows) {
+            if (original[r].length !== length) continue;
+            values.add(original[r][i]);
+            leads.add(LEAD.exec(vocabulary[original[r][i]] ?? '')?.[0] ?? '');
+          }
+          if (values.size < WIDE_VALUE_MIN_VALUES || leads.size !== 1) continue;
+          const lead = [...leads][0];
+          if (!lead) continue;
+          for (const l of longer) {
+            if (l.into) continue;
+            let equal = true;
+            for (let q = 0; q < length && equal; q++) if (q !== i && s.tokens[q] !== l.tokens[q < i ? q : q + extra]) equal = false;
+            if (!equal) continue;
+            let words = true;
+            for (let q = i; q <= i + extra; q++) if (holdsVariable(l.tokens[q])) words = false;
+            if (!words || LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] !== lead) continue;
+            l.into = rootOf(s);
+            changed = true;
+          }
         }
       }
     }
@@ -652,20 +731,27 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
   for (let p = 1; p < length; p++) {
     for (let q = p + 1; q < length; q++) {
       const groups = new Map<number, number[]>();
+      // Templates of the same context already holding the variable at one of the two positions (a pass
+      // before saw that one vary alone) print the same event: their other value is one more of the pair's.
+      const halfOpen = new Map<number, number[]>();
       templates.forEach((t, m) => {
         if (masked[m]) return;
         const row = current[t.rows[0]];
-        if (!open(row, p) || !open(row, q)) return;
+        const openP = open(row, p);
+        const openQ = open(row, q);
+        const half = (openP && row[q] === wildcard) || (openQ && row[p] === wildcard);
+        if (!(openP && openQ) && !half) return;
         const a = (h1[m] - mix1(p, row[p]) - mix1(q, row[q])) >>> 0;
         const b = (h2[m] - mix2(p, row[p]) - mix2(q, row[q])) & 0x1fffff;
         const k = key(a, b);
-        const group = groups.get(k);
+        const into = half ? halfOpen : groups;
+        const group = into.get(k);
         if (group) group.push(m);
-        else groups.set(k, [m]);
+        else into.set(k, [m]);
       });
-      for (const group of groups.values()) {
+      for (const [k, group] of groups) {
         if (group.length < options.minDistinct || !evidence(group, p) || !evidence(group, q)) continue;
-        for (const m of group) {
+        for (const m of [...group, ...(halfOpen.get(k) ?? [])]) {
           masked[m] = 1;
           for (const r of templates[m].rows) {
             current[r][p] = wildcard;

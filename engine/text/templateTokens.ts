@@ -17,8 +17,10 @@
  *   item (`[orders-<*>, orders-<*>]` → `[orders-<*>]`); a parenthesised or bracketed group of two to
  *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`), does not open the line and is shorter
  *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
- *   token ending in a variable is part of it (`<*> KB`, `<1 sec`); and a run of one token holding a
+ *   token ending in a variable is part of it (`<*> KB`, `<1 sec`), a rate too (`<*> KiB/s`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
+ * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
+ * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value).
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
  * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
@@ -65,6 +67,8 @@ const GROUP_TOKENS = 4;
 const QUOTED_TOKENS = 6;
 /** A keyless quoted value spans at most this many more white-space tokens (a browser's user agent has up to 14 words). */
 const QUOTED_PHRASE_TOKENS = 20;
+/** A leading `service(name)…`: a word, `(`, then a name that opens with a letter and a closing `)`. */
+const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
 const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec']);
 
@@ -197,7 +201,7 @@ function dropOptional(tokens: string[]): string[] {
       }
     }
     if (out.length && out[out.length - 1] === t && t.includes(WILDCARD)) continue;
-    if (out.length && out[out.length - 1].endsWith(WILDCARD) && UNITS.has(t.replace(/[,;.)\]}]+$/, ''))) continue;
+    if (out.length && out[out.length - 1].endsWith(WILDCARD) && UNITS.has(t.replace(/[,;.)\]}]+$/, '').replace(/\/s$/, ''))) continue;
     out.push(t);
   }
   return out;
@@ -225,11 +229,13 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // A quoted phrase without a key that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"`,
     // a user agent of one to fourteen words) is one value: `"<*>"`. One that opens with a word
     // (`"GET /a HTTP/1.1"`) is a message of its own and keeps its words.
-    if (words[i].startsWith('"') && words[i].indexOf('"', 1) < 0 && maskToken(words[i].slice(1)).includes(WILDCARD)) {
+    // Single quotes the same (`'10.0.0.1 10.0.0.2'`, a list of name servers, is `'<*>'`).
+    const quote = words[i][0];
+    if ((quote === '"' || quote === "'") && words[i].indexOf(quote, 1) < 0 && maskToken(words[i].slice(1)).includes(WILDCARD)) {
       let end = i + 1;
-      while (end < words.length && end <= i + QUOTED_PHRASE_TOKENS && !words[end].includes('"')) end++;
+      while (end < words.length && end <= i + QUOTED_PHRASE_TOKENS && !words[end].includes(quote)) end++;
       if (end < words.length && end <= i + QUOTED_PHRASE_TOKENS) {
-        tokens.push(`"${WILDCARD}${words[end].slice(words[end].indexOf('"'))}`);
+        tokens.push(`${quote}${WILDCARD}${words[end].slice(words[end].indexOf(quote))}`);
         i = end;
         continue;
       }
@@ -245,6 +251,21 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end - 1;
         continue;
       }
+    }
+    // A leading `service(name)…:` (`imap(alice)<pid><session>:`, `doveadm(bob):`) names a service and the
+    // account it serves: the service anchors the line and the name is judged as a value of its own.
+    const call = i === 0 ? LEADING_CALL.exec(words[0]) : null;
+    if (call) {
+      tokens.push(maskToken(call[1]));
+      pushToken(tokens, call[2]);
+      continue;
+    }
+    // `name => value` (a DHCP client's `option routers => '10.0.0.1'`, a dumped hash) is a key and its
+    // value, as `name=value` is: the name is the key's label and anchors the template.
+    if (words[i + 1] === '=>' && i + 2 < words.length && /^[A-Za-z][\w.-]*$/.test(words[i])) {
+      tokens.push(`${maskToken(words[i])}=>`);
+      i++;
+      continue;
     }
     pushToken(tokens, words[i]);
   }
