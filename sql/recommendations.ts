@@ -11,7 +11,7 @@
  *   event for webhooks.
  * In the lock order of every writer, recommendations come after patterns (and before alerts).
  */
-import type { Queryable } from '../lib/db.ts';
+import { prepared, type Queryable } from '../lib/db.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Provenance } from '../engine/stages/context.ts';
 import type { VerifyFixResult } from '../engine/hazard/verifyFix.ts';
@@ -116,14 +116,16 @@ export async function recommendationOfPattern(db: Queryable, workspaceId: string
   return rows[0] ?? null;
 }
 
+// Every ingest request that re-ingests issues runs it: prepared (lib/db.ts).
+const implementedOfIssues = prepared(
+  'recommendations_implemented_of_issues',
+  `select distinct r.id from recommendations r join issues i on i.workspace_id = r.workspace_id and i.pattern_id = r.pattern_id
+    where r.workspace_id = $1 and r.status = 'implemented' and i.id = any($2::uuid[]) order by r.id`,
+);
 /** Implemented recommendations of the workspace, optionally only those of the patterns of these issues. */
 export async function implementedRecommendationIds(db: Queryable, workspaceId: string, issueIds?: string[]): Promise<string[]> {
   const { rows } = issueIds
-    ? await db.query<{ id: string }>(
-        `select distinct r.id from recommendations r join issues i on i.workspace_id = r.workspace_id and i.pattern_id = r.pattern_id
-          where r.workspace_id = $1 and r.status = 'implemented' and i.id = any($2::uuid[]) order by r.id`,
-        [workspaceId, issueIds],
-      )
+    ? await db.query<{ id: string }>(implementedOfIssues([workspaceId, issueIds]))
     : await db.query<{ id: string }>(`select id from recommendations where workspace_id = $1 and status = 'implemented' order by id`, [workspaceId]);
   return rows.map((r) => r.id);
 }
