@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withTransaction } from '../../lib/db.ts';
-import { EventBatch, type StoredEvent } from '../../sql/events.ts';
+import { EventBatch, withEventBatch, type StoredEvent } from '../../sql/events.ts';
 import { ingestIssues } from '../../usecases/ingestRecords.ts';
 import { foldIssues, rebuildProjections } from '../../sql/projections.ts';
 import { createEngineRun, executeEngineRun } from '../../usecases/runEngine.ts';
@@ -105,6 +105,18 @@ test('events are append-only: UPDATE and DELETE raise, even for the table owner'
   assert.ok((await sequences(other)).length > 0);
   await t.app.pool.query('delete from workspaces where id = $1', [other]);
   assert.equal(await sequences(other), []);
+});
+
+test("withEventBatch: the batch's clock is its transaction's now(), and the body runs inside that transaction", async () => {
+  const ws = await otherWorkspace();
+  const seen = await withEventBatch(t.app.pool, ws, async (client, events) => {
+    const { rows } = await client.query<{ now: Date; in_block: boolean }>(
+      `select date_trunc('milliseconds', now()) as now, now() < statement_timestamp() as in_block`,
+    );
+    return { recordedAt: events.recordedAt, now: rows[0].now, inBlock: rows[0].in_block };
+  });
+  assert.equal(seen.recordedAt, seen.now);
+  assert.ok(seen.inBlock, 'the body ran in the transaction the BEGIN opened');
 });
 
 test('sequences are gap-free and unique per workspace under concurrent writers', async () => {
