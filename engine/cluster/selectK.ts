@@ -1,8 +1,8 @@
 /**
  * Choosing the number of clusters: seeded k-means restarts for each k of a geometric grid between
  * k_min and k_max on a sample, scored by the mean silhouette (over the restarts) of a sub-sample;
- * then the neighbourhood of the chosen k (between its grid neighbours) is scored the same way, and the
- * smallest k within one standard error of the best mean wins (see parsimoniousK).
+ * then the neighbourhood of the best k (between its grid neighbours) is scored the same way, and the
+ * best mean wins (see selectK).
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { round } from '../round.ts';
@@ -52,7 +52,7 @@ function scoreK(
   maxIterations: number,
   subsample: number[],
   distances: Float64Array,
-): KScore & { assignment: Assignment } {
+): { mean: number; assignment: Assignment } {
   const scores: number[] = [];
   const assignment = bestKmeans(sample, k, seed, restarts, maxIterations, (result) =>
     scores.push(
@@ -64,40 +64,13 @@ function scoreK(
       ),
     ),
   );
-  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
-  const variance = scores.length > 1 ? scores.reduce((a, b) => a + (b - mean) ** 2, 0) / (scores.length - 1) : 0;
-  return { k, mean, standardError: Math.sqrt(variance / scores.length), assignment };
-}
-
-/** One candidate k: its mean silhouette over the restarts and the standard error of that mean. */
-export interface KScore {
-  k: number;
-  mean: number;
-  standardError: number;
-}
-
-/**
- * The one-standard-error rule (Breiman et al. 1984, Classification and Regression Trees §3.4.3; Hastie,
- * Tibshirani & Friedman, The Elements of Statistical Learning §7.10): the smallest k whose mean
- * silhouette is at least the best mean minus the best k's standard error between restarts,
- *   k* = min { k : mean(k) ≥ max_j mean(j) − se(argmax_j mean(j)) }.
- * The strict maximum on a plateau is decided by noise (which sample, which seeding, so the input's
- * order); k's within one standard error of the best are not told apart by the data, and the smallest
- * of them is the simplest partition the data supports. With a clear peak (the best beats its
- * neighbours by more than its own noise) it is the maximum.
- */
-export function parsimoniousK(scores: readonly KScore[]): number {
-  if (!scores.length) throw new Error('parsimoniousK needs at least one scored k');
-  const best = [...scores].sort((a, b) => b.mean - a.mean || a.k - b.k)[0];
-  const floor = best.mean - best.standardError;
-  return Math.min(...scores.filter((s) => s.mean >= floor).map((s) => s.k));
+  return { mean: scores.reduce((a, b) => a + b, 0) / scores.length, assignment };
 }
 
 /**
  * k by the mean silhouette over restarts (issue 31): every candidate k is scored by its silhouette
- * averaged over `restarts` seeded k-means runs (not the silhouette of one run), and the smallest k
- * within one standard error of the best mean wins (parsimoniousK; session 15: the strict maximum
- * followed the input's order near a tie). On prose the silhouette is a wide plateau (0.25 ± 0.01 for k from 16 to 33
+ * averaged over `restarts` seeded k-means runs (not the silhouette of one run), and the best mean wins,
+ * the smaller k on a tie. On prose the silhouette is a wide plateau (0.25 ± 0.01 for k from 16 to 33
  * on the Hadoop reports, with a spread of about 0.01 between runs at one k), so the argmax over single
  * runs was decided by the seed. The coarse geometric grid locates the plateau; every k (or a finer
  * grid) between the best coarse k's neighbours is scored the same way. The assignment kept at the
@@ -110,20 +83,20 @@ export function selectK(
   const subsample = sampleIndices(createRng(deriveSeed(options.seed, 'silhouette')), sample.n, options.silhouetteSample);
   // Every candidate k is scored on the same sub-sample: its pairwise distances are computed once.
   const distances = cosineDistances(rowsOf(sample, subsample));
-  const evaluated = new Map<number, KScore & { assignment: Assignment }>();
+  const evaluated = new Map<number, { mean: number; assignment: Assignment }>();
   const evaluate = (k: number) => {
     if (!evaluated.has(k) && k >= options.kMin && k <= options.kMax)
       evaluated.set(k, scoreK(sample, k, options.seed, options.restarts, options.maxIterations, subsample, distances));
   };
   const grid = geometricGrid(options.kMin, options.kMax);
   for (const k of grid) evaluate(k);
-  const coarse = parsimoniousK(grid.filter((k) => evaluated.has(k)).map((k) => evaluated.get(k)!));
+  const coarse = grid.filter((k) => evaluated.has(k)).sort((a, b) => evaluated.get(b)!.mean - evaluated.get(a)!.mean || a - b)[0];
   const at = grid.indexOf(coarse);
   const lo = grid[Math.max(0, at - 1)];
   const hi = grid[Math.min(grid.length - 1, at + 1)];
   // Refine between the neighbours: every k when they are close, a finer geometric grid otherwise.
   for (const k of hi - lo <= 8 ? Array.from({ length: hi - lo + 1 }, (_, i) => lo + i) : [lo, ...geometricGrid(lo + 1, hi - 1, 1.08), hi]) evaluate(k);
-  const k = parsimoniousK([...evaluated.values()]);
+  const k = [...evaluated.entries()].sort((a, b) => b[1].mean - a[1].mean || a[0] - b[0])[0][0];
   return {
     k,
     assignment: evaluated.get(k)!.assignment,

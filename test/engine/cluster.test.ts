@@ -12,7 +12,7 @@ import { randomizedSvd } from '../../engine/cluster/svd.ts';
 import { sampledSvd } from '../../engine/cluster/sampledSvd.ts';
 import type { CsrMatrix } from '../../engine/cluster/sparse.ts';
 import { kmeansPlusPlus, lloyd, normalizeRows, type Dense } from '../../engine/cluster/kmeans.ts';
-import { geometricGrid, parsimoniousK, selectK } from '../../engine/cluster/selectK.ts';
+import { geometricGrid, selectK } from '../../engine/cluster/selectK.ts';
 import { silhouette } from '../../engine/cluster/silhouette.ts';
 import { adjustedRandIndex, jaccard } from '../../engine/cluster/agreement.ts';
 
@@ -274,40 +274,6 @@ for (const k of [3, 5, 8]) {
     assert.is(best.k, k);
   });
 }
-
-test('parsimoniousK: on a plateau the smallest k within one standard error of the best, not the strict maximum', () => {
-  // A plateau as the prose path sees it (means 0.25 ± 0.01 from k = 16 to 33, about 0.006 between
-  // restarts): the best mean is k = 22 (0.256, se 0.006), so the floor is 0.250; k = 16 (0.251) and
-  // k = 18 (0.252) are within it, k = 12 (0.231) is not. The strict maximum would take 22.
-  const plateau = [
-    { k: 12, mean: 0.231, standardError: 0.004 },
-    { k: 16, mean: 0.251, standardError: 0.005 },
-    { k: 18, mean: 0.252, standardError: 0.007 },
-    { k: 22, mean: 0.256, standardError: 0.006 },
-    { k: 30, mean: 0.253, standardError: 0.006 },
-    { k: 41, mean: 0.24, standardError: 0.005 },
-  ];
-  assert.is(parsimoniousK(plateau), 16);
-  // The order of the candidates does not matter.
-  assert.is(parsimoniousK([...plateau].reverse()), 16);
-  // Only the best k's own noise widens the band: a noisy smaller k is not let in by its own error.
-  assert.is(parsimoniousK([{ k: 5, mean: 0.2, standardError: 0.1 }, { k: 9, mean: 0.3, standardError: 0.001 }]), 9);
-});
-
-test('parsimoniousK: a clear peak is the maximum; an exact tie takes the smaller k; no noise is the strict maximum', () => {
-  // The best (k = 8, 0.62) beats its neighbours by far more than its standard error: k = 8.
-  const peak = [
-    { k: 5, mean: 0.41, standardError: 0.01 },
-    { k: 7, mean: 0.55, standardError: 0.01 },
-    { k: 8, mean: 0.62, standardError: 0.004 },
-    { k: 9, mean: 0.57, standardError: 0.01 },
-    { k: 12, mean: 0.44, standardError: 0.02 },
-  ];
-  assert.is(parsimoniousK(peak), 8);
-  assert.is(parsimoniousK([{ k: 6, mean: 0.3, standardError: 0 }, { k: 4, mean: 0.3, standardError: 0 }]), 4);
-  assert.is(parsimoniousK([{ k: 4, mean: 0.299, standardError: 0 }, { k: 6, mean: 0.3, standardError: 0 }]), 6);
-  assert.throws(() => parsimoniousK([]));
-});
 
 test('silhouette on a hand-computed example (cosine distance)', () => {
   // Four unit vectors: p0 = (1, 0), p1 = (0.8, 0.6) in cluster 0; p2 = (0, 1), p3 = (−0.6, 0.8) in cluster 1.
