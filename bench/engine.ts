@@ -672,9 +672,8 @@ async function hadoopRun(input: SnapshotInput, ctx: StageContext): Promise<Stage
   return { ...first, vectorize: forced, ...rest.outputs } as StageOutputs;
 }
 
-async function hadoopSection() {
-  const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
-  const { bugs, eligible, uuidOf, input } = hadoopInput();
+/** The distinct Jira duplicate pairs, and those with both reports described (`usable`). */
+function hadoopDuplicatePairs(uuidOf: Map<string, string>) {
   const seen = new Set<string>();
   const pairs: Array<[string, string]> = [];
   for (const r of parseCsvRecords(readFileSync(HADOOP_DUPLICATES_CSV, 'utf8'))) {
@@ -688,7 +687,13 @@ async function hadoopSection() {
       pairs.push([r['Issue id'], d]);
     }
   }
-  const usable = pairs.filter(([a, b]) => uuidOf.has(a) && uuidOf.has(b));
+  return { pairs, usable: pairs.filter(([a, b]) => uuidOf.has(a) && uuidOf.has(b)) };
+}
+
+async function hadoopSection() {
+  const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
+  const { bugs, eligible, uuidOf, input } = hadoopInput();
+  const { pairs, usable } = hadoopDuplicatePairs(uuidOf);
   log('## 2. Hadoop bug reports');
   log();
   if (args['svd-sample-rows']) log(`stage 4's SVD basis from ${args['svd-sample-rows']} sampled reports, every report projected onto it (--svd-sample-rows)\n`);
@@ -759,8 +764,8 @@ async function hadoopSection() {
  * The snapshot orders issues by a digest of their content with `occurred_at` in it, so the same
  * reports timed differently are read in another order (and k-means' sample and seeding follow the
  * order). Draw j shifts every `occurred_at` by j hours: nothing the prose path reads changes but the
- * order. Per engine seed: k over the draws, and the adjusted Rand index of stage 5's partition
- * (unclustered reports are singletons) between every pair of draws. Then the forecast fixture
+ * order. Per engine seed: k over the draws, the adjusted Rand index of the pattern partition
+ * (unclustered reports are singletons) between every pair of draws, and issue 31's targets per draw. Then the forecast fixture
  * (test/helpers/forecastFixture.ts) at `--order-anchors` whole hours: how often it is not grouped one
  * pattern per theme (the fixture's precondition) and the k and pattern counts seen.
  */
@@ -768,34 +773,44 @@ async function orderSection() {
   const seeds = ints(args['hadoop-seeds'], String(configDefinitions.cluster.defaults.seed));
   const [draws] = ints(args['order-draws'], '6');
   const [anchors] = ints(args['order-anchors'], String(ANCHOR_TRIES));
-  const { input } = hadoopInput();
+  const { input, uuidOf } = hadoopInput();
+  const { usable } = hadoopDuplicatePairs(uuidOf);
   const shifted = (hours: number): SnapshotInput => ({
     ...input,
     issues: input.issues.map((i) => ({ ...i, occurred_at: i.occurred_at && new Date(Date.parse(i.occurred_at) + hours * HOUR).toISOString() })),
   });
   log('## 2d. Order sensitivity of the prose path');
   log();
-  log(`Hadoop reports, ${draws} orders (every occurred_at shifted by 0…${draws - 1} h), pure pipeline to stage 5; ARI of the partitions between every pair of orders`);
+  log(
+    `Hadoop reports, ${draws} orders (every occurred_at shifted by 0…${draws - 1} h), pure pipeline to stage 7; ARI of the pattern partitions (unclustered reports are singletons) between every pair of orders; issue 31's targets per order (duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, clustered ≥ ${pct(TARGET_CLUSTERED_SHARE)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)})`,
+  );
   log();
-  log('| engine seed | k per order | k spread | ARI between orders: mean | min | unclustered per order | time |');
-  log('| ---: | --- | ---: | ---: | ---: | --- | ---: |');
+  log('| engine seed | k per order | k spread | ARI between orders: mean | min | duplicate pairs together per order | clustered per order | largest pattern per order | orders meeting the targets | time |');
+  log('| ---: | --- | ---: | ---: | ---: | --- | --- | --- | ---: | ---: |');
   const ids = [...input.issues.map((i) => i.id)].sort();
   for (const seed of seeds) {
     const started = performance.now();
     const ks: number[] = [];
     const partitions: Int32Array[] = [];
-    const unclustered: number[] = [];
+    const together: number[] = [];
+    const clustered: number[] = [];
+    const largest: number[] = [];
     for (let j = 0; j < draws; j++) {
-      const o = (await runPipeline({ ctx: context(seed), snapshotInput: shifted(j), to: 'cluster' })).outputs as StageOutputs;
-      const labelOf = new Map(o.snapshot.issues.map((issue, i) => [issue.id, o.cluster.labels[i]]));
+      const o = (await runPipeline({ ctx: context(seed), snapshotInput: shifted(j), to: 'patterns' })).outputs as StageOutputs;
+      const patternOf = new Map(o.snapshot.issues.map((issue, i) => [issue.id, o.patterns.pattern_ids[i]]));
+      const n = o.snapshot.issues.length;
+      const sizes = o.patterns.patterns.map((p) => p.issue_count);
       ks.push(o.cluster.k);
-      unclustered.push(o.cluster.unclustered);
-      partitions.push(patternLabels(ids.map((id) => (labelOf.get(id)! < 0 ? null : String(labelOf.get(id))))));
+      together.push(usable.filter(([a, b]) => patternOf.get(uuidOf.get(a)!) !== null && patternOf.get(uuidOf.get(a)!) === patternOf.get(uuidOf.get(b)!)).length / usable.length);
+      clustered.push(sizes.reduce((x, y) => x + y, 0) / n);
+      largest.push(Math.max(0, ...sizes) / n);
+      partitions.push(patternLabels(ids.map((id) => patternOf.get(id)!)));
     }
+    const meeting = together.filter((t, j) => t >= TARGET_DUPLICATES_TOGETHER && clustered[j] >= TARGET_CLUSTERED_SHARE && largest[j] <= TARGET_LARGEST_SHARE).length;
     const aris: number[] = [];
     for (let a = 0; a < draws; a++) for (let b = a + 1; b < draws; b++) aris.push(adjustedRandIndex(partitions[a], partitions[b]));
     log(
-      `| ${seed} | ${ks.join(', ')} | ${Math.max(...ks) - Math.min(...ks)} | ${(aris.reduce((x, y) => x + y, 0) / aris.length).toFixed(3)} | ${Math.min(...aris).toFixed(3)} | ${unclustered.join(', ')} | ${sec(performance.now() - started)} s |`,
+      `| ${seed} | ${ks.join(', ')} | ${Math.max(...ks) - Math.min(...ks)} | ${(aris.reduce((x, y) => x + y, 0) / aris.length).toFixed(3)} | ${Math.min(...aris).toFixed(3)} | ${together.map(pct).join(', ')} | ${clustered.map(pct).join(', ')} | ${largest.map(pct).join(', ')} | ${meeting}/${draws} | ${sec(performance.now() - started)} s |`,
     );
   }
   log();
