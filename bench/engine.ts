@@ -785,7 +785,9 @@ async function orderSection() {
     `Hadoop reports, ${draws} orders (every occurred_at shifted by 0…${draws - 1} h), pure pipeline to stage 7; ARI of the pattern partitions (unclustered reports are singletons) between every pair of orders; issue 31's targets per order (duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, clustered ≥ ${pct(TARGET_CLUSTERED_SHARE)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)})`,
   );
   log();
-  log('| engine seed | k per order | k spread | ARI between orders: mean | min | duplicate pairs together per order | clustered per order | largest pattern per order | orders meeting the targets | time |');
+  log(
+    '| engine seed | k per order | k spread | ARI between orders: mean | min | duplicate pairs together per order | clustered per order | largest pattern per order | orders meeting the targets | time |',
+  );
   log('| ---: | --- | ---: | ---: | ---: | --- | --- | --- | ---: | ---: |');
   const ids = [...input.issues.map((i) => i.id)].sort();
   for (const seed of seeds) {
@@ -801,12 +803,17 @@ async function orderSection() {
       const n = o.snapshot.issues.length;
       const sizes = o.patterns.patterns.map((p) => p.issue_count);
       ks.push(o.cluster.k);
-      together.push(usable.filter(([a, b]) => patternOf.get(uuidOf.get(a)!) !== null && patternOf.get(uuidOf.get(a)!) === patternOf.get(uuidOf.get(b)!)).length / usable.length);
+      together.push(
+        usable.filter(([a, b]) => patternOf.get(uuidOf.get(a)!) !== null && patternOf.get(uuidOf.get(a)!) === patternOf.get(uuidOf.get(b)!)).length /
+          usable.length,
+      );
       clustered.push(sizes.reduce((x, y) => x + y, 0) / n);
       largest.push(Math.max(0, ...sizes) / n);
       partitions.push(patternLabels(ids.map((id) => patternOf.get(id)!)));
     }
-    const meeting = together.filter((t, j) => t >= TARGET_DUPLICATES_TOGETHER && clustered[j] >= TARGET_CLUSTERED_SHARE && largest[j] <= TARGET_LARGEST_SHARE).length;
+    const meeting = together.filter(
+      (t, j) => t >= TARGET_DUPLICATES_TOGETHER && clustered[j] >= TARGET_CLUSTERED_SHARE && largest[j] <= TARGET_LARGEST_SHARE,
+    ).length;
     const aris: number[] = [];
     for (let a = 0; a < draws; a++) for (let b = a + 1; b < draws; b++) aris.push(adjustedRandIndex(partitions[a], partitions[b]));
     log(
