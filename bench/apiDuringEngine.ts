@@ -29,7 +29,13 @@ import { fmt, intFlag, percentile, table, verdict } from './measure.ts';
 import { fillWorkspace } from './workspace.ts';
 
 const { values: flags } = benchArgs(import.meta.url, {
-  options: { issues: { type: 'string' }, 'idle-seconds': { type: 'string' }, 'interval-ms': { type: 'string' }, vacuum: { type: 'boolean' }, 'cpu-probe': { type: 'boolean' } },
+  options: {
+    issues: { type: 'string' },
+    'idle-seconds': { type: 'string' },
+    'interval-ms': { type: 'string' },
+    vacuum: { type: 'boolean' },
+    'cpu-probe': { type: 'boolean' },
+  },
 });
 const ISSUES = intFlag('issues', flags.issues ?? '100000');
 const IDLE_MS = intFlag('idle-seconds', flags['idle-seconds'] ?? '30') * 1000;

@@ -6,6 +6,7 @@
  *   npm run bench:engine -- --sections miner [--miner-lines 1000000]
  *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100 --backtest-seeds 20261121,1,2]
  *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000
+ *   npm run bench:engine -- --sections order [--order-draws 6 --order-anchors 24 --hadoop-seeds 20261121]
  *
  * 1. quality: generated issues with known themes (fixtures/synthetic.ts), the pure pipeline, the
  *    adjusted Rand index of the final pattern assignment (unclustered issues are singletons) against
@@ -83,6 +84,7 @@ import { brierSkillScore, calibrationBins } from '../engine/hazard/brier.ts';
 import { fitTrendRenewal } from '../engine/hazard/trend.ts';
 import { DORMANCY_LEVEL } from '../engine/hazard/dormancy.ts';
 import { scoreForecasts } from '../engine/stages/09_predict.ts';
+import { ANCHOR_TRIES, FIXTURE_THEMES, forecastGrouping, forecastRecords, HOUR } from '../test/helpers/forecastFixture.ts';
 
 const TARGET_ARI = 0.9;
 const TARGET_DUPLICATES_TOGETHER = 0.6;
@@ -104,6 +106,8 @@ const { values: args } = benchArgs(import.meta.url, {
     'quality-seeds': { type: 'string' },
     themes: { type: 'string' },
     'hadoop-seeds': { type: 'string' },
+    'order-draws': { type: 'string' },
+    'order-anchors': { type: 'string' },
     'svd-sample-rows': { type: 'string' },
     'miner-lines': { type: 'string' },
     'backtest-horizons': { type: 'string' },
@@ -668,9 +672,8 @@ async function hadoopRun(input: SnapshotInput, ctx: StageContext): Promise<Stage
   return { ...first, vectorize: forced, ...rest.outputs } as StageOutputs;
 }
 
-async function hadoopSection() {
-  const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
-  const { bugs, eligible, uuidOf, input } = hadoopInput();
+/** The distinct Jira duplicate pairs, and those with both reports described (`usable`). */
+function hadoopDuplicatePairs(uuidOf: Map<string, string>) {
   const seen = new Set<string>();
   const pairs: Array<[string, string]> = [];
   for (const r of parseCsvRecords(readFileSync(HADOOP_DUPLICATES_CSV, 'utf8'))) {
@@ -684,7 +687,13 @@ async function hadoopSection() {
       pairs.push([r['Issue id'], d]);
     }
   }
-  const usable = pairs.filter(([a, b]) => uuidOf.has(a) && uuidOf.has(b));
+  return { pairs, usable: pairs.filter(([a, b]) => uuidOf.has(a) && uuidOf.has(b)) };
+}
+
+async function hadoopSection() {
+  const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
+  const { bugs, eligible, uuidOf, input } = hadoopInput();
+  const { pairs, usable } = hadoopDuplicatePairs(uuidOf);
   log('## 2. Hadoop bug reports');
   log();
   if (args['svd-sample-rows']) log(`stage 4's SVD basis from ${args['svd-sample-rows']} sampled reports, every report projected onto it (--svd-sample-rows)\n`);
@@ -744,6 +753,94 @@ async function hadoopSection() {
   log();
   log(
     `targets (issue 31): duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, clustered ≥ ${pct(TARGET_CLUSTERED_SHARE)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)} of the issues, review items ≤ ${pct(TARGET_REVIEW_SHARE)} of the issues`,
+  );
+  log();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2d. Order sensitivity of the prose path (issue 31, session 15): the same reports read in other orders
+
+/**
+ * The snapshot orders issues by a digest of their content with `occurred_at` in it, so the same
+ * reports timed differently are read in another order (and k-means' sample and seeding follow the
+ * order). Draw j shifts every `occurred_at` by j hours: nothing the prose path reads changes but the
+ * order. Per engine seed: k over the draws, the adjusted Rand index of the pattern partition
+ * (unclustered reports are singletons) between every pair of draws, and issue 31's targets per draw. Then the forecast fixture
+ * (test/helpers/forecastFixture.ts) at `--order-anchors` whole hours: how often it is not grouped one
+ * pattern per theme (the fixture's precondition) and the k and pattern counts seen.
+ */
+async function orderSection() {
+  const seeds = ints(args['hadoop-seeds'], String(configDefinitions.cluster.defaults.seed));
+  const [draws] = ints(args['order-draws'], '6');
+  const [anchors] = ints(args['order-anchors'], String(ANCHOR_TRIES));
+  const { input, uuidOf } = hadoopInput();
+  const { usable } = hadoopDuplicatePairs(uuidOf);
+  const shifted = (hours: number): SnapshotInput => ({
+    ...input,
+    issues: input.issues.map((i) => ({ ...i, occurred_at: i.occurred_at && new Date(Date.parse(i.occurred_at) + hours * HOUR).toISOString() })),
+  });
+  log('## 2d. Order sensitivity of the prose path');
+  log();
+  log(
+    `Hadoop reports, ${draws} orders (every occurred_at shifted by 0…${draws - 1} h), pure pipeline to stage 7; ARI of the pattern partitions (unclustered reports are singletons) between every pair of orders; issue 31's targets per order (duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, clustered ≥ ${pct(TARGET_CLUSTERED_SHARE)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)})`,
+  );
+  log();
+  log(
+    '| engine seed | k per order | k spread | ARI between orders: mean | min | duplicate pairs together per order | clustered per order | largest pattern per order | orders meeting the targets | time |',
+  );
+  log('| ---: | --- | ---: | ---: | ---: | --- | --- | --- | ---: | ---: |');
+  const ids = [...input.issues.map((i) => i.id)].sort();
+  for (const seed of seeds) {
+    const started = performance.now();
+    const ks: number[] = [];
+    const partitions: Int32Array[] = [];
+    const together: number[] = [];
+    const clustered: number[] = [];
+    const largest: number[] = [];
+    for (let j = 0; j < draws; j++) {
+      const o = (await runPipeline({ ctx: context(seed), snapshotInput: shifted(j), to: 'patterns' })).outputs as StageOutputs;
+      const patternOf = new Map(o.snapshot.issues.map((issue, i) => [issue.id, o.patterns.pattern_ids[i]]));
+      const n = o.snapshot.issues.length;
+      const sizes = o.patterns.patterns.map((p) => p.issue_count);
+      ks.push(o.cluster.k);
+      together.push(
+        usable.filter(([a, b]) => patternOf.get(uuidOf.get(a)!) !== null && patternOf.get(uuidOf.get(a)!) === patternOf.get(uuidOf.get(b)!)).length /
+          usable.length,
+      );
+      clustered.push(sizes.reduce((x, y) => x + y, 0) / n);
+      largest.push(Math.max(0, ...sizes) / n);
+      partitions.push(patternLabels(ids.map((id) => patternOf.get(id)!)));
+    }
+    const meeting = together.filter(
+      (t, j) => t >= TARGET_DUPLICATES_TOGETHER && clustered[j] >= TARGET_CLUSTERED_SHARE && largest[j] <= TARGET_LARGEST_SHARE,
+    ).length;
+    const aris: number[] = [];
+    for (let a = 0; a < draws; a++) for (let b = a + 1; b < draws; b++) aris.push(adjustedRandIndex(partitions[a], partitions[b]));
+    log(
+      `| ${seed} | ${ks.join(', ')} | ${Math.max(...ks) - Math.min(...ks)} | ${(aris.reduce((x, y) => x + y, 0) / aris.length).toFixed(3)} | ${Math.min(...aris).toFixed(3)} | ${together.map(pct).join(', ')} | ${clustered.map(pct).join(', ')} | ${largest.map(pct).join(', ')} | ${meeting}/${draws} | ${sec(performance.now() - started)} s |`,
+    );
+  }
+  log();
+  const now = Math.floor(Date.UTC(2026, 10, 28, 12) / HOUR) * HOUR;
+  const counts = new Map<string, number>();
+  const kSeen = new Map<number, number>();
+  let apart = 0;
+  for (let h = 0; h < anchors; h++) {
+    const anchor = now - h * HOUR;
+    const { records, themeOf } = forecastRecords(anchor);
+    const g = await forecastGrouping(records, themeOf, anchor);
+    const clean = g.patterns === FIXTURE_THEMES.length && g.themes.every((t) => t.size === 1) && new Set(g.themes.map((t) => [...t][0])).size === g.patterns;
+    if (!clean) apart++;
+    counts.set(String(g.patterns), (counts.get(String(g.patterns)) ?? 0) + 1);
+    kSeen.set(g.k, (kSeen.get(g.k) ?? 0) + 1);
+  }
+  const tally = (m: Map<string | number, number>) =>
+    [...m]
+      .sort((a, b) => Number(a[0]) - Number(b[0]))
+      .map(([v, c]) => `${v} ×${c}`)
+      .join(', ');
+  log(
+    `forecast fixture (300 generated issues, 4 themes, engine default seed) at ${anchors} whole-hour anchors back from 2026-11-28T12:00Z: not one pattern per theme at ${apart}/${anchors}; k ${tally(kSeen)}; patterns ${tally(counts)}`,
   );
   log();
 }
@@ -1402,7 +1499,7 @@ async function child(kind: string) {
 
 async function main() {
   const sections = list(args.sections, '');
-  const known = ['quality', 'loghub', 'heldout', 'hadoop', 'identity', 'calibration', 'backtest', 'miner', 'speed'];
+  const known = ['quality', 'loghub', 'heldout', 'hadoop', 'identity', 'order', 'calibration', 'backtest', 'miner', 'speed'];
   const unknown = sections.filter((s) => !known.includes(s));
   if (unknown.length) throw new Error(`unknown sections: ${unknown.join(', ')} (${known.join(', ')})`);
   const started = Date.now();
@@ -1421,6 +1518,7 @@ async function main() {
   if (sections.includes('heldout')) await heldoutSection();
   if (sections.includes('hadoop')) await hadoopSection();
   if (sections.includes('identity')) await identitySection();
+  if (sections.includes('order')) await orderSection();
   if (sections.includes('calibration')) await calibrationSection();
   if (sections.includes('backtest')) await backtestSection();
   if (sections.includes('miner')) await minerSection();

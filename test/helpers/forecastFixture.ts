@@ -66,7 +66,7 @@ export const TAIL_UNTIL_DAYS = 3;
 const FIXTURE_ISSUES = 300;
 const FIXTURE_SEED = 11;
 
-function forecastRecords(now: number): { records: FixtureRecord[]; themeOf: Map<string, FixtureTheme> } {
+export function forecastRecords(now: number): { records: FixtureRecord[]; themeOf: Map<string, FixtureTheme> } {
   const generated = generateIssues(FIXTURE_ISSUES, FIXTURE_SEED, FIXTURE_THEMES.length);
   const records = timed(generated, (theme, n) => {
     if (theme === 'network') return new Array(n).fill(null);
@@ -80,9 +80,9 @@ function forecastRecords(now: number): { records: FixtureRecord[]; themeOf: Map<
   return { records, themeOf: new Map(generated.map((g) => [g.external_id, g.theme as FixtureTheme])) };
 }
 
-const HOUR = 3_600_000;
+export const HOUR = 3_600_000;
 /** Hours tried back from `now` before the fixture gives up (each try is one engine run in this process). */
-const ANCHOR_TRIES = 24;
+export const ANCHOR_TRIES = 24;
 
 /**
  * `forecastRecords` timed relative to an anchor: `now`, or the latest whole hour before it at which the
@@ -110,6 +110,16 @@ export async function forecastFixture(now: number): Promise<{ now: number; recor
 }
 
 async function groupsOnePatternPerTheme(records: FixtureRecord[], themeOf: Map<string, FixtureTheme>, anchor: number): Promise<boolean> {
+  const { patterns, themes } = await forecastGrouping(records, themeOf, anchor);
+  return patterns === new Set(themeOf.values()).size && themes.every((t) => t.size === 1) && new Set(themes.map((t) => [...t][0])).size === patterns;
+}
+
+/** The patterns the app's pipeline makes of the fixture's records at `anchor`: their count, and each one's themes (bench/engine.ts `--sections order` too). */
+export async function forecastGrouping(
+  records: FixtureRecord[],
+  themeOf: Map<string, FixtureTheme>,
+  anchor: number,
+): Promise<{ patterns: number; k: number; themes: Array<Set<FixtureTheme>> }> {
   const themeById = new Map<string, FixtureTheme>();
   const issues = records.map((r) => {
     const id = testUuid(r.external_id);
@@ -121,14 +131,12 @@ async function groupsOnePatternPerTheme(records: FixtureRecord[], themeOf: Map<s
     ctx: testContext({ seed: defaultCluster.seed, asOf: new Date(anchor).toISOString() }),
     snapshotInput: { workspace_id: testUuid('forecast fixture'), event_sequence: 1, previous_run_id: null, issues, decisions: [], previous_patterns: [] },
     to: 'patterns',
-    keep: ['patterns'],
+    keep: ['cluster', 'patterns'],
   });
   const patterns = outputs.patterns!.patterns;
   // Every pattern of one theme only (forecasts.test.ts checks that), and every theme one pattern's.
-  const themes = patterns.map((p) => new Set(p.member_ids.map((id) => themeById.get(id))));
-  return (
-    patterns.length === new Set(themeOf.values()).size && themes.every((t) => t.size === 1) && new Set(themes.map((t) => [...t][0])).size === patterns.length
-  );
+  const themes = patterns.map((p) => new Set(p.member_ids.map((id) => themeById.get(id)!)));
+  return { patterns: patterns.length, k: outputs.cluster!.k, themes };
 }
 
 /**
