@@ -21,7 +21,9 @@ export interface ReadIssue {
 export function readingOrder(issues: readonly ReadIssue[], rows: readonly number[]): number[] {
   const keyed = rows.map((row) => ({
     row,
-    key: createHash('sha256').update(JSON.stringify([issues[row].title, issues[row].narrative])).digest('hex'),
+    key: createHash('sha256')
+      .update(JSON.stringify([issues[row].title, issues[row].narrative]))
+      .digest('hex'),
     id: issues[row].id,
   }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

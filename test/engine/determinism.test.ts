@@ -54,7 +54,9 @@ test('the same issues in another snapshot order get the same prose clustering (s
   // Per issue id: label, similarity to the centroid, stability of its cluster, pattern members.
   const byId = (o: StageOutputs) => {
     const status = new Map(o.stability.clusters.map((c) => [c.label, [c.jaccard, c.status]]));
-    const rows = o.snapshot.issues.map((issue, i) => [issue.id, o.cluster.labels[i], o.cluster.similarity[i], status.get(o.cluster.labels[i]) ?? null] as const);
+    const rows = o.snapshot.issues.map(
+      (issue, i) => [issue.id, o.cluster.labels[i], o.cluster.similarity[i], status.get(o.cluster.labels[i]) ?? null] as const,
+    );
     return {
       k: o.cluster.k,
       selection: o.cluster.selection,
