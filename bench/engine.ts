@@ -809,7 +809,8 @@ async function orderSection() {
       );
       clustered.push(sizes.reduce((x, y) => x + y, 0) / n);
       largest.push(Math.max(0, ...sizes) / n);
-      partitions.push(patternLabels(ids.map((id) => patternOf.get(id)!)));
+      // Unclustered reports as singletons on both sides (adjustedRandIndex makes them so only in its second argument).
+      partitions.push(patternLabels(ids.map((id, i) => patternOf.get(id) ?? `unclustered:${i}`)));
     }
     const meeting = together.filter(
       (t, j) => t >= TARGET_DUPLICATES_TOGETHER && clustered[j] >= TARGET_CLUSTERED_SHARE && largest[j] <= TARGET_LARGEST_SHARE,

@@ -3,8 +3,9 @@
  * inverted index of its rarer columns: two reports of one failure share the rare words, names and
  * frames of that failure. Candidates are the rows sharing with the query one of its `rareKept`
  * heaviest columns of document frequency at most `dfCap`, ranked by the part of the dot product those
- * columns give; the best `shortlist` of them get their exact cosine. Ties go to the lower row index, so the result is
- * deterministic. Cost per query: at most `rareKept` postings lists of at most `dfCap` rows, plus
+ * columns give; the best `shortlist` of them get their exact cosine. Ties go to the lower `rank` (default: the
+ * row index), so the result is deterministic, and with a rank that follows the rows' content, the same
+ * whatever order the rows come in. Cost per query: at most `rareKept` postings lists of at most `dfCap` rows, plus
  * `shortlist` exact products, whatever the number of rows.
  */
 import type { CsrMatrix } from './sparse.ts';
@@ -18,8 +19,10 @@ export function nearestNeighbours(
   m: CsrMatrix,
   queries: readonly number[],
   eligible: (row: number) => boolean,
-  options: { dfCap: number; rareKept: number; shortlist: number },
+  options: { dfCap: number; rareKept: number; shortlist: number; rank?: ArrayLike<number> },
 ): Array<Neighbour | null> {
+  const rank = options.rank;
+  const earlier = rank ? (a: number, b: number) => rank[a] < rank[b] : (a: number, b: number) => a < b;
   const df = new Uint32Array(m.cols);
   for (let i = 0; i < m.rows; i++) if (eligible(i)) for (let p = m.rowPtr[i]; p < m.rowPtr[i + 1]; p++) df[m.colIdx[p]]++;
   // Postings of the rare columns over the eligible rows.
@@ -56,9 +59,9 @@ export function nearestNeighbours(
         partial[r] += m.values[p] * postingValue[k];
       }
     }
-    // The best `shortlist` by partial score (ties: lower row), by insertion into a short sorted list.
+    // The best `shortlist` by partial score (ties: the earlier row), by insertion into a short sorted list.
     const shortlist: number[] = [];
-    const before = (a: number, b: number) => partial[a] > partial[b] || (partial[a] === partial[b] && a < b);
+    const before = (a: number, b: number) => partial[a] > partial[b] || (partial[a] === partial[b] && earlier(a, b));
     for (const r of touched) {
       if (shortlist.length === options.shortlist && !before(r, shortlist[shortlist.length - 1])) continue;
       let k = Math.min(shortlist.length, options.shortlist - 1);
@@ -76,7 +79,7 @@ export function nearestNeighbours(
     for (const r of shortlist) {
       let s = 0;
       for (let p = m.rowPtr[r]; p < m.rowPtr[r + 1]; p++) s += dense[m.colIdx[p]] * m.values[p];
-      if (!best || s > best.similarity + 1e-12 || (Math.abs(s - best.similarity) <= 1e-12 && r < best.row)) best = { row: r, similarity: s };
+      if (!best || s > best.similarity + 1e-12 || (Math.abs(s - best.similarity) <= 1e-12 && earlier(r, best.row))) best = { row: r, similarity: s };
     }
     for (let p = m.rowPtr[q]; p < m.rowPtr[q + 1]; p++) dense[m.colIdx[p]] = 0;
     return best;

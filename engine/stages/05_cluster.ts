@@ -15,10 +15,14 @@
  * Prose path: spherical k-means over the embedding with k chosen automatically (silhouette on
  * a sample, engine/cluster/selectK.ts), then Lloyd iterations over all issues from the sample's
  * centroids. Issues far from every centroid (the least similar `1 - outlier_quantile` share) and the
- * members of clusters smaller than `min_cluster_size` stay unclustered (label -1).
+ * members of clusters smaller than `min_cluster_size` stay unclustered (label -1). The prose issues are
+ * read in their reading order (engine/cluster/readingOrder.ts: by a digest of title and narrative), not
+ * the snapshot's, and the result mapped back: the sample and the seeding pick rows by position, so the
+ * same reports in another snapshot order get the same clustering (issue 31, session 15).
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { lloyd, rowsOf, type Dense } from '../cluster/kmeans.ts';
+import { readingOrder } from '../cluster/readingOrder.ts';
 import { selectK } from '../cluster/selectK.ts';
 import { round } from '../round.ts';
 import { defaultMinerOptions, mineTemplates } from '../cluster/templateMiner.ts';
@@ -58,8 +62,10 @@ export interface ClusterOutput {
   similarity: Float32Array;
   /** k × dimensions, unit rows. */
   centroids: Float32Array;
-  /** Indices of the issues in the selection sample (reused by the stability stage). */
+  /** Indices of the issues in the selection sample, increasing. */
   sample: Uint32Array;
+  /** The prose issues (snapshot indices) in the order clustering read them (engine/cluster/readingOrder.ts); stage 6 reads them so too. */
+  order: Uint32Array;
   selection: Array<{ k: number; silhouette: number }>;
   outlier_similarity: number;
   unclustered: number;
@@ -129,10 +135,12 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
 
 export function cluster(input: { snapshot: SnapshotOutput; normalize: NormalizeOutput; vectorize: VectorizeOutput }, ctx: StageContext): ClusterOutput {
   const paths = decidePaths(input.snapshot, input.normalize);
-  const prose: number[] = [];
-  for (let i = 0; i < paths.templated.length; i++) if (!paths.templated[i]) prose.push(i);
+  const unmined: number[] = [];
+  for (let i = 0; i < paths.templated.length; i++) if (!paths.templated[i]) unmined.push(i);
+  // Row j of the clustering is issue prose[j]: the reading order, whatever the snapshot's.
+  const prose = readingOrder(input.snapshot.issues, unmined);
   const all = denseOf(input.vectorize);
-  const x = prose.length === all.n ? all : rowsOf(all, prose);
+  const x = rowsOf(all, prose);
   const out = clusterProse(x, ctx);
   // Back to issue positions; template groups after the k-means clusters.
   const labels = new Int32Array(all.n).fill(-1);
@@ -152,7 +160,8 @@ export function cluster(input: { snapshot: SnapshotOutput; normalize: NormalizeO
     ...out,
     labels,
     similarity,
-    sample: Uint32Array.from(out.sample, (j) => prose[j]),
+    sample: Uint32Array.from(out.sample, (j) => prose[j]).sort(),
+    order: Uint32Array.from(prose),
     unclustered: labels.reduce((u, l) => u + (l < 0 ? 1 : 0), 0),
     templated: paths.templated,
     paths: paths.decisions,
@@ -160,7 +169,7 @@ export function cluster(input: { snapshot: SnapshotOutput; normalize: NormalizeO
   };
 }
 
-type ProseClusters = Omit<ClusterOutput, 'templated' | 'paths' | 'templates'>;
+type ProseClusters = Omit<ClusterOutput, 'templated' | 'paths' | 'templates' | 'order'>;
 
 function clusterProse(x: Dense, ctx: StageContext): ProseClusters {
   const cfg = ctx.configs.cluster.document;

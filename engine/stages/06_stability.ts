@@ -3,11 +3,14 @@
  * clustered issues are re-clustered with the same k (seeded); each cluster's stability is the mean,
  * over resamples, of its best Jaccard similarity to a re-clustered cluster. Below `unstable_below`
  * (0.6) a cluster is not trusted and not promoted to a pattern; from `stable_at` (0.75) it is stable;
- * between, doubtful (promoted, flagged).
+ * between, doubtful (promoted, flagged). The issues are taken in stage 5's reading order (`order`), not
+ * the snapshot's: the shuffles and the bootstrap's k-means++ seeding pick by position, and the same
+ * reports in another snapshot order must get the same statuses (issue 31, session 15).
  */
 import { jaccard } from '../cluster/agreement.ts';
 import { rowsOf } from '../cluster/kmeans.ts';
 import { bestKmeans } from '../cluster/selectK.ts';
+import { rankOf } from '../cluster/readingOrder.ts';
 import { createRng, deriveSeed } from '../rng.ts';
 import { round } from '../round.ts';
 import type { StageContext } from './context.ts';
@@ -44,8 +47,10 @@ export function stability(input: { vectorize: VectorizeOutput; cluster: ClusterO
   const rng = createRng(deriveSeed(ctx.seed, 'stability'));
   // Stratified population: up to sample_size / k members of every cluster, so small clusters are assessed too.
   const perCluster = Math.max(cfg.min_cluster_size, Math.ceil(cfg.sample_size / k));
+  const rank = rankOf(input.cluster.order, labels.length);
+  const byRank = (a: number, b: number) => rank[a] - rank[b];
   const members: number[][] = Array.from({ length: k }, () => []);
-  labels.forEach((l, i) => l >= 0 && l < k && members[l].push(i));
+  for (const i of input.cluster.order) if (labels[i] >= 0 && labels[i] < k) members[labels[i]].push(i);
   const population: number[] = [];
   for (const list of members) {
     const take = [...list];
@@ -53,7 +58,7 @@ export function stability(input: { vectorize: VectorizeOutput; cluster: ClusterO
       const j = rng.int(i + 1);
       [take[i], take[j]] = [take[j], take[i]];
     }
-    population.push(...take.slice(0, perCluster).sort((a, b) => a - b));
+    population.push(...take.slice(0, perCluster).sort(byRank));
   }
   const original = Array.from({ length: k }, () => new Set<number>());
   population.forEach((i) => original[labels[i]].add(i));
@@ -63,7 +68,7 @@ export function stability(input: { vectorize: VectorizeOutput; cluster: ClusterO
   for (let b = 0; b < cfg.bootstrap_samples; b++) {
     const drawn = new Set<number>();
     for (let t = 0; t < population.length; t++) drawn.add(population[rng.int(population.length)]);
-    const points = [...drawn].sort((a, c) => a - c);
+    const points = [...drawn].sort(byRank);
     const data = rowsOf(x, points);
     const kb = Math.min(k, points.length);
     // The whole method again (seeded k-means++ and Lloyd), as clusterboot prescribes.

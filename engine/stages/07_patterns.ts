@@ -35,6 +35,7 @@ import { fnv1a } from '../text/hashing.ts';
 import { WILDCARD } from '../text/templateTokens.ts';
 import { withStructured, type VectorizeOutput } from './04_vectorize.ts';
 import { nearestNeighbours } from '../cluster/neighbours.ts';
+import { rankOf } from '../cluster/readingOrder.ts';
 import type { CsrMatrix } from '../cluster/sparse.ts';
 import { FEATURE_KINDS, kindOf } from '../text/features.ts';
 import type { ClusterOutput } from './05_cluster.ts';
@@ -165,7 +166,8 @@ interface Placed {
  * after every other, unless one of them joined a pattern, which the group then follows; a placed report whose nearest report is at least NEIGHBOUR_MOVE similar but in
  * another pattern follows it when that report is closer to its own centroid (near-duplicates the
  * k-means boundary cut apart). One hop from the clustering's placement, so the order of the reports does not
- * matter; ties to the lower snapshot position.
+ * matter; ties go to the earlier report in stage 5's reading order (engine/cluster/readingOrder.ts), not
+ * the snapshot's, so that the same reports in another snapshot order are placed alike.
  */
 function placeProse(
   input: { normalize: NormalizeOutput; vectorize: VectorizeOutput; cluster: ClusterOutput },
@@ -174,6 +176,7 @@ function placeProse(
   const { cluster, vectorize: v } = input;
   const n = cluster.labels.length;
   const labels = Int32Array.from(cluster.labels, (l) => (l >= 0 && stabilityOf.get(l)?.status === 'unstable' ? -1 : l));
+  const rank = rankOf(cluster.order, n);
 
   const neighbour = new Int32Array(n).fill(-1);
   const similarity = new Float64Array(n);
@@ -189,7 +192,7 @@ function placeProse(
   if (!unplaced.length || v.tfidf.values.length === 0) return { labels, neighbour, similarity, clustered: Int32Array.from(labels), nearest: nearestRow };
   const text: CsrMatrix = { rows: n, cols: v.tfidf.cols, rowPtr: v.tfidf.row_ptr, colIdx: v.tfidf.col_idx, values: v.tfidf.values };
   const matrix = withStructured(text, input.normalize);
-  const found = nearestNeighbours(matrix, queries, prose, { dfCap: NEIGHBOUR_DF_CAP, rareKept: NEIGHBOUR_RARE_KEPT, shortlist: NEIGHBOUR_SHORTLIST });
+  const found = nearestNeighbours(matrix, queries, prose, { dfCap: NEIGHBOUR_DF_CAP, rareKept: NEIGHBOUR_RARE_KEPT, shortlist: NEIGHBOUR_SHORTLIST, rank });
   const nearestOf = new Map(queries.map((q, k) => [q, found[k]]));
   const nearest = unplaced.map((i) => nearestOf.get(i) ?? null);
   for (const [i, nn] of nearestOf) if (nn && nn.similarity >= NEIGHBOUR_JOIN) nearestRow[i] = nn.row;
@@ -199,7 +202,7 @@ function placeProse(
   for (const i of queries) {
     const nn = nearestOf.get(i);
     if (!nn || base[i] < 0 || base[nn.row] < 0 || base[i] === base[nn.row] || nn.similarity < NEIGHBOUR_MOVE) continue;
-    if (cluster.similarity[nn.row] > cluster.similarity[i] || (cluster.similarity[nn.row] === cluster.similarity[i] && nn.row < i)) {
+    if (cluster.similarity[nn.row] > cluster.similarity[i] || (cluster.similarity[nn.row] === cluster.similarity[i] && rank[nn.row] < rank[i])) {
       labels[i] = base[nn.row];
       neighbour[i] = nn.row;
       similarity[i] = nn.similarity;
@@ -230,13 +233,13 @@ function placeProse(
       if (!parent.has(nn.row)) parent.set(nn.row, nn.row);
       const a = find(i);
       const b = find(nn.row);
-      if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
+      if (a !== b) parent.set(rank[a] > rank[b] ? a : b, rank[a] > rank[b] ? b : a);
     }
   });
   // A group of near-duplicates one of which joined a pattern follows it (its first such member's);
   // otherwise it is a pattern of its own.
   const groupLabel = new Map<number, number>();
-  const members = [...parent.keys()].sort((a, b) => a - b);
+  const members = [...parent.keys()].sort((a, b) => rank[a] - rank[b]);
   for (const i of members) if (labels[i] >= 0 && !groupLabel.has(find(i))) groupLabel.set(find(i), labels[i]);
   for (const i of members) {
     const root = find(i);
@@ -406,6 +409,7 @@ export function patterns(
     return extra.length ? `${head} (${extra.join(', ')})` : head;
   };
   const placed = placeProse(input, stabilityOf);
+  const readRank = rankOf(input.cluster.order, n);
   const members = new Map<number, number[]>();
   placed.labels.forEach((l, i) => {
     if (l < 0) return;
@@ -460,8 +464,8 @@ export function patterns(
         topTerms.push(term);
       }
       const ids = list.map((i) => issues[i].id).sort();
-      // The most central members first (ties: snapshot order), one per distinct title.
-      const central = [...list].sort((a, b) => input.cluster.similarity[b] - input.cluster.similarity[a] || a - b);
+      // The most central members first (ties: stage 5's reading order), one per distinct title.
+      const central = [...list].sort((a, b) => input.cluster.similarity[b] - input.cluster.similarity[a] || readRank[a] - readRank[b]);
       const examples: Array<{ issue_id: string; title: string }> = [];
       const titles = new Set<string>();
       for (const i of central) {

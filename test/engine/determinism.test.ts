@@ -37,6 +37,40 @@ test('the same issues under other ids give the same patterns (the snapshot order
   );
 });
 
+test('the same issues in another snapshot order get the same prose clustering (stage 5 reads them by text, not by position)', async () => {
+  const original = input();
+  // Every occurred_at one hour later: the snapshot's order key holds it, the clustering reads none of it.
+  const later = {
+    ...original,
+    issues: original.issues.map((i) => ({ ...i, occurred_at: i.occurred_at && new Date(Date.parse(i.occurred_at) + 3_600_000).toISOString() })),
+  };
+  const other = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: later, to: 'patterns' });
+  const a = first.outputs as StageOutputs;
+  const b = other.outputs as StageOutputs;
+  assert.not.equal(
+    b.snapshot.issues.map((i) => i.id),
+    a.snapshot.issues.map((i) => i.id),
+  );
+  // Per issue id: label, similarity to the centroid, stability of its cluster, pattern members.
+  const byId = (o: StageOutputs) => {
+    const status = new Map(o.stability.clusters.map((c) => [c.label, [c.jaccard, c.status]]));
+    const rows = o.snapshot.issues.map(
+      (issue, i) => [issue.id, o.cluster.labels[i], o.cluster.similarity[i], status.get(o.cluster.labels[i]) ?? null] as const,
+    );
+    return {
+      k: o.cluster.k,
+      selection: o.cluster.selection,
+      outlier: o.cluster.outlier_similarity,
+      centroids: Array.from(o.cluster.centroids),
+      sample: Array.from(o.cluster.sample, (i) => o.snapshot.issues[i].id).sort(),
+      rows: rows.sort((x, y) => (x[0] < y[0] ? -1 : 1)),
+      patterns: o.patterns.patterns.map((p) => p.member_ids.join(',')).sort(),
+    };
+  };
+  assert.ok(a.cluster.k > 1);
+  assert.equal(byId(b), byId(a));
+});
+
 test('two runs over the same seeded input give identical per-stage digests', async () => {
   const second = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: input() });
   assert.equal(

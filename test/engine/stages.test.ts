@@ -598,6 +598,7 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
     similarity: new Float32Array(6).fill(0.9),
     centroids: new Float32Array(0),
     sample: new Uint32Array(0),
+    order: Uint32Array.from(labels, (_, i) => i),
     selection: [],
     outlier_similarity: 0,
     unclustered: labels.filter((l) => l < 0).length,
