@@ -22,9 +22,11 @@
 import { benchArgs } from './args.ts';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { spawnSvc, svcEnv } from '../fixtures/svcProcess.ts';
+import { threadSchedstat, threadsOf } from './childServers.ts';
 import { fmt, intFlag, percentile, table, verdict } from './measure.ts';
 import { fillWorkspace } from './workspace.ts';
 
@@ -44,36 +46,46 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const PROBE_MS = 20;
 
 /**
+ * A probe's own connection to the bench database, and `sample` run on it every `everyMs` until `stop`
+ * (which waits for the sample under way, then closes the connection).
+ */
+async function startSampler(url: string, everyMs: number, sample: (client: pg.Client) => Promise<void>) {
+  const client = new pg.Client({ connectionString: url, application_name: 'svc-bench-probe' });
+  await client.connect();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await sample(client);
+      await sleep(everyMs);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    await client.end();
+  };
+}
+
+/**
  * Samples, every PROBE_MS, the wait event of each active backend of the API's pool (application_name
  * `svc`; the runner's are `svc-worker`) by the run's phase: on CPU (no wait event), a lock, an LWLock
  * (WAL insertion, buffer mapping …), I/O or the client. The database side of a slow request, measured.
  */
 async function startWaitProbe(url: string, phaseNow: () => string) {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: url, application_name: 'svc-bench-probe' });
-  await client.connect();
   const counts = new Map<string, Map<string, number>>();
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      const at = phaseNow();
-      const { rows } = await client.query<{ wait: string }>(
-        `select coalesce(wait_event_type || ':' || wait_event, 'CPU') as wait from pg_stat_activity
-          where datname = current_database() and application_name = 'svc' and state = 'active' and pid <> pg_backend_pid()`,
-      );
-      const phaseCounts = counts.get(at) ?? new Map<string, number>();
-      counts.set(at, phaseCounts);
-      phaseCounts.set('(samples)', (phaseCounts.get('(samples)') ?? 0) + 1);
-      for (const r of rows) phaseCounts.set(r.wait, (phaseCounts.get(r.wait) ?? 0) + 1);
-      await sleep(PROBE_MS);
-    }
-  })();
+  const stop = await startSampler(url, PROBE_MS, async (client) => {
+    const at = phaseNow();
+    const { rows } = await client.query<{ wait: string }>(
+      `select coalesce(wait_event_type || ':' || wait_event, 'CPU') as wait from pg_stat_activity
+        where datname = current_database() and application_name = 'svc' and state = 'active' and pid <> pg_backend_pid()`,
+    );
+    const phaseCounts = counts.get(at) ?? new Map<string, number>();
+    counts.set(at, phaseCounts);
+    phaseCounts.set('(samples)', (phaseCounts.get('(samples)') ?? 0) + 1);
+    for (const r of rows) phaseCounts.set(r.wait, (phaseCounts.get(r.wait) ?? 0) + 1);
+  });
   return {
-    async stop() {
-      stopped = true;
-      await loop;
-      await client.end();
-    },
+    stop,
     table() {
       const waits = [...new Set([...counts.values()].flatMap((m) => [...m.keys()]))].filter((w) => w !== '(samples)').sort();
       return table(
@@ -87,35 +99,14 @@ async function startWaitProbe(url: string, phaseNow: () => string) {
   };
 }
 
-/** Per thread: [on-CPU ns, run-queue wait ns] from /proc schedstat; absent if it ended. */
-function schedstat(pid: number, tid: number | string): [number, number] | undefined {
-  try {
-    const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
-    return [Number(run), Number(wait)];
-  } catch {
-    return undefined;
-  }
-}
-
-const threadsOf = (pid: number): string[] => {
-  try {
-    return readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-};
-
 /**
  * The machine side of a slow request: every 250 ms, each thread's on-CPU time and its time runnable but
  * waiting for a core (/proc/<pid>/task/<tid>/schedstat), summed by group and by the run's phase: the
  * server's main thread (every request's JavaScript), the API's Postgres backends, the job runner's node
  * process, the runner's backends and every other Postgres process (checkpointer, WAL writer, autovacuum,
- * other databases' backends). Linux only; without /proc it reports nothing.
+ * other databases' backends). Linux only (it reads /proc).
  */
 async function startSchedulerProbe(url: string, serverPid: number, phaseNow: () => string) {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: url, application_name: 'svc-bench-probe' });
-  await client.connect();
   const groups = ['server main thread', 'API backends', 'runner process', 'runner backends', 'other postgres'] as const;
   type Group = (typeof groups)[number];
   const totals = new Map<string, { seconds: number; by: Map<Group, [number, number]>; busy: number[] }>();
@@ -132,58 +123,50 @@ async function startSchedulerProbe(url: string, serverPid: number, phaseNow: () 
   const ticksPerSecond = 100;
   let busyBefore = cpuBusy();
   const runnerPid = () => Number(readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, 'utf8').trim().split(/\s+/)[0]) || 0;
-  let stopped = false;
   let previous = performance.now();
-  const loop = (async () => {
-    while (!stopped) {
-      await sleep(250);
-      const at = phaseNow();
-      const { rows } = await client.query<{ pid: number; application_name: string }>(
-        `select pid, application_name from pg_stat_activity where datname = current_database() and application_name in ('svc', 'svc-worker')`,
-      );
-      const backendGroup = new Map<number, Group>(rows.map((r) => [r.pid, r.application_name === 'svc' ? 'API backends' : 'runner backends']));
-      const members: Array<[Group, number, string]> = [['server main thread', serverPid, String(serverPid)]];
-      const runner = runnerPid();
-      if (runner) for (const tid of threadsOf(runner)) members.push(['runner process', runner, tid]);
-      for (const entry of readdirSync('/proc')) {
-        const pid = Number(entry);
-        if (!pid) continue;
-        let comm = '';
-        try {
-          comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-        } catch {
-          continue;
-        }
-        if (comm === 'postgres') members.push([backendGroup.get(pid) ?? 'other postgres', pid, String(pid)]);
+  const stop = await startSampler(url, 250, async (client) => {
+    const at = phaseNow();
+    const { rows } = await client.query<{ pid: number; application_name: string }>(
+      `select pid, application_name from pg_stat_activity where datname = current_database() and application_name in ('svc', 'svc-worker')`,
+    );
+    const backendGroup = new Map<number, Group>(rows.map((r) => [r.pid, r.application_name === 'svc' ? 'API backends' : 'runner backends']));
+    const members: Array<[Group, number, string]> = [['server main thread', serverPid, String(serverPid)]];
+    const runner = runnerPid();
+    if (runner) for (const tid of threadsOf(runner)) members.push(['runner process', runner, tid]);
+    for (const entry of readdirSync('/proc')) {
+      const pid = Number(entry);
+      if (!pid) continue;
+      let comm = '';
+      try {
+        comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        continue;
       }
-      const now = performance.now();
-      const phase = totals.get(at) ?? { seconds: 0, by: new Map(), busy: [] };
-      totals.set(at, phase);
-      phase.seconds += (now - previous) / 1000;
-      previous = now;
-      const busy = cpuBusy();
-      busy.forEach((b, cpu) => {
-        phase.busy[cpu] = (phase.busy[cpu] ?? 0) + b - busyBefore[cpu];
-      });
-      busyBefore = busy;
-      for (const [group, pid, tid] of members) {
-        const stat = schedstat(pid, tid);
-        if (!stat) continue;
-        const key = `${pid}/${tid}`;
-        const before = last.get(key);
-        last.set(key, stat);
-        if (!before) continue;
-        const sum = phase.by.get(group) ?? [0, 0];
-        phase.by.set(group, [sum[0] + stat[0] - before[0], sum[1] + stat[1] - before[1]]);
-      }
+      if (comm === 'postgres') members.push([backendGroup.get(pid) ?? 'other postgres', pid, String(pid)]);
     }
-  })();
+    const now = performance.now();
+    const phase = totals.get(at) ?? { seconds: 0, by: new Map(), busy: [] };
+    totals.set(at, phase);
+    phase.seconds += (now - previous) / 1000;
+    previous = now;
+    const busy = cpuBusy();
+    busy.forEach((b, cpu) => {
+      phase.busy[cpu] = (phase.busy[cpu] ?? 0) + b - busyBefore[cpu];
+    });
+    busyBefore = busy;
+    for (const [group, pid, tid] of members) {
+      const stat = threadSchedstat(pid, tid);
+      if (!stat) continue;
+      const key = `${pid}/${tid}`;
+      const before = last.get(key);
+      last.set(key, stat);
+      if (!before) continue;
+      const sum = phase.by.get(group) ?? [0, 0];
+      phase.by.set(group, [sum[0] + stat[0] - before[0], sum[1] + stat[1] - before[1]]);
+    }
+  });
   return {
-    async stop() {
-      stopped = true;
-      await loop;
-      await client.end();
-    },
+    stop,
     table() {
       const cpuCount = Math.max(0, ...[...totals.values()].map((t) => t.busy.length));
       return table(

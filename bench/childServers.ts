@@ -74,17 +74,28 @@ export function childGroup() {
   };
 }
 
+/** The threads of a process (their tids); none once it has ended. */
+export function threadsOf(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+}
+
+/** One thread's [on-CPU ns, ns runnable but waiting for a core] so far (/proc schedstat); undefined once it has ended. */
+export function threadSchedstat(pid: number, tid: number | string): [number, number] | undefined {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+    return [Number(run), Number(wait)];
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU time (ns) the processes have used so far, all their threads. */
 export function processCpuNs(pids: number[]): number {
   let total = 0;
-  for (const pid of pids) {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // the thread ended between the listing and the read
-      }
-    }
-  }
+  for (const pid of pids) for (const tid of threadsOf(pid)) total += threadSchedstat(pid, tid)?.[0] ?? 0; // a thread that ended since the listing counts 0
   return total;
 }
