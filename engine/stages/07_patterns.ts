@@ -172,11 +172,11 @@ interface Placed {
 function placeProse(
   input: { normalize: NormalizeOutput; vectorize: VectorizeOutput; cluster: ClusterOutput },
   stabilityOf: Map<number, { status: StabilityStatus }>,
+  rank: Int32Array,
 ): Placed {
   const { cluster, vectorize: v } = input;
   const n = cluster.labels.length;
   const labels = Int32Array.from(cluster.labels, (l) => (l >= 0 && stabilityOf.get(l)?.status === 'unstable' ? -1 : l));
-  const rank = rankOf(cluster.order, n);
 
   const neighbour = new Int32Array(n).fill(-1);
   const similarity = new Float64Array(n);
@@ -408,8 +408,9 @@ export function patterns(
     const extra = topTerms.filter((t) => !t.split(' ').every((w) => said.has(w))).slice(0, 2);
     return extra.length ? `${head} (${extra.join(', ')})` : head;
   };
-  const placed = placeProse(input, stabilityOf);
+  // Each issue's place in stage 5's reading order: every tie below goes to the earlier one.
   const readRank = rankOf(input.cluster.order, n);
+  const placed = placeProse(input, stabilityOf, readRank);
   const members = new Map<number, number[]>();
   placed.labels.forEach((l, i) => {
     if (l < 0) return;
