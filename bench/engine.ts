@@ -84,7 +84,7 @@ import { brierSkillScore, calibrationBins } from '../engine/hazard/brier.ts';
 import { fitTrendRenewal } from '../engine/hazard/trend.ts';
 import { DORMANCY_LEVEL } from '../engine/hazard/dormancy.ts';
 import { scoreForecasts } from '../engine/stages/09_predict.ts';
-import { ANCHOR_TRIES, FIXTURE_THEMES, forecastGrouping, forecastRecords, HOUR } from '../test/helpers/forecastFixture.ts';
+import { ANCHOR_TRIES, forecastGrouping, forecastRecords, HOUR, onePatternPerTheme } from '../test/helpers/forecastFixture.ts';
 
 const TARGET_ARI = 0.9;
 const TARGET_DUPLICATES_TOGETHER = 0.6;
@@ -690,6 +690,33 @@ function hadoopDuplicatePairs(uuidOf: Map<string, string>) {
   return { pairs, usable: pairs.filter(([a, b]) => uuidOf.has(a) && uuidOf.has(b)) };
 }
 
+/**
+ * Issue 31's prose figures of one run: the usable duplicate pairs in one pattern, the clustered share
+ * and the largest pattern's share (of every report in the snapshot), and whether they meet the targets.
+ */
+function proseFigures(o: StageOutputs, usable: Array<[string, string]>, uuidOf: Map<string, string>) {
+  const n = o.snapshot.issues.length;
+  const patternOf = new Map(o.snapshot.issues.map((issue, i) => [issue.id, o.patterns.pattern_ids[i]]));
+  const together = usable.filter(([a, b]) => {
+    const pa = patternOf.get(uuidOf.get(a)!);
+    return pa !== null && pa === patternOf.get(uuidOf.get(b)!);
+  }).length;
+  const sizes = o.patterns.patterns.map((p) => p.issue_count);
+  const share = usable.length ? together / usable.length : 0;
+  const clustered = sizes.reduce((x, y) => x + y, 0) / n;
+  const largest = Math.max(0, ...sizes) / n;
+  return {
+    n,
+    patternOf,
+    sizes,
+    together,
+    share,
+    clustered,
+    largest,
+    meetsTargets: share >= TARGET_DUPLICATES_TOGETHER && clustered >= TARGET_CLUSTERED_SHARE && largest <= TARGET_LARGEST_SHARE,
+  };
+}
+
 async function hadoopSection() {
   const seeds = ints(args['hadoop-seeds'], args.quick ? String(configDefinitions.cluster.defaults.seed) : `${configDefinitions.cluster.defaults.seed},1,2`);
   const { bugs, eligible, uuidOf, input } = hadoopInput();
@@ -709,24 +736,14 @@ async function hadoopSection() {
     const started = performance.now();
     const o = await hadoopRun(input, context(seed));
     const ms = performance.now() - started;
-    const n = o.snapshot.issues.length;
+    const { n, sizes, together, share, clustered, largest, meetsTargets } = proseFigures(o, usable, uuidOf);
     const position = new Map(o.snapshot.issues.map((issue, i) => [issue.id, i]));
     const pid = o.patterns.pattern_ids;
-    let together = 0;
-    for (const [a, b] of usable) {
-      const pa = pid[position.get(uuidOf.get(a)!)!];
-      if (pa !== null && pa === pid[position.get(uuidOf.get(b)!)!]) together++;
-    }
-    const sizes = o.patterns.patterns.map((p) => p.issue_count);
-    const clustered = sizes.reduce((a, b) => a + b, 0);
-    const largest = Math.max(0, ...sizes) / n;
     const chance = sizes.reduce((s, c) => s + (c / n) ** 2, 0);
-    const share = usable.length ? together / usable.length : 0;
     const s = o.stability.summary;
     const questions = o.patterns.review;
     const reviewShare = questions.length / n;
-    const ok =
-      share >= TARGET_DUPLICATES_TOGETHER && clustered / n >= TARGET_CLUSTERED_SHARE && largest <= TARGET_LARGEST_SHARE && reviewShare <= TARGET_REVIEW_SHARE;
+    const ok = meetsTargets && reviewShare <= TARGET_REVIEW_SHARE;
     // What placed the reports (issue 31): the clustering's words, a nearest report, and the structured
     // features shared with another member.
     const by = new Map<string, number>();
@@ -741,7 +758,7 @@ async function hadoopSection() {
     }
     const perPattern = questions.filter((q) => q.pattern_id !== null).length;
     log(
-      `| ${seed} | ${o.cluster.k} | ${sizes.length} | ${pct(clustered / n)} | ${pct(largest)} | ${together}/${usable.length} = ${pct(share)} | ${pct(chance)} | ${(share / (chance || 1)).toFixed(1)}× | ${s.stable}/${s.doubtful}/${s.unstable} | ${questions.length} = ${pct(reviewShare)} (${perPattern} / ${questions.length - perPattern}) | ${sec(ms)} s | ${verdict(ok)} |`,
+      `| ${seed} | ${o.cluster.k} | ${sizes.length} | ${pct(clustered)} | ${pct(largest)} | ${together}/${usable.length} = ${pct(share)} | ${pct(chance)} | ${(share / (chance || 1)).toFixed(1)}× | ${s.stable}/${s.doubtful}/${s.unstable} | ${questions.length} = ${pct(reviewShare)} (${perPattern} / ${questions.length - perPattern}) | ${sec(ms)} s | ${verdict(ok)} |`,
     );
     log(
       `| | paths: ${o.cluster.paths.map((d) => `${d.source} ${d.path} (short ${pct(d.short_share)}, template coverage ${pct(d.template_coverage)})`).join('; ')} |`,
@@ -794,27 +811,19 @@ async function orderSection() {
     const started = performance.now();
     const ks: number[] = [];
     const partitions: Int32Array[] = [];
-    const together: number[] = [];
-    const clustered: number[] = [];
-    const largest: number[] = [];
+    const figures: Array<ReturnType<typeof proseFigures>> = [];
     for (let j = 0; j < draws; j++) {
       const o = (await runPipeline({ ctx: context(seed), snapshotInput: shifted(j), to: 'patterns' })).outputs as StageOutputs;
-      const patternOf = new Map(o.snapshot.issues.map((issue, i) => [issue.id, o.patterns.pattern_ids[i]]));
-      const n = o.snapshot.issues.length;
-      const sizes = o.patterns.patterns.map((p) => p.issue_count);
+      const f = proseFigures(o, usable, uuidOf);
       ks.push(o.cluster.k);
-      together.push(
-        usable.filter(([a, b]) => patternOf.get(uuidOf.get(a)!) !== null && patternOf.get(uuidOf.get(a)!) === patternOf.get(uuidOf.get(b)!)).length /
-          usable.length,
-      );
-      clustered.push(sizes.reduce((x, y) => x + y, 0) / n);
-      largest.push(Math.max(0, ...sizes) / n);
+      figures.push(f);
       // Unclustered reports as singletons on both sides (adjustedRandIndex makes them so only in its second argument).
-      partitions.push(patternLabels(ids.map((id, i) => patternOf.get(id) ?? `unclustered:${i}`)));
+      partitions.push(patternLabels(ids.map((id, i) => f.patternOf.get(id) ?? `unclustered:${i}`)));
     }
-    const meeting = together.filter(
-      (t, j) => t >= TARGET_DUPLICATES_TOGETHER && clustered[j] >= TARGET_CLUSTERED_SHARE && largest[j] <= TARGET_LARGEST_SHARE,
-    ).length;
+    const together = figures.map((f) => f.share);
+    const clustered = figures.map((f) => f.clustered);
+    const largest = figures.map((f) => f.largest);
+    const meeting = figures.filter((f) => f.meetsTargets).length;
     const aris: number[] = [];
     for (let a = 0; a < draws; a++) for (let b = a + 1; b < draws; b++) aris.push(adjustedRandIndex(partitions[a], partitions[b]));
     log(
@@ -830,8 +839,7 @@ async function orderSection() {
     const anchor = now - h * HOUR;
     const { records, themeOf } = forecastRecords(anchor);
     const g = await forecastGrouping(records, themeOf, anchor);
-    const clean = g.patterns === FIXTURE_THEMES.length && g.themes.every((t) => t.size === 1) && new Set(g.themes.map((t) => [...t][0])).size === g.patterns;
-    if (!clean) apart++;
+    if (!onePatternPerTheme(g)) apart++;
     counts.set(String(g.patterns), (counts.get(String(g.patterns)) ?? 0) + 1);
     kSeen.set(g.k, (kSeen.get(g.k) ?? 0) + 1);
   }

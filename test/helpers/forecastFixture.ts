@@ -113,8 +113,12 @@ export async function forecastFixture(now: number): Promise<{ now: number; recor
 }
 
 async function groupsOnePatternPerTheme(records: FixtureRecord[], themeOf: Map<string, FixtureTheme>, anchor: number): Promise<boolean> {
-  const { patterns, themes } = await forecastGrouping(records, themeOf, anchor);
-  return patterns === new Set(themeOf.values()).size && themes.every((t) => t.size === 1) && new Set(themes.map((t) => [...t][0])).size === patterns;
+  return onePatternPerTheme(await forecastGrouping(records, themeOf, anchor));
+}
+
+/** Every pattern of one theme only (forecasts.test.ts checks that), and every theme one pattern's. */
+export function onePatternPerTheme({ patterns, themes }: { patterns: number; themes: Array<Set<FixtureTheme>> }): boolean {
+  return patterns === FIXTURE_THEMES.length && themes.every((t) => t.size === 1) && new Set(themes.map((t) => [...t][0])).size === patterns;
 }
 
 /** The patterns the app's pipeline makes of the fixture's records at `anchor`: their count, and each one's themes (bench/engine.ts `--sections order` too). */
