@@ -17,12 +17,13 @@
  *       pattern's as many) continues P: all its members join P's group, as a report joins its nearest
  *       report's pattern.
  *    b. A member of a previous pattern P that this run's clustering put elsewhere stays with P unless
- *       the evidence says it moved: its cosine to its new group's centroid exceeds its cosine to P's
- *       centroid by more than ANCHOR_MARGIN, in this run's embedding. P's centroid is that of P as
- *       this step leaves it (the group that took P's id, less the members that leave, plus those that
- *       stay with P wherever they were clustered), found as a fixed point: all start with P, those
- *       beyond the margin leave together, the centroid is taken again, until none leaves. So a run
- *       with nothing new, which starts from what this one left, moves no one. One the clustering left out (an outlier, or in a
+ *       the evidence says it moved: its cosine to the centroid of its new group's other reports (P's
+ *       members there left out: they are no evidence against P) exceeds its cosine to P's centroid
+ *       by more than ANCHOR_MARGIN, in this run's embedding. P's centroid is that of P as this step
+ *       leaves it (the group that took P's id, less the members that leave, plus those that stay with
+ *       P wherever they were clustered), found as a fixed point: all start with P, those beyond the
+ *       margin leave together, the sums are taken again, until none leaves. So a run with nothing
+ *       new, which starts from what this one left, moves no one. One the clustering left out (an outlier, or in a
  *       dropped cluster: unstable, too small), wherever a neighbour rule placed it, is judged as left
  *       out: one that became an outlier stays with P while its cosine to that group is at least the
  *       run's outlier cut-off (always, when no group took P's id); one whose cluster was dropped
@@ -256,19 +257,55 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
         judged.push(i);
       }
     }
-    // Every judged member starts with its pattern; each round, those whose cluster is closer than
-    // their pattern's centroid by more than ANCHOR_MARGIN leave it together, and the centroids are
-    // summed again (in index order) from what is left, until none leaves. The decisions are a fixed
-    // point: a run with nothing new starts from the patterns this one leaves, so it leaves no one.
+    // Every judged member starts with its pattern. The evidence that it moved comes from the other
+    // reports of its cluster: P's members there are left out of that cluster's centroid (a block of
+    // P's reports put beside another pattern's pulls the centroid towards itself; a cluster of P's
+    // reports alone is no evidence). P's side is P as a whole, the member included, as it is one of
+    // P's. Each round, those beyond ANCHOR_MARGIN leave P together and the sums are taken again (in
+    // index order) from what is left, until none leaves. The decisions are a fixed point: a run with
+    // nothing new starts from the patterns this one leaves, so it moves no one.
+    const clusterSums = new Map<number, Float64Array>();
+    const clusterCounts = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const g = groupOf[i];
+      if (input.templated[i] === 1 || g === NONE || !groupSums.has(g)) continue;
+      add(clusterSums, g, i);
+      clusterCounts.set(g, (clusterCounts.get(g) ?? 0) + 1);
+    }
+    /** Cosine of issue i with the sum `whole` less `part`. */
+    const cosRest = (i: number, whole: Float64Array, part: Float64Array | undefined) => {
+      let dot = 0;
+      let norm = 0;
+      for (let d = 0; d < dimensions; d++) {
+        const v = whole[d] - (part ? part[d] : 0);
+        dot += embedding[i * dimensions + d] * v;
+        norm += v * v;
+      }
+      return norm > 0 ? dot / Math.sqrt(norm) : 0;
+    };
     while (judged.length) {
       const patternSums = new Map<string, Float64Array>();
+      // P's members in cluster g, by `${g} ${P}`.
+      const blockSums = new Map<string, Float64Array>();
+      const blockCounts = new Map<string, number>();
       for (let i = 0; i < n; i++) {
         if (input.templated[i] === 1) continue;
         const id = stays[i] ? anchor[i]! : groupOf[i] === NONE ? undefined : idOfLabel.get(groupOf[i]);
-        if (id !== undefined) add(patternSums, id, i);
+        if (id === undefined) continue;
+        add(patternSums, id, i);
+        if (!clusterSums.has(groupOf[i])) continue;
+        const key = `${groupOf[i]} ${id}`;
+        add(blockSums, key, i);
+        blockCounts.set(key, (blockCounts.get(key) ?? 0) + 1);
       }
-      for (const s of patternSums.values()) unit(s);
-      const leaving = judged.filter((i) => stays[i] && cos(i, groupSums.get(groupOf[i])) - cos(i, patternSums.get(anchor[i]!)) > ANCHOR_MARGIN);
+      const leaving = judged.filter((i) => {
+        if (!stays[i]) return false;
+        const g = groupOf[i];
+        const p = anchor[i]!;
+        const key = `${g} ${p}`;
+        if (clusterCounts.get(g)! === (blockCounts.get(key) ?? 0)) return false;
+        return cosRest(i, clusterSums.get(g)!, blockSums.get(key)) - cosRest(i, patternSums.get(p)!, undefined) > ANCHOR_MARGIN;
+      });
       if (!leaving.length) break;
       for (const i of leaving) stays[i] = 0;
     }
