@@ -17,9 +17,13 @@
  *       pattern's as many) continues P: all its members join P's group, as a report joins its nearest
  *       report's pattern.
  *    b. A member of a previous pattern P that this run's clustering put elsewhere stays with P unless
- *       the evidence says it moved: its cosine to its new group's centroid exceeds its cosine to the
- *       centroid of the group that took P's id (when none did: of P's old members) by more than
- *       ANCHOR_MARGIN, in this run's embedding. One the clustering left out (an outlier, or in a
+ *       the evidence says it moved: its cosine to the centroid of its new group's other reports (P's
+ *       members there left out: they are no evidence against P) exceeds its cosine to P's centroid
+ *       by more than ANCHOR_MARGIN, in this run's embedding. P's centroid is that of P as this step
+ *       leaves it (the group that took P's id, less the members that leave, plus those that stay with
+ *       P wherever they were clustered), found as a fixed point: all start with P, those beyond the
+ *       margin leave together, the sums are taken again, until none leaves. So a run with nothing
+ *       new, which starts from what this one left, moves no one. One the clustering left out (an outlier, or in a
  *       dropped cluster: unstable, too small), wherever a neighbour rule placed it, is judged as left
  *       out: one that became an outlier stays with P while its cosine to that group is at least the
  *       run's outlier cut-off (always, when no group took P's id); one whose cluster was dropped
@@ -198,9 +202,11 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     for (const i of list) groupOf[i] = to;
   }
 
-  // 4b. Anchoring of prose issues (centroids from this run's embedding, before any move).
+  // 4b. Anchoring of prose issues (this run's embedding). A member's evidence is weighed against its
+  // pattern as the run leaves it (all the members it keeps, wherever the clustering put them), not
+  // against the one cluster that took the pattern's id: when a larger k re-cuts a pattern, that
+  // cluster is only part of it, and its centroid is far from the pattern's other members.
   if (dimensions > 0) {
-    const sums = new Map<string, Float64Array>();
     const groupSums = new Map<number, Float64Array>();
     const add = <K>(map: Map<K, Float64Array>, key: K, i: number) => {
       let s = map.get(key);
@@ -209,7 +215,6 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     };
     for (let i = 0; i < n; i++) {
       if (input.templated[i] === 1) continue;
-      if (anchor[i] !== null) add(sums, anchor[i]!, i);
       if (groupOf[i] !== NONE && !templatedGroup.has(groupOf[i]) && !formed.has(groupOf[i])) add(groupSums, groupOf[i], i);
     }
     const unit = (s: Float64Array) => {
@@ -219,36 +224,92 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       for (let d = 0; d < dimensions; d++) s[d] /= norm;
       return s;
     };
-    for (const s of sums.values()) unit(s);
     for (const s of groupSums.values()) unit(s);
-    const cos = (i: number, c: Float64Array) => {
+    const cos = (i: number, c: Float64Array | undefined) => {
+      if (!c) return 0;
       let dot = 0;
       for (let d = 0; d < dimensions; d++) dot += embedding[i * dimensions + d] * c[d];
       return dot;
     };
-    // The evidence is measured against this run's clusters (the one that took P's id), so that a run
-    // with nothing new, whose clusters are the same, reaches the same decisions: no id changes.
-    const moves: Array<[number, string]> = [];
+    // Left-out members and those linked to their pattern by their nearest report are decided once;
+    // members the clustering put in another group are judged against their pattern's centroid.
+    const stays = new Uint8Array(n);
+    const judged: number[] = [];
     for (let i = 0; i < n; i++) {
       const p = anchor[i];
       if (p === null || input.templated[i] === 1) continue;
       const here = groupOf[i];
       if (here !== NONE && (idOfLabel.get(here) === p || templatedGroup.has(here))) continue;
+      // The evidence a neighbour rule places by: its nearest report is with P (before any move).
+      const j = input.nearest?.[i] ?? -1;
+      const linked = j >= 0 && j !== i && groupOf[j] !== NONE && idOfLabel.get(groupOf[j]) === p;
       // A report the clustering left out is judged as left out wherever a neighbour rule placed it
       // (one nearest report is no evidence against its anchor; the centroid of a near-duplicate pair,
       // kept out of groupSums, is mostly the report itself).
       const left = here === NONE || !groupSums.has(here) || (input.clustered ?? input.labels)[i] < 0;
-      const voted = labelOfId.get(p);
-      const home = voted !== undefined && groupSums.has(voted) ? groupSums.get(voted)! : null;
-      const keep = left
-        ? home === null || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN
-        : cos(i, groupSums.get(here)!) - cos(i, home ?? sums.get(p)!) <= ANCHOR_MARGIN;
-      // The evidence a neighbour rule places by: its nearest report is with P (before any move).
-      const j = input.nearest?.[i] ?? -1;
-      const linked = j >= 0 && j !== i && groupOf[j] !== NONE && idOfLabel.get(groupOf[j]) === p;
-      if (keep || linked) moves.push([i, p]);
+      if (left) {
+        const voted = labelOfId.get(p);
+        const home = voted !== undefined ? groupSums.get(voted) : undefined;
+        if (linked || home === undefined || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN) stays[i] = 1;
+      } else if (linked) stays[i] = 1;
+      else {
+        stays[i] = 1;
+        judged.push(i);
+      }
     }
-    for (const [i, p] of moves) groupOf[i] = destination(p);
+    // Every judged member starts with its pattern. The evidence that it moved comes from the other
+    // reports of its cluster: P's members there are left out of that cluster's centroid (a block of
+    // P's reports put beside another pattern's pulls the centroid towards itself; a cluster of P's
+    // reports alone is no evidence). P's side is P as a whole, the member included, as it is one of
+    // P's. Each round, those beyond ANCHOR_MARGIN leave P together and the sums are taken again (in
+    // index order) from what is left, until none leaves. The decisions are a fixed point: a run with
+    // nothing new starts from the patterns this one leaves, so it moves no one.
+    const clusterSums = new Map<number, Float64Array>();
+    const clusterCounts = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const g = groupOf[i];
+      if (input.templated[i] === 1 || g === NONE || !groupSums.has(g)) continue;
+      add(clusterSums, g, i);
+      clusterCounts.set(g, (clusterCounts.get(g) ?? 0) + 1);
+    }
+    /** Cosine of issue i with the sum `whole` less `part`. */
+    const cosRest = (i: number, whole: Float64Array, part: Float64Array | undefined) => {
+      let dot = 0;
+      let norm = 0;
+      for (let d = 0; d < dimensions; d++) {
+        const v = whole[d] - (part ? part[d] : 0);
+        dot += embedding[i * dimensions + d] * v;
+        norm += v * v;
+      }
+      return norm > 0 ? dot / Math.sqrt(norm) : 0;
+    };
+    while (judged.length) {
+      const patternSums = new Map<string, Float64Array>();
+      // P's members in cluster g, by `${g} ${P}`.
+      const blockSums = new Map<string, Float64Array>();
+      const blockCounts = new Map<string, number>();
+      for (let i = 0; i < n; i++) {
+        if (input.templated[i] === 1) continue;
+        const id = stays[i] ? anchor[i]! : groupOf[i] === NONE ? undefined : idOfLabel.get(groupOf[i]);
+        if (id === undefined) continue;
+        add(patternSums, id, i);
+        if (!clusterSums.has(groupOf[i])) continue;
+        const key = `${groupOf[i]} ${id}`;
+        add(blockSums, key, i);
+        blockCounts.set(key, (blockCounts.get(key) ?? 0) + 1);
+      }
+      const leaving = judged.filter((i) => {
+        if (!stays[i]) return false;
+        const g = groupOf[i];
+        const p = anchor[i]!;
+        const key = `${g} ${p}`;
+        if (clusterCounts.get(g)! === (blockCounts.get(key) ?? 0)) return false;
+        return cosRest(i, clusterSums.get(g)!, blockSums.get(key)) - cosRest(i, patternSums.get(p)!, undefined) > ANCHOR_MARGIN;
+      });
+      if (!leaving.length) break;
+      for (const i of leaving) stays[i] = 0;
+    }
+    for (let i = 0; i < n; i++) if (stays[i]) groupOf[i] = destination(anchor[i]!);
   }
 
   // 5. Must-links of the merges in force: a cluster whose most members anchor to a merge's target but

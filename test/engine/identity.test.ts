@@ -229,6 +229,71 @@ test('a report the clustering left out stays with its pattern wherever a neighbo
   assert.is(linked.groups.find((g) => g.members.includes(6))?.id, P);
 });
 
+test("a pattern re-cut by a larger k keeps the members at its edge; one the run shows to be another pattern's leaves", () => {
+  // A 2-d embedding by angle: P's reports at 0° and, at its edge, 50°; Q's at 90°; one of P's at 88°.
+  const at = (degrees: number) => [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
+  const angles = [0, 0, 0, 0, 50, 50, 88, 90, 90, 90, 90];
+  const input: IdentityInput = {
+    issueIds: ids.slice(0, angles.length),
+    // This run cuts P: its edge (4, 5) and issue 6 land in the cluster that continues Q.
+    groups: new Map([
+      [0, [0, 1, 2, 3]],
+      [1, [4, 5, 6, 7, 8, 9, 10]],
+    ]),
+    previous: [
+      { id: P, member_ids: [0, 1, 2, 3, 4, 5, 6].map((i) => ids[i]) },
+      { id: Q, member_ids: [7, 8, 9, 10].map((i) => ids[i]) },
+    ],
+    decisions: [],
+    templated: new Uint8Array(angles.length),
+    labels: Int32Array.from(angles, (_, i) => (i < 4 ? 0 : 1)),
+    embedding: Float32Array.from(angles.flatMap(at)),
+    dimensions: 2,
+    outlierSimilarity: 0.2,
+    newId: (first) => testUuid(`new:${first}`),
+  };
+  const result = assignIdentity(input);
+  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+  // 4 and 5: cosine 0.88 to Q's cluster, 0.64 to the part of P that kept its id, 0.83 to P as a
+  // whole: within ANCHOR_MARGIN of their pattern, so they stay. 6 (0.99 against 0.46) leaves.
+  assert.equal([4, 5, 6].map(patternOf), [P, P, Q]);
+  assert.equal(result.lineage, []);
+  // The same clusters again, with these patterns as the previous run's: nothing moves.
+  const again = assignIdentity({ ...input, previous: result.groups.map((g) => ({ id: g.id, member_ids: g.members.map((i) => ids[i]) })) });
+  const shape = (r: typeof result) => r.groups.map((g) => [g.id, [...g.members].sort((a, b) => a - b)]);
+  assert.equal(shape(again), shape(result));
+});
+
+test("a block of a pattern's members clustered beside another pattern is weighed against that cluster's other reports, not its own pull", () => {
+  const at = (degrees: number) => [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
+  // P: six reports at 0° and three at 60°; Q: three at 90°. This run puts P's three at 60° with Q's.
+  const angles = [0, 0, 0, 0, 0, 0, 60, 60, 60, 90, 90, 90];
+  const input: IdentityInput = {
+    issueIds: ids.slice(0, angles.length),
+    groups: new Map([
+      [0, [0, 1, 2, 3, 4, 5]],
+      [1, [6, 7, 8, 9, 10, 11]],
+    ]),
+    previous: [
+      { id: P, member_ids: [0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => ids[i]) },
+      { id: Q, member_ids: [9, 10, 11].map((i) => ids[i]) },
+    ],
+    decisions: [],
+    templated: new Uint8Array(angles.length),
+    labels: Int32Array.from(angles, (_, i) => (i < 6 ? 0 : 1)),
+    embedding: Float32Array.from(angles.flatMap(at)),
+    dimensions: 2,
+    outlierSimilarity: 0.2,
+    newId: (first) => testUuid(`new:${first}`),
+  };
+  const result = assignIdentity(input);
+  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+  // Cosine 0.87 to Q's reports and 0.76 to P: they stay. With their own pull in the cluster's
+  // centroid (0.97) they would have left.
+  assert.equal([6, 7, 8].map(patternOf), [P, P, P]);
+  assert.equal([9, 10, 11].map(patternOf), [Q, Q, Q]);
+});
+
 // The pipeline: growth of a generated workspace by 15%, a run with nothing new, decisions and replay.
 const base = syntheticInput(400, 7, 6);
 const grown = (previous: StageOutputs['patterns'], runId: string) =>
