@@ -1,13 +1,16 @@
 /**
- * The order prose clustering reads its rows in (issue 31, session 15): by the SHA-256 digest of what
- * clustering reads of an issue (its title and narrative: stage 4 embeds nothing else), ids only
- * breaking ties between identical texts (whose rows are identical, so the tie changes no result).
+ * The orders clustering reads its rows in (issue 31, sessions 15 and 16): by the SHA-256 digest of what
+ * the reading step reads of a row, a tie (identical content, so identical rows) broken by an id that
+ * changes no result. Three readers use it: the prose path (readingOrder: title and narrative, what
+ * stage 4 embeds), the templated path (lineOrder: the template tokens the path decision and the miner
+ * read) and stage 4's sampled SVD basis (the TF-IDF row itself).
  *
- * Why: k-means' sample and k-means++ seeding (stage 5) and the bootstrap of stage 6 pick rows by
- * position, and the snapshot's order key also holds occurred_at, severity and source. Read in the
- * snapshot's order, the same reports timed differently were clustered differently (k 16-21 over six
- * orders, pattern ARI down to 0.38; docs/benchmarks.md, session 15). Read in this order, a permutation
- * of the input changes nothing the clustering computes.
+ * Why: k-means' sample and k-means++ seeding (stage 5), the bootstrap of stage 6, the evenly spaced
+ * decision sample and the first-occurrence numbering and first-match folds of the template miner, and
+ * the row sample of the SVD basis all pick rows by position, and the snapshot's order key also holds
+ * occurred_at, severity and source. Read in the snapshot's order, the same reports timed differently
+ * were clustered differently (k 16-21 over six orders, pattern ARI down to 0.38; docs/benchmarks.md,
+ * session 15). Read in these orders, a permutation of the input changes nothing they compute.
  */
 import { createHash } from 'node:crypto';
 
@@ -17,17 +20,42 @@ export interface ReadIssue {
   narrative: string;
 }
 
-/** `rows` (indices into `issues`) in reading order: by digest of [title, narrative], then id. */
-export function readingOrder(issues: readonly ReadIssue[], rows: readonly number[]): number[] {
-  const keyed = rows.map((row) => ({
-    row,
-    key: createHash('sha256')
-      .update(JSON.stringify([issues[row].title, issues[row].narrative]))
-      .digest('hex'),
-    id: issues[row].id,
-  }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+/** What a reader reads of a row: hashed part after part. */
+export type RowContent = string | NodeJS.ArrayBufferView | ReadonlyArray<string | NodeJS.ArrayBufferView>;
+
+/** `rows` by the SHA-256 digest of `contentOf(row)`, then by `tieOf(row)` (which only orders rows of identical content). */
+export function contentOrder(rows: readonly number[], contentOf: (row: number) => RowContent, tieOf: (row: number) => string | number): number[] {
+  const keyed = rows.map((row) => {
+    const content = contentOf(row);
+    const hash = createHash('sha256');
+    if (Array.isArray(content)) for (const part of content) hash.update(part);
+    else hash.update(content as string | NodeJS.ArrayBufferView);
+    return { row, key: hash.digest('hex'), tie: tieOf(row) };
+  });
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0));
   return keyed.map((k) => k.row);
+}
+
+/** Prose: `rows` (indices into `issues`) by digest of [title, narrative], then id. */
+export function readingOrder(issues: readonly ReadIssue[], rows: readonly number[]): number[] {
+  return contentOrder(
+    rows,
+    (row) => JSON.stringify([issues[row].title, issues[row].narrative]),
+    (row) => issues[row].id,
+  );
+}
+
+/**
+ * Log lines: `rows` (indices into `ids`) by digest of the template tokens the miner reads (as strings:
+ * the interned ids follow the snapshot's order), then id. Lines that differ only where the tokens mask
+ * them (digits, paths) are one line to the miner, and tie.
+ */
+export function lineOrder(ids: readonly string[], tokensOf: (row: number) => string[], rows: readonly number[]): number[] {
+  return contentOrder(
+    rows,
+    (row) => JSON.stringify(tokensOf(row)),
+    (row) => ids[row],
+  );
 }
 
 /** rank[i]: the place of row i in `order`; rows not in it rank after every row that is, by index. */

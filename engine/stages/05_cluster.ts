@@ -10,7 +10,10 @@
  * shape, so their coverage stays near 0 whatever their length. A source of more than DECISION_SAMPLE
  * short narratives is decided on an evenly spaced sample of that size, and mined in full only when
  * templated. Each source's decision and its figures
- * are in `paths` (the run's provenance of the decision).
+ * are in `paths` (the run's provenance of the decision). The short narratives are read in their line
+ * order (engine/cluster/readingOrder.ts: by a digest of the template tokens), not the snapshot's: the
+ * sample, the template numbering and the miner's first-match folds go by position, so the same lines at
+ * other times are mined the same (issue 31, session 16).
  *
  * Prose path: spherical k-means over the embedding with k chosen automatically (silhouette on
  * a sample, engine/cluster/selectK.ts), then Lloyd iterations over all issues from the sample's
@@ -22,14 +25,14 @@
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { lloyd, rowsOf, type Dense } from '../cluster/kmeans.ts';
-import { readingOrder } from '../cluster/readingOrder.ts';
+import { lineOrder, readingOrder } from '../cluster/readingOrder.ts';
 import { selectK } from '../cluster/selectK.ts';
 import { round } from '../round.ts';
 import { defaultMinerOptions, mineTemplates } from '../cluster/templateMiner.ts';
 import { WILDCARD } from '../text/templateTokens.ts';
 import type { StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
-import { TEMPLATE_TOKEN_LIMIT, type NormalizeOutput } from './02_normalize.ts';
+import { TEMPLATE_TOKEN_LIMIT, tokensOf, type NormalizeOutput } from './02_normalize.ts';
 import type { VectorizeOutput } from './04_vectorize.ts';
 
 export interface PathDecision {
@@ -96,11 +99,14 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
   const groups: Array<{ source: string; text: string; members: number[] }> = [];
   const templated = new Uint8Array(snapshot.issues.length);
   for (const [source, members] of [...bySource.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
-    const short = members.filter((i) => norm.template_length[i] > 0 && norm.template_length[i] <= TEMPLATE_TOKEN_LIMIT);
+    let short = members.filter((i) => norm.template_length[i] > 0 && norm.template_length[i] <= TEMPLATE_TOKEN_LIMIT);
     const shortShare = short.length / members.length;
     let coverage = 0;
     let mined: ReturnType<typeof mineTemplates> | null = null;
     if (short.length >= 2 && shortShare >= MIN_SHORT_SHARE) {
+      // The short narratives in their line order (engine/cluster/readingOrder.ts), not the snapshot's: the
+      // decision sample and the miner (its template numbering, its first-match folds) read them by position.
+      short = lineOrder(norm.issue_ids, (i) => tokensOf(norm.template, norm.template_vocabulary, i), short);
       // A large source is decided on an evenly spaced sample (a prose feed is not mined in full for nothing).
       const step = Math.max(1, Math.floor(short.length / DECISION_SAMPLE));
       const sample = step === 1 ? short : short.filter((_, j) => j % step === 0);

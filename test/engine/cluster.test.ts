@@ -10,7 +10,7 @@ import { createRng, deriveSeed, sampleIndices } from '../../engine/rng.ts';
 import { gram, orthonormalize, symmetricEigen } from '../../engine/cluster/linalg.ts';
 import { randomizedSvd } from '../../engine/cluster/svd.ts';
 import { sampledSvd } from '../../engine/cluster/sampledSvd.ts';
-import type { CsrMatrix } from '../../engine/cluster/sparse.ts';
+import { selectRows, type CsrMatrix } from '../../engine/cluster/sparse.ts';
 import { kmeansPlusPlus, lloyd, normalizeRows, type Dense } from '../../engine/cluster/kmeans.ts';
 import { geometricGrid, selectK } from '../../engine/cluster/selectK.ts';
 import { silhouette } from '../../engine/cluster/silhouette.ts';
@@ -150,6 +150,25 @@ test('sampledSvd: the basis of 24 of the 60 rows embeds every row as A·V, close
   assert.equal(Buffer.from(again.embedding.buffer), Buffer.from(sampled.embedding.buffer));
   const other = sampledSvd(a, 4, 1235, 24, { oversample: 3, powerIterations: 6 });
   assert.not.equal(Buffer.from(other.embedding.buffer), Buffer.from(sampled.embedding.buffer));
+});
+
+test('sampledSvd of the same rows in another order: the same basis and σ, and each row the same coordinates, bit for bit', () => {
+  const { a, rows } = topicMatrix();
+  // The rows reversed: the sample is drawn by content, so it holds the same rows.
+  const reversed = selectRows(
+    a,
+    Array.from({ length: rows }, (_, i) => rows - 1 - i),
+  );
+  const forward = sampledSvd(a, 4, 1234, 24, { oversample: 3, powerIterations: 6 });
+  const backward = sampledSvd(reversed, 4, 1234, 24, { oversample: 3, powerIterations: 6 });
+  assert.equal(Array.from(backward.basis!), Array.from(forward.basis!));
+  assert.equal(Array.from(backward.singularValues), Array.from(forward.singularValues));
+  for (let i = 0; i < rows; i++)
+    assert.equal(
+      Array.from(backward.embedding.subarray((rows - 1 - i) * 4, (rows - i) * 4)),
+      Array.from(forward.embedding.subarray(i * 4, (i + 1) * 4)),
+      `row ${i}`,
+    );
 });
 
 test('symmetricEigen on the tridiagonal matrix [[2,1,0],[1,2,1],[0,1,2]]', () => {
