@@ -6,7 +6,7 @@
  *   npm run bench:engine -- --sections miner [--miner-lines 1000000]
  *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100 --backtest-seeds 20261121,1,2]
  *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000
- *   npm run bench:engine -- --sections order [--order-draws 6 --order-anchors 24 --hadoop-seeds 20261121]
+ *   npm run bench:engine -- --sections order [--order-draws 6 --order-anchors 24 --hadoop-seeds 20261121 --svd-sample-rows 1000]
  *
  * 1. quality: generated issues with known themes (fixtures/synthetic.ts), the pure pipeline, the
  *    adjusted Rand index of the final pattern assignment (unclustered issues are singletons) against
@@ -662,13 +662,13 @@ function hadoopInput() {
   return { bugs, eligible, uuidOf, input };
 }
 
-/** The pure pipeline on the Hadoop reports; with `--svd-sample-rows` stage 4 takes its basis from that many sampled rows. */
-async function hadoopRun(input: SnapshotInput, ctx: StageContext): Promise<StageOutputs> {
-  if (!args['svd-sample-rows']) return (await runPipeline({ ctx, snapshotInput: input })).outputs as StageOutputs;
+/** The pure pipeline on the Hadoop reports (to `to`); with `--svd-sample-rows` stage 4 takes its basis from that many sampled rows. */
+async function hadoopRun(input: SnapshotInput, ctx: StageContext, to?: 'patterns'): Promise<StageOutputs> {
+  if (!args['svd-sample-rows']) return (await runPipeline({ ctx, snapshotInput: input, to })).outputs as StageOutputs;
   const [svdSampleRows] = ints(args['svd-sample-rows'], '');
   const first = (await runPipeline({ ctx, snapshotInput: input, to: 'extract' })).outputs as StageOutputs;
   const forced = vectorize({ normalize: first.normalize }, ctx, { svdSampleRows });
-  const rest = await runPipeline({ ctx, from: 'cluster', load: async (stage) => (stage === 'vectorize' ? forced : first[stage]) });
+  const rest = await runPipeline({ ctx, from: 'cluster', to, load: async (stage) => (stage === 'vectorize' ? forced : first[stage]) });
   return { ...first, vectorize: forced, ...rest.outputs } as StageOutputs;
 }
 
@@ -798,6 +798,7 @@ async function orderSection() {
   });
   log('## 2d. Order sensitivity of the prose path');
   log();
+  if (args['svd-sample-rows']) log(`stage 4's SVD basis from ${args['svd-sample-rows']} sampled reports, every report projected onto it (--svd-sample-rows)\n`);
   log(
     `Hadoop reports, ${draws} orders (every occurred_at shifted by 0…${draws - 1} h), pure pipeline to stage 7; ARI of the pattern partitions (unclustered reports are singletons) between every pair of orders; issue 31's targets per order (duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, clustered ≥ ${pct(TARGET_CLUSTERED_SHARE)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)})`,
   );
@@ -813,7 +814,7 @@ async function orderSection() {
     const partitions: Int32Array[] = [];
     const figures: Array<ReturnType<typeof proseFigures>> = [];
     for (let j = 0; j < draws; j++) {
-      const o = (await runPipeline({ ctx: context(seed), snapshotInput: shifted(j), to: 'patterns' })).outputs as StageOutputs;
+      const o = await hadoopRun(shifted(j), context(seed), 'patterns');
       const f = proseFigures(o, usable, uuidOf);
       ks.push(o.cluster.k);
       figures.push(f);
