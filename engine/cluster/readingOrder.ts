@@ -13,6 +13,7 @@
  * session 15). Read in these orders, a permutation of the input changes nothing they compute.
  */
 import { createHash } from 'node:crypto';
+import type { TokenIdColumn } from '../text/tfidf.ts';
 
 export interface ReadIssue {
   id: string;
@@ -23,15 +24,17 @@ export interface ReadIssue {
 /** What a reader reads of a row: hashed part after part. */
 export type RowContent = string | NodeJS.ArrayBufferView | ReadonlyArray<string | NodeJS.ArrayBufferView>;
 
-/** `rows` by the SHA-256 digest of `contentOf(row)`, then by `tieOf(row)` (which only orders rows of identical content). */
-export function contentOrder(rows: readonly number[], contentOf: (row: number) => RowContent, tieOf: (row: number) => string | number): number[] {
-  const keyed = rows.map((row) => {
-    const content = contentOf(row);
-    const hash = createHash('sha256');
-    if (Array.isArray(content)) for (const part of content) hash.update(part);
-    else hash.update(content as string | NodeJS.ArrayBufferView);
-    return { row, key: hash.digest('hex'), tie: tieOf(row) };
-  });
+/** The SHA-256 digest (hex) of `content`, part after part. */
+export function contentDigest(content: RowContent): string {
+  const hash = createHash('sha256');
+  if (Array.isArray(content)) for (const part of content) hash.update(part);
+  else hash.update(content as string | NodeJS.ArrayBufferView);
+  return hash.digest('hex');
+}
+
+/** `rows` by `digestOf(row)` (contentDigest of what the reader reads), then by `tieOf(row)` (which only orders rows of identical content). */
+export function contentOrder(rows: readonly number[], digestOf: (row: number) => string, tieOf: (row: number) => string | number): number[] {
+  const keyed = rows.map((row) => ({ row, key: digestOf(row), tie: tieOf(row) }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0));
   return keyed.map((k) => k.row);
 }
@@ -40,20 +43,31 @@ export function contentOrder(rows: readonly number[], contentOf: (row: number) =
 export function readingOrder(issues: readonly ReadIssue[], rows: readonly number[]): number[] {
   return contentOrder(
     rows,
-    (row) => JSON.stringify([issues[row].title, issues[row].narrative]),
+    (row) => contentDigest(JSON.stringify([issues[row].title, issues[row].narrative])),
     (row) => issues[row].id,
   );
 }
 
 /**
- * Log lines: `rows` (indices into `ids`) by digest of the template tokens the miner reads (as strings:
- * the interned ids follow the snapshot's order), then id. Lines that differ only where the tokens mask
- * them (digits, paths) are one line to the miner, and tie.
+ * Log lines: `rows` (indices into `ids` and `column`) by digest of the template tokens the miner reads,
+ * as strings (the interned ids follow the snapshot's order), then id. Lines that differ only where the
+ * tokens mask them (digits, paths) are one line to the miner, and tie. A log repeats its lines (a fifth
+ * of 30,000 hand-made lines are distinct): each distinct line is hashed once.
  */
-export function lineOrder(ids: readonly string[], tokensOf: (row: number) => string[], rows: readonly number[]): number[] {
+export function lineOrder(ids: readonly string[], column: TokenIdColumn, vocabulary: readonly string[], rows: readonly number[]): number[] {
+  const digests = new Map<string, string>();
   return contentOrder(
     rows,
-    (row) => JSON.stringify(tokensOf(row)),
+    (row) => {
+      const seq = column.ids.subarray(column.offsets[row], column.offsets[row + 1]);
+      const line = seq.join(',');
+      let digest = digests.get(line);
+      if (digest === undefined) {
+        digest = contentDigest(JSON.stringify(Array.from(seq, (id) => vocabulary[id])));
+        digests.set(line, digest);
+      }
+      return digest;
+    },
     (row) => ids[row],
   );
 }

@@ -14,7 +14,7 @@
  * rows in another order give the same basis and the same embedding row for row, bit for bit (issue 31,
  * session 16). Identical rows tie, and whichever is drawn gives the same sample.
  */
-import { contentOrder } from './readingOrder.ts';
+import { contentDigest, contentOrder } from './readingOrder.ts';
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { randomizedSvd, type SvdOptions, type SvdResult } from './svd.ts';
 import { multiplyDense, selectRows, type CsrMatrix } from './sparse.ts';
@@ -24,7 +24,7 @@ export function sampledSvd(a: CsrMatrix, rank: number, seed: number, sampleRows:
   if (a.rows <= sampleRows) return randomizedSvd(a, rank, seed, options);
   const byContent = contentOrder(
     Array.from({ length: a.rows }, (_, i) => i),
-    (i) => [a.colIdx.subarray(a.rowPtr[i], a.rowPtr[i + 1]), a.values.subarray(a.rowPtr[i], a.rowPtr[i + 1])],
+    (i) => contentDigest([a.colIdx.subarray(a.rowPtr[i], a.rowPtr[i + 1]), a.values.subarray(a.rowPtr[i], a.rowPtr[i + 1])]),
     (i) => i,
   );
   const rows = sampleIndices(createRng(deriveSeed(seed, 'rows')), a.rows, sampleRows).map((p) => byContent[p]);

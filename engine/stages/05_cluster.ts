@@ -32,7 +32,7 @@ import { defaultMinerOptions, mineTemplates } from '../cluster/templateMiner.ts'
 import { WILDCARD } from '../text/templateTokens.ts';
 import type { StageContext } from './context.ts';
 import type { SnapshotOutput } from './01_snapshot.ts';
-import { TEMPLATE_TOKEN_LIMIT, tokensOf, type NormalizeOutput } from './02_normalize.ts';
+import { TEMPLATE_TOKEN_LIMIT, type NormalizeOutput } from './02_normalize.ts';
 import type { VectorizeOutput } from './04_vectorize.ts';
 
 export interface PathDecision {
@@ -106,7 +106,7 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
     if (short.length >= 2 && shortShare >= MIN_SHORT_SHARE) {
       // The short narratives in their line order (engine/cluster/readingOrder.ts), not the snapshot's: the
       // decision sample and the miner (its template numbering, its first-match folds) read them by position.
-      short = lineOrder(norm.issue_ids, (i) => tokensOf(norm.template, norm.template_vocabulary, i), short);
+      short = lineOrder(norm.issue_ids, norm.template, norm.template_vocabulary, short);
       // A large source is decided on an evenly spaced sample (a prose feed is not mined in full for nothing).
       const step = Math.max(1, Math.floor(short.length / DECISION_SAMPLE));
       const sample = step === 1 ? short : short.filter((_, j) => j % step === 0);
