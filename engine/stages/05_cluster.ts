@@ -67,7 +67,11 @@ export interface ClusterOutput {
   centroids: Float32Array;
   /** Indices of the issues in the selection sample, increasing. */
   sample: Uint32Array;
-  /** The prose issues (snapshot indices) in the order clustering read them (engine/cluster/readingOrder.ts); stage 6 reads them so too. */
+  /**
+   * The issues (snapshot indices) in the order clustering read them (engine/cluster/readingOrder.ts):
+   * the prose issues in their reading order (stage 6 reads them so too), then the templated ones in
+   * their line order, source by source. Stage 7's ties go to the earlier issue in it.
+   */
   order: Uint32Array;
   selection: Array<{ k: number; silhouette: number }>;
   outlier_similarity: number;
@@ -98,6 +102,8 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
   const decisions: PathDecision[] = [];
   const groups: Array<{ source: string; text: string; members: number[] }> = [];
   const templated = new Uint8Array(snapshot.issues.length);
+  // The templated issues in the order the miner read them.
+  const lines: number[] = [];
   for (const [source, members] of [...bySource.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
     let short = members.filter((i) => norm.template_length[i] > 0 && norm.template_length[i] <= TEMPLATE_TOKEN_LIMIT);
     const shortShare = short.length / members.length;
@@ -129,6 +135,7 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
     if (!isTemplated) continue;
     const perTemplate = mined!.templates.map(() => [] as number[]);
     short.forEach((i, j) => {
+      lines.push(i);
       templated[i] = 1;
       perTemplate[mined!.templateOf[j]].push(i);
     });
@@ -136,7 +143,7 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
       if (t.size >= 2) groups.push({ source, text: Array.from(t.tokens, (id) => norm.template_vocabulary[id]).join(' '), members: perTemplate[index] });
     });
   }
-  return { decisions, groups, templated };
+  return { decisions, groups, templated, lines };
 }
 
 export function cluster(input: { snapshot: SnapshotOutput; normalize: NormalizeOutput; vectorize: VectorizeOutput }, ctx: StageContext): ClusterOutput {
@@ -167,7 +174,7 @@ export function cluster(input: { snapshot: SnapshotOutput; normalize: NormalizeO
     labels,
     similarity,
     sample: Uint32Array.from(out.sample, (j) => prose[j]).sort(),
-    order: Uint32Array.from(prose),
+    order: Uint32Array.from(prose.concat(paths.lines)),
     unclustered: labels.reduce((u, l) => u + (l < 0 ? 1 : 0), 0),
     templated: paths.templated,
     paths: paths.decisions,

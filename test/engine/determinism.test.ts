@@ -110,13 +110,16 @@ test('the same log lines in another snapshot order get the same templated cluste
     b.snapshot.issues.map((i) => i.id),
     a.snapshot.issues.map((i) => i.id),
   );
-  // Per issue id: label and templated flag; per pattern: its id, template and members; the path decisions
-  // with their figures (the sampled source's template coverage is that of the lines sampled).
+  // Per issue id: label and templated flag; per pattern: its id, name, template, examples (ties: the
+  // line order), top terms and members; the path decisions with their figures (the sampled source's
+  // template coverage is that of the lines sampled).
   const byId = (o: StageOutputs) => ({
     paths: o.cluster.paths,
     templates: o.cluster.templates,
     rows: o.snapshot.issues.map((issue, i) => [issue.id, o.cluster.labels[i], o.cluster.templated[i]] as const).sort((x, y) => (x[0] < y[0] ? -1 : 1)),
-    patterns: o.patterns.patterns.map((p) => [p.id, p.template, [...p.member_ids].sort().join(',')]).sort((x, y) => (x[0]! < y[0]! ? -1 : 1)),
+    patterns: o.patterns.patterns
+      .map((p) => ({ id: p.id, name: p.name, template: p.template, examples: p.examples, top_terms: p.top_terms, members: [...p.member_ids].sort() }))
+      .sort((x, y) => (x.id < y.id ? -1 : 1)),
   });
   assert.ok(a.cluster.paths.every((p) => p.path === 'templated'));
   assert.equal(byId(b), byId(a));
