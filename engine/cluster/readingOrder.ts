@@ -50,26 +50,43 @@ export function readingOrder(issues: readonly ReadIssue[], rows: readonly number
 
 /**
  * Log lines: `rows` (indices into `ids` and `column`) by digest of the template tokens the miner reads,
- * as strings (the interned ids follow the snapshot's order), then id. Lines that differ only where the
- * tokens mask them (digits, paths) are one line to the miner, and tie. A log repeats its lines (a fifth
- * of 30,000 hand-made lines are distinct): each distinct line is hashed once.
+ * as strings (the interned ids follow the snapshot's order), then id: contentOrder's order. Lines that
+ * differ only where the tokens mask them (digits, paths) are one line to the miner, and tie. A log
+ * repeats its lines (a fifth of 30,000 hand-made lines are distinct), so the rows are grouped by line
+ * first (a 53-bit hash of the ids, the sequences compared on a hit), each distinct line is hashed once,
+ * and the lines are sorted by digest and each line's rows by id.
  */
 export function lineOrder(ids: readonly string[], column: TokenIdColumn, vocabulary: readonly string[], rows: readonly number[]): number[] {
-  const digests = new Map<string, string>();
-  return contentOrder(
-    rows,
-    (row) => {
-      const seq = column.ids.subarray(column.offsets[row], column.offsets[row + 1]);
-      const line = seq.join(',');
-      let digest = digests.get(line);
-      if (digest === undefined) {
-        digest = contentDigest(JSON.stringify(Array.from(seq, (id) => vocabulary[id])));
-        digests.set(line, digest);
-      }
-      return digest;
-    },
-    (row) => ids[row],
-  );
+  const seqOf = (row: number) => column.ids.subarray(column.offsets[row], column.offsets[row + 1]);
+  const same = (a: Uint32Array, b: Uint32Array) => a.length === b.length && a.every((v, p) => v === b[p]);
+  const lines: Array<{ digest: string; seq: Uint32Array; rows: number[] }> = [];
+  const byHash = new Map<number, number[]>();
+  for (const row of rows) {
+    const seq = seqOf(row);
+    let h1 = 0x811c9dc5;
+    let h2 = seq.length;
+    for (let p = 0; p < seq.length; p++) {
+      h1 = Math.imul(h1 ^ seq[p], 0x01000193);
+      h2 = Math.imul(h2 + seq[p] + 0x9e3779b9, 0x85ebca6b) ^ (h2 >>> 13);
+    }
+    const hash = (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);
+    const candidates = byHash.get(hash);
+    let line = candidates?.find((l) => same(lines[l].seq, seq));
+    if (line === undefined) {
+      line = lines.length;
+      lines.push({ digest: contentDigest(JSON.stringify(Array.from(seq, (id) => vocabulary[id]))), seq, rows: [] });
+      if (candidates) candidates.push(line);
+      else byHash.set(hash, [line]);
+    }
+    lines[line].rows.push(row);
+  }
+  lines.sort((a, b) => (a.digest < b.digest ? -1 : a.digest > b.digest ? 1 : 0));
+  const out: number[] = [];
+  for (const line of lines) {
+    line.rows.sort((a, b) => (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0));
+    for (const row of line.rows) out.push(row);
+  }
+  return out;
 }
 
 /** rank[i]: the place of row i in `order`; rows not in it rank after every row that is, by index. */
