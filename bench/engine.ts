@@ -6,7 +6,7 @@
  *   npm run bench:engine -- --sections miner [--miner-lines 1000000]
  *   npm run bench:engine -- --sections backtest [--backtest-horizons 7,30,90 --backtest-span-days 730 --backtest-min-gaps 3,10,30,100 --backtest-seeds 20261121,1,2]
  *   npm run bench:engine -- --sections speed --speed-sizes 1000,10000,30000,100000
- *   npm run bench:engine -- --sections order [--order-draws 6 --order-anchors 24 --hadoop-seeds 20261121]
+ *   npm run bench:engine -- --sections order [--order-draws 6 --order-anchors 24 --hadoop-seeds 20261121 --svd-sample-rows 1000]
  *
  * 1. quality: generated issues with known themes (fixtures/synthetic.ts), the pure pipeline, the
  *    adjusted Rand index of the final pattern assignment (unclustered issues are singletons) against
@@ -365,11 +365,14 @@ async function labelledPipeline(issues: LabelledIssue[]) {
   return { o, truth: o.snapshot.issues.map((i) => truthOf.get(i.id)!), labels: patternLabels(o.patterns.pattern_ids) };
 }
 
-/** GA of the pure pipeline to stage 7 (the template path of `--sections loghub`) on labelled lines. */
-async function pipelineGa(lines: Array<{ id: string; line: string; truth: string }>): Promise<{ ga: number; patterns: number; path: string }> {
+/** GA of the pure pipeline to stage 7 (the template path of `--sections loghub`) on labelled lines, a second apart (and `hours` later). */
+async function pipelineGa(
+  lines: Array<{ id: string; line: string; truth: string }>,
+  hours = 0,
+): Promise<{ ga: number; patterns: number; path: string; o: StageOutputs }> {
   const { o, truth, labels } = await labelledPipeline(
     lines.map((l, i) => {
-      const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+      const at = new Date(Date.UTC(2026, 0, 1) + i * 1000 + hours * HOUR).toISOString();
       return {
         id: l.id,
         truth: l.truth,
@@ -382,7 +385,7 @@ async function pipelineGa(lines: Array<{ id: string; line: string; truth: string
       };
     }),
   );
-  return { ga: groupingAccuracy(truth, labels), patterns: o.patterns.patterns.length, path: o.cluster.paths[0].path };
+  return { ga: groupingAccuracy(truth, labels), patterns: o.patterns.patterns.length, path: o.cluster.paths[0].path, o };
 }
 
 /** GA of untuned Drain (bench/drain.ts) on labelled lines, grouped by template text. */
@@ -662,13 +665,13 @@ function hadoopInput() {
   return { bugs, eligible, uuidOf, input };
 }
 
-/** The pure pipeline on the Hadoop reports; with `--svd-sample-rows` stage 4 takes its basis from that many sampled rows. */
-async function hadoopRun(input: SnapshotInput, ctx: StageContext): Promise<StageOutputs> {
-  if (!args['svd-sample-rows']) return (await runPipeline({ ctx, snapshotInput: input })).outputs as StageOutputs;
+/** The pure pipeline on the Hadoop reports (to `to`); with `--svd-sample-rows` stage 4 takes its basis from that many sampled rows. */
+async function hadoopRun(input: SnapshotInput, ctx: StageContext, to?: 'patterns'): Promise<StageOutputs> {
+  if (!args['svd-sample-rows']) return (await runPipeline({ ctx, snapshotInput: input, to })).outputs as StageOutputs;
   const [svdSampleRows] = ints(args['svd-sample-rows'], '');
   const first = (await runPipeline({ ctx, snapshotInput: input, to: 'extract' })).outputs as StageOutputs;
   const forced = vectorize({ normalize: first.normalize }, ctx, { svdSampleRows });
-  const rest = await runPipeline({ ctx, from: 'cluster', load: async (stage) => (stage === 'vectorize' ? forced : first[stage]) });
+  const rest = await runPipeline({ ctx, from: 'cluster', to, load: async (stage) => (stage === 'vectorize' ? forced : first[stage]) });
   return { ...first, vectorize: forced, ...rest.outputs } as StageOutputs;
 }
 
@@ -784,7 +787,8 @@ async function hadoopSection() {
  * order. Per engine seed: k over the draws, the adjusted Rand index of the pattern partition
  * (unclustered reports are singletons) between every pair of draws, and issue 31's targets per draw. Then the forecast fixture
  * (test/helpers/forecastFixture.ts) at `--order-anchors` whole hours: how often it is not grouped one
- * pattern per theme (the fixture's precondition) and the k and pattern counts seen.
+ * pattern per theme (the fixture's precondition) and the k and pattern counts seen. Between the two, the
+ * same orders of log lines on the templated path (templatedOrder).
  */
 async function orderSection() {
   const seeds = ints(args['hadoop-seeds'], String(configDefinitions.cluster.defaults.seed));
@@ -796,8 +800,9 @@ async function orderSection() {
     ...input,
     issues: input.issues.map((i) => ({ ...i, occurred_at: i.occurred_at && new Date(Date.parse(i.occurred_at) + hours * HOUR).toISOString() })),
   });
-  log('## 2d. Order sensitivity of the prose path');
+  log('## 2d. Order sensitivity of the prose path and of the templated path');
   log();
+  if (args['svd-sample-rows']) log(`stage 4's SVD basis from ${args['svd-sample-rows']} sampled reports, every report projected onto it (--svd-sample-rows)\n`);
   log(
     `Hadoop reports, ${draws} orders (every occurred_at shifted by 0…${draws - 1} h), pure pipeline to stage 7; ARI of the pattern partitions (unclustered reports are singletons) between every pair of orders; issue 31's targets per order (duplicate pairs together ≥ ${pct(TARGET_DUPLICATES_TOGETHER)}, clustered ≥ ${pct(TARGET_CLUSTERED_SHARE)}, largest pattern ≤ ${pct(TARGET_LARGEST_SHARE)})`,
   );
@@ -813,7 +818,7 @@ async function orderSection() {
     const partitions: Int32Array[] = [];
     const figures: Array<ReturnType<typeof proseFigures>> = [];
     for (let j = 0; j < draws; j++) {
-      const o = (await runPipeline({ ctx: context(seed), snapshotInput: shifted(j), to: 'patterns' })).outputs as StageOutputs;
+      const o = await hadoopRun(shifted(j), context(seed), 'patterns');
       const f = proseFigures(o, usable, uuidOf);
       ks.push(o.cluster.k);
       figures.push(f);
@@ -831,6 +836,7 @@ async function orderSection() {
     );
   }
   log();
+  await templatedOrder(draws);
   const now = Math.floor(Date.UTC(2026, 10, 28, 12) / HOUR) * HOUR;
   const counts = new Map<string, number>();
   const kSeen = new Map<number, number>();
@@ -850,6 +856,52 @@ async function orderSection() {
       .join(', ');
   log(
     `forecast fixture (300 generated issues, 4 themes, engine default seed) at ${anchors} whole-hour anchors back from 2026-11-28T12:00Z: not one pattern per theme at ${apart}/${anchors}; k ${tally(kSeen)}; patterns ${tally(counts)}`,
+  );
+  log();
+}
+
+/** Hand-made log systems (fixtures/heldoutLogs.ts) whose lines make the one source of the templated order check. */
+const ORDER_LOG_SYSTEMS = 15;
+
+/**
+ * The templated path's order sensitivity: the lines of the first ORDER_LOG_SYSTEMS hand-made systems
+ * in one source (more than twice stage 5's decision sample, so its path is decided on a sample), the
+ * same `draws` orders as the reports (every time shifted by j hours). Per order: the sample's template
+ * coverage, the templates mined, GA; between orders: the pattern ARI, and whether stage 5 gave every
+ * line the same label.
+ */
+async function templatedOrder(draws: number) {
+  const lines = Object.keys(heldoutSystems)
+    .slice(0, ORDER_LOG_SYSTEMS)
+    .flatMap((system) => heldoutSystem(system).map((l, i) => ({ id: `order:${system}:${i}`, line: l.line, truth: l.truth })));
+  const ids = lines.map((l) => derivedUuid(l.id)).sort();
+  const coverage: number[] = [];
+  const templates: number[] = [];
+  const gas: number[] = [];
+  const partitions: Int32Array[] = [];
+  const labelings = new Set<string>();
+  const started = performance.now();
+  for (let j = 0; j < draws; j++) {
+    const { ga, o } = await pipelineGa(lines, j);
+    coverage.push(o.cluster.paths[0].template_coverage);
+    templates.push(o.cluster.paths[0].templates);
+    gas.push(ga);
+    const at = new Map(o.snapshot.issues.map((issue, i) => [issue.id, i]));
+    partitions.push(patternLabels(ids.map((id, k) => o.patterns.pattern_ids[at.get(id)!] ?? `unclustered:${k}`)));
+    labelings.add(ids.map((id) => o.cluster.labels[at.get(id)!]).join(','));
+  }
+  const aris: number[] = [];
+  for (let a = 0; a < draws; a++) for (let b = a + 1; b < draws; b++) aris.push(adjustedRandIndex(partitions[a], partitions[b]));
+  log(
+    `Log lines: ${fmt(lines.length)} lines of ${ORDER_LOG_SYSTEMS} hand-made systems (fixtures/heldoutLogs.ts) in one source, the same ${draws} orders, pure pipeline to stage 7 at the engine seed`,
+  );
+  log();
+  log(
+    '| template coverage of the decision sample per order | templates per order | GA per order | pattern ARI between orders: mean | min | distinct stage-5 labelings | time |',
+  );
+  log('| --- | --- | --- | ---: | ---: | ---: | ---: |');
+  log(
+    `| ${coverage.map((c) => c.toFixed(4)).join(', ')} | ${templates.join(', ')} | ${gas.map((g) => g.toFixed(4)).join(', ')} | ${(aris.reduce((x, y) => x + y, 0) / aris.length).toFixed(3)} | ${Math.min(...aris).toFixed(3)} | ${labelings.size} of ${draws} | ${sec(performance.now() - started)} s |`,
   );
   log();
 }

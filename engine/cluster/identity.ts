@@ -339,7 +339,8 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     if (!decided.has(label)) decided.set(label, new Set());
     decided.get(label)!.add(decisionId);
   };
-  for (const [i, pin] of [...pinned].sort((a, b) => a[0] - b[0])) {
+  // In decision order (constraints.pins), as the merges and keep-aparts below, not by snapshot position.
+  for (const [i, pin] of pinned) {
     if (pin.pattern_id === null) {
       placements.push({ issue_id: issueIds[i], pattern_id: null, decision_id: pin.decision.id, kind: 'move' });
       continue;

@@ -9,7 +9,12 @@
  * returned are the column lengths of A·V, the full matrix's σ_j along the sample's directions, and the
  * columns are ordered by them (decreasing), as randomizedSvd orders its own.
  * At or under `sampleRows` rows this is randomizedSvd itself, bit for bit.
+ * The sample is drawn from the rows in content order (engine/cluster/readingOrder.ts: by a digest of
+ * each row's columns and values), not by position, and the lengths are summed in that order: the same
+ * rows in another order give the same basis and the same embedding row for row, bit for bit (issue 31,
+ * session 16). Identical rows tie, and whichever is drawn gives the same sample.
  */
+import { contentDigest, contentOrder } from './readingOrder.ts';
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { randomizedSvd, type SvdOptions, type SvdResult } from './svd.ts';
 import { multiplyDense, selectRows, type CsrMatrix } from './sparse.ts';
@@ -17,11 +22,16 @@ import { multiplyDense, selectRows, type CsrMatrix } from './sparse.ts';
 export function sampledSvd(a: CsrMatrix, rank: number, seed: number, sampleRows: number, options: Omit<SvdOptions, 'basis'> = {}): SvdResult {
   if (!(Number.isInteger(sampleRows) && sampleRows >= 1)) throw new Error(`sampleRows must be a positive integer, got ${sampleRows}`);
   if (a.rows <= sampleRows) return randomizedSvd(a, rank, seed, options);
-  const rows = sampleIndices(createRng(deriveSeed(seed, 'rows')), a.rows, sampleRows);
+  const byContent = contentOrder(
+    Array.from({ length: a.rows }, (_, i) => i),
+    (i) => contentDigest([a.colIdx.subarray(a.rowPtr[i], a.rowPtr[i + 1]), a.values.subarray(a.rowPtr[i], a.rowPtr[i + 1])]),
+    (i) => i,
+  );
+  const rows = sampleIndices(createRng(deriveSeed(seed, 'rows')), a.rows, sampleRows).map((p) => byContent[p]);
   const { rank: r, basis } = randomizedSvd(selectRows(a, rows), rank, seed, { ...options, basis: true });
   const projected = multiplyDense(a, basis!, r);
   const lengths = new Float64Array(r);
-  for (let i = 0; i < a.rows; i++) for (let j = 0; j < r; j++) lengths[j] += projected[i * r + j] ** 2;
+  for (const i of byContent) for (let j = 0; j < r; j++) lengths[j] += projected[i * r + j] ** 2;
   // The sample's order of the directions need not be the full matrix's: columns by decreasing σ.
   const order = Array.from({ length: r }, (_, j) => j).sort((x, y) => lengths[y] - lengths[x] || x - y);
   const singularValues = Float64Array.from(order, (j) => Math.sqrt(lengths[j]));

@@ -10,7 +10,10 @@
  * shape, so their coverage stays near 0 whatever their length. A source of more than DECISION_SAMPLE
  * short narratives is decided on an evenly spaced sample of that size, and mined in full only when
  * templated. Each source's decision and its figures
- * are in `paths` (the run's provenance of the decision).
+ * are in `paths` (the run's provenance of the decision). The short narratives are read in their line
+ * order (engine/cluster/readingOrder.ts: by a digest of the template tokens), not the snapshot's: the
+ * sample, the template numbering and the miner's first-match folds go by position, so the same lines at
+ * other times are mined the same (issue 31, session 16).
  *
  * Prose path: spherical k-means over the embedding with k chosen automatically (silhouette on
  * a sample, engine/cluster/selectK.ts), then Lloyd iterations over all issues from the sample's
@@ -22,7 +25,7 @@
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { lloyd, rowsOf, type Dense } from '../cluster/kmeans.ts';
-import { readingOrder } from '../cluster/readingOrder.ts';
+import { lineOrder, readingOrder } from '../cluster/readingOrder.ts';
 import { selectK } from '../cluster/selectK.ts';
 import { round } from '../round.ts';
 import { defaultMinerOptions, mineTemplates } from '../cluster/templateMiner.ts';
@@ -64,7 +67,11 @@ export interface ClusterOutput {
   centroids: Float32Array;
   /** Indices of the issues in the selection sample, increasing. */
   sample: Uint32Array;
-  /** The prose issues (snapshot indices) in the order clustering read them (engine/cluster/readingOrder.ts); stage 6 reads them so too. */
+  /**
+   * The issues (snapshot indices) in the order clustering read them (engine/cluster/readingOrder.ts):
+   * the prose issues in their reading order (stage 6 reads them so too), then the templated ones in
+   * their line order, source by source. Stage 7's ties go to the earlier issue in it.
+   */
   order: Uint32Array;
   selection: Array<{ k: number; silhouette: number }>;
   outlier_similarity: number;
@@ -95,12 +102,17 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
   const decisions: PathDecision[] = [];
   const groups: Array<{ source: string; text: string; members: number[] }> = [];
   const templated = new Uint8Array(snapshot.issues.length);
+  // The templated issues in the order the miner read them.
+  const lines: number[] = [];
   for (const [source, members] of [...bySource.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
-    const short = members.filter((i) => norm.template_length[i] > 0 && norm.template_length[i] <= TEMPLATE_TOKEN_LIMIT);
+    let short = members.filter((i) => norm.template_length[i] > 0 && norm.template_length[i] <= TEMPLATE_TOKEN_LIMIT);
     const shortShare = short.length / members.length;
     let coverage = 0;
     let mined: ReturnType<typeof mineTemplates> | null = null;
     if (short.length >= 2 && shortShare >= MIN_SHORT_SHARE) {
+      // The short narratives in their line order (engine/cluster/readingOrder.ts), not the snapshot's: the
+      // decision sample and the miner (its template numbering, its first-match folds) read them by position.
+      short = lineOrder(norm.issue_ids, norm.template, norm.template_vocabulary, short);
       // A large source is decided on an evenly spaced sample (a prose feed is not mined in full for nothing).
       const step = Math.max(1, Math.floor(short.length / DECISION_SAMPLE));
       const sample = step === 1 ? short : short.filter((_, j) => j % step === 0);
@@ -123,6 +135,7 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
     if (!isTemplated) continue;
     const perTemplate = mined!.templates.map(() => [] as number[]);
     short.forEach((i, j) => {
+      lines.push(i);
       templated[i] = 1;
       perTemplate[mined!.templateOf[j]].push(i);
     });
@@ -130,7 +143,7 @@ function decidePaths(snapshot: SnapshotOutput, norm: NormalizeOutput) {
       if (t.size >= 2) groups.push({ source, text: Array.from(t.tokens, (id) => norm.template_vocabulary[id]).join(' '), members: perTemplate[index] });
     });
   }
-  return { decisions, groups, templated };
+  return { decisions, groups, templated, lines };
 }
 
 export function cluster(input: { snapshot: SnapshotOutput; normalize: NormalizeOutput; vectorize: VectorizeOutput }, ctx: StageContext): ClusterOutput {
@@ -161,7 +174,7 @@ export function cluster(input: { snapshot: SnapshotOutput; normalize: NormalizeO
     labels,
     similarity,
     sample: Uint32Array.from(out.sample, (j) => prose[j]).sort(),
-    order: Uint32Array.from(prose),
+    order: Uint32Array.from(prose.concat(paths.lines)),
     unclustered: labels.reduce((u, l) => u + (l < 0 ? 1 : 0), 0),
     templated: paths.templated,
     paths: paths.decisions,

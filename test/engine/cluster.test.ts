@@ -10,7 +10,9 @@ import { createRng, deriveSeed, sampleIndices } from '../../engine/rng.ts';
 import { gram, orthonormalize, symmetricEigen } from '../../engine/cluster/linalg.ts';
 import { randomizedSvd } from '../../engine/cluster/svd.ts';
 import { sampledSvd } from '../../engine/cluster/sampledSvd.ts';
-import type { CsrMatrix } from '../../engine/cluster/sparse.ts';
+import { selectRows, type CsrMatrix } from '../../engine/cluster/sparse.ts';
+import { contentDigest, contentOrder, lineOrder } from '../../engine/cluster/readingOrder.ts';
+import { templateColumn } from '../../engine/stages/02_normalize.ts';
 import { kmeansPlusPlus, lloyd, normalizeRows, type Dense } from '../../engine/cluster/kmeans.ts';
 import { geometricGrid, selectK } from '../../engine/cluster/selectK.ts';
 import { silhouette } from '../../engine/cluster/silhouette.ts';
@@ -18,6 +20,9 @@ import { adjustedRandIndex, jaccard } from '../../engine/cluster/agreement.ts';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
   assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual} vs ${expected} (tolerance ${tolerance})`);
+
+/** An id of the uuid layout for issue i. */
+const testUuidLike = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
 /** CSR of a dense row-major matrix (zeros skipped). */
 function csr(rows: number, cols: number, dense: number[]): CsrMatrix {
@@ -150,6 +155,51 @@ test('sampledSvd: the basis of 24 of the 60 rows embeds every row as A·V, close
   assert.equal(Buffer.from(again.embedding.buffer), Buffer.from(sampled.embedding.buffer));
   const other = sampledSvd(a, 4, 1235, 24, { oversample: 3, powerIterations: 6 });
   assert.not.equal(Buffer.from(other.embedding.buffer), Buffer.from(sampled.embedding.buffer));
+});
+
+test('sampledSvd of the same rows in another order: the same basis and σ, and each row the same coordinates, bit for bit', () => {
+  const { a, rows } = topicMatrix();
+  // The rows reversed: the sample is drawn by content, so it holds the same rows.
+  const reversed = selectRows(
+    a,
+    Array.from({ length: rows }, (_, i) => rows - 1 - i),
+  );
+  const forward = sampledSvd(a, 4, 1234, 24, { oversample: 3, powerIterations: 6 });
+  const backward = sampledSvd(reversed, 4, 1234, 24, { oversample: 3, powerIterations: 6 });
+  assert.equal(Array.from(backward.basis!), Array.from(forward.basis!));
+  assert.equal(Array.from(backward.singularValues), Array.from(forward.singularValues));
+  for (let i = 0; i < rows; i++)
+    assert.equal(
+      Array.from(backward.embedding.subarray((rows - 1 - i) * 4, (rows - i) * 4)),
+      Array.from(forward.embedding.subarray(i * 4, (i + 1) * 4)),
+      `row ${i}`,
+    );
+});
+
+test('lineOrder: log lines by the digest of their template tokens, then id, whatever their positions (each distinct line hashed once)', () => {
+  const texts = ['disk sda1 full', 'user alice logged in', 'disk sdb2 full', 'user bob logged in', 'disk sda1 full', 'user alice logged in', 'fan 2 stopped'];
+  const { column, vocabulary } = templateColumn(texts);
+  const ids = texts.map((_, i) => testUuidLike(i));
+  const rows = texts.map((_, i) => i);
+  const expected = contentOrder(
+    rows,
+    (r) => contentDigest(JSON.stringify(Array.from(column.ids.subarray(column.offsets[r], column.offsets[r + 1]), (id) => vocabulary[id]))),
+    (r) => ids[r],
+  );
+  assert.equal(lineOrder(ids, column, vocabulary, rows), expected);
+  // The same lines at other positions (other interned ids): the same lines in the same order.
+  const moved = [6, 3, 0, 5, 1, 4, 2];
+  const other = templateColumn(moved.map((i) => texts[i]));
+  const order = lineOrder(
+    moved.map((i) => ids[i]),
+    other.column,
+    other.vocabulary,
+    moved.map((_, k) => k),
+  );
+  assert.equal(
+    order.map((k) => moved[k]),
+    expected,
+  );
 });
 
 test('symmetricEigen on the tridiagonal matrix [[2,1,0],[1,2,1],[0,1,2]]', () => {

@@ -10,6 +10,9 @@ import * as assert from 'uvu/assert';
 import { decodeOutput, encodeOutput, outputDigest, sha256, type StageRecord } from '../../engine/manifest.ts';
 import { runPipeline, stageDependencies, stageNames, type StageName, type StageOutputs } from '../../engine/pipeline.ts';
 import { syntheticInput, testContext, testUuid } from '../helpers/engineInput.ts';
+import { heldoutSystem } from '../../fixtures/heldoutLogs.ts';
+import type { SnapshotInput } from '../../engine/stages/01_snapshot.ts';
+import { vectorize } from '../../engine/stages/04_vectorize.ts';
 import { projectRoot } from '../../fixtures/svcProcess.ts';
 
 const COUNT = 300;
@@ -63,6 +66,95 @@ test('the same issues in another snapshot order get the same prose clustering (s
       outlier: o.cluster.outlier_similarity,
       centroids: Array.from(o.cluster.centroids),
       sample: Array.from(o.cluster.sample, (i) => o.snapshot.issues[i].id).sort(),
+      rows: rows.sort((x, y) => (x[0] < y[0] ? -1 : 1)),
+      patterns: o.patterns.patterns.map((p) => p.member_ids.join(',')).sort(),
+    };
+  };
+  assert.ok(a.cluster.k > 1);
+  assert.equal(byId(b), byId(a));
+});
+
+/**
+ * Log lines of a few hand-made systems (fixtures/heldoutLogs.ts), one source each, a second apart, shifted
+ * by `shiftMs`. androidfw's 8,200 lines are more than twice stage 5's decision sample (4,000): its path is
+ * decided on every second line.
+ */
+function logLineInput(shiftMs: number): SnapshotInput {
+  const systems: Array<[string, number]> = [
+    ['androidfw', 8200],
+    ['sshd', 400],
+    ['javasvc', 400],
+    ['nodestate', 400],
+  ];
+  const issues = systems.flatMap(([system, count]) =>
+    heldoutSystem(system, count).map((l, i) => {
+      const at = new Date(Date.UTC(2026, 0, 1) + i * 1000 + shiftMs).toISOString();
+      return {
+        id: testUuid(`log:${system}:${i}`),
+        title: l.line.slice(0, 80),
+        narrative: l.line,
+        severity: 'low' as const,
+        source: system,
+        occurred_at: at,
+        created_at: at,
+      };
+    }),
+  );
+  return { workspace_id: testUuid('workspace'), event_sequence: issues.length, previous_run_id: null, issues, decisions: [], previous_patterns: [] };
+}
+
+test('the same log lines in another snapshot order get the same templated clustering (stage 5 reads them by their tokens, not by position)', async () => {
+  const a = (await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: logLineInput(0), to: 'patterns' })).outputs as StageOutputs;
+  const b = (await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: logLineInput(3_600_000), to: 'patterns' })).outputs as StageOutputs;
+  assert.not.equal(
+    b.snapshot.issues.map((i) => i.id),
+    a.snapshot.issues.map((i) => i.id),
+  );
+  // Per issue id: label and templated flag; per pattern: its id, name, template, examples (ties: the
+  // line order), top terms and members; the path decisions with their figures (the sampled source's
+  // template coverage is that of the lines sampled).
+  const byId = (o: StageOutputs) => ({
+    paths: o.cluster.paths,
+    templates: o.cluster.templates,
+    rows: o.snapshot.issues.map((issue, i) => [issue.id, o.cluster.labels[i], o.cluster.templated[i]] as const).sort((x, y) => (x[0] < y[0] ? -1 : 1)),
+    patterns: o.patterns.patterns
+      .map((p) => ({ id: p.id, name: p.name, template: p.template, examples: p.examples, top_terms: p.top_terms, members: [...p.member_ids].sort() }))
+      .sort((x, y) => (x.id < y.id ? -1 : 1)),
+  });
+  assert.ok(a.cluster.paths.every((p) => p.path === 'templated'));
+  assert.equal(byId(b), byId(a));
+});
+
+/** The pipeline to stage 7 with stage 4's basis from `svdSampleRows` sampled rows (the path of workspaces above SVD_SAMPLE_ROWS). */
+async function sampledBasisRun(snapshotInput: SnapshotInput, svdSampleRows: number): Promise<StageOutputs> {
+  const ctx = testContext({ seed: 42 });
+  const first = (await runPipeline({ ctx, snapshotInput, to: 'extract' })).outputs as StageOutputs;
+  const forced = vectorize({ normalize: first.normalize }, ctx, { svdSampleRows });
+  const rest = await runPipeline({ ctx, from: 'cluster', to: 'patterns', load: async (stage) => (stage === 'vectorize' ? forced : first[stage]) });
+  return { ...first, vectorize: forced, ...rest.outputs } as StageOutputs;
+}
+
+test('the same issues in another snapshot order get the same embedding and clustering when stage 4 samples its basis (the sample is drawn by content)', async () => {
+  const original = input();
+  const later = {
+    ...original,
+    issues: original.issues.map((i) => ({ ...i, occurred_at: i.occurred_at && new Date(Date.parse(i.occurred_at) + 3_600_000).toISOString() })),
+  };
+  const a = await sampledBasisRun(original, 100);
+  const b = await sampledBasisRun(later, 100);
+  assert.not.equal(
+    b.snapshot.issues.map((i) => i.id),
+    a.snapshot.issues.map((i) => i.id),
+  );
+  // Per issue id: its embedding row (bit for bit), label and similarity; the σ and the pattern members.
+  const byId = (o: StageOutputs) => {
+    const d = o.vectorize.dimensions;
+    const rows = o.snapshot.issues.map(
+      (issue, i) => [issue.id, Array.from(o.vectorize.embedding.subarray(i * d, (i + 1) * d)), o.cluster.labels[i], o.cluster.similarity[i]] as const,
+    );
+    return {
+      singular_values: o.vectorize.singular_values,
+      k: o.cluster.k,
       rows: rows.sort((x, y) => (x[0] < y[0] ? -1 : 1)),
       patterns: o.patterns.patterns.map((p) => p.member_ids.join(',')).sort(),
     };

@@ -140,6 +140,44 @@ test('a move pins an issue to a pattern (or out of every one), over what the clu
   assert.is(run(groups, previous, [toR, back]).patternOf(1), P);
 });
 
+test('pins are placed in decision order, not by snapshot position: the same issues in another order give the same placements', () => {
+  const groups = [
+    [0, 1, 2],
+    [3, 4, 5],
+  ];
+  const previous = [
+    { id: P, members: [0, 1, 2] },
+    { id: Q, members: [3, 4, 5] },
+  ];
+  // The later issue pinned first.
+  const first = decision(1, { kind: 'move', source_pattern_id: Q, target_pattern_id: R, issue_ids: [ids[4]] });
+  const second = decision(2, { kind: 'move', source_pattern_id: P, target_pattern_id: null, issue_ids: [ids[1]] });
+  const placed = (order: number[]) => {
+    // Snapshot position k holds issue order[k].
+    const at = new Map(order.map((issue, k) => [issue, k]));
+    const r = assignIdentity({
+      issueIds: order.map((issue) => ids[issue]),
+      groups: new Map(groups.map((g, label) => [label, g.map((issue) => at.get(issue)!)])),
+      previous: previous.map((p) => ({ id: p.id, member_ids: p.members.map((i) => ids[i]) })),
+      decisions: [first, second],
+      templated: new Uint8Array(order.length),
+      labels: Int32Array.from(order, (issue) => groups.findIndex((g) => g.includes(issue))),
+      embedding: new Float32Array(0),
+      dimensions: 0,
+      outlierSimilarity: 0.2,
+      newId: (id) => testUuid(`new:${id}`),
+    });
+    return r.person_placements.map((p) => [p.issue_id, p.pattern_id, p.decision_id]);
+  };
+  const forward = placed([0, 1, 2, 3, 4, 5]);
+  assert.equal(forward, [
+    [ids[4], R, first.id],
+    [ids[1], null, second.id],
+  ]);
+  assert.equal(placed([5, 4, 3, 2, 1, 0]), forward);
+  assert.equal(placed([3, 1, 5, 0, 4, 2]), forward);
+});
+
 test('keep apart: two issues kept apart never share a pattern; the one a person pinned stays', () => {
   const groups = [[0, 1, 2, 3]];
   const previous = [{ id: P, members: [0, 1, 2, 3] }];
