@@ -20,7 +20,8 @@
  *      lines (two months, varying under every weekday and host);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
- *      position 0 needs `anchorDistinct` distinct rare values; by default never), the first word of a
+ *      position 0 needs `anchorDistinct` distinct rare values; by default never; after a leading
+ *      severity such as `info:` the word after it anchors too), the first word of a
  *      quoted phrase (`"GET <*> <*>"`, a message of its own) and a word between two equal marks
  *      (`** START **`, a banner's label) need the strong evidence, a constant last word
  *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
@@ -61,6 +62,8 @@ const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
+/** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`): a level, not the event's name. */
+const LEVEL = /^[<[]?(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
@@ -115,12 +118,15 @@ export function mineTemplates(
   const marks = new Set<number>();
   // Tokens holding a variable in a frame of words (`wlan<*>:`, `cedar.example.net:<*>`).
   const masked = new Set<number>();
+  // Severities (`info:`, `<warn>`): a line led by one is anchored on the word after it too.
+  const levels = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
     if (MARK.test(t)) marks.add(id);
+    if (LEVEL.test(t)) levels.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -144,7 +150,8 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, printed, options);
+    if (members.length > 1)
+      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
@@ -186,6 +193,7 @@ function generalize(
   quoteLeads: Set<number>,
   marks: Set<number>,
   masked: Set<number>,
+  levels: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -259,6 +267,14 @@ function generalize(
       if (framedAt) for (const r of members) if (current[r][p - 1] !== current[r][p + 1] || !marks.has(current[r][p - 1])) unframed.add(current[r][p]);
       const variable = new Set<number>();
       const original = originalContexts[p];
+      // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
+      // tokens at position 1 printed only after a severity are anchored as a leading token is.
+      const afterLevel = new Set<number>();
+      if (p === 1 && levels.size) {
+        const notAfter = new Set<number>();
+        for (const r of members) (levels.has(current[r][0]) ? afterLevel : notAfter).add(current[r][1]);
+        for (const v of notAfter) afterLevel.delete(v);
+      }
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
@@ -283,10 +299,12 @@ function generalize(
         // template stays anchored on them.
         const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
-        const valueLike = p > 0 || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
+        const leading = p === 0 || (words.length > 0 && words.every((v) => afterLevel.has(v)));
+        const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
-        const weak = inside && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
+        const weak =
+          inside && !leading && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
         if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
@@ -436,6 +454,8 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
           for (let q = 0; q < length - 1; q++) {
             const a = s.tokens[q];
             const b = long.tokens[q < i ? q : q + 1];
+            // The anchor (the leading word, or the word after a leading severity) never gives way to a variable.
+            if (a !== b && (q === 0 || (q === 1 && LEVEL.test(vocabulary[s.tokens[0]] ?? '')))) return false;
             if (a !== b && a !== wildcard && b !== wildcard) return false;
           }
           return true;

@@ -985,4 +985,32 @@ test('leading service(name) (opposite): a constant name stays a word and a few s
   assert.ok(templates.every((t) => t.includes('pam_unix)')));
 });
 
+// Session 16, sixth round (branch heldout6; fixtures/heldoutLogs.ts, WRITTEN_SIXTH_ROUND; every rule below was found there).
+
+const domain = (r: () => number) =>
+  `${r() < 0.5 ? `${pick(r, ['www', 'api', 'mail', `edge-${1 + Math.floor(r() * 40)}`])}.` : ''}${pick(r, names)}.${pick(r, ['com', 'net', 'org'])}.`;
+
+test('after a severity: the next word anchors the message (info: <ip> <name> A IN / info: resolving <name> A IN / info: response for <name> A IN)', () => {
+  const r = rng(65);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const type = pick(r, ['A', 'AAAA', 'MX', 'TXT', 'HTTPS', 'NS', 'SRV', 'PTR']);
+    const event = pick(r, ['query', 'query', 'resolving', 'response']);
+    if (event === 'query') lines.push([event, `info: ${ip(r)} ${domain(r)} ${type} IN`]);
+    else if (event === 'resolving') lines.push([event, `info: resolving ${domain(r)} ${type} IN`]);
+    else lines.push([event, `info: response for ${domain(r)} ${type} IN`]);
+    // Another line shape with a value at the same position and no severity before it.
+    lines.push(['client', `client @0x7f${hex(r, 10)} ${ip(r)}#${1024 + Math.floor(r() * 60000)}: update '${domain(r)}' denied`]);
+  }
+  exact(lines);
+});
+
+test('after a severity (opposite): many rare names after it are still one variable (info: alice logged in)', () => {
+  const r = rng(66);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['login', `info: ${pick(r, names)} logged in from ${ip(r)}`]);
+  const templates = exact(lines);
+  assert.is(templates[0], 'info: <*> logged in from <*>');
+});
+
 test.run();
