@@ -160,6 +160,7 @@ export function mineTemplates(
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
+  foldCodeTexts(current, wildcard, keys, vocabulary);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -779,6 +780,70 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
           }
         }
       }
+    }
+  }
+}
+
+/** A code's text is at most this many words (`GATEWAY TARGET DEVICE FAILED TO RESPOND`, a Modbus exception). */
+const CODE_TEXT_WORDS = 6;
+/** Texts seen beside the code must be at least this many: the smallest set the weak evidence works with. */
+const CODE_TEXT_MIN_VALUES = 3;
+/** A code in parentheses closing a line: `(<*>)`, `(<*>).`. */
+const CODE_AFTER = /^\(<\*>\)[.,;:]?$/;
+/** A word of a code's text: letters and punctuation, no digit, no variable, no `=`. */
+const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
+
+/**
+ * A code and its text vary together (`connect to <addr>: Connection refused (111)` / `…: Host is down
+ * (112)`, `Failed (0x03)` / `Not Supported (0x0c)`, `code=2 (ILLEGAL DATA ADDRESS)`): the text is the
+ * code's description, one value with it, of one to CODE_TEXT_WORDS words. Two shapes, both at the end
+ * of a line: words before a parenthesised code that ends it, after a variable or a label (`…:`) that
+ * bounds them; and a parenthesised text that ends the line right after a variable (the code). Templates
+ * equal but in those words form a group; with at least CODE_TEXT_MIN_VALUES different texts the words
+ * are one variable. The position-by-position passes cannot see it: the texts differ in length, and
+ * the code beside them is masked already. Two texts (`(read)` / `(write)`) and a text after a
+ * constant (`GOOD -> BAD (comm failure)`) keep their words.
+ */
+function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const text = (id: number) => !keys.has(id) && TEXT_WORD.test(vocabulary[id] ?? '') && !(vocabulary[id] ?? '').endsWith(':');
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  /** The span [start, end) of a code's text in `t`, or undefined. */
+  const before = (t: Int32Array): [number, number] | undefined => {
+    const last = t.length - 1;
+    if (last < 2 || !CODE_AFTER.test(vocabulary[t[last]] ?? '')) return undefined;
+    let start = last;
+    while (start > 0 && last - start < CODE_TEXT_WORDS && text(t[start - 1])) start--;
+    if (start === last || start === 0) return undefined;
+    const bound = vocabulary[t[start - 1]] ?? '';
+    return holdsVariable(t[start - 1]) || bound.endsWith(':') ? [start, last] : undefined;
+  };
+  const after = (t: Int32Array): [number, number] | undefined => {
+    const end = t.length;
+    if (!(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').endsWith(')')) return undefined;
+    let start = end - 1;
+    while (start > 0 && end - start < CODE_TEXT_WORDS && !(vocabulary[t[start]] ?? '').startsWith('(')) start--;
+    if (!(vocabulary[t[start]] ?? '').startsWith('(') || start === 0 || !holdsVariable(t[start - 1])) return undefined;
+    for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
+    return [start, end];
+  };
+  for (const span of [before, after]) {
+    const groups = new Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>();
+    for (const entry of distinctTemplates(current)) {
+      const at = span(entry.tokens);
+      if (!at) continue;
+      const t = entry.tokens;
+      const k = `${Array.prototype.join.call(t.subarray(0, at[0]), ',')}|${Array.prototype.join.call(t.subarray(at[1]), ',')}`;
+      const group = groups.get(k) ?? { texts: new Set<string>(), entries: [] };
+      group.texts.add(Array.prototype.join.call(t.subarray(at[0], at[1]), ','));
+      group.entries.push({ entry, at });
+      groups.set(k, group);
+    }
+    for (const { texts, entries } of groups.values()) {
+      if (texts.size < CODE_TEXT_MIN_VALUES) continue;
+      const { entry, at } = entries[0];
+      const folded = Int32Array.from([...entry.tokens.subarray(0, at[0]), wildcard, ...entry.tokens.subarray(at[1])]);
+      for (const e of entries) for (const r of e.entry.rows) current[r] = folded;
     }
   }
 }

@@ -1013,4 +1013,34 @@ test('after a severity (opposite): many rare names after it are still one variab
   assert.is(templates[0], 'info: <*> logged in from <*>');
 });
 
+const mac = (r: () => number) => Array.from({ length: 6 }, () => hex(r, 2).toUpperCase()).join(':');
+
+test('a code and its text: the text beside a parenthesised code is one value with it (: Connection refused (111) / : Host is down (112); code=2 (ILLEGAL DATA ADDRESS))', () => {
+  const r = rng(67);
+  const lines: Array<[string, string]> = [];
+  const errors = [
+    'Connection refused (111)',
+    'Host is down (112)',
+    'Connection timed out (110)',
+    'Software caused connection abort (103)',
+    'Device or resource busy (16)',
+  ];
+  const exceptions = ['1 (ILLEGAL FUNCTION)', '2 (ILLEGAL DATA ADDRESS)', '4 (SLAVE DEVICE FAILURE)', '11 (GATEWAY TARGET DEVICE FAILED TO RESPOND)'];
+  for (let i = 0; i < 120; i++) {
+    lines.push(['connect', `bluetoothd[${pick(r, [812, 945])}]: profiles/audio/avdtp.c:avdtp_connect_cb() connect to ${mac(r)}: ${pick(r, errors)}`]);
+    lines.push(['exception', `[modbus] exception response unit=${1 + Math.floor(r() * 30)} fc=${pick(r, [3, 4, 16])} code=${pick(r, exceptions)}`]);
+  }
+  exact(lines);
+});
+
+test('a code and its text (opposite): words that end a line without a code name the event (<player> drowned / fell from a high place / burned to death)', () => {
+  const r = rng(68);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const death = pick(r, ['drowned', 'fell from a high place', 'burned to death', 'hit the ground too hard']);
+    lines.push([death, `[Server thread/INFO]: ${pick(r, names)}${Math.floor(r() * 999)} ${death}`]);
+  }
+  exact(lines);
+});
+
 test.run();
