@@ -17,7 +17,9 @@
  *      first or last position) also on weaker evidence: three or more tokens, two of them also seen
  *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
  *      event), or tokens varying in at least `minContexts` contexts of the original
- *      lines (two months, varying under every weekday and host);
+ *      lines (two months, varying under every weekday and host), unless two plain words inside the
+ *      message's wording vary in fewer than half the contexts they appear in (a state: `<player>
+ *      joined the game` / `left the game`, the same players coming and going);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never; after a leading
@@ -62,6 +64,8 @@ const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
+/** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
+const STATE_SHARE = 0.5;
 /** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`): a level, not the event's name. */
 const LEVEL = /^[<[]?(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
 
@@ -214,7 +218,12 @@ function generalize(
   // Per position: in how many contexts of the original lines (before any value was masked) each token varies.
   hash(original);
   const originalContexts: Array<Map<number, number>> = [];
-  for (let p = 0; p < length; p++) originalContexts.push(contextCounts(original, members, p, h1, h2));
+  const originalAppearances: Array<Map<number, number>> = [];
+  for (let p = 0; p < length; p++) {
+    const { varies, appears } = contextCounts(original, members, p, h1, h2);
+    originalContexts.push(varies);
+    originalAppearances.push(appears);
+  }
   hash(current);
 
   for (let changed = true; changed; ) {
@@ -268,6 +277,17 @@ function generalize(
       if (framedAt) for (const r of members) if (current[r][p - 1] !== current[r][p + 1] || !marks.has(current[r][p - 1])) unframed.add(current[r][p]);
       const variable = new Set<number>();
       const original = originalContexts[p];
+      const appearances = originalAppearances[p];
+      // Tokens at p followed by a word of the message's wording (no variable) in every line that prints them.
+      const wordingAfter = new Set<number>();
+      if (p + 1 < length) {
+        const notWording = new Set<number>();
+        for (const r of members) {
+          const next = current[r][p + 1];
+          (next === wildcard || masked.has(next) || framedWildcards.has(next) || keys.has(current[r][p]) ? notWording : wordingAfter).add(current[r][p]);
+        }
+        for (const v of notWording) wordingAfter.delete(v);
+      }
       // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
       // tokens at position 1 printed only after a severity are anchored as a leading token is.
       const afterLevel = new Set<number>();
@@ -304,8 +324,22 @@ function generalize(
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
+        // Two plain words alternating under the same values inside the message's wording (`<player>
+        // joined the game` / `left the game`) are a state, not a variable: most values print one of them
+        // only, so they vary in few of the contexts they appear in. Two values among values (`Jun` / `Jul`
+        // before a day), two that vary in most of their contexts, or a set holding a variable
+        // (`gw.example.net:<*>`) are a variable.
+        const state =
+          set.length === 2 &&
+          set.every((v) => wordingAfter.has(v)) &&
+          !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
+          set.every((v) => (original.get(v) ?? 0) < STATE_SHARE * (appearances.get(v) ?? 0));
         const weak =
-          inside && !leading && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
+          inside &&
+          !leading &&
+          !set.some((v) => quoteLeads.has(v)) &&
+          !banner &&
+          ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state));
         if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
@@ -322,8 +356,14 @@ function generalize(
   }
 }
 
-/** For position p: token → the number of contexts (lines equal but at p) in which it varies. */
-function contextCounts(current: Int32Array[], members: number[], p: number, h1: Uint32Array, h2: Uint32Array): Map<number, number> {
+/** For position p: token → the number of contexts (lines equal but at p) in which it varies, and in which it appears. */
+function contextCounts(
+  current: Int32Array[],
+  members: number[],
+  p: number,
+  h1: Uint32Array,
+  h2: Uint32Array,
+): { varies: Map<number, number>; appears: Map<number, number> } {
   const contexts = new Map<number, number[]>();
   members.forEach((r, m) => {
     const t = current[r][p];
@@ -332,9 +372,14 @@ function contextCounts(current: Int32Array[], members: number[], p: number, h1: 
     if (!values) contexts.set(k, [t]);
     else if (!values.includes(t)) values.push(t);
   });
-  const counts = new Map<number, number>();
-  for (const values of contexts.values()) if (values.length >= 2) for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return counts;
+  const varies = new Map<number, number>();
+  const appears = new Map<number, number>();
+  for (const values of contexts.values())
+    for (const v of values) {
+      appears.set(v, (appears.get(v) ?? 0) + 1);
+      if (values.length >= 2) varies.set(v, (varies.get(v) ?? 0) + 1);
+    }
+  return { varies, appears };
 }
 
 /** Many distinct values, each rare: at least `minDistinct` values, none printed in more than `rareShare` of the lines (value → lines). */

@@ -1043,4 +1043,35 @@ test('a code and its text (opposite): words that end a line without a code name 
   exact(lines);
 });
 
+test('two words alternating under the same values are a state (<player> joined the game / <player> left the game)', () => {
+  const r = rng(69);
+  const lines: Array<[string, string]> = [];
+  // A few players come and go many times; most are seen once, joining or leaving.
+  const regulars = ['root', 'admin', 'guest', 'test', 'oscar', 'peggy'];
+  for (let i = 0; i < 200; i++) {
+    const event = pick(r, ['joined', 'joined', 'left']);
+    const player = r() < 0.3 ? pick(r, regulars) : `${pick(r, names)}_${pick(r, names)}`;
+    lines.push([event, `[Server thread/INFO]: ${player} ${event} the game`]);
+  }
+  exact(lines);
+});
+
+test('two words alternating (opposite): two values among values are one variable (a month before the day, as rare as the players above)', () => {
+  const r = rng(70);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const host = r() < 0.3 ? pick(r, names) : `${pick(r, names)}_${pick(r, names)}`;
+    lines.push(['connection', `connection from ${host} at ${pick(r, ['Jun', 'Jun', 'Jul'])} 14 15:16:01`]);
+  }
+  const templates = exact(lines);
+  assert.is(templates[0], 'connection from <*> at <*> <*>');
+});
+
+test('two words alternating (opposite): two words that vary under most of their contexts are one variable (each replica in both zones)', () => {
+  const lines: Array<[string, string]> = [];
+  for (const h of names) for (const zone of ['east', 'west']) lines.push(['synced', `replica ${h} in ${zone} zone synced`]);
+  const templates = exact(lines);
+  assert.is(templates[0], 'replica <*> in <*> zone synced');
+});
+
 test.run();
