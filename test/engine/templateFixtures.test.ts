@@ -1074,4 +1074,24 @@ test('two words alternating (opposite): two words that vary under most of their 
   assert.is(templates[0], 'replica <*> in <*> zone synced');
 });
 
+test('physical units and currencies: a unit after a number is part of it as a size is (value=12.5 bar / 80 degC; total 120.50 USD / EUR)', () => {
+  const r = rng(71);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 100; i++) {
+    const unit = pick(r, ['bar', 'degC', 'rpm', '%', 'kPa']);
+    lines.push([
+      'alarm',
+      `[alarm] raised HI tag${Math.floor(r() * 99)} value=${Math.floor(r() * 999)}.${Math.floor(r() * 9)} ${unit} limit=${Math.floor(r() * 999)} ${unit}`,
+    ]);
+    const currency = pick(r, ['USD', 'EUR', 'GBP', 'JPY', 'CHF']);
+    lines.push([
+      'batch',
+      `settlement batch closed: ${Math.floor(r() * 9999)} transactions, total ${Math.floor(r() * 99999)}.${Math.floor(r() * 99)} ${currency}, fees ${Math.floor(r() * 999)}.${Math.floor(r() * 99)} ${currency}`,
+    ]);
+  }
+  exact(lines);
+  // A word after a number that is no unit stays a word.
+  assert.equal(templateTokens('moved 12 pallets to bay 3', 16).tokens, ['moved', '<*>', 'pallets', 'to', 'bay', '<*>']);
+});
+
 test.run();
