@@ -165,6 +165,7 @@ export function mineTemplates(
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, vocabulary);
+  absorbSingletons(current, wildcard, levels, printed);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -890,5 +891,51 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
       const folded = Int32Array.from([...entry.tokens.subarray(0, at[0]), wildcard, ...entry.tokens.subarray(at[1])]);
       for (const e of entries) for (const r of e.entry.rows) current[r] = folded;
     }
+  }
+}
+
+/**
+ * A line printed once (its template prints that line only) gives the passes no evidence of its own:
+ * two or more of its values are ones no other line printed (`currency=cad` with a merchant id without a
+ * digit), so no position varies in a context. When it equals a template of several lines everywhere
+ * but where that template holds a variable, the template's variables take its values, as a parse tree
+ * places a new line (Drain): it joins that template (the one printing most lines; ties to the smaller
+ * token key). The anchor (the leading token, or the one after a leading severity) must be equal.
+ */
+function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, printed: Float64Array) {
+  const entries = distinctTemplates(current, printed);
+  // Targets by length and by the positions of their variables: the constant tokens' key → the target.
+  const targets = new Map<number, Map<string, Map<string, TemplateEntry>>>();
+  for (const e of entries) {
+    if (e.lines < 2) continue;
+    const t = e.tokens;
+    const mask: number[] = [];
+    for (let q = 0; q < t.length; q++) if (t[q] === wildcard) mask.push(q);
+    if (!mask.length) continue;
+    const byMask = targets.get(t.length) ?? new Map<string, Map<string, TemplateEntry>>();
+    targets.set(t.length, byMask);
+    const maskKey = mask.join(',');
+    const byKey = byMask.get(maskKey) ?? new Map<string, TemplateEntry>();
+    byMask.set(maskKey, byKey);
+    const k = Array.prototype.join.call(t, ',');
+    const seen = byKey.get(k);
+    if (!seen || seen.lines < e.lines) byKey.set(k, e);
+  }
+  const better = (a: TemplateEntry, b: TemplateEntry) =>
+    a.lines !== b.lines ? a.lines > b.lines : Array.prototype.join.call(a.tokens, ',') < Array.prototype.join.call(b.tokens, ',');
+  for (const e of entries) {
+    if (e.lines !== 1) continue;
+    const t = e.tokens;
+    const anchor = t.length > 1 && levels.has(t[0]) ? 2 : 1;
+    let best: TemplateEntry | undefined;
+    for (const [maskKey, byKey] of targets.get(t.length) ?? []) {
+      const mask = maskKey.split(',').map(Number);
+      if (mask[0] < anchor) continue;
+      const projected = Int32Array.from(t);
+      for (const q of mask) projected[q] = wildcard;
+      const target = byKey.get(Array.prototype.join.call(projected, ','));
+      if (target && target.tokens !== t && (!best || better(target, best))) best = target;
+    }
+    if (best) for (const r of e.rows) current[r] = best.tokens;
   }
 }

@@ -1094,4 +1094,32 @@ test('physical units and currencies: a unit after a number is part of it as a si
   assert.equal(templateTokens('moved 12 pallets to bay 3', 16).tokens, ['moved', '<*>', 'pallets', 'to', 'bay', '<*>']);
 });
 
+test('a line printed once joins the template whose variables cover it (two values no other line printed: a currency, a merchant id without a digit)', () => {
+  const r = rng(72);
+  const lines: Array<[string, string]> = [];
+  const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const id = (prefix: string, n: number) => `${prefix}_${Array.from({ length: n }, () => alnum[Math.floor(r() * 62)]).join('')}`;
+  const currencies = ['usd', 'usd', 'usd', 'eur', 'eur', 'gbp', 'jpy', 'chf', 'aud', 'sek'];
+  for (let i = 0; i < 300; i++)
+    lines.push([
+      'charge',
+      `charge.succeeded id=${id('ch', 24)} amount=${Math.floor(r() * 99999)} currency=${pick(r, currencies)} merchant=${id('acct', 16)} card=visa/${1000 + Math.floor(r() * 8999)}`,
+    ]);
+  // An id whose only digit is its last (`ch_…k0`, a word with a numeric suffix to the tokeniser), a
+  // currency printed once and a merchant id that drew no digit: no position varies in a context.
+  lines.push(['charge', 'charge.succeeded id=ch_AYjVyzjZexyfoyuyeaAKpuk0 amount=117040 currency=cad merchant=acct_zKsfcstmZXIoZhyt card=visa/6401']);
+  exact(lines);
+});
+
+test('a line printed once (opposite): it stays apart when it differs where the template has a word (charge.failed beside charge.succeeded)', () => {
+  const r = rng(73);
+  const lines: Array<[string, string]> = [];
+  const id = (prefix: string) => `${prefix}_${hex(r, 6)}${Math.floor(r() * 90) + 10}`;
+  for (let i = 0; i < 80; i++)
+    lines.push(['succeeded', `charge succeeded id=${id('ch')} currency=${pick(r, ['usd', 'eur', 'gbp', 'chf', 'sek', 'jpy', 'aud'])}`]);
+  lines.push(['failed', `charge failed id=${id('ch')} currency=cad`]);
+  lines.push(['refunded', `refunded charge id=${id('ch')} currency=usd`]);
+  exact(lines);
+});
+
 test.run();
