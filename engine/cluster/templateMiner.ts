@@ -17,9 +17,9 @@
  *      first or last position) also on weaker evidence: three or more tokens, two of them also seen
  *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
  *      event), or tokens varying in at least `minContexts` contexts of the original
- *      lines (two months, varying under every weekday and host), unless two plain words inside the
- *      message's wording vary in fewer than half the contexts they appear in (a state: `<player>
- *      joined the game` / `left the game`, the same players coming and going);
+ *      lines (two months, varying under every weekday and host), unless two plain words between a
+ *      value and the message's wording vary in fewer than half the contexts they appear in (a state:
+ *      `<player> joined the game` / `left the game`, the same players coming and going);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never; after a leading
@@ -279,13 +279,14 @@ function generalize(
       const variable = new Set<number>();
       const original = originalContexts[p];
       const appearances = originalAppearances[p];
-      // Tokens at p followed by a word of the message's wording (no variable) in every line that prints them.
+      // Tokens at p between a value and a word of the message's wording in every line that prints them.
       const wordingAfter = new Set<number>();
-      if (p + 1 < length) {
+      if (p > 0 && p + 1 < length) {
+        const holdsVariable = (t: number) => t === wildcard || masked.has(t) || framedWildcards.has(t);
         const notWording = new Set<number>();
         for (const r of members) {
-          const next = current[r][p + 1];
-          (next === wildcard || masked.has(next) || framedWildcards.has(next) || keys.has(current[r][p]) ? notWording : wordingAfter).add(current[r][p]);
+          const after = !holdsVariable(current[r][p + 1]) && holdsVariable(current[r][p - 1]) && !keys.has(current[r][p]);
+          (after ? wordingAfter : notWording).add(current[r][p]);
         }
         for (const v of notWording) wordingAfter.delete(v);
       }
@@ -325,11 +326,12 @@ function generalize(
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
-        // Two plain words alternating under the same values inside the message's wording (`<player>
-        // joined the game` / `left the game`) are a state, not a variable: most values print one of them
-        // only, so they vary in few of the contexts they appear in. Two values among values (`Jun` / `Jul`
-        // before a day), two that vary in most of their contexts, or a set holding a variable
-        // (`gw.example.net:<*>`) are a variable.
+        // Two plain words right after a value and before the rest of the message's wording (`<player>
+        // joined the game` / `left the game`: a subject and its verb) are a state, not a variable, when
+        // they vary in few of the contexts they appear in (most players print one of them only). Two
+        // values among values (`Jun` / `Jul` before a day), after a word (`timeout after DATA` / `after
+        // END-OF-MESSAGE from …`), two that vary in most of their contexts, or a set holding a variable
+        // (`gw.example.net:<*>`) stay a variable.
         const state =
           set.length === 2 &&
           set.every((v) => wordingAfter.has(v)) &&
@@ -501,8 +503,10 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
           for (let q = 0; q < length - 1; q++) {
             const a = s.tokens[q];
             const b = long.tokens[q < i ? q : q + 1];
-            // The anchor (the leading word, or the word after a leading severity) never gives way to a variable.
-            if (a !== b && (q === 0 || (q === 1 && LEVEL.test(vocabulary[s.tokens[0]] ?? '')))) return false;
+            // The anchor (the leading word, or the word after a leading severity) never gives way to a
+            // variable: a plain word there stays (`wlan<*>:` beside `<*>:` are both values).
+            const anchor = q === 0 || (q === 1 && LEVEL.test(vocabulary[s.tokens[0]] ?? ''));
+            if (a !== b && anchor && !(vocabulary[a]?.includes(WILDCARD) && vocabulary[b]?.includes(WILDCARD))) return false;
             if (a !== b && a !== wildcard && b !== wildcard) return false;
           }
           return true;

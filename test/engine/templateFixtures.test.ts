@@ -1067,6 +1067,14 @@ test('two words alternating (opposite): two values among values are one variable
   assert.is(templates[0], 'connection from <*> at <*> <*>');
 });
 
+test('two words alternating (opposite): two values after a word of the wording, not after a variable, are one variable (timeout after DATA / END-OF-MESSAGE from <host>)', () => {
+  const r = rng(74);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++)
+    lines.push(['timeout', `timeout after ${pick(r, ['DATA', 'END-OF-MESSAGE'])} from ${pick(r, names)}${pick(r, names)}.example.com[${ip(r)}]`]);
+  exact(lines);
+});
+
 test('two words alternating (opposite): two words that vary under most of their contexts are one variable (each replica in both zones)', () => {
   const lines: Array<[string, string]> = [];
   for (const h of names) for (const zone of ['east', 'west']) lines.push(['synced', `replica ${h} in ${zone} zone synced`]);
