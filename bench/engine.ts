@@ -73,6 +73,7 @@ import {
   WRITTEN_FIFTH_ROUND,
   WRITTEN_FOURTH_ROUND,
   WRITTEN_SECOND_ROUND,
+  WRITTEN_SIXTH_ROUND,
   WRITTEN_THIRD_ROUND,
 } from '../fixtures/heldoutLogs.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
@@ -450,6 +451,11 @@ async function heldoutSection() {
       (n) => `the ${n} systems of the fifth round (written after the fourth round's rules; first score in docs/benchmarks.md)`,
       ' (fifth round)',
       WRITTEN_FIFTH_ROUND,
+    ),
+    group(
+      (n) => `the ${n} systems of the sixth round (written after the fifth round's rules; first score in docs/benchmarks.md)`,
+      ' (sixth round)',
+      WRITTEN_SIXTH_ROUND,
     ),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];

@@ -17,10 +17,13 @@
  *      first or last position) also on weaker evidence: three or more tokens, two of them also seen
  *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
  *      event), or tokens varying in at least `minContexts` contexts of the original
- *      lines (two months, varying under every weekday and host);
+ *      lines (two months, varying under every weekday and host), unless two plain words between a
+ *      value and the message's wording vary in fewer than half the contexts they appear in (a state:
+ *      `<player> joined the game` / `left the game`, the same players coming and going);
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
- *      position 0 needs `anchorDistinct` distinct rare values; by default never), the first word of a
+ *      position 0 needs `anchorDistinct` distinct rare values; by default never; after a leading
+ *      severity such as `info:` the word after it anchors too), the first word of a
  *      quoted phrase (`"GET <*> <*>"`, a message of its own) and a word between two equal marks
  *      (`** START **`, a banner's label) need the strong evidence, a constant last word
  *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
@@ -61,6 +64,10 @@ const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
+/** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
+const STATE_SHARE = 0.5;
+/** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`): a level, not the event's name. */
+const LEVEL = /^[<[]?(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
@@ -115,12 +122,15 @@ export function mineTemplates(
   const marks = new Set<number>();
   // Tokens holding a variable in a frame of words (`wlan<*>:`, `cedar.example.net:<*>`).
   const masked = new Set<number>();
+  // Severities (`info:`, `<warn>`): a line led by one is anchored on the word after it too.
+  const levels = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
     if (MARK.test(t)) marks.add(id);
+    if (LEVEL.test(t)) levels.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -144,7 +154,8 @@ export function mineTemplates(
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
-    if (members.length > 1) generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, printed, options);
+    if (members.length > 1)
+      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, vocabulary);
@@ -153,6 +164,8 @@ export function mineTemplates(
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
+  foldCodeTexts(current, wildcard, keys, vocabulary);
+  absorbSingletons(current, wildcard, levels, printed);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -186,6 +199,7 @@ function generalize(
   quoteLeads: Set<number>,
   marks: Set<number>,
   masked: Set<number>,
+  levels: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -205,7 +219,12 @@ function generalize(
   // Per position: in how many contexts of the original lines (before any value was masked) each token varies.
   hash(original);
   const originalContexts: Array<Map<number, number>> = [];
-  for (let p = 0; p < length; p++) originalContexts.push(contextCounts(original, members, p, h1, h2));
+  const originalAppearances: Array<Map<number, number>> = [];
+  for (let p = 0; p < length; p++) {
+    const { varies, appears } = contextCounts(original, members, p, h1, h2);
+    originalContexts.push(varies);
+    originalAppearances.push(appears);
+  }
   hash(current);
 
   for (let changed = true; changed; ) {
@@ -259,6 +278,26 @@ function generalize(
       if (framedAt) for (const r of members) if (current[r][p - 1] !== current[r][p + 1] || !marks.has(current[r][p - 1])) unframed.add(current[r][p]);
       const variable = new Set<number>();
       const original = originalContexts[p];
+      const appearances = originalAppearances[p];
+      // Tokens at p between a value and a word of the message's wording in every line that prints them.
+      const wordingAfter = new Set<number>();
+      if (p > 0 && p + 1 < length) {
+        const holdsVariable = (t: number) => t === wildcard || masked.has(t) || framedWildcards.has(t);
+        const notWording = new Set<number>();
+        for (const r of members) {
+          const after = !holdsVariable(current[r][p + 1]) && holdsVariable(current[r][p - 1]) && !keys.has(current[r][p]);
+          (after ? wordingAfter : notWording).add(current[r][p]);
+        }
+        for (const v of notWording) wordingAfter.delete(v);
+      }
+      // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
+      // tokens at position 1 printed only after a severity are anchored as a leading token is.
+      const afterLevel = new Set<number>();
+      if (p === 1 && levels.size) {
+        const notAfter = new Set<number>();
+        for (const r of members) (levels.has(current[r][0]) ? afterLevel : notAfter).add(current[r][1]);
+        for (const v of notAfter) afterLevel.delete(v);
+      }
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
@@ -283,10 +322,27 @@ function generalize(
         // template stays anchored on them.
         const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
-        const valueLike = p > 0 || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
+        const leading = p === 0 || (words.length > 0 && words.every((v) => afterLevel.has(v)));
+        const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
-        const weak = inside && !set.some((v) => quoteLeads.has(v)) && !banner && ((shared >= 2 && set.length >= 3) || contextsOfSet >= options.minContexts);
+        // Two plain words right after a value and before the rest of the message's wording (`<player>
+        // joined the game` / `left the game`: a subject and its verb) are a state, not a variable, when
+        // they vary in few of the contexts they appear in (most players print one of them only). Two
+        // values among values (`Jun` / `Jul` before a day), after a word (`timeout after DATA` / `after
+        // END-OF-MESSAGE from …`), two that vary in most of their contexts, or a set holding a variable
+        // (`gw.example.net:<*>`) stay a variable.
+        const state =
+          set.length === 2 &&
+          set.every((v) => wordingAfter.has(v)) &&
+          !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
+          set.every((v) => (original.get(v) ?? 0) < STATE_SHARE * (appearances.get(v) ?? 0));
+        const weak =
+          inside &&
+          !leading &&
+          !set.some((v) => quoteLeads.has(v)) &&
+          !banner &&
+          ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state));
         if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
@@ -303,8 +359,14 @@ function generalize(
   }
 }
 
-/** For position p: token → the number of contexts (lines equal but at p) in which it varies. */
-function contextCounts(current: Int32Array[], members: number[], p: number, h1: Uint32Array, h2: Uint32Array): Map<number, number> {
+/** For position p: token → the number of contexts (lines equal but at p) in which it varies, and in which it appears. */
+function contextCounts(
+  current: Int32Array[],
+  members: number[],
+  p: number,
+  h1: Uint32Array,
+  h2: Uint32Array,
+): { varies: Map<number, number>; appears: Map<number, number> } {
   const contexts = new Map<number, number[]>();
   members.forEach((r, m) => {
     const t = current[r][p];
@@ -313,9 +375,14 @@ function contextCounts(current: Int32Array[], members: number[], p: number, h1: 
     if (!values) contexts.set(k, [t]);
     else if (!values.includes(t)) values.push(t);
   });
-  const counts = new Map<number, number>();
-  for (const values of contexts.values()) if (values.length >= 2) for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return counts;
+  const varies = new Map<number, number>();
+  const appears = new Map<number, number>();
+  for (const values of contexts.values())
+    for (const v of values) {
+      appears.set(v, (appears.get(v) ?? 0) + 1);
+      if (values.length >= 2) varies.set(v, (varies.get(v) ?? 0) + 1);
+    }
+  return { varies, appears };
 }
 
 /** Many distinct values, each rare: at least `minDistinct` values, none printed in more than `rareShare` of the lines (value → lines). */
@@ -436,6 +503,10 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
           for (let q = 0; q < length - 1; q++) {
             const a = s.tokens[q];
             const b = long.tokens[q < i ? q : q + 1];
+            // The anchor (the leading word, or the word after a leading severity) never gives way to a
+            // variable: a plain word there stays (`wlan<*>:` beside `<*>:` are both values).
+            const anchor = q === 0 || (q === 1 && LEVEL.test(vocabulary[s.tokens[0]] ?? ''));
+            if (a !== b && anchor && !(vocabulary[a]?.includes(WILDCARD) && vocabulary[b]?.includes(WILDCARD))) return false;
             if (a !== b && a !== wildcard && b !== wildcard) return false;
           }
           return true;
@@ -760,5 +831,115 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
         }
       }
     }
+  }
+}
+
+/** A code's text is at most this many words (`GATEWAY TARGET DEVICE FAILED TO RESPOND`, a Modbus exception). */
+const CODE_TEXT_WORDS = 6;
+/** Texts seen beside the code must be at least this many: the smallest set the weak evidence works with. */
+const CODE_TEXT_MIN_VALUES = 3;
+/** A code in parentheses closing a line: `(<*>)`, `(<*>).`. */
+const CODE_AFTER = /^\(<\*>\)[.,;:]?$/;
+/** A word of a code's text: letters and punctuation, no digit, no variable, no `=`. */
+const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
+
+/**
+ * A code and its text vary together (`connect to <addr>: Connection refused (111)` / `…: Host is down
+ * (112)`, `Failed (0x03)` / `Not Supported (0x0c)`, `code=2 (ILLEGAL DATA ADDRESS)`): the text is the
+ * code's description, one value with it, of one to CODE_TEXT_WORDS words. Two shapes, both at the end
+ * of a line: words before a parenthesised code that ends it, after a variable or a label (`…:`) that
+ * bounds them; and a parenthesised text that ends the line right after a variable (the code). Templates
+ * equal but in those words form a group; with at least CODE_TEXT_MIN_VALUES different texts the words
+ * are one variable. The position-by-position passes cannot see it: the texts differ in length, and
+ * the code beside them is masked already. Two texts (`(read)` / `(write)`) and a text after a
+ * constant (`GOOD -> BAD (comm failure)`) keep their words.
+ */
+function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const text = (id: number) => !keys.has(id) && TEXT_WORD.test(vocabulary[id] ?? '') && !(vocabulary[id] ?? '').endsWith(':');
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  /** The span [start, end) of a code's text in `t`, or undefined. */
+  const before = (t: Int32Array): [number, number] | undefined => {
+    const last = t.length - 1;
+    if (last < 2 || !CODE_AFTER.test(vocabulary[t[last]] ?? '')) return undefined;
+    let start = last;
+    while (start > 0 && last - start < CODE_TEXT_WORDS && text(t[start - 1])) start--;
+    if (start === last || start === 0) return undefined;
+    const bound = vocabulary[t[start - 1]] ?? '';
+    return holdsVariable(t[start - 1]) || bound.endsWith(':') ? [start, last] : undefined;
+  };
+  const after = (t: Int32Array): [number, number] | undefined => {
+    const end = t.length;
+    if (!(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').endsWith(')')) return undefined;
+    let start = end - 1;
+    while (start > 0 && end - start < CODE_TEXT_WORDS && !(vocabulary[t[start]] ?? '').startsWith('(')) start--;
+    if (!(vocabulary[t[start]] ?? '').startsWith('(') || start === 0 || !holdsVariable(t[start - 1])) return undefined;
+    for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
+    return [start, end];
+  };
+  for (const span of [before, after]) {
+    const groups = new Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>();
+    for (const entry of distinctTemplates(current)) {
+      const at = span(entry.tokens);
+      if (!at) continue;
+      const t = entry.tokens;
+      const k = `${Array.prototype.join.call(t.subarray(0, at[0]), ',')}|${Array.prototype.join.call(t.subarray(at[1]), ',')}`;
+      const group = groups.get(k) ?? { texts: new Set<string>(), entries: [] };
+      group.texts.add(Array.prototype.join.call(t.subarray(at[0], at[1]), ','));
+      group.entries.push({ entry, at });
+      groups.set(k, group);
+    }
+    for (const { texts, entries } of groups.values()) {
+      if (texts.size < CODE_TEXT_MIN_VALUES) continue;
+      const { entry, at } = entries[0];
+      const folded = Int32Array.from([...entry.tokens.subarray(0, at[0]), wildcard, ...entry.tokens.subarray(at[1])]);
+      for (const e of entries) for (const r of e.entry.rows) current[r] = folded;
+    }
+  }
+}
+
+/**
+ * A line printed once (its template prints that line only) gives the passes no evidence of its own:
+ * two or more of its values are ones no other line printed (`currency=cad` with a merchant id without a
+ * digit), so no position varies in a context. When it equals a template of several lines everywhere
+ * but where that template holds a variable, the template's variables take its values, as a parse tree
+ * places a new line (Drain): it joins that template (the one printing most lines; ties to the smaller
+ * token key). The anchor (the leading token, or the one after a leading severity) must be equal.
+ */
+function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, printed: Float64Array) {
+  const entries = distinctTemplates(current, printed);
+  // Targets by length and by the positions of their variables: the constant tokens' key → the target.
+  const targets = new Map<number, Map<string, Map<string, TemplateEntry>>>();
+  for (const e of entries) {
+    if (e.lines < 2) continue;
+    const t = e.tokens;
+    const mask: number[] = [];
+    for (let q = 0; q < t.length; q++) if (t[q] === wildcard) mask.push(q);
+    if (!mask.length) continue;
+    const byMask = targets.get(t.length) ?? new Map<string, Map<string, TemplateEntry>>();
+    targets.set(t.length, byMask);
+    const maskKey = mask.join(',');
+    const byKey = byMask.get(maskKey) ?? new Map<string, TemplateEntry>();
+    byMask.set(maskKey, byKey);
+    const k = Array.prototype.join.call(t, ',');
+    const seen = byKey.get(k);
+    if (!seen || seen.lines < e.lines) byKey.set(k, e);
+  }
+  const better = (a: TemplateEntry, b: TemplateEntry) =>
+    a.lines !== b.lines ? a.lines > b.lines : Array.prototype.join.call(a.tokens, ',') < Array.prototype.join.call(b.tokens, ',');
+  for (const e of entries) {
+    if (e.lines !== 1) continue;
+    const t = e.tokens;
+    const anchor = t.length > 1 && levels.has(t[0]) ? 2 : 1;
+    let best: TemplateEntry | undefined;
+    for (const [maskKey, byKey] of targets.get(t.length) ?? []) {
+      const mask = maskKey.split(',').map(Number);
+      if (mask[0] < anchor) continue;
+      const projected = Int32Array.from(t);
+      for (const q of mask) projected[q] = wildcard;
+      const target = byKey.get(Array.prototype.join.call(projected, ','));
+      if (target && target.tokens !== t && (!best || better(target, best))) best = target;
+    }
+    if (best) for (const r of e.rows) current[r] = best.tokens;
   }
 }

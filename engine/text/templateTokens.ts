@@ -17,7 +17,8 @@
  *   item (`[orders-<*>, orders-<*>]` → `[orders-<*>]`); a parenthesised or bracketed group of two to
  *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`), does not open the line and is shorter
  *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
- *   token ending in a variable is part of it (`<*> KB`, `<1 sec`), a rate too (`<*> KiB/s`); and a run of one token holding a
+ *   token ending in a variable is part of it (`<*> KB`, `<1 sec`), a rate too (`<*> KiB/s`), a physical
+ *   unit or a currency too (`<*> bar`, `<*> USD`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
  * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value).
@@ -70,7 +71,34 @@ const QUOTED_PHRASE_TOKENS = 20;
 /** A leading `service(name)…`: a word, `(`, then a name that opens with a letter and a closing `)`. */
 const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
-const UNITS = new Set(['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec']);
+const SIZE_TIME_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec'];
+/** Physical units (`12.5 bar`, `80 degC`, `1500 rpm`); single letters (`A`, `V`, `W`) are left out: they are words too. */
+const PHYSICAL_UNITS = [
+  '%',
+  'rpm',
+  'Hz',
+  'kHz',
+  'MHz',
+  'GHz',
+  'degC',
+  'degF',
+  '°C',
+  '°F',
+  'bar',
+  'mbar',
+  'kPa',
+  'Pa',
+  'psi',
+  'kW',
+  'kWh',
+  'mV',
+  'mA',
+  'dB',
+  'dBm',
+];
+/** Currencies after an amount (`120.50 USD`): ISO 4217 codes of the most traded ones. */
+const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'SEK', 'NOK', 'DKK', 'CNY', 'INR', 'BRL'];
+const UNITS = new Set([...SIZE_TIME_UNITS, ...PHYSICAL_UNITS, ...CURRENCIES]);
 
 /** One white-space token with its variable pieces masked. */
 export function maskToken(token: string): string {

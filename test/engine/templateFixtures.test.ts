@@ -985,4 +985,149 @@ test('leading service(name) (opposite): a constant name stays a word and a few s
   assert.ok(templates.every((t) => t.includes('pam_unix)')));
 });
 
+// Session 16, sixth round (branch heldout6; fixtures/heldoutLogs.ts, WRITTEN_SIXTH_ROUND; every rule below was found there).
+
+const domain = (r: () => number) =>
+  `${r() < 0.5 ? `${pick(r, ['www', 'api', 'mail', `edge-${1 + Math.floor(r() * 40)}`])}.` : ''}${pick(r, names)}.${pick(r, ['com', 'net', 'org'])}.`;
+
+test('after a severity: the next word anchors the message (info: <ip> <name> A IN / info: resolving <name> A IN / info: response for <name> A IN)', () => {
+  const r = rng(65);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const type = pick(r, ['A', 'AAAA', 'MX', 'TXT', 'HTTPS', 'NS', 'SRV', 'PTR']);
+    const event = pick(r, ['query', 'query', 'resolving', 'response']);
+    if (event === 'query') lines.push([event, `info: ${ip(r)} ${domain(r)} ${type} IN`]);
+    else if (event === 'resolving') lines.push([event, `info: resolving ${domain(r)} ${type} IN`]);
+    else lines.push([event, `info: response for ${domain(r)} ${type} IN`]);
+    // Another line shape with a value at the same position and no severity before it.
+    lines.push(['client', `client @0x7f${hex(r, 10)} ${ip(r)}#${1024 + Math.floor(r() * 60000)}: update '${domain(r)}' denied`]);
+  }
+  exact(lines);
+});
+
+test('after a severity (opposite): many rare names after it are still one variable (info: alice logged in)', () => {
+  const r = rng(66);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['login', `info: ${pick(r, names)} logged in from ${ip(r)}`]);
+  const templates = exact(lines);
+  assert.is(templates[0], 'info: <*> logged in from <*>');
+});
+
+const mac = (r: () => number) => Array.from({ length: 6 }, () => hex(r, 2).toUpperCase()).join(':');
+
+test('a code and its text: the text beside a parenthesised code is one value with it (: Connection refused (111) / : Host is down (112); code=2 (ILLEGAL DATA ADDRESS))', () => {
+  const r = rng(67);
+  const lines: Array<[string, string]> = [];
+  const errors = [
+    'Connection refused (111)',
+    'Host is down (112)',
+    'Connection timed out (110)',
+    'Software caused connection abort (103)',
+    'Device or resource busy (16)',
+  ];
+  const exceptions = ['1 (ILLEGAL FUNCTION)', '2 (ILLEGAL DATA ADDRESS)', '4 (SLAVE DEVICE FAILURE)', '11 (GATEWAY TARGET DEVICE FAILED TO RESPOND)'];
+  for (let i = 0; i < 120; i++) {
+    lines.push(['connect', `bluetoothd[${pick(r, [812, 945])}]: profiles/audio/avdtp.c:avdtp_connect_cb() connect to ${mac(r)}: ${pick(r, errors)}`]);
+    lines.push(['exception', `[modbus] exception response unit=${1 + Math.floor(r() * 30)} fc=${pick(r, [3, 4, 16])} code=${pick(r, exceptions)}`]);
+  }
+  exact(lines);
+});
+
+test('a code and its text (opposite): words that end a line without a code name the event (<player> drowned / fell from a high place / burned to death)', () => {
+  const r = rng(68);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const death = pick(r, ['drowned', 'fell from a high place', 'burned to death', 'hit the ground too hard']);
+    lines.push([death, `[Server thread/INFO]: ${pick(r, names)}${Math.floor(r() * 999)} ${death}`]);
+  }
+  exact(lines);
+});
+
+test('two words alternating under the same values are a state (<player> joined the game / <player> left the game)', () => {
+  const r = rng(69);
+  const lines: Array<[string, string]> = [];
+  // A few players come and go many times; most are seen once, joining or leaving.
+  const regulars = ['root', 'admin', 'guest', 'test', 'oscar', 'peggy'];
+  for (let i = 0; i < 200; i++) {
+    const event = pick(r, ['joined', 'joined', 'left']);
+    const player = r() < 0.3 ? pick(r, regulars) : `${pick(r, names)}_${pick(r, names)}`;
+    lines.push([event, `[Server thread/INFO]: ${player} ${event} the game`]);
+  }
+  exact(lines);
+});
+
+test('two words alternating (opposite): two values among values are one variable (a month before the day, as rare as the players above)', () => {
+  const r = rng(70);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const host = r() < 0.3 ? pick(r, names) : `${pick(r, names)}_${pick(r, names)}`;
+    lines.push(['connection', `connection from ${host} at ${pick(r, ['Jun', 'Jun', 'Jul'])} 14 15:16:01`]);
+  }
+  const templates = exact(lines);
+  assert.is(templates[0], 'connection from <*> at <*> <*>');
+});
+
+test('two words alternating (opposite): two values after a word of the wording, not after a variable, are one variable (timeout after DATA / END-OF-MESSAGE from <host>)', () => {
+  const r = rng(74);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++)
+    lines.push(['timeout', `timeout after ${pick(r, ['DATA', 'END-OF-MESSAGE'])} from ${pick(r, names)}${pick(r, names)}.example.com[${ip(r)}]`]);
+  exact(lines);
+});
+
+test('two words alternating (opposite): two words that vary under most of their contexts are one variable (each replica in both zones)', () => {
+  const lines: Array<[string, string]> = [];
+  for (const h of names) for (const zone of ['east', 'west']) lines.push(['synced', `replica ${h} in ${zone} zone synced`]);
+  const templates = exact(lines);
+  assert.is(templates[0], 'replica <*> in <*> zone synced');
+});
+
+test('physical units and currencies: a unit after a number is part of it as a size is (value=12.5 bar / 80 degC; total 120.50 USD / EUR)', () => {
+  const r = rng(71);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 100; i++) {
+    const unit = pick(r, ['bar', 'degC', 'rpm', '%', 'kPa']);
+    lines.push([
+      'alarm',
+      `[alarm] raised HI tag${Math.floor(r() * 99)} value=${Math.floor(r() * 999)}.${Math.floor(r() * 9)} ${unit} limit=${Math.floor(r() * 999)} ${unit}`,
+    ]);
+    const currency = pick(r, ['USD', 'EUR', 'GBP', 'JPY', 'CHF']);
+    lines.push([
+      'batch',
+      `settlement batch closed: ${Math.floor(r() * 9999)} transactions, total ${Math.floor(r() * 99999)}.${Math.floor(r() * 99)} ${currency}, fees ${Math.floor(r() * 999)}.${Math.floor(r() * 99)} ${currency}`,
+    ]);
+  }
+  exact(lines);
+  // A word after a number that is no unit stays a word.
+  assert.equal(templateTokens('moved 12 pallets to bay 3', 16).tokens, ['moved', '<*>', 'pallets', 'to', 'bay', '<*>']);
+});
+
+test('a line printed once joins the template whose variables cover it (two values no other line printed: a currency, a merchant id without a digit)', () => {
+  const r = rng(72);
+  const lines: Array<[string, string]> = [];
+  const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const id = (prefix: string, n: number) => `${prefix}_${Array.from({ length: n }, () => alnum[Math.floor(r() * 62)]).join('')}`;
+  const currencies = ['usd', 'usd', 'usd', 'eur', 'eur', 'gbp', 'jpy', 'chf', 'aud', 'sek'];
+  for (let i = 0; i < 300; i++)
+    lines.push([
+      'charge',
+      `charge.succeeded id=${id('ch', 24)} amount=${Math.floor(r() * 99999)} currency=${pick(r, currencies)} merchant=${id('acct', 16)} card=visa/${1000 + Math.floor(r() * 8999)}`,
+    ]);
+  // An id whose only digit is its last (`ch_…k0`, a word with a numeric suffix to the tokeniser), a
+  // currency printed once and a merchant id that drew no digit: no position varies in a context.
+  lines.push(['charge', 'charge.succeeded id=ch_AYjVyzjZexyfoyuyeaAKpuk0 amount=117040 currency=cad merchant=acct_zKsfcstmZXIoZhyt card=visa/6401']);
+  exact(lines);
+});
+
+test('a line printed once (opposite): it stays apart when it differs where the template has a word (charge.failed beside charge.succeeded)', () => {
+  const r = rng(73);
+  const lines: Array<[string, string]> = [];
+  const id = (prefix: string) => `${prefix}_${hex(r, 6)}${Math.floor(r() * 90) + 10}`;
+  for (let i = 0; i < 80; i++)
+    lines.push(['succeeded', `charge succeeded id=${id('ch')} currency=${pick(r, ['usd', 'eur', 'gbp', 'chf', 'sek', 'jpy', 'aud'])}`]);
+  lines.push(['failed', `charge failed id=${id('ch')} currency=cad`]);
+  lines.push(['refunded', `refunded charge id=${id('ch')} currency=usd`]);
+  exact(lines);
+});
+
 test.run();
