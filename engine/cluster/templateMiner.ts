@@ -23,7 +23,8 @@
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never; after a leading
- *      severity such as `info:` the word after it anchors too), the first word of a
+ *      severity such as `info:` or a value in punctuation such as a Unix time `1732780000:` the word
+ *      after it anchors too), the first word of a
  *      quoted phrase (`"GET <*> <*>"`, a message of its own) and a word between two equal marks
  *      (`** START **`, a banner's label) need the strong evidence, a constant last word
  *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
@@ -122,7 +123,8 @@ export function mineTemplates(
   const marks = new Set<number>();
   // Tokens holding a variable in a frame of words (`wlan<*>:`, `cedar.example.net:<*>`).
   const masked = new Set<number>();
-  // Severities (`info:`, `<warn>`): a line led by one is anchored on the word after it too.
+  // Severities (`info:`, `<warn>`) and values in punctuation only (`1732780000:`, `[4711]`): a line led
+  // by one is anchored on the word after it too, where the message starts.
   const levels = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
@@ -130,7 +132,7 @@ export function mineTemplates(
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
     if (MARK.test(t)) marks.add(id);
-    if (LEVEL.test(t)) levels.add(id);
+    if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -158,7 +160,7 @@ export function mineTemplates(
       generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
-  foldOptionalFlags(current, wildcard, keys, vocabulary);
+  foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
   foldWideValues(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
@@ -485,7 +487,7 @@ const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
  * strictly inside the line and with at least OPTIONAL_FLAG_MIN_LENGTH other tokens: a short message
  * that differs by one word (`layout begin` / `layout begin again`) keeps it, as does a last word.
  */
-function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
+function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const byLength = templatesByLength(current);
   const isFlag = (id: number) => id !== wildcard && !keys.has(id) && BARE_WORD.test(vocabulary[id] ?? '');
@@ -503,9 +505,9 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
           for (let q = 0; q < length - 1; q++) {
             const a = s.tokens[q];
             const b = long.tokens[q < i ? q : q + 1];
-            // The anchor (the leading word, or the word after a leading severity) never gives way to a
+            // The anchor (the leading word, or the word after a leading severity or value) never gives way to a
             // variable: a plain word there stays (`wlan<*>:` beside `<*>:` are both values).
-            const anchor = q === 0 || (q === 1 && LEVEL.test(vocabulary[s.tokens[0]] ?? ''));
+            const anchor = q === 0 || (q === 1 && levels.has(s.tokens[0]));
             if (a !== b && anchor && !(vocabulary[a]?.includes(WILDCARD) && vocabulary[b]?.includes(WILDCARD))) return false;
             if (a !== b && a !== wildcard && b !== wildcard) return false;
           }
@@ -904,7 +906,7 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
  * digit), so no position varies in a context. When it equals a template of several lines everywhere
  * but where that template holds a variable, the template's variables take its values, as a parse tree
  * places a new line (Drain): it joins that template (the one printing most lines; ties to the smaller
- * token key). The anchor (the leading token, or the one after a leading severity) must be equal.
+ * token key). The anchor (the leading token, or the one after a leading severity or value) must be equal.
  */
 function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, printed: Float64Array) {
   const entries = distinctTemplates(current, printed);

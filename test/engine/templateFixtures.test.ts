@@ -1130,4 +1130,31 @@ test('a line printed once (opposite): it stays apart when it differs where the t
   exact(lines);
 });
 
+// Session 16, seventh round (branch heldout7; fixtures/heldoutLogs.ts, WRITTEN_SEVENTH_ROUND; every rule below was found there).
+
+const unixTime = (r: () => number) => String(1_732_780_000 + Math.floor(r() * 99_999));
+
+test('after a leading value in punctuation (a Unix time `1732780000:`): the next word anchors the message (Received PUBLISH / Denied PUBLISH)', () => {
+  const r = rng(74);
+  const lines: Array<[string, string]> = [];
+  // A few clients print both events; the time before them is a value, not the event's name.
+  const clients = ['kitchen-display', 'porch-plug', 'garage-gateway', 'attic-thermostat', 'cellar-plug', 'office-display'];
+  for (let i = 0; i < 200; i++) {
+    const event = pick(r, ['Received', 'Received', 'Received', 'Denied']);
+    lines.push([
+      event,
+      `${unixTime(r)}: ${event} PUBLISH from ${pick(r, clients)} (d0, q${Math.floor(r() * 3)}, '${pick(r, names)}/state', ... (${Math.floor(r() * 4096)} bytes))`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('after a leading value in punctuation (opposite): many rare names after it are still one variable (1732780000: alice logged in)', () => {
+  const r = rng(75);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['login', `${unixTime(r)}: ${pick(r, names)} logged in from ${ip(r)}`]);
+  const templates = exact(lines);
+  assert.is(templates[0], '<*>: <*> logged in from <*>');
+});
+
 test.run();
