@@ -292,6 +292,16 @@ function generalize(
         }
         for (const v of notWording) wordingAfter.delete(v);
       }
+      // Tokens at p printed only right after a `key=` token: a key says a value follows, so three or more
+      // of them varying in one context inside the line are a variable (`event=push` / `pull_request` /
+      // `issues` among masked ids); two (`state=up` / `down`) or a last value (`user=root` / `guest`, as
+      // loghub's Linux labels them) keep their words, as any word at the end does.
+      const keyValues = new Set<number>();
+      if (p > 0) {
+        const notKeyValue = new Set<number>();
+        for (const r of members) (keys.has(current[r][p - 1]) ? keyValues : notKeyValue).add(current[r][p]);
+        for (const v of notKeyValue) keyValues.delete(v);
+      }
       // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
       // tokens at position 1 printed only after a severity are anchored as a leading token is.
       const afterLevel = new Set<number>();
@@ -344,7 +354,7 @@ function generalize(
           !leading &&
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
-          ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state));
+          ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state) || (set.length >= 3 && set.every((v) => keyValues.has(v))));
         if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);

@@ -1157,4 +1157,28 @@ test('after a leading value in punctuation (opposite): many rare names after it 
   assert.is(templates[0], '<*>: <*> logged in from <*>');
 });
 
+test('three or more values after one key inside a line are a variable (event=push / pull_request / issues / create)', () => {
+  const r = rng(76);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++)
+    lines.push([
+      'delivered',
+      `[I] Webhook delivered hook_id=${1 + Math.floor(r() * 500)} repo=${pick(r, names)}${pick(r, names)}/${pick(r, names)}-${hex(r, 2)}x event=${pick(r, ['push', 'push', 'pull_request', 'issues', 'create'])} status=${pick(r, [200, 204, 500])} took=${5 + Math.floor(r() * 900)}ms`,
+    ]);
+  const templates = exact(lines);
+  assert.is(templates[0], '[I] Webhook delivered hook_id= <*> repo= <*> event= <*> status= <*> took= <*>');
+});
+
+test('values after one key (opposite): two values inside the line, and values that end the line, name the event (state=up / state=down; user=root / user=guest / user=test)', () => {
+  const r = rng(77);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const state = pick(r, ['up', 'down']);
+    lines.push([state, `link changed port=${1 + Math.floor(r() * 48)} state=${state} speed=${pick(r, [100, 1000, 10000])}`]);
+    const user = pick(r, ['root', 'guest', 'test']);
+    lines.push([user, `authentication failure; logname= uid=${Math.floor(r() * 1000)} euid=0 tty=ssh ruser= rhost=${ip(r)} user=${user}`]);
+  }
+  exact(lines);
+});
+
 test.run();
