@@ -735,6 +735,8 @@ function foldCountNouns(current: Int32Array[], wildcard: number, vocabulary: rea
 const FREE_TAIL_PREFIX = 3;
 /** A free-text tail is at most this many tokens. */
 const FREE_TAIL_TOKENS = 5;
+/** A word of a text after a key: letters first, no digit, no `=` (`No`, `such`, `directory`, `denied.`). */
+const KEY_TEXT_WORD = /^[A-Za-z][\w'-]*[.,]?$/;
 
 /**
  * Free text after a label at the end of a line (`reason set to: memory errors` / `… to: gpu fell off
@@ -743,7 +745,10 @@ const FREE_TAIL_TOKENS = 5;
  * ending in a label (`to:`) and different after it form a group; when the tails are many and each rare
  * (the per-position `minDistinct` / `rareShare` evidence) and of at least two lengths, the tail is one
  * variable. A short prefix (`SQM: …`, `kernel: …`) or a few tails (`Status: active` / `inactive`) keep
- * theirs.
+ * theirs. After a key (`ERR=No such file or directory` / `ERR=Permission denied`) the key already says
+ * a value follows: texts of plain words of at least two lengths are its value however few they are,
+ * unless one is another with words added at its end (`PROTO=TCP` / `PROTO=TCP FINAL`: a last word
+ * naming the event). One-word values (`user=root` / `user=guest`) are no text and keep their words.
  */
 function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
   if (!vocabulary.length) return;
@@ -752,7 +757,10 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
   for (const entry of distinctTemplates(current, printed)) {
     const t = entry.tokens;
     for (let k = Math.max(FREE_TAIL_PREFIX, t.length - FREE_TAIL_TOKENS); k < t.length; k++) {
-      if (!(vocabulary[t[k - 1]] ?? '').endsWith(':')) continue;
+      const label = vocabulary[t[k - 1]] ?? '';
+      // After a key, only a text of plain words (`ERR=No such file or directory`), never more fields.
+      const text = () => Array.prototype.every.call(t.subarray(k), (id: number) => KEY_TEXT_WORD.test(vocabulary[id] ?? ''));
+      if (!(label.endsWith(':') || (label.length > 1 && label.endsWith('=') && text()))) continue;
       const key = Array.prototype.join.call(t.subarray(0, k), ',');
       const group = groups.get(key);
       if (group) group.push(entry);
@@ -765,10 +773,15 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
   byPrefix.sort((a, b) => b.k - a.k);
   for (const { k, group: all } of byPrefix) {
     const group = all.filter((e) => !done.has(e));
-    if (group.length < options.minDistinct || new Set(group.map((e) => e.tokens.length)).size < 2) continue;
+    if (new Set(group.map((e) => e.tokens.length)).size < 2) continue;
     const lines = new Map<number, number>();
     group.forEach((e, i) => lines.set(i, e.lines));
-    if (!manyRare(lines, options)) continue;
+    const keyText = (vocabulary[group[0].tokens[k - 1]] ?? '').endsWith('=');
+    if (!keyText && (group.length < options.minDistinct || !manyRare(lines, options))) continue;
+    // A text that another prints with more words at its end (`PROTO=TCP` / `PROTO=TCP FINAL`) is a word
+    // naming the event, as a constant last word is: the group stays.
+    const tails = group.map((e) => Array.prototype.join.call(e.tokens.subarray(k), ','));
+    if (keyText && tails.some((a) => tails.some((b) => a !== b && b.startsWith(`${a},`)))) continue;
     const masked = Int32Array.from([...group[0].tokens.subarray(0, k), wildcard]);
     for (const e of group) {
       done.add(e);

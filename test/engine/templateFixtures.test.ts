@@ -1181,4 +1181,24 @@ test('values after one key (opposite): two values inside the line, and values th
   exact(lines);
 });
 
+test('a text after a key at the end of a line is its value (ERR=No such file or directory / ERR=Permission denied)', () => {
+  const r = rng(78);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const err = pick(r, ['No such file or directory', 'No such file or directory', 'Permission denied']);
+    lines.push(['stat', `bk-fd JobId ${1000 + Math.floor(r() * 90000)}: Could not stat "/home/${pick(r, names)}/${pick(r, names)}.db": ERR=${err}`]);
+  }
+  exact(lines);
+});
+
+test('a text after a key (opposite): one-word values at the end stay apart (result=ok / result=failed), and so do fields after the key', () => {
+  const r = rng(79);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const result = pick(r, ['ok', 'failed']);
+    lines.push([result, `job ${1000 + Math.floor(r() * 90000)} finished result=${result}`]);
+  }
+  exact(lines);
+});
+
 test.run();
