@@ -1201,4 +1201,25 @@ test('a text after a key (opposite): one-word values at the end stay apart (resu
   exact(lines);
 });
 
+test('a magnitude written apart from its unit is part of the number (45.3 M Bytes/second / 812.0 K Bytes/second)', () => {
+  const r = rng(80);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 100; i++)
+    lines.push([
+      'rate',
+      `bk-sd JobId ${1000 + Math.floor(r() * 90000)}: Elapsed time=00:${10 + Math.floor(r() * 49)}:${10 + Math.floor(r() * 49)}, Transfer rate=${Math.floor(r() * 999)}.${Math.floor(r() * 9)} ${pick(r, ['K', 'M', 'M'])} Bytes/second`,
+    ]);
+  exact(lines);
+});
+
+test('a magnitude apart from its unit (opposite): a letter after a number without a unit after it stays a word (slot 12 M ready / slot 12 T ready)', () => {
+  const r = rng(81);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 100; i++) {
+    const letter = pick(r, ['M', 'T']);
+    lines.push([letter, `slot ${Math.floor(r() * 99)} ${letter} ready`]);
+  }
+  exact(lines);
+});
+
 test.run();
