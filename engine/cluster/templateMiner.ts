@@ -873,11 +873,12 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * (112)`, `Failed (0x03)` / `Not Supported (0x0c)`, `code=2 (ILLEGAL DATA ADDRESS)`): the text is the
  * code's description, one value with it, of one to CODE_TEXT_WORDS words. Two shapes, both at the end
  * of a line: words before a parenthesised code that ends it, after a variable or a label (`…:`) that
- * bounds them; and a parenthesised text that ends the line right after a variable (the code). Templates
- * equal but in those words form a group; with at least CODE_TEXT_MIN_VALUES different texts the words
- * are one variable. The position-by-position passes cannot see it: the texts differ in length, and
- * the code beside them is masked already. Two texts (`(read)` / `(write)`) and a text after a
- * constant (`GOOD -> BAD (comm failure)`) keep their words.
+ * bounds them; and a parenthesised text that ends the line (after the code, or after the words of a
+ * change: `GOOD -> BAD (comm failure)` / `(sensor failure)`). Templates equal but in those words form
+ * a group; with at least CODE_TEXT_MIN_VALUES different texts the words are one variable. The
+ * position-by-position passes cannot see it: the texts differ in length, and the code beside them is
+ * masked already. Two texts (`(read)` / `(write)`, `(carrier lost)` / `(admin)`) and one constant
+ * parenthetical (`VM Started (Lifecycle Event)` beside `VM Started`) keep their words.
  */
 function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -898,7 +899,7 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
     if (!(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').endsWith(')')) return undefined;
     let start = end - 1;
     while (start > 0 && end - start < CODE_TEXT_WORDS && !(vocabulary[t[start]] ?? '').startsWith('(')) start--;
-    if (!(vocabulary[t[start]] ?? '').startsWith('(') || start === 0 || !holdsVariable(t[start - 1])) return undefined;
+    if (!(vocabulary[t[start]] ?? '').startsWith('(') || start === 0) return undefined;
     for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
     return [start, end];
   };

@@ -1222,4 +1222,26 @@ test('a magnitude apart from its unit (opposite): a letter after a number withou
   exact(lines);
 });
 
+test('a parenthesised text ending a line after a constant is a value when three or more are seen (GOOD -> BAD (comm failure) / (sensor failure) / …)', () => {
+  const r = rng(82);
+  const lines: Array<[string, string]> = [];
+  const tag = () => `Line${1 + Math.floor(r() * 6)}.${pick(r, ['Tank', 'Pump', 'Valve'])}${1 + Math.floor(r() * 12)}.${pick(r, ['Level', 'Flow', 'Temp'])}`;
+  for (let i = 0; i < 120; i++) {
+    const reason = pick(r, ['comm failure', 'device not connected', 'out of service', 'sensor failure']);
+    lines.push(['bad', `[tag] ${tag()} quality changed GOOD -> BAD (${reason})`]);
+    if (r() < 0.5) lines.push(['good', `[tag] ${tag()} quality changed BAD -> GOOD`]);
+  }
+  exact(lines);
+});
+
+test('a parenthesised text after a constant (opposite): two texts name two events (link down (carrier lost) / link down (admin))', () => {
+  const r = rng(83);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const reason = pick(r, ['carrier lost', 'admin']);
+    lines.push([reason, `[net] port ${1 + Math.floor(r() * 48)} link down (${reason})`]);
+  }
+  exact(lines);
+});
+
 test.run();
