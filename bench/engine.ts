@@ -73,6 +73,7 @@ import {
   WRITTEN_FIFTH_ROUND,
   WRITTEN_FOURTH_ROUND,
   WRITTEN_SECOND_ROUND,
+  WRITTEN_SEVENTH_ROUND,
   WRITTEN_SIXTH_ROUND,
   WRITTEN_THIRD_ROUND,
 } from '../fixtures/heldoutLogs.ts';
@@ -456,6 +457,11 @@ async function heldoutSection() {
       (n) => `the ${n} systems of the sixth round (written after the fifth round's rules; first score in docs/benchmarks.md)`,
       ' (sixth round)',
       WRITTEN_SIXTH_ROUND,
+    ),
+    group(
+      (n) => `the ${n} systems of the seventh round (written after the sixth round's rules; first score in docs/benchmarks.md)`,
+      ' (seventh round)',
+      WRITTEN_SEVENTH_ROUND,
     ),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];

@@ -23,7 +23,8 @@
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never; after a leading
- *      severity such as `info:` the word after it anchors too), the first word of a
+ *      severity such as `info:` or a value in punctuation such as a Unix time `1732780000:` the word
+ *      after it anchors too), the first word of a
  *      quoted phrase (`"GET <*> <*>"`, a message of its own) and a word between two equal marks
  *      (`** START **`, a banner's label) need the strong evidence, a constant last word
  *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
@@ -122,7 +123,8 @@ export function mineTemplates(
   const marks = new Set<number>();
   // Tokens holding a variable in a frame of words (`wlan<*>:`, `cedar.example.net:<*>`).
   const masked = new Set<number>();
-  // Severities (`info:`, `<warn>`): a line led by one is anchored on the word after it too.
+  // Severities (`info:`, `<warn>`) and values in punctuation only (`1732780000:`, `[4711]`): a line led
+  // by one is anchored on the word after it too, where the message starts.
   const levels = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
@@ -130,7 +132,7 @@ export function mineTemplates(
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
     if (MARK.test(t)) marks.add(id);
-    if (LEVEL.test(t)) levels.add(id);
+    if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
   });
 
   // Tokens seen at two or more (length, position) slots.
@@ -158,7 +160,7 @@ export function mineTemplates(
       generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
-  foldOptionalFlags(current, wildcard, keys, vocabulary);
+  foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
   foldWideValues(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
@@ -290,6 +292,16 @@ function generalize(
         }
         for (const v of notWording) wordingAfter.delete(v);
       }
+      // Tokens at p printed only right after a `key=` token: a key says a value follows, so three or more
+      // of them varying in one context inside the line are a variable (`event=push` / `pull_request` /
+      // `issues` among masked ids); two (`state=up` / `down`) or a last value (`user=root` / `guest`, as
+      // loghub's Linux labels them) keep their words, as any word at the end does.
+      const keyValues = new Set<number>();
+      if (p > 0) {
+        const notKeyValue = new Set<number>();
+        for (const r of members) (keys.has(current[r][p - 1]) ? keyValues : notKeyValue).add(current[r][p]);
+        for (const v of notKeyValue) keyValues.delete(v);
+      }
       // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
       // tokens at position 1 printed only after a severity are anchored as a leading token is.
       const afterLevel = new Set<number>();
@@ -342,7 +354,7 @@ function generalize(
           !leading &&
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
-          ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state));
+          ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state) || (set.length >= 3 && set.every((v) => keyValues.has(v))));
         if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
@@ -485,7 +497,7 @@ const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
  * strictly inside the line and with at least OPTIONAL_FLAG_MIN_LENGTH other tokens: a short message
  * that differs by one word (`layout begin` / `layout begin again`) keeps it, as does a last word.
  */
-function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
+function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const byLength = templatesByLength(current);
   const isFlag = (id: number) => id !== wildcard && !keys.has(id) && BARE_WORD.test(vocabulary[id] ?? '');
@@ -503,9 +515,9 @@ function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<nu
           for (let q = 0; q < length - 1; q++) {
             const a = s.tokens[q];
             const b = long.tokens[q < i ? q : q + 1];
-            // The anchor (the leading word, or the word after a leading severity) never gives way to a
+            // The anchor (the leading word, or the word after a leading severity or value) never gives way to a
             // variable: a plain word there stays (`wlan<*>:` beside `<*>:` are both values).
-            const anchor = q === 0 || (q === 1 && LEVEL.test(vocabulary[s.tokens[0]] ?? ''));
+            const anchor = q === 0 || (q === 1 && levels.has(s.tokens[0]));
             if (a !== b && anchor && !(vocabulary[a]?.includes(WILDCARD) && vocabulary[b]?.includes(WILDCARD))) return false;
             if (a !== b && a !== wildcard && b !== wildcard) return false;
           }
@@ -723,6 +735,8 @@ function foldCountNouns(current: Int32Array[], wildcard: number, vocabulary: rea
 const FREE_TAIL_PREFIX = 3;
 /** A free-text tail is at most this many tokens. */
 const FREE_TAIL_TOKENS = 5;
+/** A word of a text after a key: letters first, no digit, no `=` (`No`, `such`, `directory`, `denied.`). */
+const KEY_TEXT_WORD = /^[A-Za-z][\w'-]*[.,]?$/;
 
 /**
  * Free text after a label at the end of a line (`reason set to: memory errors` / `… to: gpu fell off
@@ -731,7 +745,10 @@ const FREE_TAIL_TOKENS = 5;
  * ending in a label (`to:`) and different after it form a group; when the tails are many and each rare
  * (the per-position `minDistinct` / `rareShare` evidence) and of at least two lengths, the tail is one
  * variable. A short prefix (`SQM: …`, `kernel: …`) or a few tails (`Status: active` / `inactive`) keep
- * theirs.
+ * theirs. After a key (`ERR=No such file or directory` / `ERR=Permission denied`) the key already says
+ * a value follows: texts of plain words of at least two lengths are its value however few they are,
+ * unless one is another with words added at its end (`PROTO=TCP` / `PROTO=TCP FINAL`: a last word
+ * naming the event). One-word values (`user=root` / `user=guest`) are no text and keep their words.
  */
 function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
   if (!vocabulary.length) return;
@@ -740,7 +757,10 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
   for (const entry of distinctTemplates(current, printed)) {
     const t = entry.tokens;
     for (let k = Math.max(FREE_TAIL_PREFIX, t.length - FREE_TAIL_TOKENS); k < t.length; k++) {
-      if (!(vocabulary[t[k - 1]] ?? '').endsWith(':')) continue;
+      const label = vocabulary[t[k - 1]] ?? '';
+      // After a key, only a text of plain words (`ERR=No such file or directory`), never more fields.
+      const text = () => Array.prototype.every.call(t.subarray(k), (id: number) => KEY_TEXT_WORD.test(vocabulary[id] ?? ''));
+      if (!(label.endsWith(':') || (label.length > 1 && label.endsWith('=') && text()))) continue;
       const key = Array.prototype.join.call(t.subarray(0, k), ',');
       const group = groups.get(key);
       if (group) group.push(entry);
@@ -753,10 +773,15 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
   byPrefix.sort((a, b) => b.k - a.k);
   for (const { k, group: all } of byPrefix) {
     const group = all.filter((e) => !done.has(e));
-    if (group.length < options.minDistinct || new Set(group.map((e) => e.tokens.length)).size < 2) continue;
+    if (new Set(group.map((e) => e.tokens.length)).size < 2) continue;
     const lines = new Map<number, number>();
     group.forEach((e, i) => lines.set(i, e.lines));
-    if (!manyRare(lines, options)) continue;
+    const keyText = (vocabulary[group[0].tokens[k - 1]] ?? '').endsWith('=');
+    if (!keyText && (group.length < options.minDistinct || !manyRare(lines, options))) continue;
+    // A text that another prints with more words at its end (`PROTO=TCP` / `PROTO=TCP FINAL`) is a word
+    // naming the event, as a constant last word is: the group stays.
+    const tails = group.map((e) => Array.prototype.join.call(e.tokens.subarray(k), ','));
+    if (keyText && tails.some((a) => tails.some((b) => a !== b && b.startsWith(`${a},`)))) continue;
     const masked = Int32Array.from([...group[0].tokens.subarray(0, k), wildcard]);
     for (const e of group) {
       done.add(e);
@@ -848,11 +873,12 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * (112)`, `Failed (0x03)` / `Not Supported (0x0c)`, `code=2 (ILLEGAL DATA ADDRESS)`): the text is the
  * code's description, one value with it, of one to CODE_TEXT_WORDS words. Two shapes, both at the end
  * of a line: words before a parenthesised code that ends it, after a variable or a label (`…:`) that
- * bounds them; and a parenthesised text that ends the line right after a variable (the code). Templates
- * equal but in those words form a group; with at least CODE_TEXT_MIN_VALUES different texts the words
- * are one variable. The position-by-position passes cannot see it: the texts differ in length, and
- * the code beside them is masked already. Two texts (`(read)` / `(write)`) and a text after a
- * constant (`GOOD -> BAD (comm failure)`) keep their words.
+ * bounds them; and a parenthesised text that ends the line (after the code, or after the words of a
+ * change: `GOOD -> BAD (comm failure)` / `(sensor failure)`). Templates equal but in those words form
+ * a group; with at least CODE_TEXT_MIN_VALUES different texts the words are one variable. The
+ * position-by-position passes cannot see it: the texts differ in length, and the code beside them is
+ * masked already. Two texts (`(read)` / `(write)`, `(carrier lost)` / `(admin)`) and one constant
+ * parenthetical (`VM Started (Lifecycle Event)` beside `VM Started`) keep their words.
  */
 function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -873,7 +899,7 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
     if (!(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').endsWith(')')) return undefined;
     let start = end - 1;
     while (start > 0 && end - start < CODE_TEXT_WORDS && !(vocabulary[t[start]] ?? '').startsWith('(')) start--;
-    if (!(vocabulary[t[start]] ?? '').startsWith('(') || start === 0 || !holdsVariable(t[start - 1])) return undefined;
+    if (!(vocabulary[t[start]] ?? '').startsWith('(') || start === 0) return undefined;
     for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
     return [start, end];
   };
@@ -904,7 +930,7 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
  * digit), so no position varies in a context. When it equals a template of several lines everywhere
  * but where that template holds a variable, the template's variables take its values, as a parse tree
  * places a new line (Drain): it joins that template (the one printing most lines; ties to the smaller
- * token key). The anchor (the leading token, or the one after a leading severity) must be equal.
+ * token key). The anchor (the leading token, or the one after a leading severity or value) must be equal.
  */
 function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, printed: Float64Array) {
   const entries = distinctTemplates(current, printed);

@@ -18,7 +18,8 @@
  *   four tokens that holds a variable (`(2.49 KB)`, `[ 3 5 ]`), does not open the line and is shorter
  *   than the rest of it (`halt (command 12)` is the message) is left out; a size or time unit after a
  *   token ending in a variable is part of it (`<*> KB`, `<1 sec`), a rate too (`<*> KiB/s`), a physical
- *   unit or a currency too (`<*> bar`, `<*> USD`); and a run of one token holding a
+ *   unit or a currency too (`<*> bar`, `<*> USD`), a magnitude written apart from a spelled-out size
+ *   unit too (`<*> M Bytes/second`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
  * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value).
@@ -98,6 +99,10 @@ const PHYSICAL_UNITS = [
 ];
 /** Currencies after an amount (`120.50 USD`): ISO 4217 codes of the most traded ones. */
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'SEK', 'NOK', 'DKK', 'CNY', 'INR', 'BRL'];
+/** A decimal or binary magnitude prefix printed as a word of its own (`M` in `45.3 M Bytes/second`). */
+const MAGNITUDE = /^[kKMGT]i?$/;
+/** A size or bit unit spelled out, per second or not (`Bytes/second`, `bytes`, `bits/s`). */
+const SPELLED_SIZE_UNIT = /^(?:[Bb]ytes?|B|[Bb]its?|b)(?:\/(?:s|sec|second))?[,;.)\]}]*$/;
 const UNITS = new Set([...SIZE_TIME_UNITS, ...PHYSICAL_UNITS, ...CURRENCIES]);
 
 /** One white-space token with its variable pieces masked. */
@@ -230,6 +235,11 @@ function dropOptional(tokens: string[]): string[] {
     }
     if (out.length && out[out.length - 1] === t && t.includes(WILDCARD)) continue;
     if (out.length && out[out.length - 1].endsWith(WILDCARD) && UNITS.has(t.replace(/[,;.)\]}]+$/, '').replace(/\/s$/, ''))) continue;
+    // A magnitude written apart from its unit (`45.3 M Bytes/second`, `12 K bytes`) is part of the number.
+    if (out.length && out[out.length - 1].endsWith(WILDCARD) && MAGNITUDE.test(t) && i + 1 < tokens.length && SPELLED_SIZE_UNIT.test(tokens[i + 1])) {
+      i++;
+      continue;
+    }
     out.push(t);
   }
   return out;

@@ -1130,4 +1130,118 @@ test('a line printed once (opposite): it stays apart when it differs where the t
   exact(lines);
 });
 
+// Session 16, seventh round (branch heldout7; fixtures/heldoutLogs.ts, WRITTEN_SEVENTH_ROUND; every rule below was found there).
+
+const unixTime = (r: () => number) => String(1_732_780_000 + Math.floor(r() * 99_999));
+
+test('after a leading value in punctuation (a Unix time `1732780000:`): the next word anchors the message (Received PUBLISH / Denied PUBLISH)', () => {
+  const r = rng(74);
+  const lines: Array<[string, string]> = [];
+  // A few clients print both events; the time before them is a value, not the event's name.
+  const clients = ['kitchen-display', 'porch-plug', 'garage-gateway', 'attic-thermostat', 'cellar-plug', 'office-display'];
+  for (let i = 0; i < 200; i++) {
+    const event = pick(r, ['Received', 'Received', 'Received', 'Denied']);
+    lines.push([
+      event,
+      `${unixTime(r)}: ${event} PUBLISH from ${pick(r, clients)} (d0, q${Math.floor(r() * 3)}, '${pick(r, names)}/state', ... (${Math.floor(r() * 4096)} bytes))`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('after a leading value in punctuation (opposite): many rare names after it are still one variable (1732780000: alice logged in)', () => {
+  const r = rng(75);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['login', `${unixTime(r)}: ${pick(r, names)} logged in from ${ip(r)}`]);
+  const templates = exact(lines);
+  assert.is(templates[0], '<*>: <*> logged in from <*>');
+});
+
+test('three or more values after one key inside a line are a variable (event=push / pull_request / issues / create)', () => {
+  const r = rng(76);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++)
+    lines.push([
+      'delivered',
+      `[I] Webhook delivered hook_id=${1 + Math.floor(r() * 500)} repo=${pick(r, names)}${pick(r, names)}/${pick(r, names)}-${hex(r, 2)}x event=${pick(r, ['push', 'push', 'pull_request', 'issues', 'create'])} status=${pick(r, [200, 204, 500])} took=${5 + Math.floor(r() * 900)}ms`,
+    ]);
+  const templates = exact(lines);
+  assert.is(templates[0], '[I] Webhook delivered hook_id= <*> repo= <*> event= <*> status= <*> took= <*>');
+});
+
+test('values after one key (opposite): two values inside the line, and values that end the line, name the event (state=up / state=down; user=root / user=guest / user=test)', () => {
+  const r = rng(77);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const state = pick(r, ['up', 'down']);
+    lines.push([state, `link changed port=${1 + Math.floor(r() * 48)} state=${state} speed=${pick(r, [100, 1000, 10000])}`]);
+    const user = pick(r, ['root', 'guest', 'test']);
+    lines.push([user, `authentication failure; logname= uid=${Math.floor(r() * 1000)} euid=0 tty=ssh ruser= rhost=${ip(r)} user=${user}`]);
+  }
+  exact(lines);
+});
+
+test('a text after a key at the end of a line is its value (ERR=No such file or directory / ERR=Permission denied)', () => {
+  const r = rng(78);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const err = pick(r, ['No such file or directory', 'No such file or directory', 'Permission denied']);
+    lines.push(['stat', `bk-fd JobId ${1000 + Math.floor(r() * 90000)}: Could not stat "/home/${pick(r, names)}/${pick(r, names)}.db": ERR=${err}`]);
+  }
+  exact(lines);
+});
+
+test('a text after a key (opposite): one-word values at the end stay apart (result=ok / result=failed), and so do fields after the key', () => {
+  const r = rng(79);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const result = pick(r, ['ok', 'failed']);
+    lines.push([result, `job ${1000 + Math.floor(r() * 90000)} finished result=${result}`]);
+  }
+  exact(lines);
+});
+
+test('a magnitude written apart from its unit is part of the number (45.3 M Bytes/second / 812.0 K Bytes/second)', () => {
+  const r = rng(80);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 100; i++)
+    lines.push([
+      'rate',
+      `bk-sd JobId ${1000 + Math.floor(r() * 90000)}: Elapsed time=00:${10 + Math.floor(r() * 49)}:${10 + Math.floor(r() * 49)}, Transfer rate=${Math.floor(r() * 999)}.${Math.floor(r() * 9)} ${pick(r, ['K', 'M', 'M'])} Bytes/second`,
+    ]);
+  exact(lines);
+});
+
+test('a magnitude apart from its unit (opposite): a letter after a number without a unit after it stays a word (slot 12 M ready / slot 12 T ready)', () => {
+  const r = rng(81);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 100; i++) {
+    const letter = pick(r, ['M', 'T']);
+    lines.push([letter, `slot ${Math.floor(r() * 99)} ${letter} ready`]);
+  }
+  exact(lines);
+});
+
+test('a parenthesised text ending a line after a constant is a value when three or more are seen (GOOD -> BAD (comm failure) / (sensor failure) / …)', () => {
+  const r = rng(82);
+  const lines: Array<[string, string]> = [];
+  const tag = () => `Line${1 + Math.floor(r() * 6)}.${pick(r, ['Tank', 'Pump', 'Valve'])}${1 + Math.floor(r() * 12)}.${pick(r, ['Level', 'Flow', 'Temp'])}`;
+  for (let i = 0; i < 120; i++) {
+    const reason = pick(r, ['comm failure', 'device not connected', 'out of service', 'sensor failure']);
+    lines.push(['bad', `[tag] ${tag()} quality changed GOOD -> BAD (${reason})`]);
+    if (r() < 0.5) lines.push(['good', `[tag] ${tag()} quality changed BAD -> GOOD`]);
+  }
+  exact(lines);
+});
+
+test('a parenthesised text after a constant (opposite): two texts name two events (link down (carrier lost) / link down (admin))', () => {
+  const r = rng(83);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const reason = pick(r, ['carrier lost', 'admin']);
+    lines.push([reason, `[net] port ${1 + Math.floor(r() * 48)} link down (${reason})`]);
+  }
+  exact(lines);
+});
+
 test.run();
