@@ -207,15 +207,20 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
   // against the one cluster that took the pattern's id: when a larger k re-cuts a pattern, that
   // cluster is only part of it, and its centroid is far from the pattern's other members.
   if (dimensions > 0) {
-    const groupSums = new Map<number, Float64Array>();
     const add = <K>(map: Map<K, Float64Array>, key: K, i: number) => {
       let s = map.get(key);
       if (!s) map.set(key, (s = new Float64Array(dimensions)));
       for (let d = 0; d < dimensions; d++) s[d] += embedding[i * dimensions + d];
     };
+    // This run's prose clusters (before any move): the sum of each one's members, their count, and the
+    // unit centroid.
+    const clusterSums = new Map<number, Float64Array>();
+    const clusterCounts = new Map<number, number>();
     for (let i = 0; i < n; i++) {
-      if (input.templated[i] === 1) continue;
-      if (groupOf[i] !== NONE && !templatedGroup.has(groupOf[i]) && !formed.has(groupOf[i])) add(groupSums, groupOf[i], i);
+      const g = groupOf[i];
+      if (input.templated[i] === 1 || g === NONE || templatedGroup.has(g) || formed.has(g)) continue;
+      add(clusterSums, g, i);
+      clusterCounts.set(g, (clusterCounts.get(g) ?? 0) + 1);
     }
     const unit = (s: Float64Array) => {
       let norm = 0;
@@ -224,9 +229,8 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       for (let d = 0; d < dimensions; d++) s[d] /= norm;
       return s;
     };
-    for (const s of groupSums.values()) unit(s);
-    const cos = (i: number, c: Float64Array | undefined) => {
-      if (!c) return 0;
+    const centroids = new Map([...clusterSums].map(([g, sum]) => [g, unit(Float64Array.from(sum))]));
+    const cos = (i: number, c: Float64Array) => {
       let dot = 0;
       for (let d = 0; d < dimensions; d++) dot += embedding[i * dimensions + d] * c[d];
       return dot;
@@ -245,11 +249,11 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
       const linked = j >= 0 && j !== i && groupOf[j] !== NONE && idOfLabel.get(groupOf[j]) === p;
       // A report the clustering left out is judged as left out wherever a neighbour rule placed it
       // (one nearest report is no evidence against its anchor; the centroid of a near-duplicate pair,
-      // kept out of groupSums, is mostly the report itself).
-      const left = here === NONE || !groupSums.has(here) || (input.clustered ?? input.labels)[i] < 0;
+      // kept out of centroids, is mostly the report itself).
+      const left = here === NONE || !centroids.has(here) || (input.clustered ?? input.labels)[i] < 0;
       if (left) {
         const voted = labelOfId.get(p);
-        const home = voted !== undefined ? groupSums.get(voted) : undefined;
+        const home = voted !== undefined ? centroids.get(voted) : undefined;
         if (linked || home === undefined || input.labels[i] >= 0 || cos(i, home) >= input.outlierSimilarity - ANCHOR_MARGIN) stays[i] = 1;
       } else if (linked) stays[i] = 1;
       else {
@@ -264,14 +268,6 @@ export function assignIdentity(input: IdentityInput): IdentityResult {
     // P's. Each round, those beyond ANCHOR_MARGIN leave P together and the sums are taken again (in
     // index order) from what is left, until none leaves. The decisions are a fixed point: a run with
     // nothing new starts from the patterns this one leaves, so it moves no one.
-    const clusterSums = new Map<number, Float64Array>();
-    const clusterCounts = new Map<number, number>();
-    for (let i = 0; i < n; i++) {
-      const g = groupOf[i];
-      if (input.templated[i] === 1 || g === NONE || !groupSums.has(g)) continue;
-      add(clusterSums, g, i);
-      clusterCounts.set(g, (clusterCounts.get(g) ?? 0) + 1);
-    }
     /** Cosine of issue i with the sum `whole` less `part`. */
     const cosRest = (i: number, whole: Float64Array, part: Float64Array | undefined) => {
       let dot = 0;

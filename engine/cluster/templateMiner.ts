@@ -229,6 +229,7 @@ function generalize(
   }
   hash(current);
 
+  const holdsVariable = (t: number) => t === wildcard || masked.has(t) || framedWildcards.has(t);
   for (let changed = true; changed; ) {
     changed = false;
     for (let p = 0; p < length; p++) {
@@ -282,34 +283,16 @@ function generalize(
       const original = originalContexts[p];
       const appearances = originalAppearances[p];
       // Tokens at p between a value and a word of the message's wording in every line that prints them.
-      const wordingAfter = new Set<number>();
-      if (p > 0 && p + 1 < length) {
-        const holdsVariable = (t: number) => t === wildcard || masked.has(t) || framedWildcards.has(t);
-        const notWording = new Set<number>();
-        for (const r of members) {
-          const after = !holdsVariable(current[r][p + 1]) && holdsVariable(current[r][p - 1]) && !keys.has(current[r][p]);
-          (after ? wordingAfter : notWording).add(current[r][p]);
-        }
-        for (const v of notWording) wordingAfter.delete(v);
-      }
+      const wordingAfter =
+        p > 0 && p + 1 < length ? onlyWhere(current, members, p, (t) => !holdsVariable(t[p + 1]) && holdsVariable(t[p - 1]) && !keys.has(t[p])) : NO_TOKENS;
       // Tokens at p printed only right after a `key=` token: a key says a value follows, so three or more
       // of them varying in one context inside the line are a variable (`event=push` / `pull_request` /
       // `issues` among masked ids); two (`state=up` / `down`) or a last value (`user=root` / `guest`, as
       // loghub's Linux labels them) keep their words, as any word at the end does.
-      const keyValues = new Set<number>();
-      if (p > 0) {
-        const notKeyValue = new Set<number>();
-        for (const r of members) (keys.has(current[r][p - 1]) ? keyValues : notKeyValue).add(current[r][p]);
-        for (const v of notKeyValue) keyValues.delete(v);
-      }
+      const keyValues = p > 0 ? onlyWhere(current, members, p, (t) => keys.has(t[p - 1])) : NO_TOKENS;
       // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
       // tokens at position 1 printed only after a severity are anchored as a leading token is.
-      const afterLevel = new Set<number>();
-      if (p === 1 && levels.size) {
-        const notAfter = new Set<number>();
-        for (const r of members) (levels.has(current[r][0]) ? afterLevel : notAfter).add(current[r][1]);
-        for (const v of notAfter) afterLevel.delete(v);
-      }
+      const afterLevel = p === 1 && levels.size ? onlyWhere(current, members, 1, (t) => levels.has(t[0])) : NO_TOKENS;
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
@@ -369,6 +352,17 @@ function generalize(
       });
     }
   }
+}
+
+const NO_TOKENS: ReadonlySet<number> = new Set();
+
+/** The tokens at position p of the lines (`members`) whose every line satisfies `where`. */
+function onlyWhere(current: Int32Array[], members: number[], p: number, where: (t: Int32Array) => boolean): ReadonlySet<number> {
+  const yes = new Set<number>();
+  const no = new Set<number>();
+  for (const r of members) (where(current[r]) ? yes : no).add(current[r][p]);
+  for (const v of no) yes.delete(v);
+  return yes;
 }
 
 /** For position p: token → the number of contexts (lines equal but at p) in which it varies, and in which it appears. */
@@ -759,9 +753,9 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
     for (let k = Math.max(FREE_TAIL_PREFIX, t.length - FREE_TAIL_TOKENS); k < t.length; k++) {
       const label = vocabulary[t[k - 1]] ?? '';
       // After a key, only a text of plain words (`ERR=No such file or directory`), never more fields.
-      const text = () => Array.prototype.every.call(t.subarray(k), (id: number) => KEY_TEXT_WORD.test(vocabulary[id] ?? ''));
+      const text = () => t.subarray(k).every((id) => KEY_TEXT_WORD.test(vocabulary[id] ?? ''));
       if (!(label.endsWith(':') || (label.length > 1 && label.endsWith('=') && text()))) continue;
-      const key = Array.prototype.join.call(t.subarray(0, k), ',');
+      const key = t.subarray(0, k).join(',');
       const group = groups.get(key);
       if (group) group.push(entry);
       else groups.set(key, [entry]);
@@ -780,7 +774,7 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
     if (!keyText && (group.length < options.minDistinct || !manyRare(lines, options))) continue;
     // A text that another prints with more words at its end (`PROTO=TCP` / `PROTO=TCP FINAL`) is a word
     // naming the event, as a constant last word is: the group stays.
-    const tails = group.map((e) => Array.prototype.join.call(e.tokens.subarray(k), ','));
+    const tails = group.map((e) => e.tokens.subarray(k).join(','));
     if (keyText && tails.some((a) => tails.some((b) => a !== b && b.startsWith(`${a},`)))) continue;
     const masked = Int32Array.from([...group[0].tokens.subarray(0, k), wildcard]);
     for (const e of group) {
@@ -909,9 +903,9 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
       const at = span(entry.tokens);
       if (!at) continue;
       const t = entry.tokens;
-      const k = `${Array.prototype.join.call(t.subarray(0, at[0]), ',')}|${Array.prototype.join.call(t.subarray(at[1]), ',')}`;
+      const k = `${t.subarray(0, at[0]).join(',')}|${t.subarray(at[1]).join(',')}`;
       const group = groups.get(k) ?? { texts: new Set<string>(), entries: [] };
-      group.texts.add(Array.prototype.join.call(t.subarray(at[0], at[1]), ','));
+      group.texts.add(t.subarray(at[0], at[1]).join(','));
       group.entries.push({ entry, at });
       groups.set(k, group);
     }
@@ -934,37 +928,35 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
  */
 function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, printed: Float64Array) {
   const entries = distinctTemplates(current, printed);
-  // Targets by length and by the positions of their variables: the constant tokens' key → the target.
-  const targets = new Map<number, Map<string, Map<string, TemplateEntry>>>();
+  // Targets (templates of several lines) by length, grouped by the positions of their variables: the
+  // template's key → the target. The entries are distinct templates, so a key is met once.
+  type Targets = Map<string, { mask: number[]; byKey: Map<string, TemplateEntry> }>;
+  const targets = new Map<number, Targets>();
   for (const e of entries) {
     if (e.lines < 2) continue;
     const t = e.tokens;
     const mask: number[] = [];
     for (let q = 0; q < t.length; q++) if (t[q] === wildcard) mask.push(q);
     if (!mask.length) continue;
-    const byMask = targets.get(t.length) ?? new Map<string, Map<string, TemplateEntry>>();
+    const byMask: Targets = targets.get(t.length) ?? new Map();
     targets.set(t.length, byMask);
     const maskKey = mask.join(',');
-    const byKey = byMask.get(maskKey) ?? new Map<string, TemplateEntry>();
-    byMask.set(maskKey, byKey);
-    const k = Array.prototype.join.call(t, ',');
-    const seen = byKey.get(k);
-    if (!seen || seen.lines < e.lines) byKey.set(k, e);
+    let group = byMask.get(maskKey);
+    if (!group) byMask.set(maskKey, (group = { mask, byKey: new Map() }));
+    group.byKey.set(t.join(','), e);
   }
-  const better = (a: TemplateEntry, b: TemplateEntry) =>
-    a.lines !== b.lines ? a.lines > b.lines : Array.prototype.join.call(a.tokens, ',') < Array.prototype.join.call(b.tokens, ',');
+  const better = (a: TemplateEntry, b: TemplateEntry) => (a.lines !== b.lines ? a.lines > b.lines : a.tokens.join(',') < b.tokens.join(','));
   for (const e of entries) {
     if (e.lines !== 1) continue;
     const t = e.tokens;
     const anchor = t.length > 1 && levels.has(t[0]) ? 2 : 1;
     let best: TemplateEntry | undefined;
-    for (const [maskKey, byKey] of targets.get(t.length) ?? []) {
-      const mask = maskKey.split(',').map(Number);
+    for (const { mask, byKey } of targets.get(t.length)?.values() ?? []) {
       if (mask[0] < anchor) continue;
       const projected = Int32Array.from(t);
       for (const q of mask) projected[q] = wildcard;
-      const target = byKey.get(Array.prototype.join.call(projected, ','));
-      if (target && target.tokens !== t && (!best || better(target, best))) best = target;
+      const target = byKey.get(projected.join(','));
+      if (target && (!best || better(target, best))) best = target;
     }
     if (best) for (const r of e.rows) current[r] = best.tokens;
   }

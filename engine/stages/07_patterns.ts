@@ -233,7 +233,11 @@ function placeProse(
       if (!parent.has(nn.row)) parent.set(nn.row, nn.row);
       const a = find(i);
       const b = find(nn.row);
-      if (a !== b) parent.set(rank[a] > rank[b] ? a : b, rank[a] > rank[b] ? b : a);
+      // The later root (in the reading order) hangs under the earlier one.
+      if (a !== b) {
+        const [later, earlier] = rank[a] > rank[b] ? [a, b] : [b, a];
+        parent.set(later, earlier);
+      }
     }
   });
   // A group of near-duplicates one of which joined a pattern follows it (its first such member's);

@@ -40,13 +40,17 @@ test('the same issues under other ids give the same patterns (the snapshot order
   );
 });
 
+/**
+ * The same issues with every occurred_at one hour later: the snapshot's order key holds it, so the
+ * snapshot comes in another order; the clustering reads none of it.
+ */
+const hourLater = (original: SnapshotInput): SnapshotInput => ({
+  ...original,
+  issues: original.issues.map((i) => ({ ...i, occurred_at: i.occurred_at && new Date(Date.parse(i.occurred_at) + 3_600_000).toISOString() })),
+});
+
 test('the same issues in another snapshot order get the same prose clustering (stage 5 reads them by text, not by position)', async () => {
-  const original = input();
-  // Every occurred_at one hour later: the snapshot's order key holds it, the clustering reads none of it.
-  const later = {
-    ...original,
-    issues: original.issues.map((i) => ({ ...i, occurred_at: i.occurred_at && new Date(Date.parse(i.occurred_at) + 3_600_000).toISOString() })),
-  };
+  const later = hourLater(input());
   const other = await runPipeline({ ctx: testContext({ seed: 42 }), snapshotInput: later, to: 'patterns' });
   const a = first.outputs as StageOutputs;
   const b = other.outputs as StageOutputs;
@@ -136,10 +140,7 @@ async function sampledBasisRun(snapshotInput: SnapshotInput, svdSampleRows: numb
 
 test('the same issues in another snapshot order get the same embedding and clustering when stage 4 samples its basis (the sample is drawn by content)', async () => {
   const original = input();
-  const later = {
-    ...original,
-    issues: original.issues.map((i) => ({ ...i, occurred_at: i.occurred_at && new Date(Date.parse(i.occurred_at) + 3_600_000).toISOString() })),
-  };
+  const later = hourLater(original);
   const a = await sampledBasisRun(original, 100);
   const b = await sampledBasisRun(later, 100);
   assert.not.equal(

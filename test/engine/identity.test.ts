@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assignIdentity, type IdentityInput } from '../../engine/cluster/identity.ts';
+import { assignIdentity, type IdentityInput, type IdentityResult } from '../../engine/cluster/identity.ts';
 import type { GroupingDecision } from '../../engine/cluster/constraints.ts';
 import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
 import { syntheticInput, testContext, testUuid } from '../helpers/engineInput.ts';
@@ -30,8 +30,29 @@ function run(groups: number[][], previous: Array<{ id: string; members: number[]
     newId: (first) => testUuid(`new:${first}`),
   };
   const result = assignIdentity(input);
-  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
-  return { ...result, patternOf };
+  return { ...result, patternOf: patternIn(result) };
+}
+
+/** The pattern issue i is in, in `result` (null: none). */
+function patternIn(result: IdentityResult) {
+  return (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+}
+
+/** Reports on the unit circle at `angles` (degrees), clustered into `groups`, with the `previous` patterns. */
+function onCircle(angles: number[], groups: number[][], previous: Array<{ id: string; members: number[] }>): IdentityInput {
+  const at = (degrees: number) => [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
+  return {
+    issueIds: ids.slice(0, angles.length),
+    groups: new Map(groups.map((g, label) => [label, g])),
+    previous: previous.map((p) => ({ id: p.id, member_ids: p.members.map((i) => ids[i]) })),
+    decisions: [],
+    templated: new Uint8Array(angles.length),
+    labels: Int32Array.from(angles, (_, i) => groups.findIndex((g) => g.includes(i))),
+    embedding: Float32Array.from(angles.flatMap(at)),
+    dimensions: 2,
+    outlierSimilarity: 0.2,
+    newId: (first) => testUuid(`new:${first}`),
+  };
 }
 
 const decision = (n: number, d: Omit<GroupingDecision, 'id' | 'decided_at'>): GroupingDecision => ({
@@ -220,7 +241,7 @@ test("a near-duplicate pair of left-out reports made mostly of a previous patter
     newId: (first) => testUuid(`new:${first}`),
   };
   const result = assignIdentity(input);
-  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+  const patternOf = patternIn(result);
   // {4 (P), 9 (new)}: half P's, so it continues P, the new report with it; no split recorded.
   assert.is(patternOf(4), P);
   assert.is(patternOf(9), P);
@@ -259,7 +280,7 @@ test('a report the clustering left out stays with its pattern wherever a neighbo
     newId: (first) => testUuid(`new:${first}`),
   };
   const result = assignIdentity(input);
-  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+  const patternOf = patternIn(result);
   assert.is(patternOf(6), Q);
   assert.is(patternOf(7), P);
   // With its nearest report (near enough for a neighbour rule to join it) still in P, 6 stays too.
@@ -268,33 +289,23 @@ test('a report the clustering left out stays with its pattern wherever a neighbo
 });
 
 test("a pattern re-cut by a larger k keeps the members at its edge; one the run shows to be another pattern's leaves", () => {
-  // A 2-d embedding by angle: P's reports at 0° and, at its edge, 50°; Q's at 90°; one of P's at 88°.
-  const at = (degrees: number) => [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
-  const angles = [0, 0, 0, 0, 50, 50, 88, 90, 90, 90, 90];
-  const input: IdentityInput = {
-    issueIds: ids.slice(0, angles.length),
-    // This run cuts P: its edge (4, 5) and issue 6 land in the cluster that continues Q.
-    groups: new Map([
-      [0, [0, 1, 2, 3]],
-      [1, [4, 5, 6, 7, 8, 9, 10]],
-    ]),
-    previous: [
-      { id: P, member_ids: [0, 1, 2, 3, 4, 5, 6].map((i) => ids[i]) },
-      { id: Q, member_ids: [7, 8, 9, 10].map((i) => ids[i]) },
+  // P's reports at 0° and, at its edge, 50°; Q's at 90°; one of P's at 88°. This run cuts P: its edge
+  // (4, 5) and issue 6 land in the cluster that continues Q.
+  const input = onCircle(
+    [0, 0, 0, 0, 50, 50, 88, 90, 90, 90, 90],
+    [
+      [0, 1, 2, 3],
+      [4, 5, 6, 7, 8, 9, 10],
     ],
-    decisions: [],
-    templated: new Uint8Array(angles.length),
-    labels: Int32Array.from(angles, (_, i) => (i < 4 ? 0 : 1)),
-    embedding: Float32Array.from(angles.flatMap(at)),
-    dimensions: 2,
-    outlierSimilarity: 0.2,
-    newId: (first) => testUuid(`new:${first}`),
-  };
+    [
+      { id: P, members: [0, 1, 2, 3, 4, 5, 6] },
+      { id: Q, members: [7, 8, 9, 10] },
+    ],
+  );
   const result = assignIdentity(input);
-  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
   // 4 and 5: cosine 0.88 to Q's cluster, 0.64 to the part of P that kept its id, 0.83 to P as a
   // whole: within ANCHOR_MARGIN of their pattern, so they stay. 6 (0.99 against 0.46) leaves.
-  assert.equal([4, 5, 6].map(patternOf), [P, P, Q]);
+  assert.equal([4, 5, 6].map(patternIn(result)), [P, P, Q]);
   assert.equal(result.lineage, []);
   // The same clusters again, with these patterns as the previous run's: nothing moves.
   const again = assignIdentity({ ...input, previous: result.groups.map((g) => ({ id: g.id, member_ids: g.members.map((i) => ids[i]) })) });
@@ -303,33 +314,24 @@ test("a pattern re-cut by a larger k keeps the members at its edge; one the run 
 });
 
 test("a block of a pattern's members clustered beside another pattern is weighed against that cluster's other reports, not its own pull", () => {
-  const at = (degrees: number) => [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
   // P: six reports at 0° and three at 60°; Q: three at 90°. This run puts P's three at 60° with Q's.
-  const angles = [0, 0, 0, 0, 0, 0, 60, 60, 60, 90, 90, 90];
-  const input: IdentityInput = {
-    issueIds: ids.slice(0, angles.length),
-    groups: new Map([
-      [0, [0, 1, 2, 3, 4, 5]],
-      [1, [6, 7, 8, 9, 10, 11]],
-    ]),
-    previous: [
-      { id: P, member_ids: [0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => ids[i]) },
-      { id: Q, member_ids: [9, 10, 11].map((i) => ids[i]) },
-    ],
-    decisions: [],
-    templated: new Uint8Array(angles.length),
-    labels: Int32Array.from(angles, (_, i) => (i < 6 ? 0 : 1)),
-    embedding: Float32Array.from(angles.flatMap(at)),
-    dimensions: 2,
-    outlierSimilarity: 0.2,
-    newId: (first) => testUuid(`new:${first}`),
-  };
-  const result = assignIdentity(input);
-  const patternOf = (i: number) => result.groups.find((g) => g.members.includes(i))?.id ?? null;
+  const result = assignIdentity(
+    onCircle(
+      [0, 0, 0, 0, 0, 0, 60, 60, 60, 90, 90, 90],
+      [
+        [0, 1, 2, 3, 4, 5],
+        [6, 7, 8, 9, 10, 11],
+      ],
+      [
+        { id: P, members: [0, 1, 2, 3, 4, 5, 6, 7, 8] },
+        { id: Q, members: [9, 10, 11] },
+      ],
+    ),
+  );
   // Cosine 0.87 to Q's reports and 0.76 to P: they stay. With their own pull in the cluster's
   // centroid (0.97) they would have left.
-  assert.equal([6, 7, 8].map(patternOf), [P, P, P]);
-  assert.equal([9, 10, 11].map(patternOf), [Q, Q, Q]);
+  assert.equal([6, 7, 8].map(patternIn(result)), [P, P, P]);
+  assert.equal([9, 10, 11].map(patternIn(result)), [Q, Q, Q]);
 });
 
 // The pipeline: growth of a generated workspace by 15%, a run with nothing new, decisions and replay.
