@@ -134,11 +134,8 @@ export interface VectorizeOutput {
   dimensions: number;
   /** n × dimensions, row-major, unit rows. */
   embedding: Float32Array;
-  /** The hashed TF-IDF rows (CSR), for naming patterns and their term centroids. */
+  /** The hashed TF-IDF rows (CSR), for the patterns' term centroids (stage 7 names the features from the members). */
   tfidf: { cols: number; row_ptr: Uint32Array; col_idx: Uint32Array; values: Float32Array };
-  /** A readable token per used feature: features[i] ↔ tokens[i]. */
-  features: Uint32Array;
-  tokens: string[];
   singular_values: number[];
 }
 
@@ -148,12 +145,9 @@ export function vectorize(input: { normalize: NormalizeOutput }, ctx: StageConte
   const norm = input.normalize;
   const n = norm.issue_ids.length;
   const tf = tfidfOfTokenIds(norm, { dimensions: cfg.hash_dimensions, titleWeight: TITLE_WEIGHT, bigramWeight: BIGRAM_WEIGHT });
-  const features = [...tf.vocabulary.keys()].sort((a, b) => a - b);
   const base = {
     issue_ids: norm.issue_ids,
     tfidf: { cols: tf.matrix.cols, row_ptr: tf.matrix.rowPtr, col_idx: tf.matrix.colIdx, values: tf.matrix.values },
-    features: Uint32Array.from(features),
-    tokens: features.map((f) => tf.vocabulary.get(f)!),
   };
   if (n < 2 || tf.matrix.values.length === 0) return { ...base, dimensions: 0, embedding: new Float32Array(0), singular_values: [] };
   const svd = sampledSvd(

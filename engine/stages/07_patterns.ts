@@ -31,7 +31,7 @@ import { reviewQuestions, SEVERITY_WEIGHT, type QuestionKind, type ReviewQuestio
 import type { SnapshotOutput } from './01_snapshot.ts';
 import type { NormalizeOutput } from './02_normalize.ts';
 import type { ExtractOutput, Judgement } from './03_extract.ts';
-import { fnv1a } from '../text/hashing.ts';
+import { bigramFeature, termHashes } from '../text/tfidf.ts';
 import { WILDCARD } from '../text/templateTokens.ts';
 import { withStructured, type VectorizeOutput } from './04_vectorize.ts';
 import { nearestNeighbours } from '../cluster/neighbours.ts';
@@ -300,59 +300,46 @@ export function derivedUuid(text: string): string {
 }
 
 /**
- * What each wanted feature stands for among a pattern's members. Hashed features share slots, and
- * stage 4's readable name of a slot is the first token seen anywhere in the corpus: a word no member
- * may contain (or the internal `#feature` fallback). A name the members contain is kept; otherwise the
- * feature stands for the most frequent member token or adjacent-token bigram that hashes to it (as
- * stage 4 hashes them, engine/text/tfidf.ts), ties to the first seen; a feature none of whose member
- * n-grams can be found is left out. Names and top terms say only what the members say.
+ * What each wanted feature stands for among a pattern's members. Hashed features share slots, so a
+ * feature is named after the member token or adjacent-token bigram hashing to it (as stage 4 hashes
+ * them, engine/text/tfidf.ts) that the members use most, ties to the string first in code-unit order:
+ * a name that does not depend on the order of the issues, and says only what the members say.
  */
 export function memberTerms(
   list: readonly number[],
-  wanted: ReadonlyMap<number, string | undefined>,
+  wanted: ReadonlySet<number>,
   norm: NormalizeOutput,
+  hashes: { state: Uint32Array; unigram: Uint32Array },
   dimensions: number,
 ): Map<number, string> {
   const words = norm.vocabulary;
-  const columns = [norm.title, norm.body];
-  const scan = (visit: (prev: number, id: number) => void) => {
-    for (const i of list)
-      for (const { offsets, ids } of columns) for (let p = offsets[i]; p < offsets[i + 1]; p++) visit(p > offsets[i] ? ids[p - 1] : -1, ids[p]);
-  };
-  const names = new Set([...wanted.values()].filter((t): t is string => t !== undefined));
-  const firstWords = new Set([...names].filter((t) => t.includes(' ')).map((t) => t.split(' ')[0]));
-  const present = new Set<string>();
-  scan((prev, id) => {
-    if (names.has(words[id])) present.add(words[id]);
-    if (prev >= 0 && firstWords.has(words[prev])) {
-      const bigram = `${words[prev]} ${words[id]}`;
-      if (names.has(bigram)) present.add(bigram);
-    }
-  });
-  const out = new Map<number, string>();
-  for (const [f, name] of wanted) if (name !== undefined && present.has(name)) out.set(f, name);
-  if (out.size === wanted.size) return out;
-  const counts = new Map<number, Map<string, number>>();
-  const count = (f: number, term: string) => {
-    if (!wanted.has(f) || out.has(f)) return;
-    const c = counts.get(f) ?? new Map<string, number>();
+  const v = words.length;
+  // feature → term → uses; a term is a token id, or v + prev · v + id for the bigram `prev id`.
+  const counts = new Map<number, Map<number, number>>();
+  const count = (f: number, term: number) => {
+    if (!wanted.has(f)) return;
+    let c = counts.get(f);
+    if (!c) counts.set(f, (c = new Map()));
     c.set(term, (c.get(term) ?? 0) + 1);
-    counts.set(f, c);
   };
-  const unigram = new Map<number, number>();
-  scan((prev, id) => {
-    let f = unigram.get(id);
-    if (f === undefined) unigram.set(id, (f = fnv1a(words[id]) % dimensions));
-    count(f, words[id]);
-    if (prev >= 0 && prev !== id && words[prev] !== words[id]) {
-      const bigram = `${words[prev]} ${words[id]}`;
-      count(fnv1a(bigram) % dimensions, bigram);
-    }
-  });
+  for (const i of list)
+    for (const { offsets, ids } of [norm.title, norm.body])
+      for (let p = offsets[i]; p < offsets[i + 1]; p++) {
+        const id = ids[p];
+        count(hashes.unigram[id], id);
+        const prev = p > offsets[i] ? ids[p - 1] : id;
+        if (prev !== id) count(bigramFeature(hashes.state[prev], words[id], dimensions), v + prev * v + id);
+      }
+  const textOf = (term: number) => (term < v ? words[term] : `${words[Math.floor(term / v) - 1]} ${words[term % v]}`);
+  const out = new Map<number, string>();
   for (const [f, c] of counts) {
-    let best: [string, number] | null = null;
-    for (const entry of c) if (!best || entry[1] > best[1]) best = entry;
-    out.set(f, best![0]);
+    let best = '';
+    let most = 0;
+    for (const [term, uses] of c) {
+      const text = textOf(term);
+      if (uses > most || (uses === most && text < best)) [best, most] = [text, uses];
+    }
+    out.set(f, best);
   }
   return out;
 }
@@ -395,8 +382,7 @@ export function patterns(
   const { issues } = input.snapshot;
   const v = input.vectorize;
   const asOf = new Date(ctx.asOf).getTime();
-  const tokenOf = new Map<number, string>();
-  v.features.forEach((f, i) => tokenOf.set(f, v.tokens[i]));
+  const hashes = termHashes(input.normalize.vocabulary, cfg.hash_dimensions);
 
   // Corpus mean weight per feature, for distinctiveness.
   const n = issues.length;
@@ -453,14 +439,14 @@ export function patterns(
           centroid.set(v.tfidf.col_idx[p], (centroid.get(v.tfidf.col_idx[p]) ?? 0) + v.tfidf.values[p] / list.length);
       const ranked = [...centroid.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, TERMS_KEPT);
       const norm = Math.sqrt(ranked.reduce((s, [, w]) => s + w * w, 0)) || 1;
-      const terms: Array<[string, number]> = ranked.map(([f, w]) => [tokenOf.get(f) ?? `#${f}`, round(w / norm)]);
       const distinctiveFeatures = [...centroid.entries()]
         .map(([f, w]) => [f, w - (corpusMean.get(f) ?? 0)] as const)
         .sort((a, b) => b[1] - a[1] || a[0] - b[0])
         .slice(0, DISTINCTIVE_CONSIDERED)
         .map(([f]) => f);
-      const said = memberTerms(list, new Map(distinctiveFeatures.map((f) => [f, tokenOf.get(f)])), input.normalize, cfg.hash_dimensions);
-      const distinctive = distinctiveFeatures.flatMap((f) => (said.has(f) ? [said.get(f)!] : []));
+      const said = memberTerms(list, new Set([...ranked.map(([f]) => f), ...distinctiveFeatures]), input.normalize, hashes, cfg.hash_dimensions);
+      const terms: Array<[string, number]> = ranked.map(([f, w]) => [said.get(f)!, round(w / norm)]);
+      const distinctive = distinctiveFeatures.map((f) => said.get(f)!);
       const topTerms: string[] = [];
       for (const term of distinctive) {
         if (topTerms.length === 5) break;

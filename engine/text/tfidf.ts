@@ -23,8 +23,6 @@ export interface TfidfOptions {
 export interface TfidfResult {
   matrix: CsrMatrix;
   idf: Float32Array;
-  /** A readable token for each used feature (the first seen), for naming patterns. */
-  vocabulary: Map<number, string>;
 }
 
 /** Documents as interned token ids (the columns of engine stage 2): doc i's tokens are ids[offsets[i] .. offsets[i+1]). */
@@ -67,40 +65,46 @@ export function tfidf(docs: TfidfInput[], options: TfidfOptions): TfidfResult {
 
 const NO_FEATURE = 0xffffffff;
 
-/**
- * `tfidf` over interned token ids, on typed arrays: each distinct token is hashed once, a bigram's
- * hash continues FNV-1a from its first token's state (fnv1a(`${a} ${b}`) without building the
- * string), and documents accumulate into one dense scratch row. Same features, weights and
- * vocabulary as hashing the strings one by one.
- */
-export function tfidfOfTokenIds(docs: TokenIdDocuments, options: TfidfOptions): TfidfResult {
-  const o: Required<TfidfOptions> = { titleWeight: 2, bigramWeight: 0.5, minDf: 2, maxDfShare: 0.5, ...options };
-  const dims = o.dimensions;
-  const words = docs.vocabulary;
-  const n = docs.title.offsets.length - 1;
+/** Each distinct token's FNV-1a state (to continue into bigrams) and its unigram feature. */
+export function termHashes(words: readonly string[], dims: number): { state: Uint32Array; unigram: Uint32Array } {
   const state = new Uint32Array(words.length);
   const unigram = new Uint32Array(words.length);
   for (let t = 0; t < words.length; t++) {
     state[t] = fnv1a(words[t]);
     unigram[t] = state[t] % dims;
   }
+  return { state, unigram };
+}
+
+/** The feature of the bigram `a b` from a's FNV-1a state: fnv1a(`${a} ${b}`) % dims without building the string. */
+export function bigramFeature(stateOfA: number, b: string, dims: number): number {
+  let h = stateOfA;
+  h ^= 32; // the space between the two tokens
+  h = Math.imul(h, 0x01000193);
+  for (let k = 0; k < b.length; k++) {
+    h ^= b.charCodeAt(k);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % dims;
+}
+
+/**
+ * `tfidf` over interned token ids, on typed arrays: each distinct token is hashed once, a bigram's
+ * hash continues FNV-1a from its first token's state (fnv1a(`${a} ${b}`) without building the
+ * string), and documents accumulate into one dense scratch row. Same features and weights as hashing
+ * the strings one by one. A feature has no name here: engine stage 7 names it from a pattern's members.
+ */
+export function tfidfOfTokenIds(docs: TokenIdDocuments, options: TfidfOptions): TfidfResult {
+  const o: Required<TfidfOptions> = { titleWeight: 2, bigramWeight: 0.5, minDf: 2, maxDfShare: 0.5, ...options };
+  const dims = o.dimensions;
+  const words = docs.vocabulary;
+  const n = docs.title.offsets.length - 1;
+  const { state, unigram } = termHashes(words, dims);
   const columns = [docs.title, docs.body];
   const weights = [o.titleWeight, 1];
   const withBigrams = o.bigramWeight > 0;
   // The bigram feature ending at each token position (NO_FEATURE where there is none).
   const bigram = columns.map((c) => new Uint32Array(c.ids.length));
-  // Readable names: the first token or bigram seen for each feature, in order of first sight.
-  const firstA = new Int32Array(dims);
-  const firstB = new Int32Array(dims).fill(-1);
-  const seen = new Uint8Array(dims);
-  const order: number[] = [];
-  const sight = (f: number, a: number, b: number) => {
-    if (seen[f]) return;
-    seen[f] = 1;
-    firstA[f] = a;
-    firstB[f] = b;
-    order.push(f);
-  };
   const df = new Uint32Array(dims);
   const lastDoc = new Int32Array(dims).fill(-1);
   for (let i = 0; i < n; i++) {
@@ -110,7 +114,6 @@ export function tfidfOfTokenIds(docs: TokenIdDocuments, options: TfidfOptions): 
       for (let p = offsets[i]; p < offsets[i + 1]; p++) {
         const id = ids[p];
         const f = unigram[id];
-        sight(f, id, -1);
         if (lastDoc[f] !== i) {
           lastDoc[f] = i;
           df[f]++;
@@ -119,17 +122,8 @@ export function tfidfOfTokenIds(docs: TokenIdDocuments, options: TfidfOptions): 
         if (p > offsets[i] && withBigrams) {
           const prev = ids[p - 1];
           if (prev !== id && words[prev] !== words[id]) {
-            let h = state[prev];
-            h ^= 32; // the space between the two tokens
-            h = Math.imul(h, 0x01000193);
-            const word = words[id];
-            for (let k = 0; k < word.length; k++) {
-              h ^= word.charCodeAt(k);
-              h = Math.imul(h, 0x01000193);
-            }
-            const g = (h >>> 0) % dims;
+            const g = bigramFeature(state[prev], words[id], dims);
             bigrams[p] = g;
-            sight(g, prev, id);
             if (lastDoc[g] !== i) {
               lastDoc[g] = i;
               df[g]++;
@@ -198,7 +192,5 @@ export function tfidfOfTokenIds(docs: TokenIdDocuments, options: TfidfOptions): 
     const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
     for (let q = rowPtr[i]; q < p; q++) values[q] = Math.fround(values[q] * inv);
   }
-  const vocabulary = new Map<number, string>();
-  for (const f of order) if (idf[f] > 0) vocabulary.set(f, firstB[f] < 0 ? words[firstA[f]] : `${words[firstA[f]]} ${words[firstB[f]]}`);
-  return { matrix: { rows: n, cols: dims, rowPtr, colIdx, values }, idf, vocabulary };
+  return { matrix: { rows: n, cols: dims, rowPtr, colIdx, values }, idf };
 }

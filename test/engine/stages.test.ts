@@ -11,11 +11,12 @@ import { extract, type ExtractOutput, type Judgement } from '../../engine/stages
 import { vectorize, type VectorizeOutput } from '../../engine/stages/04_vectorize.ts';
 import type { ClusterOutput } from '../../engine/stages/05_cluster.ts';
 import { stability, type StabilityOutput } from '../../engine/stages/06_stability.ts';
-import { derivedUuid, patterns, placementOf, shorten } from '../../engine/stages/07_patterns.ts';
+import { derivedUuid, memberTerms, patterns, placementOf, shorten } from '../../engine/stages/07_patterns.ts';
 import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
 import { adjustedRandIndex } from '../../engine/cluster/agreement.ts';
 import { encodeOutput } from '../../engine/manifest.ts';
-import { fnv1a } from '../../engine/text/hashing.ts';
+import { featureIndex, fnv1a } from '../../engine/text/hashing.ts';
+import { termHashes } from '../../engine/text/tfidf.ts';
 import type { TaxonomyConfig } from '../../engine/config/taxonomy.ts';
 import type { defaultRubric } from '../../engine/config/rubric.ts';
 import { syntheticInput, testConfigs, testContext, testUuid, TEST_AS_OF } from '../helpers/engineInput.ts';
@@ -395,7 +396,7 @@ const data = syntheticInput(400, 2, THEMES);
 const first = await runPipeline({ ctx, snapshotInput: data.input });
 const out = first.outputs as StageOutputs;
 
-test('vectorize: unit rows of the configured reduced dimension, float32, with readable feature tokens', () => {
+test('vectorize: unit rows of the configured reduced dimension, float32, over the hashed TF-IDF of the words', () => {
   const v = out.vectorize;
   assert.is(v.issue_ids.length, 400);
   assert.is(v.dimensions, 20); // the shipped cluster config's reduced_dimensions
@@ -410,8 +411,7 @@ test('vectorize: unit rows of the configured reduced dimension, float32, with re
     v.singular_values,
     [...v.singular_values].sort((a, b) => b - a),
   );
-  assert.is(v.features.length, v.tokens.length);
-  assert.ok(v.tokens.includes('disk') && v.tokens.includes('heap'));
+  assert.ok(['disk', 'heap'].every((t) => v.tfidf.col_idx.includes(featureIndex(t, v.tfidf.cols))));
 });
 
 test('vectorize above its SVD sample size: unit rows, decreasing σ, the same bits for the same seed, the same themes apart', () => {
@@ -532,10 +532,12 @@ const judgement = (value: string | null): Judgement => ({
 });
 
 /**
- * Six issues in two clusters (labels 0, 0, 0, 1, 1, 1) over five hand-written TF-IDF rows.
- * Features 0..5 are the tokens disk, full, socket, timeout, node, "disk full".
+ * Six issues in two clusters (labels 0, 0, 0, 1, 1, 1) over six hand-written TF-IDF rows. Terms 0..5
+ * are disk, full, socket, timeout, node, "disk full", each in its hashed column (as stage 4 puts it).
  */
+const TINY_TERMS = ['disk', 'full', 'socket', 'timeout', 'node', 'disk full'];
 function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<'stable' | 'unstable'>; previous?: SnapshotOutput['previous_patterns'] } = {}) {
+  const dimensions = testConfigs().cluster.document.hash_dimensions;
   const rows: Array<Record<number, number>> = [
     { 0: 0.8, 1: 0.6, 5: 0.5 }, // i1 disk, full, "disk full"
     { 0: 0.8, 4: 0.6 }, // i2 disk, node
@@ -549,7 +551,7 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
   const values: number[] = [];
   for (const row of rows) {
     for (const [f, w] of Object.entries(row)) {
-      colIdx.push(Number(f));
+      colIdx.push(featureIndex(TINY_TERMS[Number(f)], dimensions));
       values.push(w);
     }
     rowPtr.push(colIdx.length);
@@ -586,9 +588,7 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
     issue_ids: snap.issues.map((i) => i.id),
     dimensions: 0,
     embedding: new Float32Array(0),
-    tfidf: { cols: 8, row_ptr: Uint32Array.from(rowPtr), col_idx: Uint32Array.from(colIdx), values: Float32Array.from(values) },
-    features: Uint32Array.from([0, 1, 2, 3, 4, 5]),
-    tokens: ['disk', 'full', 'socket', 'timeout', 'node', 'disk full'],
+    tfidf: { cols: dimensions, row_ptr: Uint32Array.from(rowPtr), col_idx: Uint32Array.from(colIdx), values: Float32Array.from(values) },
     singular_values: [],
   };
   const labels = options.labels ?? [0, 0, 0, 1, 1, 1];
@@ -613,7 +613,7 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
     summary: { stable: statuses.filter((s) => s === 'stable').length, doubtful: 0, unstable: statuses.filter((s) => s === 'unstable').length, unassessed: 0 },
   };
   // Each issue's body says the words of its features, in feature order ("disk full" where both occur).
-  const vocabulary = ['disk', 'full', 'socket', 'timeout', 'node'];
+  const vocabulary = TINY_TERMS.slice(0, 5);
   const bodyIds = rows.map((row) =>
     Object.keys(row)
       .map(Number)
@@ -636,30 +636,29 @@ function tinyPatternInput(options: { labels?: number[]; stabilityStatus?: Array<
 
 const tinyCtx = testContext({ configs: testConfigs({ cluster: { min_cluster_size: 2 } }) });
 
-test("patterns: names and top terms say only what the members say, never a hashed slot's name from elsewhere", () => {
-  // Stage 4 names a hashed feature by the first token seen anywhere: here slot 1 is named "random string",
-  // a bigram of some other issue, while the members' word in that slot is another (fnv1a(word) % 256 = 1).
+test('patterns: a hashed slot is named after the term its members use most, ties to the first in code-unit order, in any order of the members', () => {
+  // Two words share slot s; members say "alpha" three times and "omega" once, then each twice.
   const dimensions = 256;
-  let word = '';
-  for (let i = 0; !word; i++) if (fnv1a(`word${i}`) % dimensions === 1) word = `word${i}`;
-  const input = tinyPatternInput();
-  input.vectorize.tokens[1] = 'random string';
-  input.normalize.vocabulary[1] = word;
-  const ctx = testContext({ configs: testConfigs({ cluster: { min_cluster_size: 2, hash_dimensions: dimensions, reduced_dimensions: 8 } }) });
-  const [storage, network] = patterns(input, ctx).patterns;
-  for (const p of [storage, network]) {
-    assert.not.match(p.name, /random string|#\d/);
-    assert.not.ok(
-      p.top_terms.some((t) => /random string|^#\d/.test(t)),
-      p.top_terms.join(', '),
-    );
-  }
-  assert.is(storage.name, `Title 1 (disk, ${word})`);
-  // A slot whose name no member says and whose member words cannot be found is left out.
-  const unknown = tinyPatternInput();
-  unknown.vectorize.tokens[1] = 'random string';
-  unknown.normalize.vocabulary[1] = 'elsewhere';
-  assert.is(patterns(unknown, ctx).patterns[0].name, 'Title 1 (disk, node)');
+  const slot = featureIndex('alpha', dimensions);
+  let omega = '';
+  for (let i = 0; !omega; i++) if (featureIndex(`omega${i}`, dimensions) === slot) omega = `omega${i}`;
+  const vocabulary = ['alpha', omega, 'other'];
+  const bodies = [[1, 2], [0, 2], [0], [0, 2]];
+  const norm = {
+    vocabulary,
+    title: { offsets: new Uint32Array(bodies.length + 1), ids: new Uint32Array(0) },
+    body: { offsets: Uint32Array.from([0, ...bodies.map((_, i) => bodies.slice(0, i + 1).flat().length)]), ids: Uint32Array.from(bodies.flat()) },
+  } as unknown as NormalizeOutput;
+  const hashes = termHashes(vocabulary, dimensions);
+  // With a power-of-two width their bigrams before one word share a slot too: "alpha other" twice, "omega other" once.
+  const bigram = featureIndex('alpha other', dimensions);
+  assert.is(featureIndex(`${omega} other`, dimensions), bigram);
+  const named = (list: number[]) => Object.fromEntries(memberTerms(list, new Set([slot, bigram]), norm, hashes, dimensions));
+  assert.equal(named([0, 1, 2, 3]), { [slot]: 'alpha', [bigram]: 'alpha other' });
+  assert.equal(named([3, 2, 1, 0]), named([0, 1, 2, 3]));
+  // A tie (omega first in the members, once each): the name first in code-unit order, not the first seen.
+  assert.is(named([0, 2])[slot], 'alpha');
+  assert.is(named([2, 0])[slot], 'alpha');
 });
 
 test('patterns: names from distinctive terms (centroid weight minus corpus mean)', () => {
