@@ -15,7 +15,7 @@ import { derivedUuid, memberTerms, patterns, placementOf, shorten } from '../../
 import { runPipeline, type StageOutputs } from '../../engine/pipeline.ts';
 import { adjustedRandIndex } from '../../engine/cluster/agreement.ts';
 import { encodeOutput } from '../../engine/manifest.ts';
-import { featureIndex, fnv1a } from '../../engine/text/hashing.ts';
+import { featureIndex } from '../../engine/text/hashing.ts';
 import { termHashes } from '../../engine/text/tfidf.ts';
 import type { TaxonomyConfig } from '../../engine/config/taxonomy.ts';
 import type { defaultRubric } from '../../engine/config/rubric.ts';
