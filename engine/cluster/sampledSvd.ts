@@ -8,11 +8,13 @@
  * AₛᵀAₛ · n/m is an unbiased estimate of AᵀA, whose top eigenvectors are V. The singular values
  * returned are the column lengths of A·V, the full matrix's σ_j along the sample's directions, and the
  * columns are ordered by them (decreasing), as randomizedSvd orders its own.
- * At or under `sampleRows` rows this is randomizedSvd itself, bit for bit.
- * The sample is drawn from the rows in content order (engine/cluster/readingOrder.ts: by a digest of
- * each row's columns and values), not by position, and the lengths are summed in that order: the same
- * rows in another order give the same basis and the same embedding row for row, bit for bit (issue 31,
- * session 16). Identical rows tie, and whichever is drawn gives the same sample.
+ * At or under `sampleRows` rows this is randomizedSvd of every row.
+ * The rows are read in content order (engine/cluster/readingOrder.ts: by a digest of each row's
+ * columns and values), not by position: the sample is drawn from them in that order, and every sum
+ * over rows (the lengths here; the decomposition's own products when every row is decomposed) runs
+ * in that order, so the same rows in another order give the same basis and the same embedding row
+ * for row, bit for bit (issue 31, sessions 16 and 17). Identical rows tie, and whichever is drawn
+ * gives the same sample.
  */
 import { contentDigest, contentOrder } from './readingOrder.ts';
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
@@ -21,12 +23,18 @@ import { multiplyDense, selectRows, type CsrMatrix } from './sparse.ts';
 
 export function sampledSvd(a: CsrMatrix, rank: number, seed: number, sampleRows: number, options: Omit<SvdOptions, 'basis'> = {}): SvdResult {
   if (!(Number.isInteger(sampleRows) && sampleRows >= 1)) throw new Error(`sampleRows must be a positive integer, got ${sampleRows}`);
-  if (a.rows <= sampleRows) return randomizedSvd(a, rank, seed, options);
   const byContent = contentOrder(
     Array.from({ length: a.rows }, (_, i) => i),
     (i) => contentDigest([a.colIdx.subarray(a.rowPtr[i], a.rowPtr[i + 1]), a.values.subarray(a.rowPtr[i], a.rowPtr[i + 1])]),
     (i) => i,
   );
+  if (a.rows <= sampleRows) {
+    // Every row is in the basis: decompose them in content order (its sums run over the rows) and put them back.
+    const result = randomizedSvd(selectRows(a, byContent), rank, seed, options);
+    const embedding = new Float64Array(result.embedding.length);
+    byContent.forEach((i, p) => embedding.set(result.embedding.subarray(p * result.rank, (p + 1) * result.rank), i * result.rank));
+    return { ...result, embedding };
+  }
   const rows = sampleIndices(createRng(deriveSeed(seed, 'rows')), a.rows, sampleRows).map((p) => byContent[p]);
   const { rank: r, basis } = randomizedSvd(selectRows(a, rows), rank, seed, { ...options, basis: true });
   const projected = multiplyDense(a, basis!, r);
