@@ -14,7 +14,7 @@ import { selectRows, type CsrMatrix } from '../../engine/cluster/sparse.ts';
 import { contentDigest, contentOrder, lineOrder } from '../../engine/cluster/readingOrder.ts';
 import { templateColumn } from '../../engine/stages/02_normalize.ts';
 import { kmeansPlusPlus, lloyd, normalizeRows, type Dense } from '../../engine/cluster/kmeans.ts';
-import { geometricGrid, selectK } from '../../engine/cluster/selectK.ts';
+import { DENSE_K, geometricGrid, selectK } from '../../engine/cluster/selectK.ts';
 import { silhouette } from '../../engine/cluster/silhouette.ts';
 import { adjustedRandIndex, jaccard } from '../../engine/cluster/agreement.ts';
 
@@ -298,6 +298,17 @@ test('k-means++ seeding picks one point of every blob (distinct centres)', () =>
     return -1;
   };
   assert.equal([0, 1, 2, 3, 4].map(blobOf).sort(), [0, 1, 2, 3, 4]);
+});
+
+test('selectK scores every k up to DENSE_K, so a peak between two geometric steps (6 between 5 and 7) is not stepped over', () => {
+  // On generated prose the best geometric k (9) had neighbours 7 and 12, and 6 (the best of all) was
+  // never scored; here six blobs, where every k up to DENSE_K must be scored whatever wins.
+  const { x, truth } = blobs(6, 25, 10, 0.1, 106);
+  const selection = selectK(x, { kMin: 2, kMax: 40, seed: 77, restarts: 3, maxIterations: 100, silhouetteSample: 1000 });
+  const ks = selection.scores.map((s) => s.k);
+  for (let k = 2; k <= DENSE_K; k++) assert.ok(ks.includes(k), `k ${k} scored (${ks.join(', ')})`);
+  assert.is(selection.k, 6);
+  assert.ok(samePartition(selection.assignment.labels, truth));
 });
 
 test('geometricGrid: the exact grid of k values', () => {
