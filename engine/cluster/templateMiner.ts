@@ -162,6 +162,7 @@ export function mineTemplates(
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
+  foldListItems(current, rows, vocabulary);
   foldWideValues(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
@@ -580,6 +581,84 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
           if (!match) continue;
           long.into = match;
           changed = true;
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** An item of a comma list is one to three tokens (`884 active+clean`, `26 pgs inactive`). */
+const LIST_ITEM_TOKENS = [1, 2, 3];
+/** A list prints at most this many items more than the shortest line of its event. */
+const LIST_EXTRA_ITEMS = 3;
+/** The separator a token ends with: `,` of `active+clean,`, `;` of `inactive;`, or none. */
+const separatorOf = (token: string) => /[,;]?$/.exec(token)![0];
+const withoutSeparator = (token: string) => token.replace(/[,;]$/, '');
+
+/**
+ * A comma list of items of one shape printed with more items (`<n> active+clean; <size> data` /
+ * `<n> active+clean, <n> peering; <size> data`; `<n> pgs inactive (…)` / `<n> pgs inactive, <n> pgs
+ * peering (…)`): the longer template is the shorter with one to LIST_EXTRA_ITEMS items of one to three
+ * tokens inserted after an item of the same width; the item before them ends with `,` where the
+ * shorter's ends with its own separator, every inserted item but the last ends with `,` and the last
+ * with that separator (in every line printed), and each inserted item holds a variable wherever the
+ * item before it does (the count). The item must hold a variable: a list of counts is one value of the
+ * event whatever its length. A run of words without a count (`mounted, readonly, on <*>`) is no such
+ * list and stays (foldOptionalFlags judges bare words).
+ */
+function foldListItems(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const text = (id: number) => vocabulary[id] ?? '';
+  const holdsVariable = (id: number) => text(id).includes(WILDCARD);
+  // The separator each template's token at q ends with in every line it prints (undefined when the lines differ).
+  const separatorAt = (e: TemplateEntry, q: number) => {
+    let sep: string | undefined;
+    for (const r of e.rows) {
+      if (original[r].length !== e.tokens.length) continue;
+      const s = separatorOf(text(original[r][q]));
+      if (sep === undefined) sep = s;
+      else if (sep !== s) return undefined;
+    }
+    return sep;
+  };
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    for (const long of byLength.get(length)!) {
+      for (const width of LIST_ITEM_TOKENS) {
+        for (let items = 1; items <= LIST_EXTRA_ITEMS && !long.into; items++) {
+          const extra = width * items;
+          const shorter = byLength.get(length - extra);
+          if (!shorter) continue;
+          for (const s of shorter) {
+            if (s.into || long.into || s === long) continue;
+            const t = s.tokens;
+            const l = long.tokens;
+            // The insertion point j: t[0, j) and l[0, j) equal but for the separator of the item's last token.
+            for (let j = width; j <= t.length && !long.into; j++) {
+              let equal = true;
+              for (let q = 0; q < j - 1 && equal; q++) if (t[q] !== l[q]) equal = false;
+              for (let q = j; q < t.length && equal; q++) if (t[q] !== l[q + extra]) equal = false;
+              if (!equal) continue;
+              if (t[j - 1] !== l[j - 1] && withoutSeparator(text(t[j - 1])) !== withoutSeparator(text(l[j - 1]))) continue;
+              // The item before the inserted ones holds a count.
+              let count = false;
+              for (let o = 0; o < width; o++) if (holdsVariable(t[j - width + o])) count = true;
+              if (!count) continue;
+              let shape = true;
+              for (let k = 0; k < items && shape; k++)
+                for (let o = 0; o < width; o++) if (holdsVariable(t[j - width + o]) && !holdsVariable(l[j + k * width + o])) shape = false;
+              if (!shape) continue;
+              const last = separatorAt(s, j - 1);
+              if (last === undefined || separatorAt(long, j - 1) !== ',') continue;
+              let separators = true;
+              for (let k = 0; k < items && separators; k++) separators = separatorAt(long, j - 1 + (k + 1) * width) === (k + 1 < items ? ',' : last);
+              if (!separators) continue;
+              long.into = rootOf(s);
+              changed = true;
+            }
+          }
         }
       }
     }

@@ -1244,4 +1244,27 @@ test('a parenthesised text after a constant (opposite): two texts name two event
   exact(lines);
 });
 
+test('a comma list of counted items is one value whatever its length (<n> ready; … / <n> ready, <n> delayed; … / <n> jobs waiting, <n> jobs running (…))', () => {
+  const r = rng(84);
+  const lines: Array<[string, string]> = [];
+  const n = () => 1 + Math.floor(r() * 2000);
+  for (let i = 0; i < 300; i++) {
+    const items = Array.from({ length: pick(r, [1, 1, 2, 3]) }, (_, k) => `${n()} ${k === 0 ? 'ready' : pick(r, ['delayed', 'failed', 'retrying', 'paused'])}`);
+    lines.push(['stats', `queue q${n()}: ${items.join(', ')}; ${n()} workers, ${n()} ms lag`]);
+    if (r() < 0.3) lines.push(['busy', `Check failed: ${n()} jobs waiting${r() < 0.5 ? `, ${n()} jobs running` : ''} (QUEUE_BUSY)`]);
+    if (r() < 0.3) lines.push(['idle', `queue q${n()} idle for ${n()} s`]);
+  }
+  exact(lines);
+});
+
+test('a comma list of counted items (opposite): a word added after a comma without a count names another event (port <n> state: up; … / up, degraded; …)', () => {
+  const r = rng(85);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const degraded = r() < 0.4;
+    lines.push([degraded ? 'degraded' : 'up', `port ${1 + Math.floor(r() * 48)} state: up${degraded ? ', degraded' : ''}; speed ${pick(r, [100, 1000, 10000])} Mb/s`]);
+  }
+  exact(lines);
+});
+
 test.run();
