@@ -163,6 +163,7 @@ export function mineTemplates(
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
   foldListItems(current, rows, vocabulary);
+  foldMeasureTails(current, rows, vocabulary);
   foldWideValues(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
@@ -660,6 +661,68 @@ function foldListItems(current: Int32Array[], original: Int32Array[], vocabulary
             }
           }
         }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** An optional tail of measurements is at least this many comma-separated items (`<*> rd, <*> wr, <*> op/s`). */
+const MEASURE_TAIL_ITEMS = 2;
+
+/**
+ * An optional tail of measurements after a `;` or `,` that ends a line (`… <*> avail` / `… <*> avail;
+ * <*> rd, <*> wr, <*> op/s`, a summary that prints its I/O rates only when there are some): the longer
+ * template is the shorter with a separator added to its last token and a list of at least
+ * MEASURE_TAIL_ITEMS items after it, separated by commas, each of one to three tokens holding a
+ * variable (a quantity and its name). It folds into the shorter. A tail of words (`…; degraded`) or of
+ * one field (`…; retry in <*>`) can name another event, as constants at the end do, and stays.
+ */
+function foldMeasureTails(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const text = (id: number) => vocabulary[id] ?? '';
+  const holdsVariable = (id: number) => text(id).includes(WILDCARD);
+  const originals = (e: TemplateEntry) => e.rows.filter((r) => original[r].length === e.tokens.length).map((r) => original[r]);
+  const shortest = Math.min(...LIST_ITEM_TOKENS) * MEASURE_TAIL_ITEMS;
+  // Shorter templates by their tokens but the last, and the last without its separator.
+  const byHead = new Map<string, TemplateEntry[]>();
+  for (const list of byLength.values())
+    for (const s of list) {
+      const k = `${s.tokens.subarray(0, -1).join(',')}|${withoutSeparator(text(s.tokens[s.tokens.length - 1]))}`;
+      byHead.set(k, [...(byHead.get(k) ?? []), s]);
+    }
+  let changed = false;
+  for (const list of byLength.values()) {
+    for (const long of list) {
+      const l = long.tokens;
+      const lines = originals(long);
+      if (!lines.length) continue;
+      for (let n = OPTIONAL_VARIABLE_MIN_LENGTH; n + shortest <= l.length && !long.into; n++) {
+        // The shorter's last token is l[n - 1] with a separator in every line.
+        if (!lines.every((o) => /[;,]$/.test(text(o[n - 1])))) continue;
+        // The tail l[n, end): items ending with `,`, the last ending the line.
+        let items = 0;
+        let start = n;
+        let measures = true;
+        for (let q = n; q < l.length && measures; q++) {
+          const last = q === l.length - 1;
+          const ends = last || lines.every((o) => text(o[q]).endsWith(','));
+          if (!ends) continue;
+          let variable = false;
+          for (let o = start; o <= q; o++) if (holdsVariable(l[o])) variable = true;
+          if (!variable || q - start + 1 > Math.max(...LIST_ITEM_TOKENS)) measures = false;
+          items++;
+          start = q + 1;
+        }
+        if (!measures || items < MEASURE_TAIL_ITEMS) continue;
+        const k = `${l.subarray(0, n - 1).join(',')}|${withoutSeparator(text(l[n - 1]))}`;
+        const match = (byHead.get(k) ?? []).find(
+          (s) => s.tokens.length === n && !s.into && s !== long && originals(s).every((o) => separatorOf(text(o[n - 1])) === ''),
+        );
+        if (!match) continue;
+        long.into = rootOf(match);
+        changed = true;
       }
     }
   }

@@ -1267,4 +1267,28 @@ test('a comma list of counted items (opposite): a word added after a comma witho
   exact(lines);
 });
 
+test('an optional tail of measurements after a separator ends the same event (… <size> free / … <size> free; <n> KiB/s rd, <n> KiB/s wr, <n> op/s)', () => {
+  const r = rng(86);
+  const lines: Array<[string, string]> = [];
+  const n = () => 1 + Math.floor(r() * 900);
+  for (let i = 0; i < 300; i++) {
+    const io = r() < 0.6 ? `; ${n()} KiB/s rd, ${n()} MiB/s wr, ${n()} op/s` : '';
+    lines.push(['usage', `pool p${n()}: ${n()} GiB used, ${n()} GiB free${io}`]);
+    if (r() < 0.3) lines.push(['full', `pool p${n()} is full`]);
+  }
+  exact(lines);
+});
+
+test('an optional tail after a separator (opposite): a word, or one field, after the separator names another event (… <size> free; degraded / …; rebuild in <n> s)', () => {
+  const r = rng(87);
+  const lines: Array<[string, string]> = [];
+  const n = () => 1 + Math.floor(r() * 900);
+  for (let i = 0; i < 300; i++) {
+    const kind = pick(r, ['usage', 'degraded', 'rebuild']);
+    const tail = kind === 'degraded' ? '; degraded' : kind === 'rebuild' ? `; rebuild in ${n()} s` : '';
+    lines.push([kind, `pool p${n()}: ${n()} GiB used, ${n()} GiB free${tail}`]);
+  }
+  exact(lines);
+});
+
 test.run();
