@@ -6,7 +6,8 @@
  *   judged on its own (`totalCalories=3` → `totalCalories=` `<*>`; `Surface(name=PopupWindow:d76a91d)`
  *   → `Surface(name=` `PopupWindow:<*>)`); a run of two or more `key=value` items joined by commas keeps
  *   its keys and masks each value (`a=1,b=x,c=2` → `a=<*>,b=x,c=<*>`: `from=CREATED,to=SENT` names an
- *   event), a repeated item once (`{k<*>=<*>}` whatever the count);
+ *   event), a repeated item once (`{k<*>=<*>}` whatever the count); printed with a space after each comma
+ *   (`{index=logs-1, size=0}`) the list is the same one token;
  * - inside a token, the pieces between punctuation (`=:,;()[]{}<>"'|`) holding a digit, a path (two
  *   or more slashes, or one leading `/word`) or a hex id that drew no digit (six or more letters a-f of
  *   one case) become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
@@ -245,6 +246,27 @@ function dropOptional(tokens: string[]): string[] {
   return out;
 }
 
+/** A spaced list spans at most this many more white-space tokens. */
+const SPACED_LIST_TOKENS = 12;
+/** One `key=value,` item of a spaced list, or the first with its opening bracket. */
+const SPACED_ITEM = /^[\w.-]+=[^\s,=()[\]{}]*,$/;
+
+/**
+ * The last white-space token of a bracketed list of `key=value` items with a space after each comma
+ * that opens at `words[i]` (`{index=logs-1,` `size=0,` `from=5}`), or -1: every item a key and a value
+ * without brackets, the list closed by the bracket it opened with within SPACED_LIST_TOKENS tokens.
+ */
+function spacedKeyList(words: string[], i: number): number {
+  const kind = OPENS.indexOf(words[i][0]);
+  if (kind < 0 || !SPACED_ITEM.test(words[i].slice(1))) return -1;
+  for (let j = i + 1; j < words.length && j <= i + SPACED_LIST_TOKENS; j++) {
+    const close = words[j];
+    if (close.endsWith(CLOSES[kind])) return SPACED_ITEM.test(`${close.slice(0, -1)},`) ? j : -1;
+    if (!SPACED_ITEM.test(words[j])) return -1;
+  }
+  return -1;
+}
+
 export function templateTokens(text: string, limit: number): TemplateTokens {
   const raw = text.split(/\s+/);
   let length = 0;
@@ -263,6 +285,14 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end;
         continue;
       }
+    }
+    // A map printed with a space after each comma (`{index=logs-1, size=0}`, Java's `Map.toString()`) is
+    // the same joined list without them (`{index=logs-1,size=0}`): one token, each item keeping its key.
+    const map = spacedKeyList(words, i);
+    if (map > i) {
+      pushToken(tokens, words.slice(i, map + 1).join(''));
+      i = map;
+      continue;
     }
     // A quoted phrase without a key that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"`,
     // a user agent of one to fourteen words) is one value: `"<*>"`. One that opens with a word

@@ -1291,4 +1291,27 @@ test('an optional tail after a separator (opposite): a word, or one field, after
   exact(lines);
 });
 
+test('a map printed with spaces after its commas is one token as without them ({index=<name>, size=0} / {index=<name>, from=5, track_total_hits=true})', () => {
+  assert.equal(templateTokens('params: {index=idx.2024.12, size=0, track=true}', 100).tokens, ['params:', '{index=<*>,size=<*>,track=true}']);
+  const r = rng(88);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const extra = [`size=${Math.floor(r() * 100)}`, `from=${Math.floor(r() * 500)}`, 'exact=true', 'partial=false', `timeout=${1 + Math.floor(r() * 60)}s`].filter(() => r() < 0.3);
+    lines.push(['search', `query on /${pick(r, names)}-${pick(r, names)}/_find, args: {index=${pick(r, names)}-${Math.floor(r() * 99)}${extra.map((e) => `, ${e}`).join('')}}`]);
+    if (r() < 0.3) lines.push(['slow', `slow query on /${pick(r, names)}/_find took ${Math.floor(r() * 9000)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a map printed with spaces (opposite): each item keeps its key and a word value still names the event ({from=CREATED, to=SENT} / {from=SENT, to=DONE})', () => {
+  assert.equal(templateTokens('moved {from=CREATED, to=SENT} at 12', 100).tokens, ['moved', '{from=CREATED,to=SENT}', 'at', '<*>']);
+  const r = rng(89);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const [from, to] = pick(r, [['CREATED', 'SENT'], ['SENT', 'DONE'], ['SENT', 'FAILED']]);
+    lines.push([`${from}-${to}`, `order ${Math.floor(r() * 99999)} moved {from=${from}, to=${to}}`]);
+  }
+  exact(lines);
+});
+
 test.run();
