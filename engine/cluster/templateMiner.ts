@@ -742,7 +742,10 @@ const LEAD = /^[^\w<>*]+/;
  * the shorter everywhere but where the shorter has the variable, folds into it when the words there
  * hold no variable, open with the same punctuation every one-word value opened with (the `(` of a
  * parenthesised group), and the one-word values were at least WIDE_VALUE_MIN_VALUES: the position is
- * already a variable and the longer lines print one more value of it. Strictly inside the line, with
+ * already a variable and the longer lines print one more value of it; or, when the longer's first word
+ * is itself a variable of two or more words each opening with that punctuation (`[auto(bulk api)]` /
+ * `[auto(index api)]` beside `[api]` / `[rollover_index]`), when all together are at least three.
+ * Strictly inside the line, with
  * a frame of OPTIONAL_SEGMENT_FRAME constant tokens as the optional segments need; a word printed
  * without the punctuation (`begin` / `begin again`) is no such value.
  */
@@ -772,7 +775,7 @@ function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard:
             values.add(original[r][i]);
             leads.add(LEAD.exec(vocabulary[original[r][i]] ?? '')?.[0] ?? '');
           }
-          if (values.size < WIDE_VALUE_MIN_VALUES || leads.size !== 1) continue;
+          if (leads.size !== 1) continue;
           const lead = [...leads][0];
           if (!lead) continue;
           for (const l of longer) {
@@ -781,8 +784,16 @@ function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard:
             for (let q = 0; q < length && equal; q++) if (q !== i && s.tokens[q] !== l.tokens[q < i ? q : q + extra]) equal = false;
             if (!equal) continue;
             let words = true;
-            for (let q = i; q <= i + extra; q++) if (holdsVariable(l.tokens[q])) words = false;
-            if (!words || LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] !== lead) continue;
+            for (let q = i + 1; q <= i + extra; q++) if (holdsVariable(l.tokens[q])) words = false;
+            if (!words) continue;
+            // The longer value's first word: one word with the lead beside at least three one-word values, or
+            // itself a variable of two or more words each with the lead (`[auto(bulk` / `[auto(index` beside
+            // `[api]` / `[rollover_index]`) beside as many one-word values as make three in all.
+            const firstWords = l.tokens[i] === wildcard ? leadingWords(l, original, i) : undefined;
+            if (firstWords) {
+              if (firstWords.size < 2 || values.size + firstWords.size < WIDE_VALUE_MIN_VALUES) continue;
+              if ([...firstWords].some((w) => LEAD.exec(vocabulary[w] ?? '')?.[0] !== lead)) continue;
+            } else if (values.size < WIDE_VALUE_MIN_VALUES || holdsVariable(l.tokens[i]) || LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] !== lead) continue;
             l.into = rootOf(s);
             changed = true;
           }
@@ -791,6 +802,13 @@ function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard:
     }
   }
   if (changed) printFolded(current, byLength);
+}
+
+/** The words a template's lines printed at position i (of lines printed with the template's length). */
+function leadingWords(e: TemplateEntry, original: Int32Array[], i: number): Set<number> {
+  const words = new Set<number>();
+  for (const r of e.rows) if (original[r].length === e.tokens.length) words.add(original[r][i]);
+  return words;
 }
 
 /**

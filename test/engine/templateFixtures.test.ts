@@ -1314,4 +1314,25 @@ test('a map printed with spaces (opposite): each item keeps its key and a word v
   exact(lines);
 });
 
+test('wide values: two one-word values and two-word values whose first word varies too are one value ([manual] / [cron] / [hook(push event)] / [hook(tag event)])', () => {
+  const r = rng(90);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const cause = pick(r, ['manual', 'cron', 'push(git event)', 'tag(git event)']);
+    lines.push(['queued', `queued on ${pick(r, ['east', 'west', 'north', 'south'])}: trigger [${cause}], retries ${Math.floor(r() * 9)}`]);
+    if (r() < 0.3) lines.push(['done', `done on ${pick(r, ['east', 'west', 'north', 'south'])}: ${Math.floor(r() * 999)} ms`]);
+  }
+  exact(lines);
+});
+
+test('wide values (opposite): two-word values opening with other punctuation than the one-word values stay apart ([manual] / [cron] beside (push event) / (tag event))', () => {
+  const r = rng(91);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const cause = pick(r, ['[manual]', '[cron]', '(push event)', '(tag event)']);
+    lines.push([cause[0], `queued on ${pick(r, ['east', 'west', 'north', 'south'])}: trigger ${cause}, retries ${Math.floor(r() * 9)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
