@@ -744,7 +744,9 @@ const LEAD = /^[^\w<>*]+/;
  * parenthesised group), and the one-word values were at least WIDE_VALUE_MIN_VALUES: the position is
  * already a variable and the longer lines print one more value of it; or, when the longer's first word
  * is itself a variable of two or more words each opening with that punctuation (`[auto(bulk api)]` /
- * `[auto(index api)]` beside `[api]` / `[rollover_index]`), when all together are at least three.
+ * `[auto(index api)]` beside `[api]` / `[rollover_index]`), when all together are at least three. A
+ * quoted name closed by its last word is one value with a number inside it too (`'Wired connection 1'`
+ * beside `'HomeNet'` / `'eduroam'` / `'CORP-WLAN'`).
  * Strictly inside the line, with
  * a frame of OPTIONAL_SEGMENT_FRAME constant tokens as the optional segments need; a word printed
  * without the punctuation (`begin` / `begin again`) is no such value.
@@ -783,8 +785,10 @@ function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard:
             let equal = true;
             for (let q = 0; q < length && equal; q++) if (q !== i && s.tokens[q] !== l.tokens[q < i ? q : q + extra]) equal = false;
             if (!equal) continue;
+            // A quoted name closed by its last word (`'Wired connection <*>'`) is one value, a number in it too.
+            const quoted = closesQuote(vocabulary[l.tokens[i + extra]] ?? '', lead);
             let words = true;
-            for (let q = i + 1; q <= i + extra; q++) if (holdsVariable(l.tokens[q])) words = false;
+            for (let q = i + 1; q <= i + extra; q++) if (holdsVariable(l.tokens[q]) && !quoted) words = false;
             if (!words) continue;
             // The longer value's first word: one word with the lead beside at least three one-word values, or
             // itself a variable of two or more words each with the lead (`[auto(bulk` / `[auto(index` beside
@@ -802,6 +806,11 @@ function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard:
     }
   }
   if (changed) printFolded(current, byLength);
+}
+
+/** A token that closes the quoted phrase `lead` opened (`5G'`, `<*>',`): it ends with that quote, then punctuation. */
+function closesQuote(token: string, lead: string): boolean {
+  return (lead === "'" || lead === '"') && token.replace(/[,;.:)\]}]+$/, '').endsWith(lead) && !token.startsWith(lead);
 }
 
 /** The words a template's lines printed at position i (of lines printed with the template's length). */

@@ -1335,4 +1335,26 @@ test('wide values (opposite): two-word values opening with other punctuation tha
   exact(lines);
 });
 
+test('a quoted name of several words is one value, a number in it too (connection \'HomeNet\' / \'Cafe Guest\' / \'Wired connection 1\')', () => {
+  const r = rng(92);
+  const lines: Array<[string, string]> = [];
+  const hex = () => Math.floor(r() * 2 ** 32).toString(16);
+  for (let i = 0; i < 300; i++) {
+    const name = pick(r, ['HomeNet', 'eduroam', 'CORP-WLAN', 'vpn-office', 'Wired connection 1', 'Wired connection 2', 'Cafe Guest']);
+    lines.push(['start', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: starting connection '${name}' (${hex()}-${hex()})`]);
+    if (r() < 0.3) lines.push(['up', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: link up at ${Math.floor(r() * 1000)} Mb/s`]);
+  }
+  exact(lines);
+});
+
+test('a quoted name of several words (opposite): beside one constant quoted word it stays apart (profile \'default\' / \'Wired connection 1\')', () => {
+  const r = rng(93);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const name = pick(r, ['default', 'Wired connection 1', 'Wired connection 2']);
+    lines.push([name === 'default' ? 'default' : 'wired', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: profile '${name}' (${Math.floor(r() * 2 ** 32).toString(16)}) applied`]);
+  }
+  exact(lines);
+});
+
 test.run();
