@@ -546,7 +546,8 @@ const OPTIONAL_SEGMENT_FRAME = 2;
  * At the end of a line only a labelled field (`referrer: "<*>"`) after a token that ends with a comma
  * in every line folds: the comma says the list of fields goes on, so the last field is one more
  * attribute. A trailing field after a space (`rhost=<*>` / `rhost=<*> user=<*>`) can be another event,
- * as constants at the end name one, and stays.
+ * as constants at the end name one, and stays, unless it is a `key=` whose value held a digit in every
+ * line after another key's value (`limit=<*> burst=<*>`: numericKeyField).
  */
 function foldOptionalSegments(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -564,7 +565,7 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
           if (!holdsVariable(long.tokens[i - 1])) continue;
           if (i + seg === length) {
             if (!FIELD_LABEL.test(vocabulary[long.tokens[i]] ?? '')) continue;
-            if (!long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(','))) continue;
+            if (!long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(',')) && !numericKeyField(long, original, i, vocabulary)) continue;
           } else {
             let variable = false;
             for (let q = i; q < i + seg; q++) if (holdsVariable(long.tokens[q])) variable = true;
@@ -727,6 +728,18 @@ function foldMeasureTails(current: Int32Array[], original: Int32Array[], vocabul
     }
   }
   if (changed) printFolded(current, byLength);
+}
+
+/**
+ * A last `key=<n>` field after another `key=` field's value, whose value held a digit in every line
+ * (`limit=<*> burst=27`, `reason=4 locally_generated=1`): a counter some lines add, the value masked by
+ * the tokeniser, not a word the miner judged. A last field with a word value (`rhost=<*> user=root`,
+ * two events in loghub's Linux) is not one.
+ */
+function numericKeyField(e: TemplateEntry, original: Int32Array[], i: number, vocabulary: readonly string[]): boolean {
+  const length = e.tokens.length;
+  if (i !== length - 2 || i < 2 || !(vocabulary[e.tokens[i]] ?? '').endsWith('=') || !(vocabulary[e.tokens[i - 2]] ?? '').endsWith('=')) return false;
+  return e.rows.every((r) => original[r].length === length && (vocabulary[original[r][length - 1]] ?? '') === WILDCARD);
 }
 
 /** A value of one word may also be printed as this many more words (`(UID FETCH` beside `(IDLE`). */

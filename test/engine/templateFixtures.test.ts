@@ -1357,4 +1357,25 @@ test('a quoted name of several words (opposite): beside one constant quoted word
   exact(lines);
 });
 
+test('an optional last key=<n> field after another key\'s value is the same event (limit=<n>/s / limit=<n>/s burst=<n>)', () => {
+  const r = rng(94);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const burst = r() < 0.4 ? ` burst=${Math.floor(r() * 99)}` : '';
+    lines.push(['throttled', `request throttled client=c${Math.floor(r() * 99999)} limit=${pick(r, [100, 500, 1000])}/s${burst}`]);
+    if (r() < 0.3) lines.push(['ok', `request served client=c${Math.floor(r() * 99999)} status=${pick(r, [200, 201, 204])}`]);
+  }
+  exact(lines);
+});
+
+test('an optional last key field (opposite): a last field with a word value names another event (rhost=<ip> / rhost=<ip> user=root)', () => {
+  const r = rng(95);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const user = r() < 0.4 ? pick(r, ['root', 'guest', 'test']) : '';
+    lines.push([user || 'host', `authentication failure; uid=${Math.floor(r() * 999)} rhost=10.0.${Math.floor(r() * 250)}.${Math.floor(r() * 250)}${user ? ` user=${user}` : ''}`]);
+  }
+  exact(lines);
+});
+
 test.run();
