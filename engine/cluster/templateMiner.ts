@@ -165,6 +165,7 @@ export function mineTemplates(
   foldListItems(current, rows, vocabulary);
   foldMeasureTails(current, rows, vocabulary);
   foldWideValues(current, rows, wildcard, vocabulary);
+  foldValueLists(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
@@ -740,6 +741,63 @@ function numericKeyField(e: TemplateEntry, original: Int32Array[], i: number, vo
   const length = e.tokens.length;
   if (i !== length - 2 || i < 2 || !(vocabulary[e.tokens[i]] ?? '').endsWith('=') || !(vocabulary[e.tokens[i - 2]] ?? '').endsWith('=')) return false;
   return e.rows.every((r) => original[r].length === length && (vocabulary[original[r][length - 1]] ?? '') === WILDCARD);
+}
+
+/**
+ * A comma list of the values a variable takes is that variable (`Printer-state-reasons: paused` /
+ * `paused, offline-report` / `media-empty-warning, toner-low-report, paused`): where a template holds a
+ * variable whose one-word values are at least WIDE_VALUE_MIN_VALUES, a template equal to it but for one
+ * to LIST_EXTRA_ITEMS more tokens there folds into it when, in every line it prints, those tokens are a
+ * comma list (each but the last ending with `,`) of plain words, one at least a value the variable took
+ * alone. A list of words none of which the variable took (`up, degraded` beside a constant `up`) stays.
+ */
+/** An item of a list of values: a word of letters, `-` and `_`, no digit, no variable. */
+const LIST_WORD = /^[A-Za-z][\w-]*$/;
+
+function foldValueLists(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    for (const s of byLength.get(length)!) {
+      if (s.into) continue;
+      for (let i = 1; i < length; i++) {
+        if (s.tokens[i] !== wildcard) continue;
+        const values = new Set<string>();
+        for (const r of s.rows) if (original[r].length === length) values.add(vocabulary[original[r][i]] ?? '');
+        if (values.size < WIDE_VALUE_MIN_VALUES) continue;
+        for (let extra = 1; extra <= LIST_EXTRA_ITEMS; extra++) {
+          for (const l of byLength.get(length + extra) ?? []) {
+            if (l.into) continue;
+            let equal = true;
+            for (let q = 0; q < length && equal; q++) {
+              const [a, b] = [s.tokens[q], l.tokens[q < i ? q : q + extra]];
+              // Equal, or a variable on both sides (`<*>]` beside `<*>`, masked by another pass).
+              if (q !== i && a !== b && !(holdsVariable(a) && holdsVariable(b))) equal = false;
+            }
+            if (!equal) continue;
+            const list = l.rows.every((r) => {
+              const o = original[r];
+              if (o.length !== length + extra) return false;
+              let seen = false;
+              for (let q = i; q <= i + extra; q++) {
+                const word = vocabulary[o[q]] ?? '';
+                const item = q < i + extra ? word.slice(0, -1) : word;
+                if ((q < i + extra && !word.endsWith(',')) || !LIST_WORD.test(item)) return false;
+                if (values.has(item)) seen = true;
+              }
+              return seen;
+            });
+            if (!list) continue;
+            l.into = rootOf(s);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
 }
 
 /** A value of one word may also be printed as this many more words (`(UID FETCH` beside `(IDLE`). */

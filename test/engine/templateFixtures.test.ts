@@ -1378,4 +1378,26 @@ test('an optional last key field (opposite): a last field with a word value name
   exact(lines);
 });
 
+test('a comma list of the values a variable takes is that variable (reasons: paused / paused, offline-report / toner-low, paused, door-open)', () => {
+  const r = rng(96);
+  const lines: Array<[string, string]> = [];
+  const reasons = ['paused', 'offline-report', 'toner-low-report', 'door-open-error', 'media-empty-warning', 'cover-open', 'jam'];
+  // Lists printed once each, no two alike but in one item: no position of them varies in a context.
+  const lists = ['paused, offline-report', 'toner-low-report, jam', 'cover-open, door-open-error', 'jam, paused, cover-open', 'offline-report, media-empty-warning, toner-low-report'];
+  for (let i = 0; i < 30; i++) lines.push(['reasons', `[Job ${Math.floor(r() * 99999)}] State-reasons: ${pick(r, reasons)}`]);
+  for (const list of lists) lines.push(['reasons', `[Job ${Math.floor(r() * 99999)}] State-reasons: ${list}`]);
+  for (let i = 0; i < 20; i++) lines.push(['done', `[Job ${Math.floor(r() * 99999)}] Completed successfully.`]);
+  exact(lines);
+});
+
+test('a comma list of values (opposite): a list of words the variable never took alone names another event (mode: idle / busy / ready beside mode: maintenance, locked)', () => {
+  const r = rng(97);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const locked = r() < 0.2;
+    lines.push([locked ? 'locked' : 'mode', `[Unit ${Math.floor(r() * 99999)}] Mode: ${locked ? 'maintenance, locked' : pick(r, ['idle', 'busy', 'ready', 'standby', 'warmup', 'cooldown', 'paused'])}`]);
+  }
+  exact(lines);
+});
+
 test.run();
