@@ -67,8 +67,8 @@ const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
-/** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`): a level, not the event's name. */
-const LEVEL = /^[<[]?(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
+/** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`, a thread's `[<*>/INFO]:`): a level, not the event's name. */
+const LEVEL = /^(?:[<[]?|\[<\*>\/)(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);

@@ -23,7 +23,8 @@
  *   unit too (`<*> M Bytes/second`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
- * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value).
+ * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value);
+ * a leading `[thread name/LEVEL]:` is `[<*>/LEVEL]:` (a thread is a value, the level a severity).
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
  * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
@@ -246,6 +247,21 @@ function dropOptional(tokens: string[]): string[] {
   return out;
 }
 
+/** A thread name before a level in one bracket is at most this many white-space tokens. */
+const THREAD_TOKENS = 6;
+/** The token closing a `[thread/LEVEL]:` prefix: a slash, a severity word, the bracket. */
+const THREAD_LEVEL_END = /\/(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)\]:?$/i;
+
+/** The last white-space token of a leading `[thread name/LEVEL]:` prefix, or -1. */
+function threadLevel(words: string[]): number {
+  if (!words[0]?.startsWith('[')) return -1;
+  for (let j = 0; j < Math.min(words.length, THREAD_TOKENS); j++) {
+    if (THREAD_LEVEL_END.test(words[j])) return words[j].lastIndexOf('/') > (j === 0 ? 1 : -1) ? j : -1;
+    if (words[j].includes(']')) return -1;
+  }
+  return -1;
+}
+
 /** A spaced list spans at most this many more white-space tokens. */
 const SPACED_LIST_TOKENS = 12;
 /** One `key=value,` item of a spaced list, or the first with its opening bracket. */
@@ -319,6 +335,14 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end - 1;
         continue;
       }
+    }
+    // A leading `[thread name/LEVEL]:` (log4j's `[%t/%level]`: `[Server thread/INFO]:`, `[Worker-Main-3/WARN]:`)
+    // is a thread and a level: the thread is a value of one to THREAD_TOKENS words, the level is kept.
+    const thread = i === 0 ? threadLevel(words) : -1;
+    if (thread >= 0) {
+      tokens.push(`[${WILDCARD}${words[thread].slice(words[thread].lastIndexOf('/'))}`);
+      i = thread;
+      continue;
     }
     // A leading `service(name)…:` (`imap(alice)<pid><session>:`, `doveadm(bob):`) names a service and the
     // account it serves: the service anchors the line and the name is judged as a value of its own.

@@ -1400,4 +1400,28 @@ test('a comma list of values (opposite): a list of words the variable never took
   exact(lines);
 });
 
+test('a leading [thread name/LEVEL]: is a thread and a level: the thread is a value ([Server thread/INFO]: / [Worker-Main-3/INFO]: <name> joined the game)', () => {
+  assert.equal(templateTokens('[Async Chat Thread - #0/INFO]: alice joined', 100).tokens, ['[<*>/INFO]:', 'alice', 'joined']);
+  const r = rng(98);
+  const lines: Array<[string, string]> = [];
+  const thread = () => pick(r, ['Server thread', 'Server thread', 'Async Chat Thread - #0', 'Worker-Main-3', 'Netty Server IO #1']);
+  for (let i = 0; i < 300; i++) {
+    lines.push(['joined', `[${thread()}/INFO]: ${pick(r, names)}${Math.floor(r() * 99)} joined the game`]);
+    if (r() < 0.5) lines.push(['fell', `[${thread()}/INFO]: ${pick(r, names)}${Math.floor(r() * 99)} fell from a high place`]);
+    if (r() < 0.3) lines.push(['lag', `[${thread()}/WARN]: Can't keep up! Running ${Math.floor(r() * 9999)}ms behind`]);
+  }
+  exact(lines);
+});
+
+test('a leading [thread/LEVEL]: (opposite): a leading bracketed word without a level keeps anchoring ([cache] flushed <n> entries / [index] flushed <n> entries)', () => {
+  assert.equal(templateTokens('[cache worker] flushed 12 entries', 100).tokens, ['[cache', 'worker]', 'flushed', '<*>', 'entries']);
+  const r = rng(99);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const part = pick(r, ['cache', 'index', 'journal']);
+    lines.push([part, `[${part}] flushed ${Math.floor(r() * 9999)} entries`]);
+  }
+  exact(lines);
+});
+
 test.run();
