@@ -24,7 +24,8 @@
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
  * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value);
- * a leading `[thread name/LEVEL]:` is `[<*>/LEVEL]:` (a thread is a value, the level a severity).
+ * a leading `[thread name/LEVEL]:` is `[<*>/LEVEL]:` (a thread is a value, the level a severity); a
+ * speaker's tag right after the leading label (`<alice> free words…`) is `<<*>>` and the rest one `<*>`.
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
  * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
@@ -247,6 +248,10 @@ function dropOptional(tokens: string[]): string[] {
   return out;
 }
 
+/** A speaker's tag: a nick in angle brackets (`<alice>`, `<Zeuljo_>`, `<ubuntu2410>`). */
+const SPEAKER = /^<[\w-]+>$/;
+/** A severity word (`<info>` is a level, not a speaker). */
+const LEVEL_WORD = /^(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)$/i;
 /** A thread name before a level in one bracket is at most this many white-space tokens. */
 const THREAD_TOKENS = 6;
 /** The token closing a `[thread/LEVEL]:` prefix: a slash, a severity word, the bracket. */
@@ -343,6 +348,12 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       tokens.push(`[${WILDCARD}${words[thread].slice(words[thread].lastIndexOf('/'))}`);
       i = thread;
       continue;
+    }
+    // A speaker's tag after the leading label (`[<*>/INFO]: <alice> free words…`, IRC's `<nick> text`) opens
+    // what the speaker said: free text to the end of the line, one value whatever its words.
+    if (i > 0 && i + 1 < words.length && tokens.length === 1 && tokens[0].endsWith(':') && SPEAKER.test(words[i]) && !LEVEL_WORD.test(words[i].slice(1, -1))) {
+      tokens.push(`<${WILDCARD}>`, WILDCARD);
+      break;
     }
     // A leading `service(name)…:` (`imap(alice)<pid><session>:`, `doveadm(bob):`) names a service and the
     // account it serves: the service anchors the line and the name is judged as a value of its own.

@@ -1424,4 +1424,29 @@ test('a leading [thread/LEVEL]: (opposite): a leading bracketed word without a l
   exact(lines);
 });
 
+test('a speaker\'s tag after the leading label opens free text ([<*>/INFO]: <alice> any words / <bob> lol / beside <name> drowned)', () => {
+  assert.equal(templateTokens('[Server thread/INFO]: <alice> gg anyone here?', 100).tokens, ['[<*>/INFO]:', '<<*>>', '<*>']);
+  const r = rng(100);
+  const lines: Array<[string, string]> = [];
+  const words = ['lol', 'gg', 'anyone', 'here?', 'brb', 'nice', 'thx', 'ok', ...names];
+  for (let i = 0; i < 300; i++) {
+    const text = Array.from({ length: 1 + Math.floor(r() * 7) }, () => pick(r, words)).join(' ');
+    lines.push(['chat', `[${pick(r, ['Server thread', 'Async Chat Thread - #0'])}/INFO]: <${pick(r, names)}${Math.floor(r() * 99)}> ${text}`]);
+    if (r() < 0.3) lines.push(['drowned', `[Server thread/INFO]: ${pick(r, names)}${Math.floor(r() * 99)} drowned`]);
+    if (r() < 0.3) lines.push(['fell', `[Server thread/INFO]: ${pick(r, names)}${Math.floor(r() * 99)} fell from a high place`]);
+  }
+  exact(lines);
+});
+
+test('a speaker\'s tag (opposite): a tag later in the line, or a level in angle brackets, opens no free text (mail: from <alice> accepted / rejected; x: <info> …)', () => {
+  assert.equal(templateTokens('relay: <info> queue flushed', 100).tokens, ['relay:', '<info>', 'queue', 'flushed']);
+  const r = rng(101);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const verdict = pick(r, ['accepted', 'rejected']);
+    lines.push([verdict, `mail: from <${pick(r, names)}> ${verdict}`]);
+  }
+  exact(lines);
+});
+
 test.run();
