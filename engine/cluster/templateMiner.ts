@@ -67,8 +67,8 @@ const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
-/** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`): a level, not the event's name. */
-const LEVEL = /^[<[]?(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
+/** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`, a thread's `[<*>/INFO]:`): a level, not the event's name. */
+const LEVEL = /^(?:[<[]?|\[<\*>\/)(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
@@ -162,7 +162,10 @@ export function mineTemplates(
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
+  foldListItems(current, rows, vocabulary);
+  foldMeasureTails(current, rows, vocabulary);
   foldWideValues(current, rows, wildcard, vocabulary);
+  foldValueLists(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
@@ -544,7 +547,8 @@ const OPTIONAL_SEGMENT_FRAME = 2;
  * At the end of a line only a labelled field (`referrer: "<*>"`) after a token that ends with a comma
  * in every line folds: the comma says the list of fields goes on, so the last field is one more
  * attribute. A trailing field after a space (`rhost=<*>` / `rhost=<*> user=<*>`) can be another event,
- * as constants at the end name one, and stays.
+ * as constants at the end name one, and stays, unless it is a `key=` whose value held a digit in every
+ * line after another key's value (`limit=<*> burst=<*>`: numericKeyField).
  */
 function foldOptionalSegments(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -562,7 +566,7 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
           if (!holdsVariable(long.tokens[i - 1])) continue;
           if (i + seg === length) {
             if (!FIELD_LABEL.test(vocabulary[long.tokens[i]] ?? '')) continue;
-            if (!long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(','))) continue;
+            if (!long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(',')) && !numericKeyField(long, original, i, vocabulary)) continue;
           } else {
             let variable = false;
             for (let q = i; q < i + seg; q++) if (holdsVariable(long.tokens[q])) variable = true;
@@ -587,6 +591,215 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
   if (changed) printFolded(current, byLength);
 }
 
+/** An item of a comma list is one to three tokens (`884 active+clean`, `26 pgs inactive`). */
+const LIST_ITEM_TOKENS = [1, 2, 3];
+/** A list prints at most this many items more than the shortest line of its event. */
+const LIST_EXTRA_ITEMS = 3;
+/** The separator a token ends with: `,` of `active+clean,`, `;` of `inactive;`, or none. */
+const separatorOf = (token: string) => /[,;]?$/.exec(token)![0];
+const withoutSeparator = (token: string) => token.replace(/[,;]$/, '');
+
+/**
+ * A comma list of items of one shape printed with more items (`<n> active+clean; <size> data` /
+ * `<n> active+clean, <n> peering; <size> data`; `<n> pgs inactive (…)` / `<n> pgs inactive, <n> pgs
+ * peering (…)`): the longer template is the shorter with one to LIST_EXTRA_ITEMS items of one to three
+ * tokens inserted after an item of the same width; the item before them ends with `,` where the
+ * shorter's ends with its own separator, every inserted item but the last ends with `,` and the last
+ * with that separator (in every line printed), and each inserted item holds a variable wherever the
+ * item before it does (the count). The item must hold a variable: a list of counts is one value of the
+ * event whatever its length. A run of words without a count (`mounted, readonly, on <*>`) is no such
+ * list and stays (foldOptionalFlags judges bare words).
+ */
+function foldListItems(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const text = (id: number) => vocabulary[id] ?? '';
+  const holdsVariable = (id: number) => text(id).includes(WILDCARD);
+  // The separator each template's token at q ends with in every line it prints (undefined when the lines differ).
+  const separatorAt = (e: TemplateEntry, q: number) => {
+    let sep: string | undefined;
+    for (const r of e.rows) {
+      if (original[r].length !== e.tokens.length) continue;
+      const s = separatorOf(text(original[r][q]));
+      if (sep === undefined) sep = s;
+      else if (sep !== s) return undefined;
+    }
+    return sep;
+  };
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    for (const long of byLength.get(length)!) {
+      for (const width of LIST_ITEM_TOKENS) {
+        for (let items = 1; items <= LIST_EXTRA_ITEMS && !long.into; items++) {
+          const extra = width * items;
+          const shorter = byLength.get(length - extra);
+          if (!shorter) continue;
+          for (const s of shorter) {
+            if (s.into || long.into || s === long) continue;
+            const t = s.tokens;
+            const l = long.tokens;
+            // The insertion point j: t[0, j) and l[0, j) equal but for the separator of the item's last token.
+            for (let j = width; j <= t.length && !long.into; j++) {
+              let equal = true;
+              for (let q = 0; q < j - 1 && equal; q++) if (t[q] !== l[q]) equal = false;
+              for (let q = j; q < t.length && equal; q++) if (t[q] !== l[q + extra]) equal = false;
+              if (!equal) continue;
+              if (t[j - 1] !== l[j - 1] && withoutSeparator(text(t[j - 1])) !== withoutSeparator(text(l[j - 1]))) continue;
+              // The item before the inserted ones holds a count.
+              let count = false;
+              for (let o = 0; o < width; o++) if (holdsVariable(t[j - width + o])) count = true;
+              if (!count) continue;
+              let shape = true;
+              for (let k = 0; k < items && shape; k++)
+                for (let o = 0; o < width; o++) if (holdsVariable(t[j - width + o]) && !holdsVariable(l[j + k * width + o])) shape = false;
+              if (!shape) continue;
+              const last = separatorAt(s, j - 1);
+              if (last === undefined || separatorAt(long, j - 1) !== ',') continue;
+              let separators = true;
+              for (let k = 0; k < items && separators; k++) separators = separatorAt(long, j - 1 + (k + 1) * width) === (k + 1 < items ? ',' : last);
+              if (!separators) continue;
+              long.into = rootOf(s);
+              changed = true;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** An optional tail of measurements is at least this many comma-separated items (`<*> rd, <*> wr, <*> op/s`). */
+const MEASURE_TAIL_ITEMS = 2;
+
+/**
+ * An optional tail of measurements after a `;` or `,` that ends a line (`… <*> avail` / `… <*> avail;
+ * <*> rd, <*> wr, <*> op/s`, a summary that prints its I/O rates only when there are some): the longer
+ * template is the shorter with a separator added to its last token and a list of at least
+ * MEASURE_TAIL_ITEMS items after it, separated by commas, each of one to three tokens holding a
+ * variable (a quantity and its name). It folds into the shorter. A tail of words (`…; degraded`) or of
+ * one field (`…; retry in <*>`) can name another event, as constants at the end do, and stays.
+ */
+function foldMeasureTails(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const text = (id: number) => vocabulary[id] ?? '';
+  const holdsVariable = (id: number) => text(id).includes(WILDCARD);
+  const originals = (e: TemplateEntry) => e.rows.filter((r) => original[r].length === e.tokens.length).map((r) => original[r]);
+  const shortest = Math.min(...LIST_ITEM_TOKENS) * MEASURE_TAIL_ITEMS;
+  // Shorter templates by their tokens but the last, and the last without its separator.
+  const byHead = new Map<string, TemplateEntry[]>();
+  for (const list of byLength.values())
+    for (const s of list) {
+      const k = `${s.tokens.subarray(0, -1).join(',')}|${withoutSeparator(text(s.tokens[s.tokens.length - 1]))}`;
+      byHead.set(k, [...(byHead.get(k) ?? []), s]);
+    }
+  let changed = false;
+  for (const list of byLength.values()) {
+    for (const long of list) {
+      const l = long.tokens;
+      const lines = originals(long);
+      if (!lines.length) continue;
+      for (let n = OPTIONAL_VARIABLE_MIN_LENGTH; n + shortest <= l.length && !long.into; n++) {
+        // The shorter's last token is l[n - 1] with a separator in every line.
+        if (!lines.every((o) => /[;,]$/.test(text(o[n - 1])))) continue;
+        // The tail l[n, end): items ending with `,`, the last ending the line.
+        let items = 0;
+        let start = n;
+        let measures = true;
+        for (let q = n; q < l.length && measures; q++) {
+          const last = q === l.length - 1;
+          const ends = last || lines.every((o) => text(o[q]).endsWith(','));
+          if (!ends) continue;
+          let variable = false;
+          for (let o = start; o <= q; o++) if (holdsVariable(l[o])) variable = true;
+          if (!variable || q - start + 1 > Math.max(...LIST_ITEM_TOKENS)) measures = false;
+          items++;
+          start = q + 1;
+        }
+        if (!measures || items < MEASURE_TAIL_ITEMS) continue;
+        const k = `${l.subarray(0, n - 1).join(',')}|${withoutSeparator(text(l[n - 1]))}`;
+        const match = (byHead.get(k) ?? []).find(
+          (s) => s.tokens.length === n && !s.into && s !== long && originals(s).every((o) => separatorOf(text(o[n - 1])) === ''),
+        );
+        if (!match) continue;
+        long.into = rootOf(match);
+        changed = true;
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/**
+ * A last `key=<n>` field after another `key=` field's value, whose value held a digit in every line
+ * (`limit=<*> burst=27`, `reason=4 locally_generated=1`): a counter some lines add, the value masked by
+ * the tokeniser, not a word the miner judged. A last field with a word value (`rhost=<*> user=root`,
+ * two events in loghub's Linux) is not one.
+ */
+function numericKeyField(e: TemplateEntry, original: Int32Array[], i: number, vocabulary: readonly string[]): boolean {
+  const length = e.tokens.length;
+  if (i !== length - 2 || i < 2 || !(vocabulary[e.tokens[i]] ?? '').endsWith('=') || !(vocabulary[e.tokens[i - 2]] ?? '').endsWith('=')) return false;
+  return e.rows.every((r) => original[r].length === length && (vocabulary[original[r][length - 1]] ?? '') === WILDCARD);
+}
+
+/**
+ * A comma list of the values a variable takes is that variable (`Printer-state-reasons: paused` /
+ * `paused, offline-report` / `media-empty-warning, toner-low-report, paused`): where a template holds a
+ * variable whose one-word values are at least WIDE_VALUE_MIN_VALUES, a template equal to it but for one
+ * to LIST_EXTRA_ITEMS more tokens there folds into it when, in every line it prints, those tokens are a
+ * comma list (each but the last ending with `,`) of plain words, one at least a value the variable took
+ * alone. A list of words none of which the variable took (`up, degraded` beside a constant `up`) stays.
+ */
+/** An item of a list of values: a word of letters, `-` and `_`, no digit, no variable. */
+const LIST_WORD = /^[A-Za-z][\w-]*$/;
+
+function foldValueLists(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    for (const s of byLength.get(length)!) {
+      if (s.into) continue;
+      for (let i = 1; i < length; i++) {
+        if (s.tokens[i] !== wildcard) continue;
+        const values = new Set<string>();
+        for (const r of s.rows) if (original[r].length === length) values.add(vocabulary[original[r][i]] ?? '');
+        if (values.size < WIDE_VALUE_MIN_VALUES) continue;
+        for (let extra = 1; extra <= LIST_EXTRA_ITEMS; extra++) {
+          for (const l of byLength.get(length + extra) ?? []) {
+            if (l.into) continue;
+            let equal = true;
+            for (let q = 0; q < length && equal; q++) {
+              const [a, b] = [s.tokens[q], l.tokens[q < i ? q : q + extra]];
+              // Equal, or a variable on both sides (`<*>]` beside `<*>`, masked by another pass).
+              if (q !== i && a !== b && !(holdsVariable(a) && holdsVariable(b))) equal = false;
+            }
+            if (!equal) continue;
+            const list = l.rows.every((r) => {
+              const o = original[r];
+              if (o.length !== length + extra) return false;
+              let seen = false;
+              for (let q = i; q <= i + extra; q++) {
+                const word = vocabulary[o[q]] ?? '';
+                const item = q < i + extra ? word.slice(0, -1) : word;
+                if ((q < i + extra && !word.endsWith(',')) || !LIST_WORD.test(item)) return false;
+                if (values.has(item)) seen = true;
+              }
+              return seen;
+            });
+            if (!list) continue;
+            l.into = rootOf(s);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
 /** A value of one word may also be printed as this many more words (`(UID FETCH` beside `(IDLE`). */
 const WIDE_VALUE_EXTRA = [1, 2];
 /** The one-word values seen must be at least this many: the position is a variable, not a word. */
@@ -600,7 +813,12 @@ const LEAD = /^[^\w<>*]+/;
  * the shorter everywhere but where the shorter has the variable, folds into it when the words there
  * hold no variable, open with the same punctuation every one-word value opened with (the `(` of a
  * parenthesised group), and the one-word values were at least WIDE_VALUE_MIN_VALUES: the position is
- * already a variable and the longer lines print one more value of it. Strictly inside the line, with
+ * already a variable and the longer lines print one more value of it; or, when the longer's first word
+ * is itself a variable of two or more words each opening with that punctuation (`[auto(bulk api)]` /
+ * `[auto(index api)]` beside `[api]` / `[rollover_index]`), when all together are at least three. A
+ * quoted name closed by its last word is one value with a number inside it too (`'Wired connection 1'`
+ * beside `'HomeNet'` / `'eduroam'` / `'CORP-WLAN'`).
+ * Strictly inside the line, with
  * a frame of OPTIONAL_SEGMENT_FRAME constant tokens as the optional segments need; a word printed
  * without the punctuation (`begin` / `begin again`) is no such value.
  */
@@ -630,7 +848,7 @@ function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard:
             values.add(original[r][i]);
             leads.add(LEAD.exec(vocabulary[original[r][i]] ?? '')?.[0] ?? '');
           }
-          if (values.size < WIDE_VALUE_MIN_VALUES || leads.size !== 1) continue;
+          if (leads.size !== 1) continue;
           const lead = [...leads][0];
           if (!lead) continue;
           for (const l of longer) {
@@ -638,9 +856,19 @@ function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard:
             let equal = true;
             for (let q = 0; q < length && equal; q++) if (q !== i && s.tokens[q] !== l.tokens[q < i ? q : q + extra]) equal = false;
             if (!equal) continue;
+            // A quoted name closed by its last word (`'Wired connection <*>'`) is one value, a number in it too.
+            const quoted = closesQuote(vocabulary[l.tokens[i + extra]] ?? '', lead);
             let words = true;
-            for (let q = i; q <= i + extra; q++) if (holdsVariable(l.tokens[q])) words = false;
-            if (!words || LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] !== lead) continue;
+            for (let q = i + 1; q <= i + extra; q++) if (holdsVariable(l.tokens[q]) && !quoted) words = false;
+            if (!words) continue;
+            // The longer value's first word: one word with the lead beside at least three one-word values, or
+            // itself a variable of two or more words each with the lead (`[auto(bulk` / `[auto(index` beside
+            // `[api]` / `[rollover_index]`) beside as many one-word values as make three in all.
+            const firstWords = l.tokens[i] === wildcard ? leadingWords(l, original, i) : undefined;
+            if (firstWords) {
+              if (firstWords.size < 2 || values.size + firstWords.size < WIDE_VALUE_MIN_VALUES) continue;
+              if ([...firstWords].some((w) => LEAD.exec(vocabulary[w] ?? '')?.[0] !== lead)) continue;
+            } else if (values.size < WIDE_VALUE_MIN_VALUES || holdsVariable(l.tokens[i]) || LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] !== lead) continue;
             l.into = rootOf(s);
             changed = true;
           }
@@ -649,6 +877,18 @@ function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard:
     }
   }
   if (changed) printFolded(current, byLength);
+}
+
+/** A token that closes the quoted phrase `lead` opened (`5G'`, `<*>',`): it ends with that quote, then punctuation. */
+function closesQuote(token: string, lead: string): boolean {
+  return (lead === "'" || lead === '"') && token.replace(/[,;.:)\]}]+$/, '').endsWith(lead) && !token.startsWith(lead);
+}
+
+/** The words a template's lines printed at position i (of lines printed with the template's length). */
+function leadingWords(e: TemplateEntry, original: Int32Array[], i: number): Set<number> {
+  const words = new Set<number>();
+  for (const r of e.rows) if (original[r].length === e.tokens.length) words.add(original[r][i]);
+  return words;
 }
 
 /**

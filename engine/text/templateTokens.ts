@@ -6,7 +6,8 @@
  *   judged on its own (`totalCalories=3` → `totalCalories=` `<*>`; `Surface(name=PopupWindow:d76a91d)`
  *   → `Surface(name=` `PopupWindow:<*>)`); a run of two or more `key=value` items joined by commas keeps
  *   its keys and masks each value (`a=1,b=x,c=2` → `a=<*>,b=x,c=<*>`: `from=CREATED,to=SENT` names an
- *   event), a repeated item once (`{k<*>=<*>}` whatever the count);
+ *   event), a repeated item once (`{k<*>=<*>}` whatever the count); printed with a space after each comma
+ *   (`{index=logs-1, size=0}`) the list is the same one token;
  * - inside a token, the pieces between punctuation (`=:,;()[]{}<>"'|`) holding a digit, a path (two
  *   or more slashes, or one leading `/word`) or a hex id that drew no digit (six or more letters a-f of
  *   one case) become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
@@ -22,7 +23,9 @@
  *   unit too (`<*> M Bytes/second`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
- * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value).
+ * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value);
+ * a leading `[thread name/LEVEL]:` is `[<*>/LEVEL]:` (a thread is a value, the level a severity); a
+ * speaker's tag right after the leading label (`<alice> free words…`) is `<<*>>` and the rest one `<*>`.
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
  * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
@@ -245,6 +248,46 @@ function dropOptional(tokens: string[]): string[] {
   return out;
 }
 
+/** A speaker's tag: a nick in angle brackets (`<alice>`, `<Zeuljo_>`, `<ubuntu2410>`). */
+const SPEAKER = /^<[\w-]+>$/;
+/** A severity word (`<info>` is a level, not a speaker). */
+const LEVEL_WORD = /^(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)$/i;
+/** A thread name before a level in one bracket is at most this many white-space tokens. */
+const THREAD_TOKENS = 6;
+/** The token closing a `[thread/LEVEL]:` prefix: a slash, a severity word, the bracket. */
+const THREAD_LEVEL_END = /\/(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)\]:?$/i;
+
+/** The last white-space token of a leading `[thread name/LEVEL]:` prefix, or -1. */
+function threadLevel(words: string[]): number {
+  if (!words[0]?.startsWith('[')) return -1;
+  for (let j = 0; j < Math.min(words.length, THREAD_TOKENS); j++) {
+    if (THREAD_LEVEL_END.test(words[j])) return words[j].lastIndexOf('/') > (j === 0 ? 1 : -1) ? j : -1;
+    if (words[j].includes(']')) return -1;
+  }
+  return -1;
+}
+
+/** A spaced list spans at most this many more white-space tokens. */
+const SPACED_LIST_TOKENS = 12;
+/** One `key=value,` item of a spaced list, or the first with its opening bracket. */
+const SPACED_ITEM = /^[\w.-]+=[^\s,=()[\]{}]*,$/;
+
+/**
+ * The last white-space token of a bracketed list of `key=value` items with a space after each comma
+ * that opens at `words[i]` (`{index=logs-1,` `size=0,` `from=5}`), or -1: every item a key and a value
+ * without brackets, the list closed by the bracket it opened with within SPACED_LIST_TOKENS tokens.
+ */
+function spacedKeyList(words: string[], i: number): number {
+  const kind = OPENS.indexOf(words[i][0]);
+  if (kind < 0 || !SPACED_ITEM.test(words[i].slice(1))) return -1;
+  for (let j = i + 1; j < words.length && j <= i + SPACED_LIST_TOKENS; j++) {
+    const close = words[j];
+    if (close.endsWith(CLOSES[kind])) return SPACED_ITEM.test(`${close.slice(0, -1)},`) ? j : -1;
+    if (!SPACED_ITEM.test(words[j])) return -1;
+  }
+  return -1;
+}
+
 export function templateTokens(text: string, limit: number): TemplateTokens {
   const raw = text.split(/\s+/);
   let length = 0;
@@ -263,6 +306,14 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end;
         continue;
       }
+    }
+    // A map printed with a space after each comma (`{index=logs-1, size=0}`, Java's `Map.toString()`) is
+    // the same joined list without them (`{index=logs-1,size=0}`): one token, each item keeping its key.
+    const map = spacedKeyList(words, i);
+    if (map > i) {
+      pushToken(tokens, words.slice(i, map + 1).join(''));
+      i = map;
+      continue;
     }
     // A quoted phrase without a key that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"`,
     // a user agent of one to fourteen words) is one value: `"<*>"`. One that opens with a word
@@ -289,6 +340,20 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end - 1;
         continue;
       }
+    }
+    // A leading `[thread name/LEVEL]:` (log4j's `[%t/%level]`: `[Server thread/INFO]:`, `[Worker-Main-3/WARN]:`)
+    // is a thread and a level: the thread is a value of one to THREAD_TOKENS words, the level is kept.
+    const thread = i === 0 ? threadLevel(words) : -1;
+    if (thread >= 0) {
+      tokens.push(`[${WILDCARD}${words[thread].slice(words[thread].lastIndexOf('/'))}`);
+      i = thread;
+      continue;
+    }
+    // A speaker's tag after the leading label (`[<*>/INFO]: <alice> free words…`, IRC's `<nick> text`) opens
+    // what the speaker said: free text to the end of the line, one value whatever its words.
+    if (i > 0 && i + 1 < words.length && tokens.length === 1 && tokens[0].endsWith(':') && SPEAKER.test(words[i]) && !LEVEL_WORD.test(words[i].slice(1, -1))) {
+      tokens.push(`<${WILDCARD}>`, WILDCARD);
+      break;
     }
     // A leading `service(name)…:` (`imap(alice)<pid><session>:`, `doveadm(bob):`) names a service and the
     // account it serves: the service anchors the line and the name is judged as a value of its own.

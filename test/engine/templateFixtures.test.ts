@@ -1244,4 +1244,209 @@ test('a parenthesised text after a constant (opposite): two texts name two event
   exact(lines);
 });
 
+test('a comma list of counted items is one value whatever its length (<n> ready; … / <n> ready, <n> delayed; … / <n> jobs waiting, <n> jobs running (…))', () => {
+  const r = rng(84);
+  const lines: Array<[string, string]> = [];
+  const n = () => 1 + Math.floor(r() * 2000);
+  for (let i = 0; i < 300; i++) {
+    const items = Array.from({ length: pick(r, [1, 1, 2, 3]) }, (_, k) => `${n()} ${k === 0 ? 'ready' : pick(r, ['delayed', 'failed', 'retrying', 'paused'])}`);
+    lines.push(['stats', `queue q${n()}: ${items.join(', ')}; ${n()} workers, ${n()} ms lag`]);
+    if (r() < 0.3) lines.push(['busy', `Check failed: ${n()} jobs waiting${r() < 0.5 ? `, ${n()} jobs running` : ''} (QUEUE_BUSY)`]);
+    if (r() < 0.3) lines.push(['idle', `queue q${n()} idle for ${n()} s`]);
+  }
+  exact(lines);
+});
+
+test('a comma list of counted items (opposite): a word added after a comma without a count names another event (port <n> state: up; … / up, degraded; …)', () => {
+  const r = rng(85);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const degraded = r() < 0.4;
+    lines.push([degraded ? 'degraded' : 'up', `port ${1 + Math.floor(r() * 48)} state: up${degraded ? ', degraded' : ''}; speed ${pick(r, [100, 1000, 10000])} Mb/s`]);
+  }
+  exact(lines);
+});
+
+test('an optional tail of measurements after a separator ends the same event (… <size> free / … <size> free; <n> KiB/s rd, <n> KiB/s wr, <n> op/s)', () => {
+  const r = rng(86);
+  const lines: Array<[string, string]> = [];
+  const n = () => 1 + Math.floor(r() * 900);
+  for (let i = 0; i < 300; i++) {
+    const io = r() < 0.6 ? `; ${n()} KiB/s rd, ${n()} MiB/s wr, ${n()} op/s` : '';
+    lines.push(['usage', `pool p${n()}: ${n()} GiB used, ${n()} GiB free${io}`]);
+    if (r() < 0.3) lines.push(['full', `pool p${n()} is full`]);
+  }
+  exact(lines);
+});
+
+test('an optional tail after a separator (opposite): a word, or one field, after the separator names another event (… <size> free; degraded / …; rebuild in <n> s)', () => {
+  const r = rng(87);
+  const lines: Array<[string, string]> = [];
+  const n = () => 1 + Math.floor(r() * 900);
+  for (let i = 0; i < 300; i++) {
+    const kind = pick(r, ['usage', 'degraded', 'rebuild']);
+    const tail = kind === 'degraded' ? '; degraded' : kind === 'rebuild' ? `; rebuild in ${n()} s` : '';
+    lines.push([kind, `pool p${n()}: ${n()} GiB used, ${n()} GiB free${tail}`]);
+  }
+  exact(lines);
+});
+
+test('a map printed with spaces after its commas is one token as without them ({index=<name>, size=0} / {index=<name>, from=5, track_total_hits=true})', () => {
+  assert.equal(templateTokens('params: {index=idx.2024.12, size=0, track=true}', 100).tokens, ['params:', '{index=<*>,size=<*>,track=true}']);
+  const r = rng(88);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const extra = [`size=${Math.floor(r() * 100)}`, `from=${Math.floor(r() * 500)}`, 'exact=true', 'partial=false', `timeout=${1 + Math.floor(r() * 60)}s`].filter(() => r() < 0.3);
+    lines.push(['search', `query on /${pick(r, names)}-${pick(r, names)}/_find, args: {index=${pick(r, names)}-${Math.floor(r() * 99)}${extra.map((e) => `, ${e}`).join('')}}`]);
+    if (r() < 0.3) lines.push(['slow', `slow query on /${pick(r, names)}/_find took ${Math.floor(r() * 9000)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a map printed with spaces (opposite): each item keeps its key and a word value still names the event ({from=CREATED, to=SENT} / {from=SENT, to=DONE})', () => {
+  assert.equal(templateTokens('moved {from=CREATED, to=SENT} at 12', 100).tokens, ['moved', '{from=CREATED,to=SENT}', 'at', '<*>']);
+  const r = rng(89);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const [from, to] = pick(r, [['CREATED', 'SENT'], ['SENT', 'DONE'], ['SENT', 'FAILED']]);
+    lines.push([`${from}-${to}`, `order ${Math.floor(r() * 99999)} moved {from=${from}, to=${to}}`]);
+  }
+  exact(lines);
+});
+
+test('wide values: two one-word values and two-word values whose first word varies too are one value ([manual] / [cron] / [hook(push event)] / [hook(tag event)])', () => {
+  const r = rng(90);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const cause = pick(r, ['manual', 'cron', 'push(git event)', 'tag(git event)']);
+    lines.push(['queued', `queued on ${pick(r, ['east', 'west', 'north', 'south'])}: trigger [${cause}], retries ${Math.floor(r() * 9)}`]);
+    if (r() < 0.3) lines.push(['done', `done on ${pick(r, ['east', 'west', 'north', 'south'])}: ${Math.floor(r() * 999)} ms`]);
+  }
+  exact(lines);
+});
+
+test('wide values (opposite): two-word values opening with other punctuation than the one-word values stay apart ([manual] / [cron] beside (push event) / (tag event))', () => {
+  const r = rng(91);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const cause = pick(r, ['[manual]', '[cron]', '(push event)', '(tag event)']);
+    lines.push([cause[0], `queued on ${pick(r, ['east', 'west', 'north', 'south'])}: trigger ${cause}, retries ${Math.floor(r() * 9)}`]);
+  }
+  exact(lines);
+});
+
+test('a quoted name of several words is one value, a number in it too (connection \'HomeNet\' / \'Cafe Guest\' / \'Wired connection 1\')', () => {
+  const r = rng(92);
+  const lines: Array<[string, string]> = [];
+  const hex = () => Math.floor(r() * 2 ** 32).toString(16);
+  for (let i = 0; i < 300; i++) {
+    const name = pick(r, ['HomeNet', 'eduroam', 'CORP-WLAN', 'vpn-office', 'Wired connection 1', 'Wired connection 2', 'Cafe Guest']);
+    lines.push(['start', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: starting connection '${name}' (${hex()}-${hex()})`]);
+    if (r() < 0.3) lines.push(['up', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: link up at ${Math.floor(r() * 1000)} Mb/s`]);
+  }
+  exact(lines);
+});
+
+test('a quoted name of several words (opposite): beside one constant quoted word it stays apart (profile \'default\' / \'Wired connection 1\')', () => {
+  const r = rng(93);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const name = pick(r, ['default', 'Wired connection 1', 'Wired connection 2']);
+    lines.push([name === 'default' ? 'default' : 'wired', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: profile '${name}' (${Math.floor(r() * 2 ** 32).toString(16)}) applied`]);
+  }
+  exact(lines);
+});
+
+test('an optional last key=<n> field after another key\'s value is the same event (limit=<n>/s / limit=<n>/s burst=<n>)', () => {
+  const r = rng(94);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const burst = r() < 0.4 ? ` burst=${Math.floor(r() * 99)}` : '';
+    lines.push(['throttled', `request throttled client=c${Math.floor(r() * 99999)} limit=${pick(r, [100, 500, 1000])}/s${burst}`]);
+    if (r() < 0.3) lines.push(['ok', `request served client=c${Math.floor(r() * 99999)} status=${pick(r, [200, 201, 204])}`]);
+  }
+  exact(lines);
+});
+
+test('an optional last key field (opposite): a last field with a word value names another event (rhost=<ip> / rhost=<ip> user=root)', () => {
+  const r = rng(95);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const user = r() < 0.4 ? pick(r, ['root', 'guest', 'test']) : '';
+    lines.push([user || 'host', `authentication failure; uid=${Math.floor(r() * 999)} rhost=10.0.${Math.floor(r() * 250)}.${Math.floor(r() * 250)}${user ? ` user=${user}` : ''}`]);
+  }
+  exact(lines);
+});
+
+test('a comma list of the values a variable takes is that variable (reasons: paused / paused, offline-report / toner-low, paused, door-open)', () => {
+  const r = rng(96);
+  const lines: Array<[string, string]> = [];
+  const reasons = ['paused', 'offline-report', 'toner-low-report', 'door-open-error', 'media-empty-warning', 'cover-open', 'jam'];
+  // Lists printed once each, no two alike but in one item: no position of them varies in a context.
+  const lists = ['paused, offline-report', 'toner-low-report, jam', 'cover-open, door-open-error', 'jam, paused, cover-open', 'offline-report, media-empty-warning, toner-low-report'];
+  for (let i = 0; i < 30; i++) lines.push(['reasons', `[Job ${Math.floor(r() * 99999)}] State-reasons: ${pick(r, reasons)}`]);
+  for (const list of lists) lines.push(['reasons', `[Job ${Math.floor(r() * 99999)}] State-reasons: ${list}`]);
+  for (let i = 0; i < 20; i++) lines.push(['done', `[Job ${Math.floor(r() * 99999)}] Completed successfully.`]);
+  exact(lines);
+});
+
+test('a comma list of values (opposite): a list of words the variable never took alone names another event (mode: idle / busy / ready beside mode: maintenance, locked)', () => {
+  const r = rng(97);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const locked = r() < 0.2;
+    lines.push([locked ? 'locked' : 'mode', `[Unit ${Math.floor(r() * 99999)}] Mode: ${locked ? 'maintenance, locked' : pick(r, ['idle', 'busy', 'ready', 'standby', 'warmup', 'cooldown', 'paused'])}`]);
+  }
+  exact(lines);
+});
+
+test('a leading [thread name/LEVEL]: is a thread and a level: the thread is a value ([Server thread/INFO]: / [Worker-Main-3/INFO]: <name> joined the game)', () => {
+  assert.equal(templateTokens('[Async Chat Thread - #0/INFO]: alice joined', 100).tokens, ['[<*>/INFO]:', 'alice', 'joined']);
+  const r = rng(98);
+  const lines: Array<[string, string]> = [];
+  const thread = () => pick(r, ['Server thread', 'Server thread', 'Async Chat Thread - #0', 'Worker-Main-3', 'Netty Server IO #1']);
+  for (let i = 0; i < 300; i++) {
+    lines.push(['joined', `[${thread()}/INFO]: ${pick(r, names)}${Math.floor(r() * 99)} joined the game`]);
+    if (r() < 0.5) lines.push(['fell', `[${thread()}/INFO]: ${pick(r, names)}${Math.floor(r() * 99)} fell from a high place`]);
+    if (r() < 0.3) lines.push(['lag', `[${thread()}/WARN]: Can't keep up! Running ${Math.floor(r() * 9999)}ms behind`]);
+  }
+  exact(lines);
+});
+
+test('a leading [thread/LEVEL]: (opposite): a leading bracketed word without a level keeps anchoring ([cache] flushed <n> entries / [index] flushed <n> entries)', () => {
+  assert.equal(templateTokens('[cache worker] flushed 12 entries', 100).tokens, ['[cache', 'worker]', 'flushed', '<*>', 'entries']);
+  const r = rng(99);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const part = pick(r, ['cache', 'index', 'journal']);
+    lines.push([part, `[${part}] flushed ${Math.floor(r() * 9999)} entries`]);
+  }
+  exact(lines);
+});
+
+test('a speaker\'s tag after the leading label opens free text ([<*>/INFO]: <alice> any words / <bob> lol / beside <name> drowned)', () => {
+  assert.equal(templateTokens('[Server thread/INFO]: <alice> gg anyone here?', 100).tokens, ['[<*>/INFO]:', '<<*>>', '<*>']);
+  const r = rng(100);
+  const lines: Array<[string, string]> = [];
+  const words = ['lol', 'gg', 'anyone', 'here?', 'brb', 'nice', 'thx', 'ok', ...names];
+  for (let i = 0; i < 300; i++) {
+    const text = Array.from({ length: 1 + Math.floor(r() * 7) }, () => pick(r, words)).join(' ');
+    lines.push(['chat', `[${pick(r, ['Server thread', 'Async Chat Thread - #0'])}/INFO]: <${pick(r, names)}${Math.floor(r() * 99)}> ${text}`]);
+    if (r() < 0.3) lines.push(['drowned', `[Server thread/INFO]: ${pick(r, names)}${Math.floor(r() * 99)} drowned`]);
+    if (r() < 0.3) lines.push(['fell', `[Server thread/INFO]: ${pick(r, names)}${Math.floor(r() * 99)} fell from a high place`]);
+  }
+  exact(lines);
+});
+
+test('a speaker\'s tag (opposite): a tag later in the line, or a level in angle brackets, opens no free text (mail: from <alice> accepted / rejected; x: <info> …)', () => {
+  assert.equal(templateTokens('relay: <info> queue flushed', 100).tokens, ['relay:', '<info>', 'queue', 'flushed']);
+  const r = rng(101);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const verdict = pick(r, ['accepted', 'rejected']);
+    lines.push([verdict, `mail: from <${pick(r, names)}> ${verdict}`]);
+  }
+  exact(lines);
+});
+
 test.run();
