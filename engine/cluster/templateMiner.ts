@@ -135,6 +135,8 @@ export function mineTemplates(
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
   });
 
+  collapseKeyLists(rows, keys, printed, options);
+
   // Tokens seen at two or more (length, position) slots.
   const firstSlot = new Map<number, number>();
   const multiSlot = new Set<number>();
@@ -426,6 +428,45 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   for (const [k, counts] of values) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
+}
+
+/**
+ * A list of values after a key (`attr=uid cn mail`, `groups=wheel adm staff`) is one value however long:
+ * for a key whose values are many and each rare (the evidence maskKeyValues uses), a run of tokens right
+ * after the key's value that are each also seen as a value of that key (right after it, in some line)
+ * are more items of the list, and are left out of the line, as the tokeniser collapses a run of one
+ * masked token. The lists' lengths vary and lists of five or six are printed once each, so no pass
+ * would see them vary position by position. A word after the value that never follows the key (`user=alice
+ * logged in`), another key, or the value of a key with few or frequent values stays.
+ */
+function collapseKeyLists(rows: Int32Array[], keys: Set<number>, printed: Float64Array, options: MinerOptions) {
+  if (!keys.size) return;
+  const values = new Map<number, Map<number, number>>();
+  rows.forEach((row, r) => {
+    for (let p = 0; p + 1 < row.length; p++) {
+      if (!keys.has(row[p]) || keys.has(row[p + 1])) continue;
+      let counts = values.get(row[p]);
+      if (!counts) values.set(row[p], (counts = new Map()));
+      counts.set(row[p + 1], (counts.get(row[p + 1]) ?? 0) + printed[r]);
+    }
+  });
+  const listKeys = new Map<number, Map<number, number>>();
+  for (const [k, counts] of values) if (manyRare(counts, options)) listKeys.set(k, counts);
+  if (!listKeys.size) return;
+  rows.forEach((row, r) => {
+    let out: number[] | undefined;
+    for (let p = 0; p < row.length; p++) {
+      const items = listKeys.get(row[p]);
+      if (!items || p + 1 >= row.length || keys.has(row[p + 1])) continue;
+      let end = p + 2;
+      while (end < row.length && items.has(row[end]) && !keys.has(row[end])) end++;
+      if (end === p + 2) continue;
+      out ??= Array.from(row.subarray(0, p + 2));
+      for (let q = end; q < row.length; q++) out.push(row[q]);
+      rows[r] = Int32Array.from(out);
+      return;
+    }
+  });
 }
 
 /**

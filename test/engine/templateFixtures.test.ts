@@ -1244,4 +1244,27 @@ test('a parenthesised text after a constant (opposite): two texts name two event
   exact(lines);
 });
 
+const ATTRS = ['uid', 'cn', 'mail', 'memberOf', 'uidNumber', 'gidNumber', 'homeDirectory', 'loginShell', 'sn', 'givenName', 'objectClass'];
+
+test('a list of values after a key is one value however long (attr=uid / attr=cn mail memberOf sn givenName objectClass)', () => {
+  const r = rng(84);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const list = Array.from({ length: 1 + Math.floor(r() * 6) }, () => pick(r, ATTRS)).join(' ');
+    lines.push(['search', `conn=${1000 + Math.floor(r() * 90000)} op=${Math.floor(r() * 40)} SRCH attr=${list}`]);
+  }
+  const templates = exact(lines);
+  assert.is(templates[0], 'conn= <*> op= <*> SRCH attr= <*>');
+});
+
+test('a list after a key (opposite): words after the value that never follow the key name the event (user=<name> logged in / logged out)', () => {
+  const r = rng(85);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const what = pick(r, ['in', 'out']);
+    lines.push([what, `session ${1000 + Math.floor(r() * 90000)} user=${pick(r, names)} logged ${what}`]);
+  }
+  exact(lines);
+});
+
 test.run();
