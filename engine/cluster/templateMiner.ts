@@ -295,6 +295,8 @@ function generalize(
       // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
       // tokens at position 1 printed only after a severity are anchored as a leading token is.
       const afterLevel = p === 1 && levels.size ? onlyWhere(current, members, 1, (t) => levels.has(t[0])) : NO_TOKENS;
+      // A word printed before different keys (`MOD dn=<*>` / `MOD attr=<*>`) says which fields follow: a verb.
+      const verbs = p > 0 && p + 1 < length ? verbsBeforeKeys(current, members, p, keys) : NO_TOKENS;
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
@@ -319,7 +321,7 @@ function generalize(
         // template stays anchored on them.
         const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
-        const leading = p === 0 || (words.length > 0 && words.every((v) => afterLevel.has(v)));
+        const leading = p === 0 || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
@@ -365,6 +367,29 @@ function onlyWhere(current: Int32Array[], members: number[], p: number, where: (
   for (const r of members) (where(current[r]) ? yes : no).add(current[r][p]);
   for (const v of no) yes.delete(v);
   return yes;
+}
+
+/**
+ * The words at position p (not after a key) printed only right before a key, and before two or more
+ * different keys (`MOD dn=<*>` / `MOD attr=<*>`): a word that chooses which fields follow is a verb of
+ * the message, not the value of a field (a value is printed at one place of one record: `SYN URGP=` /
+ * `ACK URGP=`, flags before the same key, stay values).
+ */
+function verbsBeforeKeys(current: Int32Array[], members: number[], p: number, keys: Set<number>): ReadonlySet<number> {
+  const next = new Map<number, Set<number>>();
+  const no = new Set<number>();
+  for (const r of members) {
+    const t = current[r];
+    if (!keys.has(t[p + 1]) || keys.has(t[p - 1])) no.add(t[p]);
+    else {
+      const seen = next.get(t[p]);
+      if (seen) seen.add(t[p + 1]);
+      else next.set(t[p], new Set([t[p + 1]]));
+    }
+  }
+  const verbs = new Set<number>();
+  for (const [v, following] of next) if (following.size >= 2 && !no.has(v)) verbs.add(v);
+  return verbs;
 }
 
 /** For position p: token → the number of contexts (lines equal but at p) in which it varies, and in which it appears. */

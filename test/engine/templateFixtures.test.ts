@@ -1267,4 +1267,35 @@ test('a list after a key (opposite): words after the value that never follow the
   exact(lines);
 });
 
+test('a word before different keys is a verb (MOD dn=<dn> / MOD attr=<list> / ADD dn= / DEL dn= / SRCH attr=)', () => {
+  const r = rng(86);
+  const lines: Array<[string, string]> = [];
+  const prefix = () => `conn=${1000 + Math.floor(r() * 90000)} op=${Math.floor(r() * 40)}`;
+  const dn = () => `"uid=${pick(r, names)},ou=${pick(r, ['people', 'admins', 'service'])},dc=example,dc=com"`;
+  const list = (n: number, of: readonly string[]) => Array.from({ length: 1 + Math.floor(r() * n) }, () => pick(r, of)).join(' ');
+  for (let i = 0; i < 150; i++) {
+    lines.push(['search', `${prefix()} SRCH attr=${list(6, ATTRS)}`]);
+    if (r() < 0.4) lines.push(['modattr', `${prefix()} MOD attr=${list(3, ['userPassword', 'shadowLastChange', 'mail', 'loginShell', 'description'])}`]);
+    if (r() < 0.3) lines.push(['mod', `${prefix()} MOD dn=${dn()}`]);
+    if (r() < 0.3) lines.push(['add', `${prefix()} ADD dn=${dn()}`]);
+    if (r() < 0.2) lines.push(['del', `${prefix()} DEL dn=${dn()}`]);
+  }
+  exact(lines);
+});
+
+test('a word before different keys (opposite): flags before the same key are one value (… RES=0x00 SYN URGP=0 / ACK / RST / ACK FIN / ACK PSH)', () => {
+  const r = rng(87);
+  const lines: Array<[string, string]> = [];
+  const head = () =>
+    `IN=eth0 OUT= MAC=${hex(r, 2)}:${hex(r, 2)}:${hex(r, 2)}:${hex(r, 2)}:08:00 SRC=${ip(r)} DST=${ip(r)} LEN=${40 + Math.floor(r() * 20)} TTL=${Math.floor(r() * 250)} ID=${Math.floor(r() * 65000)}`;
+  for (let i = 0; i < 300; i++) {
+    lines.push([
+      'block',
+      `[UFW BLOCK] ${head()}${r() < 0.4 ? ' DF' : ''} PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${pick(r, [22, 80, 443, 445])} WINDOW=${Math.floor(r() * 65000)} RES=0x00 ${pick(r, ['SYN', 'ACK', 'RST', 'ACK FIN', 'ACK PSH'])} URGP=0`,
+    ]);
+    if (r() < 0.3) lines.push(['allow', `[UFW ALLOW] ${head()} DF PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${pick(r, [22, 80, 443])} WINDOW=${Math.floor(r() * 65000)} RES=0x00 SYN URGP=0`]);
+  }
+  exact(lines);
+});
+
 test.run();
