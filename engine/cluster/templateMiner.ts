@@ -938,7 +938,9 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * a group; with at least CODE_TEXT_MIN_VALUES different texts the words are one variable. The
  * position-by-position passes cannot see it: the texts differ in length, and the code beside them is
  * masked already. Two texts (`(read)` / `(write)`, `(carrier lost)` / `(admin)`) and one constant
- * parenthetical (`VM Started (Lifecycle Event)` beside `VM Started`) keep their words.
+ * parenthetical (`VM Started (Lifecycle Event)` beside `VM Started`) keep their words. Once a
+ * parenthesised text ending the line is a variable, the lines of the same prefix that print no text
+ * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional.
  */
 function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -975,11 +977,16 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
       group.entries.push({ entry, at });
       groups.set(k, group);
     }
+    const bare = span === after ? new Map(distinctTemplates(current).map((e) => [e.tokens.join(','), e])) : undefined;
     for (const { texts, entries } of groups.values()) {
       if (texts.size < CODE_TEXT_MIN_VALUES) continue;
       const { entry, at } = entries[0];
       const folded = Int32Array.from([...entry.tokens.subarray(0, at[0]), wildcard, ...entry.tokens.subarray(at[1])]);
       for (const e of entries) for (const r of e.entry.rows) current[r] = folded;
+      // The lines that leave the reason out (`fd=<*> closed` beside `fd=<*> closed (idletimeout)`) print the
+      // same event: once the texts are a variable, the reason is optional.
+      const without = bare?.get(entry.tokens.subarray(0, at[0]).join(','));
+      if (without) for (const r of without.rows) current[r] = folded;
     }
   }
 }

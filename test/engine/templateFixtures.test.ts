@@ -1298,4 +1298,24 @@ test('a word before different keys (opposite): flags before the same key are one
   exact(lines);
 });
 
+test('an optional reason ending a line: once three or more reasons are a value, the lines without one join them (fd=<*> closed / closed (idletimeout) / (connection lost) / …)', () => {
+  const r = rng(88);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const reason = r() < 0.3 ? ` (${pick(r, ['connection lost', 'idletimeout', 'slapd shutdown'])})` : '';
+    lines.push(['closed', `conn=${1000 + Math.floor(r() * 90000)} fd=${10 + Math.floor(r() * 290)} closed${reason}`]);
+  }
+  exact(lines);
+});
+
+test('an optional reason (opposite): with two reasons the bare line and each reason stay three events (link down / (carrier lost) / (admin))', () => {
+  const r = rng(89);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const reason = pick(r, ['', 'carrier lost', 'admin']);
+    lines.push([reason || 'bare', `[net] port ${1 + Math.floor(r() * 48)} link down${reason ? ` (${reason})` : ''}`]);
+  }
+  exact(lines);
+});
+
 test.run();
