@@ -809,6 +809,8 @@ const KEY_TEXT_WORD = /^[A-Za-z][\w'-]*[.,]?$/;
  * a value follows: texts of plain words of at least two lengths are its value however few they are,
  * unless one is another with words added at its end (`PROTO=TCP` / `PROTO=TCP FINAL`: a last word
  * naming the event). One-word values (`user=root` / `user=guest`) are no text and keep their words.
+ * After a label in a line about a value (the prefix holds a variable), reasons are one value however
+ * few (reasonTexts): `door reopened: hall button pressed` / `obstruction detected (photo eye)`.
  */
 function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
   if (!vocabulary.length) return;
@@ -837,17 +839,42 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
     const lines = new Map<number, number>();
     group.forEach((e, i) => lines.set(i, e.lines));
     const keyText = (vocabulary[group[0].tokens[k - 1]] ?? '').endsWith('=');
-    if (!keyText && (group.length < options.minDistinct || !manyRare(lines, options))) continue;
+    const reasons = !keyText && reasonTexts(group, k, vocabulary);
+    if (!keyText && !reasons && (group.length < options.minDistinct || !manyRare(lines, options))) continue;
     // A text that another prints with more words at its end (`PROTO=TCP` / `PROTO=TCP FINAL`) is a word
     // naming the event, as a constant last word is: the group stays.
     const tails = group.map((e) => e.tokens.subarray(k).join(','));
-    if (keyText && tails.some((a) => tails.some((b) => a !== b && b.startsWith(`${a},`)))) continue;
+    if ((keyText || reasons) && tails.some((a) => tails.some((b) => a !== b && b.startsWith(`${a},`)))) continue;
     const masked = Int32Array.from([...group[0].tokens.subarray(0, k), wildcard]);
     for (const e of group) {
       done.add(e);
       for (const r of e.rows) current[r] = masked;
     }
   }
+}
+
+/** A word of a reason: letters first or a parenthesis, no digit, no `=`, no variable (`obstruction`, `(photo`, `eye)`). */
+const REASON_WORD = /^\(?[A-Za-z][\w'-]*\)?[.,]?$/;
+/** Reasons after a label must be at least this many texts: the smallest set the weak evidence works with. */
+const REASON_MIN_TEXTS = 3;
+/**
+ * At least REASON_MIN_SENTENCES of the texts are of REASON_MIN_WORDS words or more: states after a label
+ * are single words with perhaps one of two (`Status: active` / `inactive` / `starting up`).
+ */
+const REASON_MIN_WORDS = 2;
+const REASON_MIN_SENTENCES = 2;
+
+/**
+ * Reasons after a label (`door reopened: hall button pressed` / `obstruction detected (photo eye)` / …):
+ * at least REASON_MIN_TEXTS texts of plain words after a `…:` label whose prefix holds a variable (the
+ * line is about one thing, the label says what happened to it, the words say why).
+ */
+function reasonTexts(group: TemplateEntry[], k: number, vocabulary: readonly string[]): boolean {
+  if (group.length < REASON_MIN_TEXTS) return false;
+  const prefix = group[0].tokens.subarray(0, k);
+  if (!prefix.some((id) => vocabulary[id]?.includes(WILDCARD))) return false;
+  if (group.filter((e) => e.tokens.length - k >= REASON_MIN_WORDS).length < REASON_MIN_SENTENCES) return false;
+  return group.every((e) => e.tokens.subarray(k).every((id) => REASON_WORD.test(vocabulary[id] ?? '')));
 }
 
 /**

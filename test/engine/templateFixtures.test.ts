@@ -1318,4 +1318,24 @@ test('an optional reason (opposite): with two reasons the bare line and each rea
   exact(lines);
 });
 
+test('reasons after a label: three or more texts of plain words after `…:` in a line about a value are one value (door reopened: hall button pressed / obstruction detected (photo eye) / …)', () => {
+  const r = rng(90);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const reason = pick(r, ['hall button pressed', 'door open button pressed', 'obstruction detected (photo eye)', 'obstruction detected (safety edge)']);
+    lines.push(['reopened', `[car ${1 + Math.floor(r() * 8)}] door reopened: ${reason}`]);
+  }
+  exact(lines);
+});
+
+test('reasons after a label (opposite): states that extend another or are no plain words name the event (Termination: Backup OK / Backup OK -- with warnings / *** Backup Error ***)', () => {
+  const r = rng(91);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const state = pick(r, ['Backup OK', 'Backup OK', 'Backup OK -- with warnings', '*** Backup Error ***']);
+    lines.push([state, `bk-dir JobId ${1000 + Math.floor(r() * 90000)}: Termination: ${state}`]);
+  }
+  exact(lines);
+});
+
 test.run();
