@@ -1293,7 +1293,11 @@ test('a word before different keys (opposite): flags before the same key are one
       'block',
       `[UFW BLOCK] ${head()}${r() < 0.4 ? ' DF' : ''} PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${pick(r, [22, 80, 443, 445])} WINDOW=${Math.floor(r() * 65000)} RES=0x00 ${pick(r, ['SYN', 'ACK', 'RST', 'ACK FIN', 'ACK PSH'])} URGP=0`,
     ]);
-    if (r() < 0.3) lines.push(['allow', `[UFW ALLOW] ${head()} DF PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${pick(r, [22, 80, 443])} WINDOW=${Math.floor(r() * 65000)} RES=0x00 SYN URGP=0`]);
+    if (r() < 0.3)
+      lines.push([
+        'allow',
+        `[UFW ALLOW] ${head()} DF PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${pick(r, [22, 80, 443])} WINDOW=${Math.floor(r() * 65000)} RES=0x00 SYN URGP=0`,
+      ]);
   }
   exact(lines);
 });
