@@ -67,6 +67,8 @@ const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
+/** A JSON field's key (`"command":`, `{"level":`), as the tokeniser splits it off its value. */
+const JSON_KEY = /^[[{]*"[A-Za-z_][\w.-]*":$/;
 /** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`): a level, not the event's name. */
 const LEVEL = /^[<[]?(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
 
@@ -135,6 +137,7 @@ export function mineTemplates(
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
   });
 
+  addJsonKeys(rows, keys, vocabulary);
   collapseKeyLists(rows, keys, printed, options);
 
   // Tokens seen at two or more (length, position) slots.
@@ -453,6 +456,27 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   for (const [k, counts] of values) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
+}
+
+/** What a JSON field's value opens with, as the tokeniser leaves it: a string, an object, an array, a number or a masked value. */
+const JSON_VALUE = /^(?:["{[\d-]|<\*>)/;
+
+/**
+ * JSON fields are keys and values as `key=value` is (`{"command":"git-upload-pack","level":"info",…`,
+ * split by the tokeniser after each `"key":`): a token shaped as a quoted key and a colon is a key when
+ * every line prints a value after it. A quoted name closing a label (`table "fjord.public.falcon": index
+ * scans: 3`) is followed by words and stays a word.
+ */
+function addJsonKeys(rows: Int32Array[], keys: Set<number>, vocabulary: readonly string[]) {
+  const candidates = new Set<number>();
+  vocabulary.forEach((t, id) => {
+    if (JSON_KEY.test(t)) candidates.add(id);
+  });
+  if (!candidates.size) return;
+  for (const row of rows)
+    for (let p = 0; p < row.length; p++)
+      if (candidates.has(row[p]) && (p + 1 === row.length || !JSON_VALUE.test(vocabulary[row[p + 1]] ?? ''))) candidates.delete(row[p]);
+  for (const id of candidates) keys.add(id);
 }
 
 /**

@@ -1342,4 +1342,26 @@ test('reasons after a label (opposite): states that extend another or are no pla
   exact(lines);
 });
 
+test('JSON fields are keys and values: three or more values of one field inside the line are a variable ({"command":"git-upload-pack" / "git-receive-pack" / "git-upload-archive",…})', () => {
+  const r = rng(92);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++)
+    lines.push([
+      'command',
+      `{"command":"${pick(r, ['git-upload-pack', 'git-upload-pack', 'git-receive-pack', 'git-upload-archive'])}","correlation_id":"${hex(r, 20).toUpperCase()}","gl_key_id":${1 + Math.floor(r() * 9999)},"gl_project_path":"${pick(r, names)}/${pick(r, names)}","level":"info","msg":"executing git command","remote_ip":"${ip(r)}","username":"${pick(r, names)}"}`,
+    ]);
+  exact(lines);
+});
+
+test('JSON fields (opposite): two values of a field name two events, and a quoted name closing a label is no key (table "a.b": index scans: 3)', () => {
+  const r = rng(93);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const type = pick(r, ['ContainerStarted', 'ContainerDied']);
+    lines.push([type, `{"ID":"${hex(r, 8)}-${hex(r, 4)}","Type":"${type}","Data":"${hex(r, 24)}"}`]);
+    lines.push(['vacuum', `automatic vacuum of table "${pick(r, names)}.public.${pick(r, names)}${pick(r, names)}": index scans: ${Math.floor(r() * 5)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
