@@ -26,8 +26,10 @@
  *      severity such as `info:` or a value in punctuation such as a Unix time `1732780000:` the word
  *      after it anchors too), the first word of a
  *      quoted phrase (`"GET <*> <*>"`, a message of its own) and a word between two equal marks
- *      (`** START **`, a banner's label) need the strong evidence, a constant last word
- *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
+ *      (`** START **`, a banner's label) need the strong evidence, a word printed before different keys
+ *      is a verb anchored as a leading word (`MOD dn=` / `MOD attr=`), a constant last word
+ *      names the event (`layout begin` / `layout end`) unless three or more values of a key close a
+ *      bracketed record there (`preset=medium)` / `fast)` / `slow)`), and a `key=` token (engine/text/templateTokens.ts
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone).
@@ -67,6 +69,8 @@ const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
+/** A word closing a bracketed record: a value, then `}`, `)` or `]` (`"allow"}`, `go-service)`). */
+const CLOSER = /^"?[A-Za-z][\w.-]*"?[}\])]+$/;
 /** A JSON field's key (`"command":`, `{"level":`), as the tokeniser splits it off its value. */
 const JSON_KEY = /^[[{]*"[A-Za-z_][\w.-]*":$/;
 /** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`): a level, not the event's name. */
@@ -128,6 +132,8 @@ export function mineTemplates(
   // Severities (`info:`, `<warn>`) and values in punctuation only (`1732780000:`, `[4711]`): a line led
   // by one is anchored on the word after it too, where the message starts.
   const levels = new Set<number>();
+  // Words that close a bracketed record (`"allow"}`, `go-service)`): the last field of a record, not the line's last word.
+  const closers = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
@@ -135,6 +141,7 @@ export function mineTemplates(
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
+    if (CLOSER.test(t)) closers.add(id);
   });
 
   addJsonKeys(rows, keys, vocabulary);
@@ -162,7 +169,7 @@ export function mineTemplates(
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
-      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, printed, options);
+      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, closers, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
@@ -207,6 +214,7 @@ function generalize(
   marks: Set<number>,
   masked: Set<number>,
   levels: Set<number>,
+  closers: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -345,7 +353,10 @@ function generalize(
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
           ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state) || (set.length >= 3 && set.every((v) => keyValues.has(v))));
-        if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
+        // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
+        // wording: three or more of them are a variable at the last position too.
+        const closingValues = p === length - 1 && length > 2 && set.length >= 3 && set.every((v) => keyValues.has(v) && closers.has(v));
+        if ((holdsWildcard && valueLike) || many || weak || closingValues) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;

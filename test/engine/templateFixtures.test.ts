@@ -1364,4 +1364,30 @@ test('JSON fields (opposite): two values of a field name two events, and a quote
   exact(lines);
 });
 
+test('values closing a bracketed record: three or more values of a key that close the record are a variable at the end too (… (libx264, crf=25, preset=medium) / fast / slow)', () => {
+  const r = rng(94);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++)
+    lines.push([
+      'started',
+      `[job ${hex(r, 8)}] rendition ${pick(r, ['1080p', '720p', '480p'])} started (${pick(r, ['libx264', 'libx265'])}, crf=${18 + Math.floor(r() * 14)}, preset=${pick(r, ['medium', 'medium', 'fast', 'slow', 'veryfast'])})`,
+    ]);
+  exact(lines);
+});
+
+test('values closing a bracketed record (opposite): last values without a bracket, and two closing values, name the event (result=ok / failed / skipped; (…, mode=fast) / (…, mode=slow))', () => {
+  const r = rng(95);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const result = pick(r, ['ok', 'failed', 'skipped']);
+    lines.push([result, `task ${hex(r, 8)} done in ${Math.floor(r() * 900)}ms result=${result}`]);
+    const mode = pick(r, ['fast', 'slow']);
+    lines.push([
+      mode,
+      `[job ${hex(r, 8)}] encode pass ${1 + Math.floor(r() * 2)} (${pick(r, ['libx264', 'libx265'])}, crf=${18 + Math.floor(r() * 14)}, mode=${mode})`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
