@@ -178,7 +178,7 @@ export function mineTemplates(
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
-  foldCodeTexts(current, wildcard, keys, vocabulary);
+  foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   absorbSingletons(current, wildcard, levels, printed);
 
   // Templates in order of first occurrence.
@@ -1004,7 +1004,7 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * parenthesised text ending the line is a variable, the lines of the same prefix that print no text
  * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional.
  */
-function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
+function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, printed: Float64Array, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const text = (id: number) => !keys.has(id) && TEXT_WORD.test(vocabulary[id] ?? '') && !(vocabulary[id] ?? '').endsWith(':');
   const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
@@ -1029,7 +1029,8 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
   };
   for (const span of [before, after]) {
     const groups = new Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>();
-    for (const entry of distinctTemplates(current)) {
+    const entries = distinctTemplates(current, printed);
+    for (const entry of entries) {
       const at = span(entry.tokens);
       if (!at) continue;
       const t = entry.tokens;
@@ -1039,6 +1040,7 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
       group.entries.push({ entry, at });
       groups.set(k, group);
     }
+    joinSingletonTexts(groups, wildcard, levels);
     const bare = span === after ? new Map(distinctTemplates(current).map((e) => [e.tokens.join(','), e])) : undefined;
     for (const { texts, entries } of groups.values()) {
       if (texts.size < CODE_TEXT_MIN_VALUES) continue;
@@ -1050,6 +1052,45 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
       const without = bare?.get(entry.tokens.subarray(0, at[0]).join(','));
       if (without) for (const r of without.rows) current[r] = folded;
     }
+  }
+}
+
+type TextGroups = Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>;
+
+/**
+ * A line printed once gives the passes no evidence of its own (absorbSingletons), so its values stay
+ * words where the other lines of its event print variables (`… by www (rebase)` beside `… by <*>
+ * (merge)` / `(squash)`), and its text is missing from the group that would show the text varying.
+ * A group of such lines joins the group of lines printed more often whose prefix and suffix cover it:
+ * equal everywhere but where that group holds a variable, the anchor equal (as absorbSingletons).
+ */
+function joinSingletonTexts(groups: TextGroups, wildcard: number, levels: Set<number>) {
+  const keyed = [...groups.entries()];
+  for (const [k, group] of keyed) {
+    if (group.entries.some(({ entry }) => entry.lines !== 1)) continue;
+    let best: { key: string; lines: number } | undefined;
+    for (const [k2, target] of keyed) {
+      if (k2 === k || !groups.has(k2) || target.entries.every(({ entry }) => entry.lines === 1)) continue;
+      const covers = group.entries.every(({ entry, at }) => {
+        const { entry: t, at: tat } = target.entries[0];
+        const a = entry.tokens;
+        const b = t.tokens;
+        if (at[0] !== tat[0] || a.length - at[1] !== b.length - tat[1]) return false;
+        const anchor = a.length > 1 && levels.has(a[0]) ? 2 : 1;
+        const same = (q: number, r: number, first: boolean) => a[q] === b[r] || (b[r] === wildcard && !first);
+        for (let q = 0; q < at[0]; q++) if (!same(q, q, q < anchor)) return false;
+        for (let q = at[1]; q < a.length; q++) if (!same(q, q - at[1] + tat[1], false)) return false;
+        return true;
+      });
+      if (!covers) continue;
+      const lines = target.entries.reduce((n, { entry }) => n + entry.lines, 0);
+      if (!best || lines > best.lines || (lines === best.lines && k2 < best.key)) best = { key: k2, lines };
+    }
+    if (!best) continue;
+    const target = groups.get(best.key)!;
+    for (const text of group.texts) target.texts.add(text);
+    target.entries.push(...group.entries);
+    groups.delete(k);
   }
 }
 

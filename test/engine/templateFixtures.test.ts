@@ -1390,4 +1390,29 @@ test('values closing a bracketed record (opposite): last values without a bracke
   exact(lines);
 });
 
+test('a text printed once joins the texts its line would vary with (… by <*> (merge) / (squash) / three lines … by www (rebase))', () => {
+  const r = rng(96);
+  const lines: Array<[string, string]> = [];
+  const users = [...names, 'www', 'ftpuser', 'ubuntu'];
+  for (let i = 0; i < 120; i++)
+    lines.push([
+      'merged',
+      `[I] Pull request #${1 + Math.floor(r() * 3000)} merged in ${pick(r, names)}/${pick(r, names)} by ${pick(r, names)} (${pick(r, ['merge', 'merge', 'squash'])})`,
+    ]);
+  for (const user of users.slice(-3)) lines.push(['merged', `[I] Pull request #${1 + Math.floor(r() * 3000)} merged in ${user}/nova by ${user} (rebase)`]);
+  exact(lines);
+});
+
+test('a text printed once (opposite): it stays apart where the lines it would join print another word (… closed in www/nova by www (revert))', () => {
+  const r = rng(97);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++)
+    lines.push([
+      'merged',
+      `[I] Pull request #${1 + Math.floor(r() * 3000)} merged in ${pick(r, names)}/${pick(r, names)} by ${pick(r, names)} (${pick(r, ['merge', 'merge', 'squash', 'rebase'])})`,
+    ]);
+  lines.push(['closed', `[I] Pull request #${1 + Math.floor(r() * 3000)} closed in www/nova by www (revert)`]);
+  exact(lines);
+});
+
 test.run();
