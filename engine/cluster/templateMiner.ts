@@ -26,8 +26,10 @@
  *      severity such as `info:` or a value in punctuation such as a Unix time `1732780000:` the word
  *      after it anchors too), the first word of a
  *      quoted phrase (`"GET <*> <*>"`, a message of its own) and a word between two equal marks
- *      (`** START **`, a banner's label) need the strong evidence, a constant last word
- *      names the event (`layout begin` / `layout end`), and a `key=` token (engine/text/templateTokens.ts
+ *      (`** START **`, a banner's label) need the strong evidence, a word printed before different keys
+ *      is a verb anchored as a leading word (`MOD dn=` / `MOD attr=`), a constant last word
+ *      names the event (`layout begin` / `layout end`) unless three or more values of a key close a
+ *      bracketed record there (`preset=medium)` / `fast)` / `slow)`), and a `key=` token (engine/text/templateTokens.ts
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone).
@@ -67,6 +69,10 @@ const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
+/** A word closing a bracketed record: a value, then `}`, `)` or `]` (`"allow"}`, `go-service)`). */
+const CLOSER = /^"?[A-Za-z][\w.-]*"?[}\])]+$/;
+/** A JSON field's key (`"command":`, `{"level":`), as the tokeniser splits it off its value. */
+const JSON_KEY = /^[[{]*"[A-Za-z_][\w.-]*":$/;
 /** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`, a thread's `[<*>/INFO]:`): a level, not the event's name. */
 const LEVEL = /^(?:[<[]?|\[<\*>\/)(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
 
@@ -126,6 +132,8 @@ export function mineTemplates(
   // Severities (`info:`, `<warn>`) and values in punctuation only (`1732780000:`, `[4711]`): a line led
   // by one is anchored on the word after it too, where the message starts.
   const levels = new Set<number>();
+  // Words that close a bracketed record (`"allow"}`, `go-service)`): the last field of a record, not the line's last word.
+  const closers = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
@@ -133,7 +141,11 @@ export function mineTemplates(
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
+    if (CLOSER.test(t)) closers.add(id);
   });
+
+  addJsonKeys(rows, keys, vocabulary);
+  collapseKeyLists(rows, keys, printed, options);
 
   // Tokens seen at two or more (length, position) slots.
   const firstSlot = new Map<number, number>();
@@ -157,7 +169,7 @@ export function mineTemplates(
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
-      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, printed, options);
+      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, closers, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
@@ -169,7 +181,7 @@ export function mineTemplates(
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
-  foldCodeTexts(current, wildcard, keys, vocabulary);
+  foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   absorbSingletons(current, wildcard, levels, printed);
 
   // Templates in order of first occurrence.
@@ -205,6 +217,7 @@ function generalize(
   marks: Set<number>,
   masked: Set<number>,
   levels: Set<number>,
+  closers: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -296,6 +309,8 @@ function generalize(
       // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
       // tokens at position 1 printed only after a severity are anchored as a leading token is.
       const afterLevel = p === 1 && levels.size ? onlyWhere(current, members, 1, (t) => levels.has(t[0])) : NO_TOKENS;
+      // A word printed before different keys (`MOD dn=<*>` / `MOD attr=<*>`) says which fields follow: a verb.
+      const verbs = p > 0 && p + 1 < length ? verbsBeforeKeys(current, members, p, keys) : NO_TOKENS;
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
@@ -320,7 +335,7 @@ function generalize(
         // template stays anchored on them.
         const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
-        const leading = p === 0 || (words.length > 0 && words.every((v) => afterLevel.has(v)));
+        const leading = p === 0 || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
@@ -341,7 +356,10 @@ function generalize(
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
           ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state) || (set.length >= 3 && set.every((v) => keyValues.has(v))));
-        if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
+        // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
+        // wording: three or more of them are a variable at the last position too.
+        const closingValues = p === length - 1 && length > 2 && set.length >= 3 && set.every((v) => keyValues.has(v) && closers.has(v));
+        if ((holdsWildcard && valueLike) || many || weak || closingValues) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;
@@ -366,6 +384,29 @@ function onlyWhere(current: Int32Array[], members: number[], p: number, where: (
   for (const r of members) (where(current[r]) ? yes : no).add(current[r][p]);
   for (const v of no) yes.delete(v);
   return yes;
+}
+
+/**
+ * The words at position p (not after a key) printed only right before a key, and before two or more
+ * different keys (`MOD dn=<*>` / `MOD attr=<*>`): a word that chooses which fields follow is a verb of
+ * the message, not the value of a field (a value is printed at one place of one record: `SYN URGP=` /
+ * `ACK URGP=`, flags before the same key, stay values).
+ */
+function verbsBeforeKeys(current: Int32Array[], members: number[], p: number, keys: Set<number>): ReadonlySet<number> {
+  const next = new Map<number, Set<number>>();
+  const no = new Set<number>();
+  for (const r of members) {
+    const t = current[r];
+    if (!keys.has(t[p + 1]) || keys.has(t[p - 1])) no.add(t[p]);
+    else {
+      const seen = next.get(t[p]);
+      if (seen) seen.add(t[p + 1]);
+      else next.set(t[p], new Set([t[p + 1]]));
+    }
+  }
+  const verbs = new Set<number>();
+  for (const [v, following] of next) if (following.size >= 2 && !no.has(v)) verbs.add(v);
+  return verbs;
 }
 
 /** For position p: token → the number of contexts (lines equal but at p) in which it varies, and in which it appears. */
@@ -429,6 +470,66 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   for (const [k, counts] of values) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
+}
+
+/** What a JSON field's value opens with, as the tokeniser leaves it: a string, an object, an array, a number or a masked value. */
+const JSON_VALUE = /^(?:["{[\d-]|<\*>)/;
+
+/**
+ * JSON fields are keys and values as `key=value` is (`{"command":"git-upload-pack","level":"info",…`,
+ * split by the tokeniser after each `"key":`): a token shaped as a quoted key and a colon is a key when
+ * every line prints a value after it. A quoted name closing a label (`table "fjord.public.falcon": index
+ * scans: 3`) is followed by words and stays a word.
+ */
+function addJsonKeys(rows: Int32Array[], keys: Set<number>, vocabulary: readonly string[]) {
+  const candidates = new Set<number>();
+  vocabulary.forEach((t, id) => {
+    if (JSON_KEY.test(t)) candidates.add(id);
+  });
+  if (!candidates.size) return;
+  for (const row of rows)
+    for (let p = 0; p < row.length; p++)
+      if (candidates.has(row[p]) && (p + 1 === row.length || !JSON_VALUE.test(vocabulary[row[p + 1]] ?? ''))) candidates.delete(row[p]);
+  for (const id of candidates) keys.add(id);
+}
+
+/**
+ * A list of values after a key (`attr=uid cn mail`, `groups=wheel adm staff`) is one value however long:
+ * for a key whose values are many and each rare (the evidence maskKeyValues uses), a run of tokens right
+ * after the key's value that are each also seen as a value of that key (right after it, in some line)
+ * are more items of the list, and are left out of the line, as the tokeniser collapses a run of one
+ * masked token. The lists' lengths vary and lists of five or six are printed once each, so no pass
+ * would see them vary position by position. A word after the value that never follows the key (`user=alice
+ * logged in`), another key, or the value of a key with few or frequent values stays.
+ */
+function collapseKeyLists(rows: Int32Array[], keys: Set<number>, printed: Float64Array, options: MinerOptions) {
+  if (!keys.size) return;
+  const values = new Map<number, Map<number, number>>();
+  rows.forEach((row, r) => {
+    for (let p = 0; p + 1 < row.length; p++) {
+      if (!keys.has(row[p]) || keys.has(row[p + 1])) continue;
+      let counts = values.get(row[p]);
+      if (!counts) values.set(row[p], (counts = new Map()));
+      counts.set(row[p + 1], (counts.get(row[p + 1]) ?? 0) + printed[r]);
+    }
+  });
+  const listKeys = new Map<number, Map<number, number>>();
+  for (const [k, counts] of values) if (manyRare(counts, options)) listKeys.set(k, counts);
+  if (!listKeys.size) return;
+  rows.forEach((row, r) => {
+    let out: number[] | undefined;
+    for (let p = 0; p < row.length; p++) {
+      const items = listKeys.get(row[p]);
+      if (!items || p + 1 >= row.length || keys.has(row[p + 1])) continue;
+      let end = p + 2;
+      while (end < row.length && items.has(row[end]) && !keys.has(row[end])) end++;
+      if (end === p + 2) continue;
+      out ??= Array.from(row.subarray(0, p + 2));
+      for (let q = end; q < row.length; q++) out.push(row[q]);
+      rows[r] = Int32Array.from(out);
+      return;
+    }
+  });
 }
 
 /**
@@ -983,6 +1084,8 @@ const KEY_TEXT_WORD = /^[A-Za-z][\w'-]*[.,]?$/;
  * a value follows: texts of plain words of at least two lengths are its value however few they are,
  * unless one is another with words added at its end (`PROTO=TCP` / `PROTO=TCP FINAL`: a last word
  * naming the event). One-word values (`user=root` / `user=guest`) are no text and keep their words.
+ * After a label in a line about a value (the prefix holds a variable), reasons are one value however
+ * few (reasonTexts): `door reopened: hall button pressed` / `obstruction detected (photo eye)`.
  */
 function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
   if (!vocabulary.length) return;
@@ -1011,17 +1114,42 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
     const lines = new Map<number, number>();
     group.forEach((e, i) => lines.set(i, e.lines));
     const keyText = (vocabulary[group[0].tokens[k - 1]] ?? '').endsWith('=');
-    if (!keyText && (group.length < options.minDistinct || !manyRare(lines, options))) continue;
+    const reasons = !keyText && reasonTexts(group, k, vocabulary);
+    if (!keyText && !reasons && (group.length < options.minDistinct || !manyRare(lines, options))) continue;
     // A text that another prints with more words at its end (`PROTO=TCP` / `PROTO=TCP FINAL`) is a word
     // naming the event, as a constant last word is: the group stays.
     const tails = group.map((e) => e.tokens.subarray(k).join(','));
-    if (keyText && tails.some((a) => tails.some((b) => a !== b && b.startsWith(`${a},`)))) continue;
+    if ((keyText || reasons) && tails.some((a) => tails.some((b) => a !== b && b.startsWith(`${a},`)))) continue;
     const masked = Int32Array.from([...group[0].tokens.subarray(0, k), wildcard]);
     for (const e of group) {
       done.add(e);
       for (const r of e.rows) current[r] = masked;
     }
   }
+}
+
+/** A word of a reason: letters first or a parenthesis, no digit, no `=`, no variable (`obstruction`, `(photo`, `eye)`). */
+const REASON_WORD = /^\(?[A-Za-z][\w'-]*\)?[.,]?$/;
+/** Reasons after a label must be at least this many texts: the smallest set the weak evidence works with. */
+const REASON_MIN_TEXTS = 3;
+/**
+ * At least REASON_MIN_SENTENCES of the texts are of REASON_MIN_WORDS words or more: states after a label
+ * are single words with perhaps one of two (`Status: active` / `inactive` / `starting up`).
+ */
+const REASON_MIN_WORDS = 2;
+const REASON_MIN_SENTENCES = 2;
+
+/**
+ * Reasons after a label (`door reopened: hall button pressed` / `obstruction detected (photo eye)` / …):
+ * at least REASON_MIN_TEXTS texts of plain words after a `…:` label whose prefix holds a variable (the
+ * line is about one thing, the label says what happened to it, the words say why).
+ */
+function reasonTexts(group: TemplateEntry[], k: number, vocabulary: readonly string[]): boolean {
+  if (group.length < REASON_MIN_TEXTS) return false;
+  const prefix = group[0].tokens.subarray(0, k);
+  if (!prefix.some((id) => vocabulary[id]?.includes(WILDCARD))) return false;
+  if (group.filter((e) => e.tokens.length - k >= REASON_MIN_WORDS).length < REASON_MIN_SENTENCES) return false;
+  return group.every((e) => e.tokens.subarray(k).every((id) => REASON_WORD.test(vocabulary[id] ?? '')));
 }
 
 /**
@@ -1112,9 +1240,11 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * a group; with at least CODE_TEXT_MIN_VALUES different texts the words are one variable. The
  * position-by-position passes cannot see it: the texts differ in length, and the code beside them is
  * masked already. Two texts (`(read)` / `(write)`, `(carrier lost)` / `(admin)`) and one constant
- * parenthetical (`VM Started (Lifecycle Event)` beside `VM Started`) keep their words.
+ * parenthetical (`VM Started (Lifecycle Event)` beside `VM Started`) keep their words. Once a
+ * parenthesised text ending the line is a variable, the lines of the same prefix that print no text
+ * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional.
  */
-function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, vocabulary: readonly string[]) {
+function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, printed: Float64Array, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const text = (id: number) => !keys.has(id) && TEXT_WORD.test(vocabulary[id] ?? '') && !(vocabulary[id] ?? '').endsWith(':');
   const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
@@ -1139,7 +1269,8 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
   };
   for (const span of [before, after]) {
     const groups = new Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>();
-    for (const entry of distinctTemplates(current)) {
+    const entries = distinctTemplates(current, printed);
+    for (const entry of entries) {
       const at = span(entry.tokens);
       if (!at) continue;
       const t = entry.tokens;
@@ -1149,12 +1280,57 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
       group.entries.push({ entry, at });
       groups.set(k, group);
     }
+    joinSingletonTexts(groups, wildcard, levels);
+    const bare = span === after ? new Map(distinctTemplates(current).map((e) => [e.tokens.join(','), e])) : undefined;
     for (const { texts, entries } of groups.values()) {
       if (texts.size < CODE_TEXT_MIN_VALUES) continue;
       const { entry, at } = entries[0];
       const folded = Int32Array.from([...entry.tokens.subarray(0, at[0]), wildcard, ...entry.tokens.subarray(at[1])]);
       for (const e of entries) for (const r of e.entry.rows) current[r] = folded;
+      // The lines that leave the reason out (`fd=<*> closed` beside `fd=<*> closed (idletimeout)`) print the
+      // same event: once the texts are a variable, the reason is optional.
+      const without = bare?.get(entry.tokens.subarray(0, at[0]).join(','));
+      if (without) for (const r of without.rows) current[r] = folded;
     }
+  }
+}
+
+type TextGroups = Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>;
+
+/**
+ * A line printed once gives the passes no evidence of its own (absorbSingletons), so its values stay
+ * words where the other lines of its event print variables (`… by www (rebase)` beside `… by <*>
+ * (merge)` / `(squash)`), and its text is missing from the group that would show the text varying.
+ * A group of such lines joins the group of lines printed more often whose prefix and suffix cover it:
+ * equal everywhere but where that group holds a variable, the anchor equal (as absorbSingletons).
+ */
+function joinSingletonTexts(groups: TextGroups, wildcard: number, levels: Set<number>) {
+  const keyed = [...groups.entries()];
+  for (const [k, group] of keyed) {
+    if (group.entries.some(({ entry }) => entry.lines !== 1)) continue;
+    let best: { key: string; lines: number } | undefined;
+    for (const [k2, target] of keyed) {
+      if (k2 === k || !groups.has(k2) || target.entries.every(({ entry }) => entry.lines === 1)) continue;
+      const covers = group.entries.every(({ entry, at }) => {
+        const { entry: t, at: tat } = target.entries[0];
+        const a = entry.tokens;
+        const b = t.tokens;
+        if (at[0] !== tat[0] || a.length - at[1] !== b.length - tat[1]) return false;
+        const anchor = a.length > 1 && levels.has(a[0]) ? 2 : 1;
+        const same = (q: number, r: number, first: boolean) => a[q] === b[r] || (b[r] === wildcard && !first);
+        for (let q = 0; q < at[0]; q++) if (!same(q, q, q < anchor)) return false;
+        for (let q = at[1]; q < a.length; q++) if (!same(q, q - at[1] + tat[1], false)) return false;
+        return true;
+      });
+      if (!covers) continue;
+      const lines = target.entries.reduce((n, { entry }) => n + entry.lines, 0);
+      if (!best || lines > best.lines || (lines === best.lines && k2 < best.key)) best = { key: k2, lines };
+    }
+    if (!best) continue;
+    const target = groups.get(best.key)!;
+    for (const text of group.texts) target.texts.add(text);
+    target.entries.push(...group.entries);
+    groups.delete(k);
   }
 }
 

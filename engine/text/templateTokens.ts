@@ -22,6 +22,9 @@
  *   unit or a currency too (`<*> bar`, `<*> USD`), a magnitude written apart from a spelled-out size
  *   unit too (`<*> M Bytes/second`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
+ * JSON fields are keys and values too: a token holding `"key":` fields splits after each `"key":` and
+ * before each `"` after a comma (`{"command":` `"git-upload-pack",` `"level":` `"info",`), unless the
+ * object is the value of a `key=` (`result={"score":92,…}` stays that key's one value).
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
  * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value);
  * a leading `[thread name/LEVEL]:` is `[<*>/LEVEL]:` (a thread is a value, the level a severity); a
@@ -74,6 +77,10 @@ const QUOTED_TOKENS = 6;
 const QUOTED_PHRASE_TOKENS = 20;
 /** A leading `service(name)…`: a word, `(`, then a name that opens with a letter and a closing `)`. */
 const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
+/** A JSON field inside a token: a quoted key and a colon before a value (`"level":"info"`, `{"gl_key_id":8370`). */
+const JSON_FIELD = /"[A-Za-z_][\w.-]*":["{[\d-]/;
+/** Where a JSON token splits: after a `"key":`, and before a `"` that follows a comma. */
+const JSON_PIECES = /(?<=[A-Za-z_\d]":)|(?<=,)(?=")/;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
 const SIZE_TIME_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec'];
 /** Physical units (`12.5 bar`, `80 degC`, `1500 rpm`); single letters (`A`, `V`, `W`) are left out: they are words too. */
@@ -368,6 +375,13 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     if (words[i + 1] === '=>' && i + 2 < words.length && /^[A-Za-z][\w.-]*$/.test(words[i])) {
       tokens.push(`${maskToken(words[i])}=>`);
       i++;
+      continue;
+    }
+    // JSON fields (`{"command":"git-upload-pack","level":"info",…`) are keys and values as `key=value`
+    // is: the token splits after each `"key":` and before each `"` that follows a comma. A JSON object
+    // that is the value of a key (`result={"score":92,…}`) stays that key's one value.
+    if (JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
+      for (const piece of words[i].split(JSON_PIECES)) if (piece) pushToken(tokens, piece);
       continue;
     }
     pushToken(tokens, words[i]);

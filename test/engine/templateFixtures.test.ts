@@ -1449,4 +1449,175 @@ test('a speaker\'s tag (opposite): a tag later in the line, or a level in angle 
   exact(lines);
 });
 
+const ATTRS = ['uid', 'cn', 'mail', 'memberOf', 'uidNumber', 'gidNumber', 'homeDirectory', 'loginShell', 'sn', 'givenName', 'objectClass'];
+
+test('a list of values after a key is one value however long (attr=uid / attr=cn mail memberOf sn givenName objectClass)', () => {
+  const r = rng(84);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const list = Array.from({ length: 1 + Math.floor(r() * 6) }, () => pick(r, ATTRS)).join(' ');
+    lines.push(['search', `conn=${1000 + Math.floor(r() * 90000)} op=${Math.floor(r() * 40)} SRCH attr=${list}`]);
+  }
+  const templates = exact(lines);
+  assert.is(templates[0], 'conn= <*> op= <*> SRCH attr= <*>');
+});
+
+test('a list after a key (opposite): words after the value that never follow the key name the event (user=<name> logged in / logged out)', () => {
+  const r = rng(85);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const what = pick(r, ['in', 'out']);
+    lines.push([what, `session ${1000 + Math.floor(r() * 90000)} user=${pick(r, names)} logged ${what}`]);
+  }
+  exact(lines);
+});
+
+test('a word before different keys is a verb (MOD dn=<dn> / MOD attr=<list> / ADD dn= / DEL dn= / SRCH attr=)', () => {
+  const r = rng(86);
+  const lines: Array<[string, string]> = [];
+  const prefix = () => `conn=${1000 + Math.floor(r() * 90000)} op=${Math.floor(r() * 40)}`;
+  const dn = () => `"uid=${pick(r, names)},ou=${pick(r, ['people', 'admins', 'service'])},dc=example,dc=com"`;
+  const list = (n: number, of: readonly string[]) => Array.from({ length: 1 + Math.floor(r() * n) }, () => pick(r, of)).join(' ');
+  for (let i = 0; i < 150; i++) {
+    lines.push(['search', `${prefix()} SRCH attr=${list(6, ATTRS)}`]);
+    if (r() < 0.4) lines.push(['modattr', `${prefix()} MOD attr=${list(3, ['userPassword', 'shadowLastChange', 'mail', 'loginShell', 'description'])}`]);
+    if (r() < 0.3) lines.push(['mod', `${prefix()} MOD dn=${dn()}`]);
+    if (r() < 0.3) lines.push(['add', `${prefix()} ADD dn=${dn()}`]);
+    if (r() < 0.2) lines.push(['del', `${prefix()} DEL dn=${dn()}`]);
+  }
+  exact(lines);
+});
+
+test('a word before different keys (opposite): flags before the same key are one value (… RES=0x00 SYN URGP=0 / ACK / RST / ACK FIN / ACK PSH)', () => {
+  const r = rng(87);
+  const lines: Array<[string, string]> = [];
+  const head = () =>
+    `IN=eth0 OUT= MAC=${hex(r, 2)}:${hex(r, 2)}:${hex(r, 2)}:${hex(r, 2)}:08:00 SRC=${ip(r)} DST=${ip(r)} LEN=${40 + Math.floor(r() * 20)} TTL=${Math.floor(r() * 250)} ID=${Math.floor(r() * 65000)}`;
+  for (let i = 0; i < 300; i++) {
+    lines.push([
+      'block',
+      `[UFW BLOCK] ${head()}${r() < 0.4 ? ' DF' : ''} PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${pick(r, [22, 80, 443, 445])} WINDOW=${Math.floor(r() * 65000)} RES=0x00 ${pick(r, ['SYN', 'ACK', 'RST', 'ACK FIN', 'ACK PSH'])} URGP=0`,
+    ]);
+    if (r() < 0.3)
+      lines.push([
+        'allow',
+        `[UFW ALLOW] ${head()} DF PROTO=TCP SPT=${1024 + Math.floor(r() * 60000)} DPT=${pick(r, [22, 80, 443])} WINDOW=${Math.floor(r() * 65000)} RES=0x00 SYN URGP=0`,
+      ]);
+  }
+  exact(lines);
+});
+
+test('an optional reason ending a line: once three or more reasons are a value, the lines without one join them (fd=<*> closed / closed (idletimeout) / (connection lost) / …)', () => {
+  const r = rng(88);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const reason = r() < 0.3 ? ` (${pick(r, ['connection lost', 'idletimeout', 'slapd shutdown'])})` : '';
+    lines.push(['closed', `conn=${1000 + Math.floor(r() * 90000)} fd=${10 + Math.floor(r() * 290)} closed${reason}`]);
+  }
+  exact(lines);
+});
+
+test('an optional reason (opposite): with two reasons the bare line and each reason stay three events (link down / (carrier lost) / (admin))', () => {
+  const r = rng(89);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const reason = pick(r, ['', 'carrier lost', 'admin']);
+    lines.push([reason || 'bare', `[net] port ${1 + Math.floor(r() * 48)} link down${reason ? ` (${reason})` : ''}`]);
+  }
+  exact(lines);
+});
+
+test('reasons after a label: three or more texts of plain words after `…:` in a line about a value are one value (door reopened: hall button pressed / obstruction detected (photo eye) / …)', () => {
+  const r = rng(90);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const reason = pick(r, ['hall button pressed', 'door open button pressed', 'obstruction detected (photo eye)', 'obstruction detected (safety edge)']);
+    lines.push(['reopened', `[car ${1 + Math.floor(r() * 8)}] door reopened: ${reason}`]);
+  }
+  exact(lines);
+});
+
+test('reasons after a label (opposite): states that extend another or are no plain words name the event (Termination: Backup OK / Backup OK -- with warnings / *** Backup Error ***)', () => {
+  const r = rng(91);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const state = pick(r, ['Backup OK', 'Backup OK', 'Backup OK -- with warnings', '*** Backup Error ***']);
+    lines.push([state, `bk-dir JobId ${1000 + Math.floor(r() * 90000)}: Termination: ${state}`]);
+  }
+  exact(lines);
+});
+
+test('JSON fields are keys and values: three or more values of one field inside the line are a variable ({"command":"git-upload-pack" / "git-receive-pack" / "git-upload-archive",…})', () => {
+  const r = rng(92);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++)
+    lines.push([
+      'command',
+      `{"command":"${pick(r, ['git-upload-pack', 'git-upload-pack', 'git-receive-pack', 'git-upload-archive'])}","correlation_id":"${hex(r, 20).toUpperCase()}","gl_key_id":${1 + Math.floor(r() * 9999)},"gl_project_path":"${pick(r, names)}/${pick(r, names)}","level":"info","msg":"executing git command","remote_ip":"${ip(r)}","username":"${pick(r, names)}"}`,
+    ]);
+  exact(lines);
+});
+
+test('JSON fields (opposite): two values of a field name two events, and a quoted name closing a label is no key (table "a.b": index scans: 3)', () => {
+  const r = rng(93);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const type = pick(r, ['ContainerStarted', 'ContainerDied']);
+    lines.push([type, `{"ID":"${hex(r, 8)}-${hex(r, 4)}","Type":"${type}","Data":"${hex(r, 24)}"}`]);
+    lines.push(['vacuum', `automatic vacuum of table "${pick(r, names)}.public.${pick(r, names)}${pick(r, names)}": index scans: ${Math.floor(r() * 5)}`]);
+  }
+  exact(lines);
+});
+
+test('values closing a bracketed record: three or more values of a key that close the record are a variable at the end too (… (libx264, crf=25, preset=medium) / fast / slow)', () => {
+  const r = rng(94);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++)
+    lines.push([
+      'started',
+      `[job ${hex(r, 8)}] rendition ${pick(r, ['1080p', '720p', '480p'])} started (${pick(r, ['libx264', 'libx265'])}, crf=${18 + Math.floor(r() * 14)}, preset=${pick(r, ['medium', 'medium', 'fast', 'slow', 'veryfast'])})`,
+    ]);
+  exact(lines);
+});
+
+test('values closing a bracketed record (opposite): last values without a bracket, and two closing values, name the event (result=ok / failed / skipped; (…, mode=fast) / (…, mode=slow))', () => {
+  const r = rng(95);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const result = pick(r, ['ok', 'failed', 'skipped']);
+    lines.push([result, `task ${hex(r, 8)} done in ${Math.floor(r() * 900)}ms result=${result}`]);
+    const mode = pick(r, ['fast', 'slow']);
+    lines.push([
+      mode,
+      `[job ${hex(r, 8)}] encode pass ${1 + Math.floor(r() * 2)} (${pick(r, ['libx264', 'libx265'])}, crf=${18 + Math.floor(r() * 14)}, mode=${mode})`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a text printed once joins the texts its line would vary with (… by <*> (merge) / (squash) / three lines … by www (rebase))', () => {
+  const r = rng(96);
+  const lines: Array<[string, string]> = [];
+  const users = [...names, 'www', 'ftpuser', 'ubuntu'];
+  for (let i = 0; i < 120; i++)
+    lines.push([
+      'merged',
+      `[I] Pull request #${1 + Math.floor(r() * 3000)} merged in ${pick(r, names)}/${pick(r, names)} by ${pick(r, names)} (${pick(r, ['merge', 'merge', 'squash'])})`,
+    ]);
+  for (const user of users.slice(-3)) lines.push(['merged', `[I] Pull request #${1 + Math.floor(r() * 3000)} merged in ${user}/nova by ${user} (rebase)`]);
+  exact(lines);
+});
+
+test('a text printed once (opposite): it stays apart where the lines it would join print another word (… closed in www/nova by www (revert))', () => {
+  const r = rng(97);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++)
+    lines.push([
+      'merged',
+      `[I] Pull request #${1 + Math.floor(r() * 3000)} merged in ${pick(r, names)}/${pick(r, names)} by ${pick(r, names)} (${pick(r, ['merge', 'merge', 'squash', 'rebase'])})`,
+    ]);
+  lines.push(['closed', `[I] Pull request #${1 + Math.floor(r() * 3000)} closed in www/nova by www (revert)`]);
+  exact(lines);
+});
+
 test.run();
