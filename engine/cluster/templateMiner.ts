@@ -32,7 +32,8 @@
  *      bracketed record there (`preset=medium)` / `fast)` / `slow)`), and a `key=` token (engine/text/templateTokens.ts
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
- *      variable everywhere (two digit-free values in one line never vary alone).
+ *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
+ *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys).
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
  * elsewhere). The result does not depend on the order of the lines except through the template
  * numbering (first occurrence). Lines hash as the sum of per-position 32-bit mixes, twice (53 bits):
@@ -517,18 +518,16 @@ function collapseKeyLists(rows: Int32Array[], keys: Set<number>, printed: Float6
   for (const [k, counts] of values) if (manyRare(counts, options)) listKeys.set(k, counts);
   if (!listKeys.size) return;
   rows.forEach((row, r) => {
-    let out: number[] | undefined;
+    const out: number[] = [];
     for (let p = 0; p < row.length; p++) {
+      out.push(row[p]);
       const items = listKeys.get(row[p]);
       if (!items || p + 1 >= row.length || keys.has(row[p + 1])) continue;
-      let end = p + 2;
-      while (end < row.length && items.has(row[end]) && !keys.has(row[end])) end++;
-      if (end === p + 2) continue;
-      out ??= Array.from(row.subarray(0, p + 2));
-      for (let q = end; q < row.length; q++) out.push(row[q]);
-      rows[r] = Int32Array.from(out);
-      return;
+      // The key's value, then the further items of its list (left out).
+      out.push(row[++p]);
+      while (p + 1 < row.length && items.has(row[p + 1]) && !keys.has(row[p + 1])) p++;
     }
+    if (out.length < row.length) rows[r] = Int32Array.from(out);
   });
 }
 
@@ -1273,8 +1272,7 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
   };
   for (const span of [before, after]) {
     const groups = new Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>();
-    const entries = distinctTemplates(current, printed);
-    for (const entry of entries) {
+    for (const entry of distinctTemplates(current, printed)) {
       const at = span(entry.tokens);
       if (!at) continue;
       const t = entry.tokens;
