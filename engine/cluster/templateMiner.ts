@@ -566,7 +566,11 @@ function foldOptionalSegments(current: Int32Array[], original: Int32Array[], voc
           if (!holdsVariable(long.tokens[i - 1])) continue;
           if (i + seg === length) {
             if (!FIELD_LABEL.test(vocabulary[long.tokens[i]] ?? '')) continue;
-            if (!long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(',')) && !numericKeyField(long, original, i, vocabulary)) continue;
+            if (
+              !long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(',')) &&
+              !numericKeyField(long, original, i, vocabulary)
+            )
+              continue;
           } else {
             let variable = false;
             for (let q = i; q < i + seg; q++) if (holdsVariable(long.tokens[q])) variable = true;

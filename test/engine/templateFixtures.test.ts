@@ -1262,7 +1262,10 @@ test('a comma list of counted items (opposite): a word added after a comma witho
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 200; i++) {
     const degraded = r() < 0.4;
-    lines.push([degraded ? 'degraded' : 'up', `port ${1 + Math.floor(r() * 48)} state: up${degraded ? ', degraded' : ''}; speed ${pick(r, [100, 1000, 10000])} Mb/s`]);
+    lines.push([
+      degraded ? 'degraded' : 'up',
+      `port ${1 + Math.floor(r() * 48)} state: up${degraded ? ', degraded' : ''}; speed ${pick(r, [100, 1000, 10000])} Mb/s`,
+    ]);
   }
   exact(lines);
 });
@@ -1296,8 +1299,17 @@ test('a map printed with spaces after its commas is one token as without them ({
   const r = rng(88);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 300; i++) {
-    const extra = [`size=${Math.floor(r() * 100)}`, `from=${Math.floor(r() * 500)}`, 'exact=true', 'partial=false', `timeout=${1 + Math.floor(r() * 60)}s`].filter(() => r() < 0.3);
-    lines.push(['search', `query on /${pick(r, names)}-${pick(r, names)}/_find, args: {index=${pick(r, names)}-${Math.floor(r() * 99)}${extra.map((e) => `, ${e}`).join('')}}`]);
+    const extra = [
+      `size=${Math.floor(r() * 100)}`,
+      `from=${Math.floor(r() * 500)}`,
+      'exact=true',
+      'partial=false',
+      `timeout=${1 + Math.floor(r() * 60)}s`,
+    ].filter(() => r() < 0.3);
+    lines.push([
+      'search',
+      `query on /${pick(r, names)}-${pick(r, names)}/_find, args: {index=${pick(r, names)}-${Math.floor(r() * 99)}${extra.map((e) => `, ${e}`).join('')}}`,
+    ]);
     if (r() < 0.3) lines.push(['slow', `slow query on /${pick(r, names)}/_find took ${Math.floor(r() * 9000)} ms`]);
   }
   exact(lines);
@@ -1308,7 +1320,11 @@ test('a map printed with spaces (opposite): each item keeps its key and a word v
   const r = rng(89);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 200; i++) {
-    const [from, to] = pick(r, [['CREATED', 'SENT'], ['SENT', 'DONE'], ['SENT', 'FAILED']]);
+    const [from, to] = pick(r, [
+      ['CREATED', 'SENT'],
+      ['SENT', 'DONE'],
+      ['SENT', 'FAILED'],
+    ]);
     lines.push([`${from}-${to}`, `order ${Math.floor(r() * 99999)} moved {from=${from}, to=${to}}`]);
   }
   exact(lines);
@@ -1335,29 +1351,36 @@ test('wide values (opposite): two-word values opening with other punctuation tha
   exact(lines);
 });
 
-test('a quoted name of several words is one value, a number in it too (connection \'HomeNet\' / \'Cafe Guest\' / \'Wired connection 1\')', () => {
+test("a quoted name of several words is one value, a number in it too (connection 'HomeNet' / 'Cafe Guest' / 'Wired connection 1')", () => {
   const r = rng(92);
   const lines: Array<[string, string]> = [];
   const hex = () => Math.floor(r() * 2 ** 32).toString(16);
   for (let i = 0; i < 300; i++) {
     const name = pick(r, ['HomeNet', 'eduroam', 'CORP-WLAN', 'vpn-office', 'Wired connection 1', 'Wired connection 2', 'Cafe Guest']);
-    lines.push(['start', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: starting connection '${name}' (${hex()}-${hex()})`]);
-    if (r() < 0.3) lines.push(['up', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: link up at ${Math.floor(r() * 1000)} Mb/s`]);
+    lines.push([
+      'start',
+      `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: starting connection '${name}' (${hex()}-${hex()})`,
+    ]);
+    if (r() < 0.3)
+      lines.push(['up', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: link up at ${Math.floor(r() * 1000)} Mb/s`]);
   }
   exact(lines);
 });
 
-test('a quoted name of several words (opposite): beside one constant quoted word it stays apart (profile \'default\' / \'Wired connection 1\')', () => {
+test("a quoted name of several words (opposite): beside one constant quoted word it stays apart (profile 'default' / 'Wired connection 1')", () => {
   const r = rng(93);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 300; i++) {
     const name = pick(r, ['default', 'Wired connection 1', 'Wired connection 2']);
-    lines.push([name === 'default' ? 'default' : 'wired', `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: profile '${name}' (${Math.floor(r() * 2 ** 32).toString(16)}) applied`]);
+    lines.push([
+      name === 'default' ? 'default' : 'wired',
+      `<info> [${Math.floor(r() * 99999)}] device ${pick(r, ['eth0', 'wlan0', 'enp0s31f6'])}: profile '${name}' (${Math.floor(r() * 2 ** 32).toString(16)}) applied`,
+    ]);
   }
   exact(lines);
 });
 
-test('an optional last key=<n> field after another key\'s value is the same event (limit=<n>/s / limit=<n>/s burst=<n>)', () => {
+test("an optional last key=<n> field after another key's value is the same event (limit=<n>/s / limit=<n>/s burst=<n>)", () => {
   const r = rng(94);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 300; i++) {
@@ -1373,7 +1396,10 @@ test('an optional last key field (opposite): a last field with a word value name
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 300; i++) {
     const user = r() < 0.4 ? pick(r, ['root', 'guest', 'test']) : '';
-    lines.push([user || 'host', `authentication failure; uid=${Math.floor(r() * 999)} rhost=10.0.${Math.floor(r() * 250)}.${Math.floor(r() * 250)}${user ? ` user=${user}` : ''}`]);
+    lines.push([
+      user || 'host',
+      `authentication failure; uid=${Math.floor(r() * 999)} rhost=10.0.${Math.floor(r() * 250)}.${Math.floor(r() * 250)}${user ? ` user=${user}` : ''}`,
+    ]);
   }
   exact(lines);
 });
@@ -1383,7 +1409,13 @@ test('a comma list of the values a variable takes is that variable (reasons: pau
   const lines: Array<[string, string]> = [];
   const reasons = ['paused', 'offline-report', 'toner-low-report', 'door-open-error', 'media-empty-warning', 'cover-open', 'jam'];
   // Lists printed once each, no two alike but in one item: no position of them varies in a context.
-  const lists = ['paused, offline-report', 'toner-low-report, jam', 'cover-open, door-open-error', 'jam, paused, cover-open', 'offline-report, media-empty-warning, toner-low-report'];
+  const lists = [
+    'paused, offline-report',
+    'toner-low-report, jam',
+    'cover-open, door-open-error',
+    'jam, paused, cover-open',
+    'offline-report, media-empty-warning, toner-low-report',
+  ];
   for (let i = 0; i < 30; i++) lines.push(['reasons', `[Job ${Math.floor(r() * 99999)}] State-reasons: ${pick(r, reasons)}`]);
   for (const list of lists) lines.push(['reasons', `[Job ${Math.floor(r() * 99999)}] State-reasons: ${list}`]);
   for (let i = 0; i < 20; i++) lines.push(['done', `[Job ${Math.floor(r() * 99999)}] Completed successfully.`]);
@@ -1395,7 +1427,10 @@ test('a comma list of values (opposite): a list of words the variable never took
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 200; i++) {
     const locked = r() < 0.2;
-    lines.push([locked ? 'locked' : 'mode', `[Unit ${Math.floor(r() * 99999)}] Mode: ${locked ? 'maintenance, locked' : pick(r, ['idle', 'busy', 'ready', 'standby', 'warmup', 'cooldown', 'paused'])}`]);
+    lines.push([
+      locked ? 'locked' : 'mode',
+      `[Unit ${Math.floor(r() * 99999)}] Mode: ${locked ? 'maintenance, locked' : pick(r, ['idle', 'busy', 'ready', 'standby', 'warmup', 'cooldown', 'paused'])}`,
+    ]);
   }
   exact(lines);
 });
@@ -1424,7 +1459,7 @@ test('a leading [thread/LEVEL]: (opposite): a leading bracketed word without a l
   exact(lines);
 });
 
-test('a speaker\'s tag after the leading label opens free text ([<*>/INFO]: <alice> any words / <bob> lol / beside <name> drowned)', () => {
+test("a speaker's tag after the leading label opens free text ([<*>/INFO]: <alice> any words / <bob> lol / beside <name> drowned)", () => {
   assert.equal(templateTokens('[Server thread/INFO]: <alice> gg anyone here?', 100).tokens, ['[<*>/INFO]:', '<<*>>', '<*>']);
   const r = rng(100);
   const lines: Array<[string, string]> = [];
@@ -1438,7 +1473,7 @@ test('a speaker\'s tag after the leading label opens free text ([<*>/INFO]: <ali
   exact(lines);
 });
 
-test('a speaker\'s tag (opposite): a tag later in the line, or a level in angle brackets, opens no free text (mail: from <alice> accepted / rejected; x: <info> …)', () => {
+test("a speaker's tag (opposite): a tag later in the line, or a level in angle brackets, opens no free text (mail: from <alice> accepted / rejected; x: <info> …)", () => {
   assert.equal(templateTokens('relay: <info> queue flushed', 100).tokens, ['relay:', '<info>', 'queue', 'flushed']);
   const r = rng(101);
   const lines: Array<[string, string]> = [];
