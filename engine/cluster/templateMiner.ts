@@ -847,6 +847,9 @@ function numericKeyField(e: TemplateEntry, original: Int32Array[], i: number, vo
   return e.rows.every((r) => original[r].length === length && (vocabulary[original[r][length - 1]] ?? '') === WILDCARD);
 }
 
+/** An item of a list of values: a word of letters, `-` and `_`, no digit, no variable. */
+const LIST_WORD = /^[A-Za-z][\w-]*$/;
+
 /**
  * A comma list of the values a variable takes is that variable (`Printer-state-reasons: paused` /
  * `paused, offline-report` / `media-empty-warning, toner-low-report, paused`): where a template holds a
@@ -855,9 +858,6 @@ function numericKeyField(e: TemplateEntry, original: Int32Array[], i: number, vo
  * comma list (each but the last ending with `,`) of plain words, one at least a value the variable took
  * alone. A list of words none of which the variable took (`up, degraded` beside a constant `up`) stays.
  */
-/** An item of a list of values: a word of letters, `-` and `_`, no digit, no variable. */
-const LIST_WORD = /^[A-Za-z][\w-]*$/;
-
 function foldValueLists(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const byLength = templatesByLength(current);
@@ -921,8 +921,7 @@ const LEAD = /^[^\w<>*]+/;
  * is itself a variable of two or more words each opening with that punctuation (`[auto(bulk api)]` /
  * `[auto(index api)]` beside `[api]` / `[rollover_index]`), when all together are at least three. A
  * quoted name closed by its last word is one value with a number inside it too (`'Wired connection 1'`
- * beside `'HomeNet'` / `'eduroam'` / `'CORP-WLAN'`).
- * Strictly inside the line, with
+ * beside `'HomeNet'` / `'eduroam'` / `'CORP-WLAN'`). Strictly inside the line, with
  * a frame of OPTIONAL_SEGMENT_FRAME constant tokens as the optional segments need; a word printed
  * without the punctuation (`begin` / `begin again`) is no such value.
  */
