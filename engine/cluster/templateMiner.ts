@@ -448,6 +448,20 @@ function manyRare(lines: Map<number, number>, options: MinerOptions): boolean {
   return most <= options.rareShare * total;
 }
 
+/** Each key's values (the token right after it, not itself a key) with the lines printing each. */
+function keyValueCounts(rows: Int32Array[], keys: Set<number>, printed: Float64Array): Map<number, Map<number, number>> {
+  const values = new Map<number, Map<number, number>>();
+  rows.forEach((row, r) => {
+    for (let p = 0; p + 1 < row.length; p++) {
+      if (!keys.has(row[p]) || keys.has(row[p + 1])) continue;
+      let counts = values.get(row[p]);
+      if (!counts) values.set(row[p], (counts = new Map()));
+      counts.set(row[p + 1], (counts.get(row[p + 1]) ?? 0) + printed[r]);
+    }
+  });
+  return values;
+}
+
 /**
  * The value of a key is judged across every line that prints the key, not only among lines equal
  * elsewhere: a key whose values are many and each rare (`rhost=` host names, `user=` user names, the
@@ -458,17 +472,8 @@ function manyRare(lines: Map<number, number>, options: MinerOptions): boolean {
  */
 function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: number, printed: Float64Array, options: MinerOptions) {
   if (!keys.size) return;
-  const values = new Map<number, Map<number, number>>();
-  current.forEach((row, r) => {
-    for (let p = 0; p + 1 < row.length; p++) {
-      if (!keys.has(row[p]) || keys.has(row[p + 1])) continue;
-      let counts = values.get(row[p]);
-      if (!counts) values.set(row[p], (counts = new Map()));
-      counts.set(row[p + 1], (counts.get(row[p + 1]) ?? 0) + printed[r]);
-    }
-  });
   const variableKeys = new Set<number>();
-  for (const [k, counts] of values) if (manyRare(counts, options)) variableKeys.add(k);
+  for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
 }
@@ -505,17 +510,8 @@ function addJsonKeys(rows: Int32Array[], keys: Set<number>, vocabulary: readonly
  */
 function collapseKeyLists(rows: Int32Array[], keys: Set<number>, printed: Float64Array, options: MinerOptions) {
   if (!keys.size) return;
-  const values = new Map<number, Map<number, number>>();
-  rows.forEach((row, r) => {
-    for (let p = 0; p + 1 < row.length; p++) {
-      if (!keys.has(row[p]) || keys.has(row[p + 1])) continue;
-      let counts = values.get(row[p]);
-      if (!counts) values.set(row[p], (counts = new Map()));
-      counts.set(row[p + 1], (counts.get(row[p + 1]) ?? 0) + printed[r]);
-    }
-  });
   const listKeys = new Map<number, Map<number, number>>();
-  for (const [k, counts] of values) if (manyRare(counts, options)) listKeys.set(k, counts);
+  for (const [k, counts] of keyValueCounts(rows, keys, printed)) if (manyRare(counts, options)) listKeys.set(k, counts);
   if (!listKeys.size) return;
   rows.forEach((row, r) => {
     const out: number[] = [];
