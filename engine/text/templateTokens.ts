@@ -7,6 +7,8 @@
  *   → `Surface(name=` `PopupWindow:<*>)`); a run of two or more `key=value` items joined by commas keeps
  *   its keys and masks each value (`a=1,b=x,c=2` → `a=<*>,b=x,c=<*>`: `from=CREATED,to=SENT` names an
  *   event), a repeated item once (`{k<*>=<*>}` whatever the count);
+ * - a number right-aligned in its brackets (`[    5.642495]`, a kernel ring buffer's time) is one token
+ *   with them, as `[12345.678901]` is: the padding is not a token;
  * - inside a token, the pieces between punctuation (`=:,;()[]{}<>"'|`) holding a digit, a path (two
  *   or more slashes, or one leading `/word`) or a hex id that drew no digit (six or more letters a-f of
  *   one case) become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
@@ -70,6 +72,8 @@ const QUOTED_TOKENS = 6;
 /** A keyless quoted value spans at most this many more white-space tokens (a browser's user agent has up to 14 words). */
 const QUOTED_PHRASE_TOKENS = 20;
 /** A leading `service(name)…`: a word, `(`, then a name that opens with a letter and a closing `)`. */
+/** A number closing the bracket it was padded in (`5.642495]`, `7)`, `12]:`). */
+const PADDED_NUMBER = /^[+-]?\d[\d.,:]*[\])}][^\w\s]*$/;
 const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
 const SIZE_TIME_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB', 'bytes', 'ms', 'us', 'ns', 's', 'sec', 'secs', 'msec'];
@@ -277,6 +281,19 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end;
         continue;
       }
+    }
+    // A number right-aligned in its brackets (`[    5.642495]` beside `[12345.678901]`, a kernel ring
+    // buffer's time; `(  7)`): the padding is not a token, the number and its brackets are one.
+    if (
+      words[i].length === 1 &&
+      OPENS.includes(words[i]) &&
+      i + 1 < words.length &&
+      PADDED_NUMBER.test(words[i + 1]) &&
+      words[i + 1].includes(CLOSES[OPENS.indexOf(words[i])])
+    ) {
+      pushToken(tokens, `${words[i]}${words[i + 1]}`);
+      i++;
+      continue;
     }
     // A hex dump (`CDB: 28 02 ed e3 d6 6d 1c 14 89 0c`): every byte is a variable, those without a
     // digit too (`ed`), so a dump of any length is one `<*>` once the run is collapsed.

@@ -1244,4 +1244,28 @@ test('a parenthesised text after a constant (opposite): two texts name two event
   exact(lines);
 });
 
+test('a number right-aligned in its brackets is one token with them ([    5.642495] beside [12345.678901], a ring buffer time)', () => {
+  const r = rng(84);
+  const lines: Array<[string, string]> = [];
+  const time = () => {
+    const s = r() < 0.8 ? Math.floor(r() * 20) : Math.floor(r() * 99999);
+    return `[${String(s).padStart(5, ' ')}.${String(Math.floor(r() * 999999)).padStart(6, '0')}]`;
+  };
+  for (let i = 0; i < 120; i++) {
+    lines.push(['link', `${time()} ata${1 + Math.floor(r() * 8)}: SATA link down (SStatus 0 SControl 300)`]);
+    lines.push(['renamed', `${time()} ens${1 + Math.floor(r() * 200)}: renamed from eth${Math.floor(r() * 4)}`]);
+  }
+  exact(lines);
+});
+
+test('a number right-aligned in its brackets (opposite): a word padded in its brackets stays a word ([  OK  ] / [ FAIL ])', () => {
+  const r = rng(85);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const ok = r() < 0.6;
+    lines.push([ok ? 'ok' : 'failed', `${ok ? '[  OK  ]' : '[ FAIL ]'} Started unit ${pick(r, names)}-${Math.floor(r() * 99)}.service`]);
+  }
+  exact(lines);
+});
+
 test.run();
