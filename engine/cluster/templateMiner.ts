@@ -167,6 +167,7 @@ export function mineTemplates(
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, vocabulary);
+  foldVariableRuns(current, wildcard);
   absorbSingletons(current, wildcard, levels, printed);
 
   // Templates in order of first occurrence.
@@ -474,6 +475,35 @@ const rootOf = (e: TemplateEntry): TemplateEntry => (e.into ? rootOf(e.into) : e
 /** Every row of a folded template prints the template it was folded into, at the end of the chain. */
 function printFolded(current: Int32Array[], byLength: Map<number, TemplateEntry[]>) {
   for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = rootOf(e).tokens;
+}
+
+/**
+ * A run of variables in a mined template is one variable, as a run of one variable token is one token
+ * when a line is tokenised (engine/text/templateTokens.ts): `EntryPoint= <*> <*>` (an address, then a
+ * driver's name the passes found variable) and `EntryPoint= <*>` (an address and a name with a digit,
+ * joined into one token as they were read) print one event. Templates equal once their runs of `<*>`
+ * are one fold together; a template that lines up with no other keeps its tokens.
+ */
+function foldVariableRuns(current: Int32Array[], wildcard: number) {
+  const collapsed = new Map<string, Int32Array>();
+  const shapes = new Map<string, Set<string>>();
+  const shapeOf = new Map<string, string>();
+  for (const row of current) {
+    const k = row.join(',');
+    if (shapeOf.has(k)) continue;
+    const runs: number[] = [];
+    for (const id of row) if (id !== wildcard || runs.at(-1) !== wildcard) runs.push(id);
+    const shape = runs.join(',');
+    shapeOf.set(k, shape);
+    if (!collapsed.has(shape)) collapsed.set(shape, Int32Array.from(runs));
+    const set = shapes.get(shape);
+    if (set) set.add(k);
+    else shapes.set(shape, new Set([k]));
+  }
+  for (let r = 0; r < current.length; r++) {
+    const shape = shapeOf.get(current[r].join(','))!;
+    if (shapes.get(shape)!.size > 1) current[r] = collapsed.get(shape)!;
+  }
 }
 
 /** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */

@@ -1268,4 +1268,33 @@ test('a number right-aligned in its brackets (opposite): a word padded in its br
   exact(lines);
 });
 
+test('a run of variables in a mined template is one variable (EntryPoint=<addr> Ip4Dxe.efi, read as one value, beside EntryPoint=<addr> PciBusDxe.efi)', () => {
+  const r = rng(86);
+  const hex = () =>
+    Math.floor(r() * 0xffffffff)
+      .toString(16)
+      .toUpperCase()
+      .padStart(8, '0');
+  const lines: Array<[string, string]> = [];
+  const drivers = ['PciBusDxe', 'UsbKbDxe', 'NvmExpressDxe', 'SataControllerDxe', 'ConPlatformDxe', 'GraphicsOutputDxe', 'FatPei', 'Ip4Dxe', 'Tcp6Dxe'];
+  for (let i = 0; i < 150; i++) {
+    lines.push(['load', `Loading driver at 0x000${hex()} EntryPoint=0x000${hex()} ${pick(r, drivers)}.efi`]);
+    if (r() < 0.3) lines.push(['install', `InstallProtocolInterface: ${hex()}-${hex()} ${hex()}`]);
+  }
+  exact(lines);
+});
+
+test('a run of variables (opposite): a constant between two variables keeps its event (moved <*> to <*> / moved <*> <*>)', () => {
+  const r = rng(87);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const to = r() < 0.5;
+    lines.push([
+      to ? 'to' : 'plain',
+      `job ${Math.floor(r() * 9999)} moved ${Math.floor(r() * 99999)} ${to ? 'to ' : ''}${pick(r, names)}-${Math.floor(r() * 99)} done`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
