@@ -204,9 +204,40 @@ function collapseLists(tokens: string[]): string[] {
   return out;
 }
 
+/** An item of a comma-separated list outside brackets, holding a variable (`web-<*>,`, `<*>,`). */
+const LIST_ITEM = /^[^\s([{)\]}'"=]*<\*>[^\s([{)\]}'"=]*,$/;
+/** A labelled field (`uid:<*>,`, `pid:<*>`): a record's fields, not a list's items. */
+const LABELLED = /[A-Za-z_]:/;
+/** The last item of such a list (`db-<*>`, `<*>.prod.example.com`), with at most a closing mark after it. */
+const LAST_ITEM = /^[^\s([{)\]}'"=,]*<\*>[^\s([{)\]}'"=,]*([.;:]?)$/;
+
+/**
+ * A comma-separated list of items that each hold a variable, outside brackets (`for web-21, app-04,
+ * cache-32.prod.example.com`: hosts of several shapes), is one variable whatever its length: a list of
+ * two items and a list of eight are one event, as a run of one repeated variable token is. A single item
+ * stays as it is (the miner judges it among the other values there). Labelled fields (`uid:1013,
+ * pid:786`) are a record, not a list: each keeps its label.
+ */
+function collapseCommaLists(tokens: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    let j = i;
+    while (j < tokens.length && LIST_ITEM.test(tokens[j]) && !LABELLED.test(tokens[j])) j++;
+    const last = j > i && j < tokens.length && !LABELLED.test(tokens[j]) ? LAST_ITEM.exec(tokens[j]) : null;
+    if (last) {
+      out.push(`${WILDCARD}${last[1]}`);
+      i = j;
+      continue;
+    }
+    out.push(tokens[i]);
+  }
+  return out;
+}
+
 /** Leaves out short bracketed groups that hold a variable, and collapses runs of one repeated token. */
 function dropOptional(tokens: string[]): string[] {
   tokens = collapseLists(tokens);
+  tokens = collapseCommaLists(tokens);
   const runs: string[] = [];
   // Only a run of a token holding a variable is a list (`blk_<*> blk_<*>`); a repeated word is text (`user user`).
   for (const t of tokens) if (runs.at(-1) !== t || !t.includes(WILDCARD)) runs.push(t);

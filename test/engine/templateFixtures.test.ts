@@ -1297,4 +1297,26 @@ test('a run of variables (opposite): a constant between two variables keeps its 
   exact(lines);
 });
 
+test('a comma-separated list of items holding a variable is one variable whatever its length (for web-21, app-04, cache-32.prod.example.com)', () => {
+  const r = rng(88);
+  const host = () => `${pick(r, ['web', 'db', 'app', 'cache', 'lb'])}-${10 + Math.floor(r() * 30)}${r() < 0.3 ? '.prod.example.com' : ''}`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const n = pick(r, [1, 2, 2, 3, 3, 4, 5, 8]);
+    lines.push(['included', `included: /etc/ansible/roles/${pick(r, names)}/tasks/main.yml for ${Array.from({ length: n }, host).join(', ')}`]);
+    if (r() < 0.3) lines.push(['skipped', `skipped: /etc/ansible/roles/${pick(r, names)}/tasks/main.yml for ${host()}`]);
+  }
+  exact(lines);
+});
+
+test('a comma-separated list (opposite): labelled fields are a record, a different label another event (uid:1013, pid:786 / uid:1013, tid:786)', () => {
+  const r = rng(89);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const label = pick(r, ['pid', 'tid']);
+    lines.push([label, `wake lock acquired tag:${pick(r, names)}, uid:${1000 + Math.floor(r() * 9000)}, ${label}:${Math.floor(r() * 30000)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
