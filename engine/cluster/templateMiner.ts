@@ -63,6 +63,8 @@ export interface MinedTemplates {
 const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 /** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
+/** One word wholly in single or double quotes, at most a separator after it (`'settings:get'`, `"eu-west",`). */
+const QUOTED_WORD = /^(['"])[^\s'"]+\1[,;:.]?$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
@@ -119,6 +121,8 @@ export function mineTemplates(
   const framedWildcards = new Set<number>();
   // The first word of a quoted phrase (`"GET <*> <*>"`) leads a message of its own: only many rare values make it a variable.
   const quoteLeads = new Set<number>();
+  // A word wholly in quotes (`'settings:get'`, `"eu-west"`): a name the line prints, quoted as a value is.
+  const quotedWords = new Set<number>();
   // Marks of punctuation only (`**`, `--`, `##`): a word between two equal marks is a banner's label.
   const marks = new Set<number>();
   // Tokens holding a variable in a frame of words (`wlan<*>:`, `cedar.example.net:<*>`).
@@ -131,6 +135,7 @@ export function mineTemplates(
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
+    if (QUOTED_WORD.test(t)) quotedWords.add(id);
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
   });
@@ -157,7 +162,7 @@ export function mineTemplates(
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
-      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, printed, options);
+      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, quotedWords, marks, masked, levels, printed, options);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
@@ -200,6 +205,7 @@ function generalize(
   keys: Set<number>,
   framedWildcards: Set<number>,
   quoteLeads: Set<number>,
+  quotedWords: Set<number>,
   marks: Set<number>,
   masked: Set<number>,
   levels: Set<number>,
@@ -286,6 +292,8 @@ function generalize(
       // Tokens at p between a value and a word of the message's wording in every line that prints them.
       const wordingAfter =
         p > 0 && p + 1 < length ? onlyWhere(current, members, p, (t) => !holdsVariable(t[p + 1]) && holdsVariable(t[p - 1]) && !keys.has(t[p])) : NO_TOKENS;
+      // Words wholly in quotes (`'settings:get'`) are names the line prints, quoted as values are: three
+      // or more varying in one context inside the line are a variable, as three values after a key are.
       // Tokens at p printed only right after a `key=` token: a key says a value follows, so three or more
       // of them varying in one context inside the line are a variable (`event=push` / `pull_request` /
       // `issues` among masked ids); two (`state=up` / `down`) or a last value (`user=root` / `guest`, as
@@ -338,7 +346,9 @@ function generalize(
           !leading &&
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
-          ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state) || (set.length >= 3 && set.every((v) => keyValues.has(v))));
+          ((shared >= 2 && set.length >= 3) ||
+            (contextsOfSet >= options.minContexts && !state) ||
+            (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))));
         if ((holdsWildcard && valueLike) || many || weak) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);

@@ -1319,4 +1319,27 @@ test('a comma-separated list (opposite): labelled fields are a record, a differe
   exact(lines);
 });
 
+test("three or more words wholly in quotes varying in one context inside a line are a variable (IPC handler 'settings:get' / 'files:list' / 'db:query' took …)", () => {
+  const r = rng(90);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    lines.push([
+      'ipc',
+      `[warn] IPC handler '${pick(r, ['settings:get', 'settings:get', 'files:list', 'db:query', 'auth:token'])}' took ${100 + Math.floor(r() * 9000)}ms`,
+    ]);
+    if (r() < 0.3) lines.push(['window', `[info] window ${Math.floor(r() * 40)} created ${pick(r, [1280, 1920])}x${pick(r, [800, 1080])}`]);
+  }
+  exact(lines);
+});
+
+test('words in quotes (opposite): the same words unquoted name three events (IPC handler settings / files / db took …)', () => {
+  const r = rng(91);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const w = pick(r, ['settings', 'files', 'db']);
+    lines.push([w, `[warn] IPC handler ${w} took ${100 + Math.floor(r() * 9000)}ms`]);
+  }
+  exact(lines);
+});
+
 test.run();
