@@ -23,6 +23,8 @@
  *   unit or a currency too (`<*> bar`, `<*> USD`), a magnitude written apart from a spelled-out size
  *   unit too (`<*> M Bytes/second`); and a run of one token holding a
  *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
+ * A value with spaces inside a `;`-separated record (`…;reason=Busy Here;src_user=1662;…`) is the last key's
+ * value, its words one token with the record before it.
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
  * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value).
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
@@ -72,6 +74,10 @@ const QUOTED_TOKENS = 6;
 /** A keyless quoted value spans at most this many more white-space tokens (a browser's user agent has up to 14 words). */
 const QUOTED_PHRASE_TOKENS = 20;
 /** A leading `service(name)…`: a word, `(`, then a name that opens with a letter and a closing `)`. */
+/** A `;`-separated record ending in a key and the first word of its value (`…;code=486;reason=Busy`). */
+const RECORD_TAIL = /;[\w.-]+=[^=;"'\s]+$/;
+/** The last word of that value, its separator, and the record going on (`Here;` `src_user=1662;…`). */
+const RECORD_HEAD = /^([^=;"'\s]+;)([\w.-]+=.*)$/;
 /** A number closing the bracket it was padded in (`5.642495]`, `7)`, `12]:`). */
 const PADDED_NUMBER = /^[+-]?\d[\d.,:]*[\])}][^\w\s]*$/;
 const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
@@ -296,6 +302,19 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       if (end < words.length && end <= i + QUOTED_TOKENS) {
         pushToken(tokens, words.slice(i, end + 1).join(' '));
         i = end;
+        continue;
+      }
+    }
+    // A value with spaces inside a `;`-separated record (`…;code=486;reason=Busy Here;src_user=1662;…`):
+    // the words up to the next separator are the last key's value, as a quoted value's words are.
+    if (RECORD_TAIL.test(words[i]) && words[i].includes(';')) {
+      let end = i + 1;
+      while (end < words.length && end <= i + QUOTED_TOKENS && /^[^=;"'\s]+$/.test(words[end])) end++;
+      const rest = end < words.length && end <= i + QUOTED_TOKENS ? RECORD_HEAD.exec(words[end]) : null;
+      if (rest) {
+        pushToken(tokens, `${words.slice(i, end).join(' ')} ${rest[1]}`);
+        words[end] = rest[2];
+        i = end - 1;
         continue;
       }
     }

@@ -1342,4 +1342,38 @@ test('words in quotes (opposite): the same words unquoted name three events (IPC
   exact(lines);
 });
 
+test('a value with spaces inside a ;-separated record is one value (…;code=486;reason=Busy Here;src_user=1662;… / reason=Request Timeout)', () => {
+  const r = rng(92);
+  const hex = () => Math.floor(r() * 0xffffffff).toString(16);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const [code, reason] = pick(r, [
+      ['486', 'Busy Here'],
+      ['486', 'Busy Here'],
+      ['408', 'Request Timeout'],
+      ['480', 'Temporarily Unavailable'],
+    ]);
+    lines.push([
+      'missed',
+      `ACC: call missed: timestamp=${1732780000 + Math.floor(r() * 99999)};method=INVITE;from_tag=${hex()};call_id=${hex()}@10.0.0.${Math.floor(r() * 250)};code=${code};reason=${reason};src_user=${1000 + Math.floor(r() * 999)};dst_user=${1000 + Math.floor(r() * 999)}`,
+    ]);
+    if (r() < 0.3)
+      lines.push([
+        'answered',
+        `ACC: transaction answered: timestamp=${1732780000 + Math.floor(r() * 99999)};method=INVITE;from_tag=${hex()};code=200;reason=OK`,
+      ]);
+  }
+  exact(lines);
+});
+
+test('a value with spaces in a record (opposite): a word after the record, not glued to a key, names the event (…;status=0 done / …;status=0 failed)', () => {
+  const r = rng(93);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const end = pick(r, ['done', 'failed']);
+    lines.push([end, `sync record id=${Math.floor(r() * 99999)};peer=${pick(r, names)};status=${Math.floor(r() * 3)} ${end}`]);
+  }
+  exact(lines);
+});
+
 test.run();
