@@ -22,7 +22,10 @@
  *   token ending in a variable is part of it (`<*> KB`, `<1 sec`), a rate too (`<*> KiB/s`), a physical
  *   unit or a currency too (`<*> bar`, `<*> USD`), a magnitude written apart from a spelled-out size
  *   unit too (`<*> M Bytes/second`); and a run of one token holding a
- *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
+ *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text);
+ *   a comma-separated list of items holding a variable outside brackets (`for web-21, app-04`) is one
+ *   `<*>`; a group of three to eight tokens holding a variable and a word, repeated right after itself in
+ *   the same shape (`[Partition: <*>, StartingOffset: <*>], [Partition: …]`), is one group.
  * A value with spaces inside a `;`-separated record (`…;reason=Busy Here;src_user=1662;…`) is the last key's
  * value, its words one token with the record before it.
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
@@ -240,10 +243,48 @@ function collapseCommaLists(tokens: string[]): string[] {
   return out;
 }
 
+/** A repeated group is at most this many tokens (`[Partition: <*>, StartingOffset: <*>, StoppingOffset: <*>],`). */
+const REPEATED_GROUP_TOKENS = 8;
+/** …and at least this many: a record of fields, not a number and its unit (`12 MiB (40 MiB stored)`). */
+const REPEATED_GROUP_MIN = 3;
+/** A token's place in a group's shape: a variable of any frame, or the word without the brackets and separators around it. */
+const groupShape = (t: string) => (t.includes(WILDCARD) ? WILDCARD : t.replace(/^[[({]+/, '').replace(/[,;\])}]+$/, ''));
+
+/**
+ * A group of three or more tokens holding a variable and a word, repeated right after itself in the same shape
+ * (`[[Partition: orders-<*>, StartingOffset: <*>], [Partition: clicks-<*>, StartingOffset: <*>]]`:
+ * the same words, variables where variables are, brackets and separators aside), is one group whatever
+ * the count, as a run of one repeated variable token is one token: a list of one split and a list of
+ * three are one event. The first copy stays, closed as the last one is. A group of variables only
+ * (`"<*>" "<*>"`, a referrer and a user agent) is no list: fields side by side look the same.
+ */
+function collapseGroups(tokens: string[]): string[] {
+  let out = tokens;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let i = 0; i < out.length && !changed; i++)
+      for (let g = REPEATED_GROUP_MIN; g <= REPEATED_GROUP_TOKENS && i + 2 * g <= out.length && !changed; g++) {
+        let same = true;
+        let variable = false;
+        let word = false;
+        for (let k = 0; k < g && same; k++) {
+          if (groupShape(out[i + k]) !== groupShape(out[i + g + k])) same = false;
+          if (out[i + k].includes(WILDCARD)) variable = true;
+          else if (/[A-Za-z]/.test(out[i + k])) word = true;
+        }
+        if (!same || !variable || !word) continue;
+        out = [...out.slice(0, i + g - 1), out[i + 2 * g - 1], ...out.slice(i + 2 * g)];
+        changed = true;
+      }
+  }
+  return out;
+}
+
 /** Leaves out short bracketed groups that hold a variable, and collapses runs of one repeated token. */
 function dropOptional(tokens: string[]): string[] {
   tokens = collapseLists(tokens);
   tokens = collapseCommaLists(tokens);
+  tokens = collapseGroups(tokens);
   const runs: string[] = [];
   // Only a run of a token holding a variable is a list (`blk_<*> blk_<*>`); a repeated word is text (`user user`).
   for (const t of tokens) if (runs.at(-1) !== t || !t.includes(WILDCARD)) runs.push(t);

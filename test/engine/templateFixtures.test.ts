@@ -1376,4 +1376,32 @@ test('a value with spaces in a record (opposite): a word after the record, not g
   exact(lines);
 });
 
+test('a repeated group of the same shape is one group whatever the count ([[Partition: orders-3, StartingOffset: 12], [Partition: clicks-7, StartingOffset: 9]])', () => {
+  const r = rng(94);
+  const split = () =>
+    `[Partition: ${pick(r, ['orders', 'clicks', 'payments-v2'])}-${Math.floor(r() * 24)}, StartingOffset: ${Math.floor(r() * 9e7)}, StoppingOffset: -9223372036854775808]`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const n = pick(r, [1, 1, 1, 2, 2, 3]);
+    lines.push(['splits', `SourceReaderBase [] - Adding split(s) to reader: [${Array.from({ length: n }, split).join(', ')}]`]);
+    if (r() < 0.3) lines.push(['removed', `SourceReaderBase [] - Removing split ${Math.floor(r() * 24)} from reader ${Math.floor(r() * 16)}`]);
+  }
+  exact(lines);
+});
+
+test('a repeated group (opposite): fields of variables only side by side are no list ("-" "<agent>" beside "https://…" "<agent>" is one event)', () => {
+  const r = rng(95);
+  const agents = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0', 'curl/8.4.0', 'Go-http-client/1.1', 'Mozilla/5.0 (Macintosh) Safari/605.1.15'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const ip = `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    const referer = r() < 0.5 ? '-' : `https://${pick(r, names)}.example.com/${pick(r, names)}`;
+    lines.push([
+      'get',
+      `${ip} - - [28/Nov/2024:10:${10 + Math.floor(r() * 49)}:00 +0000] "GET /${pick(r, names)}/${Math.floor(r() * 999)} HTTP/1.1" 200 ${Math.floor(r() * 99999)} "${referer}" "${pick(r, agents)}"`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
