@@ -31,10 +31,14 @@
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone).
+ * Three or more words wholly in quotes (`'settings:get'`) varying in one context inside the line are a
+ * variable, as three values after a key are.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
- * elsewhere). The result does not depend on the order of the lines except through the template
- * numbering (first occurrence). Lines hash as the sum of per-position 32-bit mixes, twice (53 bits):
- * the key of "the line without position p" is the line's hash minus that position's mix.
+ * elsewhere). After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
+ * as the tokeniser reads a run of one variable token. The result does not depend on the order of the
+ * lines except through the template numbering (first occurrence). Lines hash as the sum of
+ * per-position 32-bit mixes, twice (53 bits): the key of "the line without position p" is the line's
+ * hash minus that position's mix.
  */
 import type { TokenIdColumn } from '../text/tfidf.ts';
 import { WILDCARD } from '../text/templateTokens.ts';
