@@ -73,6 +73,7 @@ import {
   WRITTEN_FIFTH_ROUND,
   WRITTEN_FOURTH_ROUND,
   WRITTEN_SECOND_ROUND,
+  WRITTEN_EIGHTH_ROUND,
   WRITTEN_SEVENTH_ROUND,
   WRITTEN_SIXTH_ROUND,
   WRITTEN_THIRD_ROUND,
@@ -462,6 +463,11 @@ async function heldoutSection() {
       (n) => `the ${n} systems of the seventh round (written after the sixth round's rules; first score in docs/benchmarks.md)`,
       ' (seventh round)',
       WRITTEN_SEVENTH_ROUND,
+    ),
+    group(
+      (n) => `the ${n} systems of the eighth round (written after the seventh round's rules; first score in docs/benchmarks.md)`,
+      ' (eighth round)',
+      WRITTEN_EIGHTH_ROUND,
     ),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];

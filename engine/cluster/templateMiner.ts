@@ -34,10 +34,14 @@
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
  *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys).
+ * Three or more words wholly in quotes (`'settings:get'`) varying in one context inside the line are a
+ * variable, as three values after a key are.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
- * elsewhere). The result does not depend on the order of the lines except through the template
- * numbering (first occurrence). Lines hash as the sum of per-position 32-bit mixes, twice (53 bits):
- * the key of "the line without position p" is the line's hash minus that position's mix.
+ * elsewhere). After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
+ * as the tokeniser reads a run of one variable token. The result does not depend on the order of the
+ * lines except through the template numbering (first occurrence). Lines hash as the sum of
+ * per-position 32-bit mixes, twice (53 bits): the key of "the line without position p" is the line's
+ * hash minus that position's mix.
  */
 import type { TokenIdColumn } from '../text/tfidf.ts';
 import { WILDCARD } from '../text/templateTokens.ts';
@@ -66,6 +70,8 @@ export interface MinedTemplates {
 const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 /** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
+/** One word wholly in single or double quotes, at most a separator after it (`'settings:get'`, `"eu-west",`). */
+const QUOTED_WORD = /^(['"])[^\s'"]+\1[,;:.]?$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
@@ -126,6 +132,8 @@ export function mineTemplates(
   const framedWildcards = new Set<number>();
   // The first word of a quoted phrase (`"GET <*> <*>"`) leads a message of its own: only many rare values make it a variable.
   const quoteLeads = new Set<number>();
+  // A word wholly in quotes (`'settings:get'`, `"eu-west"`): a name the line prints, quoted as a value is.
+  const quotedWords = new Set<number>();
   // Marks of punctuation only (`**`, `--`, `##`): a word between two equal marks is a banner's label.
   const marks = new Set<number>();
   // Tokens holding a variable in a frame of words (`wlan<*>:`, `cedar.example.net:<*>`).
@@ -140,6 +148,7 @@ export function mineTemplates(
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
+    if (QUOTED_WORD.test(t)) quotedWords.add(id);
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
     if (CLOSER.test(t)) closers.add(id);
@@ -170,7 +179,24 @@ export function mineTemplates(
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
-      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, closers, printed, options);
+      generalize(
+        current,
+        rows,
+        members,
+        length,
+        wildcard,
+        multiSlot,
+        keys,
+        framedWildcards,
+        quoteLeads,
+        quotedWords,
+        marks,
+        masked,
+        levels,
+        closers,
+        printed,
+        options,
+      );
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
@@ -183,6 +209,7 @@ export function mineTemplates(
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
+  foldVariableRuns(current, wildcard);
   absorbSingletons(current, wildcard, levels, printed);
 
   // Templates in order of first occurrence.
@@ -215,6 +242,7 @@ function generalize(
   keys: Set<number>,
   framedWildcards: Set<number>,
   quoteLeads: Set<number>,
+  quotedWords: Set<number>,
   marks: Set<number>,
   masked: Set<number>,
   levels: Set<number>,
@@ -302,6 +330,8 @@ function generalize(
       // Tokens at p between a value and a word of the message's wording in every line that prints them.
       const wordingAfter =
         p > 0 && p + 1 < length ? onlyWhere(current, members, p, (t) => !holdsVariable(t[p + 1]) && holdsVariable(t[p - 1]) && !keys.has(t[p])) : NO_TOKENS;
+      // Words wholly in quotes (`'settings:get'`) are names the line prints, quoted as values are: three
+      // or more varying in one context inside the line are a variable, as three values after a key are.
       // Tokens at p printed only right after a `key=` token: a key says a value follows, so three or more
       // of them varying in one context inside the line are a variable (`event=push` / `pull_request` /
       // `issues` among masked ids); two (`state=up` / `down`) or a last value (`user=root` / `guest`, as
@@ -356,7 +386,9 @@ function generalize(
           !leading &&
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
-          ((shared >= 2 && set.length >= 3) || (contextsOfSet >= options.minContexts && !state) || (set.length >= 3 && set.every((v) => keyValues.has(v))));
+          ((shared >= 2 && set.length >= 3) ||
+            (contextsOfSet >= options.minContexts && !state) ||
+            (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))));
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
         // wording: three or more of them are a variable at the last position too.
         const closingValues = p === length - 1 && length > 2 && set.length >= 3 && set.every((v) => keyValues.has(v) && closers.has(v));
@@ -573,6 +605,35 @@ const rootOf = (e: TemplateEntry): TemplateEntry => (e.into ? rootOf(e.into) : e
 /** Every row of a folded template prints the template it was folded into, at the end of the chain. */
 function printFolded(current: Int32Array[], byLength: Map<number, TemplateEntry[]>) {
   for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = rootOf(e).tokens;
+}
+
+/**
+ * A run of variables in a mined template is one variable, as a run of one variable token is one token
+ * when a line is tokenised (engine/text/templateTokens.ts): `EntryPoint= <*> <*>` (an address, then a
+ * driver's name the passes found variable) and `EntryPoint= <*>` (an address and a name with a digit,
+ * joined into one token as they were read) print one event. Templates equal once their runs of `<*>`
+ * are one fold together; a template that lines up with no other keeps its tokens.
+ */
+function foldVariableRuns(current: Int32Array[], wildcard: number) {
+  const collapsed = new Map<string, Int32Array>();
+  const shapes = new Map<string, Set<string>>();
+  const shapeOf = new Map<string, string>();
+  for (const row of current) {
+    const k = row.join(',');
+    if (shapeOf.has(k)) continue;
+    const runs: number[] = [];
+    for (const id of row) if (id !== wildcard || runs.at(-1) !== wildcard) runs.push(id);
+    const shape = runs.join(',');
+    shapeOf.set(k, shape);
+    if (!collapsed.has(shape)) collapsed.set(shape, Int32Array.from(runs));
+    const set = shapes.get(shape);
+    if (set) set.add(k);
+    else shapes.set(shape, new Set([k]));
+  }
+  for (let r = 0; r < current.length; r++) {
+    const shape = shapeOf.get(current[r].join(','))!;
+    if (shapes.get(shape)!.size > 1) current[r] = collapsed.get(shape)!;
+  }
 }
 
 /** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */

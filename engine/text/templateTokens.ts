@@ -8,6 +8,8 @@
  *   its keys and masks each value (`a=1,b=x,c=2` → `a=<*>,b=x,c=<*>`: `from=CREATED,to=SENT` names an
  *   event), a repeated item once (`{k<*>=<*>}` whatever the count); printed with a space after each comma
  *   (`{index=logs-1, size=0}`) the list is the same one token;
+ * - a number right-aligned in its brackets (`[    5.642495]`, a kernel ring buffer's time) is one token
+ *   with them, as `[12345.678901]` is: the padding is not a token;
  * - inside a token, the pieces between punctuation (`=:,;()[]{}<>"'|`) holding a digit, a path (two
  *   or more slashes, or one leading `/word`) or a hex id that drew no digit (six or more letters a-f of
  *   one case) become `<*>`, except a word with a numeric suffix (`eth0`, `node-D12`, `blk_77`),
@@ -21,7 +23,12 @@
  *   token ending in a variable is part of it (`<*> KB`, `<1 sec`), a rate too (`<*> KiB/s`), a physical
  *   unit or a currency too (`<*> bar`, `<*> USD`), a magnitude written apart from a spelled-out size
  *   unit too (`<*> M Bytes/second`); and a run of one token holding a
- *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text).
+ *   variable (`<*> <*> <*>`, a variable-length list) is one token (a repeated word, `user user`, is text);
+ *   a comma-separated list of items holding a variable outside brackets (`for web-21, app-04`) is one
+ *   `<*>`; a group of three to eight tokens holding a variable and a word, repeated right after itself in
+ *   the same shape (`[Partition: <*>, StartingOffset: <*>], [Partition: …]`), is one group.
+ * A value with spaces inside a `;`-separated record (`…;reason=Busy Here;src_user=1662;…`) is the last key's
+ * value, its words one token with the record before it.
  * JSON fields are keys and values too: a token holding `"key":` fields splits after each `"key":` and
  * before each `"` after a comma (`{"command":` `"git-upload-pack",` `"level":` `"info",`), unless the
  * object is the value of a `key=` (`result={"score":92,…}` stays that key's one value).
@@ -75,6 +82,12 @@ const GROUP_TOKENS = 4;
 const QUOTED_TOKENS = 6;
 /** A keyless quoted value spans at most this many more white-space tokens (a browser's user agent has up to 14 words). */
 const QUOTED_PHRASE_TOKENS = 20;
+/** A `;`-separated record ending in a key and the first word of its value (`…;code=486;reason=Busy`). */
+const RECORD_TAIL = /;[\w.-]+=[^=;"'\s]+$/;
+/** The last word of that value, its separator, and the record going on (`Here;` `src_user=1662;…`). */
+const RECORD_HEAD = /^([^=;"'\s]+;)([\w.-]+=.*)$/;
+/** A number closing the bracket it was padded in (`5.642495]`, `7)`, `12]:`). */
+const PADDED_NUMBER = /^[+-]?\d[\d.,:]*[\])}][^\w\s]*$/;
 /** A leading `service(name)…`: a word, `(`, then a name that opens with a letter and a closing `)`. */
 const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
 /** A JSON field inside a token: a quoted key and a colon before a value (`"level":"info"`, `{"gl_key_id":8370`). */
@@ -210,9 +223,78 @@ function collapseLists(tokens: string[]): string[] {
   return out;
 }
 
+/** An item of a comma-separated list outside brackets, holding a variable (`web-<*>,`, `<*>,`). */
+const LIST_ITEM = /^[^\s([{)\]}'"=]*<\*>[^\s([{)\]}'"=]*,$/;
+/** A labelled field (`uid:<*>,`, `pid:<*>`): a record's fields, not a list's items. */
+const LABELLED = /[A-Za-z_]:/;
+/** The last item of such a list (`db-<*>`, `<*>.prod.example.com`), with at most a closing mark after it. */
+const LAST_ITEM = /^[^\s([{)\]}'"=,]*<\*>[^\s([{)\]}'"=,]*([.;:]?)$/;
+
+/**
+ * A comma-separated list of items that each hold a variable, outside brackets (`for web-21, app-04,
+ * cache-32.prod.example.com`: hosts of several shapes), is one variable whatever its length: a list of
+ * two items and a list of eight are one event, as a run of one repeated variable token is. A single item
+ * stays as it is (the miner judges it among the other values there). Labelled fields (`uid:1013,
+ * pid:786`) are a record, not a list: each keeps its label.
+ */
+function collapseCommaLists(tokens: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    let j = i;
+    while (j < tokens.length && LIST_ITEM.test(tokens[j]) && !LABELLED.test(tokens[j])) j++;
+    const last = j > i && j < tokens.length && !LABELLED.test(tokens[j]) ? LAST_ITEM.exec(tokens[j]) : null;
+    if (last) {
+      out.push(`${WILDCARD}${last[1]}`);
+      i = j;
+      continue;
+    }
+    out.push(tokens[i]);
+  }
+  return out;
+}
+
+/** A repeated group is at most this many tokens (`[Partition: <*>, StartingOffset: <*>, StoppingOffset: <*>],`). */
+const REPEATED_GROUP_TOKENS = 8;
+/** …and at least this many: a record of fields, not a number and its unit (`12 MiB (40 MiB stored)`). */
+const REPEATED_GROUP_MIN = 3;
+/** A token's place in a group's shape: a variable of any frame, or the word without the brackets and separators around it. */
+const groupShape = (t: string) => (t.includes(WILDCARD) ? WILDCARD : t.replace(/^[[({]+/, '').replace(/[,;\])}]+$/, ''));
+
+/**
+ * A group of three or more tokens holding a variable and a word, repeated right after itself in the same shape
+ * (`[[Partition: orders-<*>, StartingOffset: <*>], [Partition: clicks-<*>, StartingOffset: <*>]]`:
+ * the same words, variables where variables are, brackets and separators aside), is one group whatever
+ * the count, as a run of one repeated variable token is one token: a list of one split and a list of
+ * three are one event. The first copy stays, closed as the last one is. A group of variables only
+ * (`"<*>" "<*>"`, a referrer and a user agent) is no list: fields side by side look the same.
+ */
+function collapseGroups(tokens: string[]): string[] {
+  let out = tokens;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let i = 0; i < out.length && !changed; i++)
+      for (let g = REPEATED_GROUP_MIN; g <= REPEATED_GROUP_TOKENS && i + 2 * g <= out.length && !changed; g++) {
+        let same = true;
+        let variable = false;
+        let word = false;
+        for (let k = 0; k < g && same; k++) {
+          if (groupShape(out[i + k]) !== groupShape(out[i + g + k])) same = false;
+          if (out[i + k].includes(WILDCARD)) variable = true;
+          else if (/[A-Za-z]/.test(out[i + k])) word = true;
+        }
+        if (!same || !variable || !word) continue;
+        out = [...out.slice(0, i + g - 1), out[i + 2 * g - 1], ...out.slice(i + 2 * g)];
+        changed = true;
+      }
+  }
+  return out;
+}
+
 /** Leaves out short bracketed groups that hold a variable, and collapses runs of one repeated token. */
 function dropOptional(tokens: string[]): string[] {
   tokens = collapseLists(tokens);
+  tokens = collapseCommaLists(tokens);
+  tokens = collapseGroups(tokens);
   const runs: string[] = [];
   // Only a run of a token holding a variable is a list (`blk_<*> blk_<*>`); a repeated word is text (`user user`).
   for (const t of tokens) if (runs.at(-1) !== t || !t.includes(WILDCARD)) runs.push(t);
@@ -322,6 +404,19 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       i = map;
       continue;
     }
+    // A value with spaces inside a `;`-separated record (`…;code=486;reason=Busy Here;src_user=1662;…`):
+    // the words up to the next separator are the last key's value, as a quoted value's words are.
+    if (RECORD_TAIL.test(words[i]) && words[i].includes(';')) {
+      let end = i + 1;
+      while (end < words.length && end <= i + QUOTED_TOKENS && /^[^=;"'\s]+$/.test(words[end])) end++;
+      const rest = end < words.length && end <= i + QUOTED_TOKENS ? RECORD_HEAD.exec(words[end]) : null;
+      if (rest) {
+        pushToken(tokens, `${words.slice(i, end).join(' ')} ${rest[1]}`);
+        words[end] = rest[2];
+        i = end - 1;
+        continue;
+      }
+    }
     // A quoted phrase without a key that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"`,
     // a user agent of one to fourteen words) is one value: `"<*>"`. One that opens with a word
     // (`"GET /a HTTP/1.1"`) is a message of its own and keeps its words.
@@ -335,6 +430,19 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end;
         continue;
       }
+    }
+    // A number right-aligned in its brackets (`[    5.642495]` beside `[12345.678901]`, a kernel ring
+    // buffer's time; `(  7)`): the padding is not a token, the number and its brackets are one.
+    if (
+      words[i].length === 1 &&
+      OPENS.includes(words[i]) &&
+      i + 1 < words.length &&
+      PADDED_NUMBER.test(words[i + 1]) &&
+      words[i + 1].includes(CLOSES[OPENS.indexOf(words[i])])
+    ) {
+      pushToken(tokens, `${words[i]}${words[i + 1]}`);
+      i++;
+      continue;
     }
     // A hex dump (`CDB: 28 02 ed e3 d6 6d 1c 14 89 0c`): every byte is a variable, those without a
     // digit too (`ed`), so a dump of any length is one `<*>` once the run is collapsed.

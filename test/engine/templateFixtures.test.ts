@@ -1655,4 +1655,164 @@ test('a text printed once (opposite): it stays apart where the lines it would jo
   exact(lines);
 });
 
+test('a number right-aligned in its brackets is one token with them ([    5.642495] beside [12345.678901], a ring buffer time)', () => {
+  const r = rng(84);
+  const lines: Array<[string, string]> = [];
+  const time = () => {
+    const s = r() < 0.8 ? Math.floor(r() * 20) : Math.floor(r() * 99999);
+    return `[${String(s).padStart(5, ' ')}.${String(Math.floor(r() * 999999)).padStart(6, '0')}]`;
+  };
+  for (let i = 0; i < 120; i++) {
+    lines.push(['link', `${time()} ata${1 + Math.floor(r() * 8)}: SATA link down (SStatus 0 SControl 300)`]);
+    lines.push(['renamed', `${time()} ens${1 + Math.floor(r() * 200)}: renamed from eth${Math.floor(r() * 4)}`]);
+  }
+  exact(lines);
+});
+
+test('a number right-aligned in its brackets (opposite): a word padded in its brackets stays a word ([  OK  ] / [ FAIL ])', () => {
+  const r = rng(85);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const ok = r() < 0.6;
+    lines.push([ok ? 'ok' : 'failed', `${ok ? '[  OK  ]' : '[ FAIL ]'} Started unit ${pick(r, names)}-${Math.floor(r() * 99)}.service`]);
+  }
+  exact(lines);
+});
+
+test('a run of variables in a mined template is one variable (EntryPoint=<addr> Ip4Dxe.efi, read as one value, beside EntryPoint=<addr> PciBusDxe.efi)', () => {
+  const r = rng(86);
+  const hex = () =>
+    Math.floor(r() * 0xffffffff)
+      .toString(16)
+      .toUpperCase()
+      .padStart(8, '0');
+  const lines: Array<[string, string]> = [];
+  const drivers = ['PciBusDxe', 'UsbKbDxe', 'NvmExpressDxe', 'SataControllerDxe', 'ConPlatformDxe', 'GraphicsOutputDxe', 'FatPei', 'Ip4Dxe', 'Tcp6Dxe'];
+  for (let i = 0; i < 150; i++) {
+    lines.push(['load', `Loading driver at 0x000${hex()} EntryPoint=0x000${hex()} ${pick(r, drivers)}.efi`]);
+    if (r() < 0.3) lines.push(['install', `InstallProtocolInterface: ${hex()}-${hex()} ${hex()}`]);
+  }
+  exact(lines);
+});
+
+test('a run of variables (opposite): a constant between two variables keeps its event (moved <*> to <*> / moved <*> <*>)', () => {
+  const r = rng(87);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const to = r() < 0.5;
+    lines.push([
+      to ? 'to' : 'plain',
+      `job ${Math.floor(r() * 9999)} moved ${Math.floor(r() * 99999)} ${to ? 'to ' : ''}${pick(r, names)}-${Math.floor(r() * 99)} done`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a comma-separated list of items holding a variable is one variable whatever its length (for web-21, app-04, cache-32.prod.example.com)', () => {
+  const r = rng(88);
+  const host = () => `${pick(r, ['web', 'db', 'app', 'cache', 'lb'])}-${10 + Math.floor(r() * 30)}${r() < 0.3 ? '.prod.example.com' : ''}`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const n = pick(r, [1, 2, 2, 3, 3, 4, 5, 8]);
+    lines.push(['included', `included: /etc/ansible/roles/${pick(r, names)}/tasks/main.yml for ${Array.from({ length: n }, host).join(', ')}`]);
+    if (r() < 0.3) lines.push(['skipped', `skipped: /etc/ansible/roles/${pick(r, names)}/tasks/main.yml for ${host()}`]);
+  }
+  exact(lines);
+});
+
+test('a comma-separated list (opposite): labelled fields are a record, a different label another event (uid:1013, pid:786 / uid:1013, tid:786)', () => {
+  const r = rng(89);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const label = pick(r, ['pid', 'tid']);
+    lines.push([label, `wake lock acquired tag:${pick(r, names)}, uid:${1000 + Math.floor(r() * 9000)}, ${label}:${Math.floor(r() * 30000)}`]);
+  }
+  exact(lines);
+});
+
+test("three or more words wholly in quotes varying in one context inside a line are a variable (IPC handler 'settings:get' / 'files:list' / 'db:query' took …)", () => {
+  const r = rng(90);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    lines.push([
+      'ipc',
+      `[warn] IPC handler '${pick(r, ['settings:get', 'settings:get', 'files:list', 'db:query', 'auth:token'])}' took ${100 + Math.floor(r() * 9000)}ms`,
+    ]);
+    if (r() < 0.3) lines.push(['window', `[info] window ${Math.floor(r() * 40)} created ${pick(r, [1280, 1920])}x${pick(r, [800, 1080])}`]);
+  }
+  exact(lines);
+});
+
+test('words in quotes (opposite): the same words unquoted name three events (IPC handler settings / files / db took …)', () => {
+  const r = rng(91);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const w = pick(r, ['settings', 'files', 'db']);
+    lines.push([w, `[warn] IPC handler ${w} took ${100 + Math.floor(r() * 9000)}ms`]);
+  }
+  exact(lines);
+});
+
+test('a value with spaces inside a ;-separated record is one value (…;code=486;reason=Busy Here;src_user=1662;… / reason=Request Timeout)', () => {
+  const r = rng(92);
+  const hex = () => Math.floor(r() * 0xffffffff).toString(16);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const [code, reason] = pick(r, [
+      ['486', 'Busy Here'],
+      ['486', 'Busy Here'],
+      ['408', 'Request Timeout'],
+      ['480', 'Temporarily Unavailable'],
+    ]);
+    lines.push([
+      'missed',
+      `ACC: call missed: timestamp=${1732780000 + Math.floor(r() * 99999)};method=INVITE;from_tag=${hex()};call_id=${hex()}@10.0.0.${Math.floor(r() * 250)};code=${code};reason=${reason};src_user=${1000 + Math.floor(r() * 999)};dst_user=${1000 + Math.floor(r() * 999)}`,
+    ]);
+    if (r() < 0.3)
+      lines.push([
+        'answered',
+        `ACC: transaction answered: timestamp=${1732780000 + Math.floor(r() * 99999)};method=INVITE;from_tag=${hex()};code=200;reason=OK`,
+      ]);
+  }
+  exact(lines);
+});
+
+test('a value with spaces in a record (opposite): a word after the record, not glued to a key, names the event (…;status=0 done / …;status=0 failed)', () => {
+  const r = rng(93);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const end = pick(r, ['done', 'failed']);
+    lines.push([end, `sync record id=${Math.floor(r() * 99999)};peer=${pick(r, names)};status=${Math.floor(r() * 3)} ${end}`]);
+  }
+  exact(lines);
+});
+
+test('a repeated group of the same shape is one group whatever the count ([[Partition: orders-3, StartingOffset: 12], [Partition: clicks-7, StartingOffset: 9]])', () => {
+  const r = rng(94);
+  const split = () =>
+    `[Partition: ${pick(r, ['orders', 'clicks', 'payments-v2'])}-${Math.floor(r() * 24)}, StartingOffset: ${Math.floor(r() * 9e7)}, StoppingOffset: -9223372036854775808]`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const n = pick(r, [1, 1, 1, 2, 2, 3]);
+    lines.push(['splits', `SourceReaderBase [] - Adding split(s) to reader: [${Array.from({ length: n }, split).join(', ')}]`]);
+    if (r() < 0.3) lines.push(['removed', `SourceReaderBase [] - Removing split ${Math.floor(r() * 24)} from reader ${Math.floor(r() * 16)}`]);
+  }
+  exact(lines);
+});
+
+test('a repeated group (opposite): fields of variables only side by side are no list ("-" "<agent>" beside "https://…" "<agent>" is one event)', () => {
+  const r = rng(95);
+  const agents = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0', 'curl/8.4.0', 'Go-http-client/1.1', 'Mozilla/5.0 (Macintosh) Safari/605.1.15'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const ip = `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    const referer = r() < 0.5 ? '-' : `https://${pick(r, names)}.example.com/${pick(r, names)}`;
+    lines.push([
+      'get',
+      `${ip} - - [28/Nov/2024:10:${10 + Math.floor(r() * 49)}:00 +0000] "GET /${pick(r, names)}/${Math.floor(r() * 999)} HTTP/1.1" 200 ${Math.floor(r() * 99999)} "${referer}" "${pick(r, agents)}"`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
