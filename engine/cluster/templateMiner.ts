@@ -44,7 +44,7 @@
  * hash minus that position's mix.
  */
 import type { TokenIdColumn } from '../text/tfidf.ts';
-import { WILDCARD } from '../text/templateTokens.ts';
+import { SEVERITY_WORDS, WILDCARD } from '../text/templateTokens.ts';
 
 export interface MinerOptions {
   /** Many distinct values: a linked set of at least this many tokens is a variable when each is rare. */
@@ -81,7 +81,7 @@ const CLOSER = /^"?[A-Za-z][\w.-]*"?[}\])]+$/;
 /** A JSON field's key (`"command":`, `{"level":`), as the tokeniser splits it off its value. */
 const JSON_KEY = /^[[{]*"[A-Za-z_][\w.-]*":$/;
 /** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`, a thread's `[<*>/INFO]:`): a level, not the event's name. */
-const LEVEL = /^(?:[<[]?|\[<\*>\/)(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
+const LEVEL = new RegExp(`^(?:[<[]?|\\[<\\*>/)(?:${SEVERITY_WORDS})[>\\]]?:?$`, 'i');
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);

@@ -339,12 +339,14 @@ function dropOptional(tokens: string[]): string[] {
 
 /** A speaker's tag: a nick in angle brackets (`<alice>`, `<Zeuljo_>`, `<ubuntu2410>`). */
 const SPEAKER = /^<[\w-]+>$/;
+/** The severity words of log levels, as a regular-expression alternation (the miner's levels use it too). */
+export const SEVERITY_WORDS = 'trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal';
 /** A severity word (`<info>` is a level, not a speaker). */
-const LEVEL_WORD = /^(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)$/i;
+const LEVEL_WORD = new RegExp(`^(?:${SEVERITY_WORDS})$`, 'i');
 /** A thread name before a level in one bracket is at most this many white-space tokens. */
 const THREAD_TOKENS = 6;
 /** The token closing a `[thread/LEVEL]:` prefix: a slash, a severity word, the bracket. */
-const THREAD_LEVEL_END = /\/(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)\]:?$/i;
+const THREAD_LEVEL_END = new RegExp(`/(?:${SEVERITY_WORDS})\\]:?$`, 'i');
 
 /** The last white-space token of a leading `[thread name/LEVEL]:` prefix, or -1. */
 function threadLevel(words: string[]): number {
