@@ -238,10 +238,11 @@ const LAST_ITEM = /^[^\s([{)\]}'"=,]*<\*>[^\s([{)\]}'"=,]*([.;:]?)$/;
  * pid:786`) are a record, not a list: each keeps its label.
  */
 function collapseCommaLists(tokens: string[]): string[] {
+  if (!tokens.some((t) => t.endsWith(',') && t.includes(WILDCARD))) return tokens;
   const out: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     let j = i;
-    while (j < tokens.length && LIST_ITEM.test(tokens[j]) && !LABELLED.test(tokens[j])) j++;
+    while (j < tokens.length && tokens[j].endsWith(',') && LIST_ITEM.test(tokens[j]) && !LABELLED.test(tokens[j])) j++;
     const last = j > i && j < tokens.length && !LABELLED.test(tokens[j]) ? LAST_ITEM.exec(tokens[j]) : null;
     if (last) {
       out.push(`${WILDCARD}${last[1]}`);
@@ -258,7 +259,20 @@ const REPEATED_GROUP_TOKENS = 8;
 /** …and at least this many: a record of fields, not a number and its unit (`12 MiB (40 MiB stored)`). */
 const REPEATED_GROUP_MIN = 3;
 /** A token's place in a group's shape: a variable of any frame, or the word without the brackets and separators around it. */
-const groupShape = (t: string) => (t.includes(WILDCARD) ? WILDCARD : t.replace(/^[[({]+/, '').replace(/[,;\])}]+$/, ''));
+const groupShape = (t: string) =>
+  t.includes(WILDCARD) ? WILDCARD : OPENS.includes(t[0]) || ',;])}'.includes(t.at(-1) ?? '') ? t.replace(/^[[({]+/, '').replace(/[,;\])}]+$/, '') : t;
+
+/** Whether a word (a token without a variable) comes back in the line in the same shape: every repeated group holds one. */
+function repeatsAWord(tokens: string[]): boolean {
+  const words = new Set<string>();
+  for (const t of tokens) {
+    if (t.includes(WILDCARD)) continue;
+    const shape = groupShape(t);
+    if (words.has(shape)) return true;
+    words.add(shape);
+  }
+  return false;
+}
 
 /**
  * A group of three or more tokens holding a variable and a word, repeated right after itself in the same shape
@@ -269,7 +283,9 @@ const groupShape = (t: string) => (t.includes(WILDCARD) ? WILDCARD : t.replace(/
  * (`"<*>" "<*>"`, a referrer and a user agent) is no list: fields side by side look the same.
  */
 function collapseGroups(tokens: string[]): string[] {
+  if (tokens.length < 2 * REPEATED_GROUP_MIN || !repeatsAWord(tokens)) return tokens;
   let out = tokens;
+  let shapes = out.map(groupShape);
   for (let changed = true; changed; ) {
     changed = false;
     for (let i = 0; i < out.length && !changed; i++)
@@ -278,12 +294,13 @@ function collapseGroups(tokens: string[]): string[] {
         let variable = false;
         let word = false;
         for (let k = 0; k < g && same; k++) {
-          if (groupShape(out[i + k]) !== groupShape(out[i + g + k])) same = false;
+          if (shapes[i + k] !== shapes[i + g + k]) same = false;
           if (out[i + k].includes(WILDCARD)) variable = true;
           else if (/[A-Za-z]/.test(out[i + k])) word = true;
         }
         if (!same || !variable || !word) continue;
         out = [...out.slice(0, i + g - 1), out[i + 2 * g - 1], ...out.slice(i + 2 * g)];
+        shapes = out.map(groupShape);
         changed = true;
       }
   }
@@ -408,7 +425,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     }
     // A value with spaces inside a `;`-separated record (`…;code=486;reason=Busy Here;src_user=1662;…`):
     // the words up to the next separator are the last key's value, as a quoted value's words are.
-    if (RECORD_TAIL.test(words[i]) && words[i].includes(';')) {
+    if (words[i].includes(';') && RECORD_TAIL.test(words[i])) {
       let end = i + 1;
       while (end < words.length && end <= i + QUOTED_TOKENS && /^[^=;"'\s]+$/.test(words[end])) end++;
       const rest = end < words.length && end <= i + QUOTED_TOKENS ? RECORD_HEAD.exec(words[end]) : null;
@@ -490,7 +507,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // JSON fields (`{"command":"git-upload-pack","level":"info",…`) are keys and values as `key=value`
     // is: the token splits after each `"key":` and before each `"` that follows a comma. A JSON object
     // that is the value of a key (`result={"score":92,…}`) stays that key's one value.
-    if (JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
+    if (words[i].includes('":') && JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
       for (const piece of words[i].split(JSON_PIECES)) if (piece) pushToken(tokens, piece);
       continue;
     }
