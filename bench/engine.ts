@@ -74,6 +74,7 @@ import {
   WRITTEN_FOURTH_ROUND,
   WRITTEN_SECOND_ROUND,
   WRITTEN_SEVENTH_ROUND,
+  WRITTEN_NINTH_ROUND,
   WRITTEN_SIXTH_ROUND,
   WRITTEN_THIRD_ROUND,
 } from '../fixtures/heldoutLogs.ts';
@@ -462,6 +463,11 @@ async function heldoutSection() {
       (n) => `the ${n} systems of the seventh round (written after the sixth round's rules; first score in docs/benchmarks.md)`,
       ' (seventh round)',
       WRITTEN_SEVENTH_ROUND,
+    ),
+    group(
+      (n) => `the ${n} systems of the ninth round (written after the seventh round's rules; first score in docs/benchmarks.md)`,
+      ' (ninth round)',
+      WRITTEN_NINTH_ROUND,
     ),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];
