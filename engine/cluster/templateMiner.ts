@@ -76,6 +76,8 @@ const CLOSER = /^"?[A-Za-z][\w.-]*"?[}\])]+$/;
 const JSON_KEY = /^[[{]*"[A-Za-z_][\w.-]*":$/;
 /** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`, a thread's `[<*>/INFO]:`): a level, not the event's name. */
 const LEVEL = /^(?:[<[]?|\[<\*>\/)(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
+/** A name in square brackets (`[ADT_Inbound]`, `[main]`): before a severity, the source of the line (a channel, a thread). */
+const BRACKETED_NAME = /^\[[A-Za-z][\w.-]*\]$/;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
@@ -135,6 +137,8 @@ export function mineTemplates(
   const levels = new Set<number>();
   // Words that close a bracketed record (`"allow"}`, `go-service)`): the last field of a record, not the line's last word.
   const closers = new Set<number>();
+  // Names in square brackets: a line led by one and then a severity names its source first (`[channel] INFO …`).
+  const bracketed = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
@@ -143,6 +147,7 @@ export function mineTemplates(
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
     if (CLOSER.test(t)) closers.add(id);
+    if (BRACKETED_NAME.test(t)) bracketed.add(id);
   });
 
   addJsonKeys(rows, keys, vocabulary);
@@ -170,7 +175,24 @@ export function mineTemplates(
   maskKeyValues(current, keys, wildcard, printed, options);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
-      generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, marks, masked, levels, closers, printed, options);
+      generalize(
+        current,
+        rows,
+        members,
+        length,
+        wildcard,
+        multiSlot,
+        keys,
+        framedWildcards,
+        quoteLeads,
+        marks,
+        masked,
+        levels,
+        closers,
+        bracketed,
+        printed,
+        options,
+      );
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
@@ -219,6 +241,7 @@ function generalize(
   masked: Set<number>,
   levels: Set<number>,
   closers: Set<number>,
+  bracketed: Set<number>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -312,10 +335,14 @@ function generalize(
       const afterLevel = p === 1 && levels.size ? onlyWhere(current, members, 1, (t) => levels.has(t[0])) : NO_TOKENS;
       // A word printed before different keys (`MOD dn=<*>` / `MOD attr=<*>`) says which fields follow: a verb.
       const verbs = p > 0 && p + 1 < length ? verbsBeforeKeys(current, members, p, keys) : NO_TOKENS;
+      // A bracketed name before a severity (`[ADT_Inbound] INFO Received …`) is the line's source, a channel
+      // or thread: the message starts after the severity, so the name is judged as a word inside the line.
+      const sources = p === 0 && length > 2 ? onlyWhere(current, members, 0, (t) => bracketed.has(t[0]) && levels.has(t[1])) : NO_TOKENS;
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
       for (const [root, set] of sets) {
+        const source = p === 0 && set.every((v) => sources.has(v));
         if (set.some((v) => keys.has(v))) continue;
         let shared = 0;
         let contextsOfSet = varied.get(root) ?? 0;
@@ -336,7 +363,7 @@ function generalize(
         // template stays anchored on them.
         const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
-        const leading = p === 0 || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
+        const leading = (p === 0 && !source) || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
@@ -352,7 +379,7 @@ function generalize(
           !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
           set.every((v) => (original.get(v) ?? 0) < STATE_SHARE * (appearances.get(v) ?? 0));
         const weak =
-          inside &&
+          (inside || source) &&
           !leading &&
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&

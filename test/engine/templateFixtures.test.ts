@@ -1655,4 +1655,31 @@ test('a text printed once (opposite): it stays apart where the lines it would jo
   exact(lines);
 });
 
+// Session 17, ninth round (branch heldout9; fixtures/heldoutLogs.ts, WRITTEN_NINTH_ROUND; every rule below was found there).
+
+test('a bracketed name before a severity is the source of the line ([ADT_Inbound] INFO Received … / [LAB_Results] INFO Received …)', () => {
+  const r = rng(201);
+  const lines: Array<[string, string]> = [];
+  const channels = ['[ADT_Inbound]', '[LAB_Results]', '[RAD_Orders]', '[PHARM_Out]', '[SCHED_SIU]'];
+  for (let i = 0; i < 160; i++) {
+    const channel = pick(r, channels);
+    const id = 100_000 + Math.floor(r() * 900_000);
+    const event = pick(r, ['received', 'queued', 'routed']);
+    if (event === 'received') lines.push([event, `${channel} INFO Received message ${id} from 10.${i % 200}.0.${1 + (i % 250)}`]);
+    if (event === 'queued') lines.push([event, `${channel} INFO Queued message ${id} (queue depth ${1 + Math.floor(r() * 900)})`]);
+    if (event === 'routed') lines.push([event, `${channel} WARN Routed message ${id} to the error queue`]);
+  }
+  exact(lines);
+});
+
+test('a bracketed name before a severity (opposite): a bracketed word leading the message itself names the event ([backup] / [restore] snapshot <id> created)', () => {
+  const r = rng(202);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const event = pick(r, ['[backup]', '[restore]', '[verify]']);
+    lines.push([event, `${event} snapshot ${Math.floor(r() * 1e8).toString(16)} done in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
 test.run();
