@@ -1256,6 +1256,11 @@ const CODE_TEXT_WORDS = 6;
 const CODE_TEXT_MIN_VALUES = 3;
 /** A code in parentheses closing a line: `(<*>)`, `(<*>).`. */
 const CODE_AFTER = /^\(<\*>\)[.,;:]?$/;
+/**
+ * A text closing a line in parentheses (`(comm failure)`) or in double quotes (`reason="wrong item"`,
+ * `to destination "EHR Inbound"`): its closing character → the character that opens it.
+ */
+const TEXT_OPENER: Readonly<Record<string, string>> = { ')': '(', '"': '"' };
 /** A word of a code's text: letters and punctuation, no digit, no variable, no `=`. */
 const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
 
@@ -1289,10 +1294,11 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
   };
   const after = (t: Int32Array): [number, number] | undefined => {
     const end = t.length;
-    if (!(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').endsWith(')')) return undefined;
+    const open = TEXT_OPENER[(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').slice(-1)];
+    if (!open) return undefined;
     let start = end - 1;
-    while (start > 0 && end - start < CODE_TEXT_WORDS && !(vocabulary[t[start]] ?? '').startsWith('(')) start--;
-    if (!(vocabulary[t[start]] ?? '').startsWith('(') || start === 0) return undefined;
+    while (start > 0 && end - start < CODE_TEXT_WORDS && !(vocabulary[t[start]] ?? '').startsWith(open)) start--;
+    if (!(vocabulary[t[start]] ?? '').startsWith(open) || start === 0) return undefined;
     for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
     return [start, end];
   };

@@ -1682,4 +1682,28 @@ test('a bracketed name before a severity (opposite): a bracketed word leading th
   exact(lines);
 });
 
+test('a quoted text ending a line is a value when three or more are seen (reason="wrong item" / "damaged" / "price error")', () => {
+  const r = rng(203);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const reason = pick(r, ['wrong item', 'damaged', 'price error', 'customer changed mind']);
+    lines.push([
+      'refund',
+      `lane ${1 + Math.floor(r() * 20)} REFUND ref=${Math.floor(r() * 1e6)} ${Math.floor(r() * 500)}.${Math.floor(r() * 90) + 10} EUR reason="${reason}"`,
+    ]);
+    lines.push(['routed', `routed message ${Math.floor(r() * 1e6)} to destination "${pick(r, ['EHR Inbound', 'Archive', 'Lab DB Writer'])}"`]);
+  }
+  exact(lines);
+});
+
+test('a quoted text ending a line (opposite): two quoted words keep theirs (switch <n> set "on" / "off")', () => {
+  const r = rng(204);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const state = pick(r, ['on', 'off']);
+    lines.push([state, `switch ${Math.floor(r() * 1e5)} set "${state}"`]);
+  }
+  exact(lines);
+});
+
 test.run();
