@@ -76,6 +76,8 @@ const CLOSER = /^"?[A-Za-z][\w.-]*"?[}\])]+$/;
 const JSON_KEY = /^[[{]*"[A-Za-z_][\w.-]*":$/;
 /** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`, a thread's `[<*>/INFO]:`): a level, not the event's name. */
 const LEVEL = /^(?:[<[]?|\[<\*>\/)(?:trace|debug|info|notice|warn|warning|error|err|crit|critical|alert|emerg|fatal)[>\]]?:?$/i;
+/** Tokens holding a variable in different frames at one position are a variable from this many frames on (the weak evidence's smallest set). */
+const MASKED_FRAMES_MIN = 3;
 /** A name in square brackets (`[ADT_Inbound]`, `[main]`): before a severity, the source of the line (a channel, a thread). */
 const BRACKETED_NAME = /^\[[A-Za-z][\w.-]*\]$/;
 
@@ -361,7 +363,11 @@ function generalize(
         // (six job names beside a path); a few leading words without a variable name the event
         // (`imap-login:` / `managesieve-login:` beside `pop3-login:`, masked whole for its digit) and the
         // template stays anchored on them.
-        const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
+        // Three or more tokens inside the line that each hold a variable in a frame of their own (`PROMO-<*>`
+        // / `LOYALTY-<*>` / `STAFF-<*>`) are values of one position: prefixed ids. Two (`alt<*>` / `ee<*>`)
+        // name the event, and so does the last word (`reason = AuthFail:sts:<*>` / `AssocFail:sts:<*>`).
+        const holdsWildcard =
+          set.some((v) => v === wildcard || framedWildcards.has(v)) || (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v)));
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
         const leading = (p === 0 && !source) || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);

@@ -1706,4 +1706,29 @@ test('a quoted text ending a line (opposite): two quoted words keep theirs (swit
   exact(lines);
 });
 
+test('three or more prefixed ids inside a line are one value (DISCOUNT PROMO-<n> / LOYALTY-<n> / STAFF-<n> / COUPON-<n>)', () => {
+  const r = rng(205);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const tx = 100_000 + Math.floor(r() * 900_000);
+    const kind = pick(r, ['PROMO', 'LOYALTY', 'STAFF', 'COUPON']);
+    lines.push([
+      'discount',
+      `lane ${1 + Math.floor(r() * 24)} TX ${tx} DISCOUNT ${kind}-${100 + Math.floor(r() * 9000)} -${Math.floor(r() * 90)}.${10 + Math.floor(r() * 89)}`,
+    ]);
+    lines.push(['void', `lane ${1 + Math.floor(r() * 24)} TX ${tx} VOID sku=${Math.floor(r() * 1e6)} by ${pick(r, names)}`]);
+  }
+  exact(lines);
+});
+
+test('prefixed ids inside a line (opposite): two frames name the event (interface alt<n> down / ee<n> down)', () => {
+  const r = rng(206);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const nic = pick(r, ['alt', 'ee']);
+    lines.push([nic, `node-D${Math.floor(r() * 256)} reports interface ${nic}0 down since ${Math.floor(r() * 1e6)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
