@@ -207,7 +207,7 @@ export function mineTemplates(
   foldCountNouns(current, wildcard, vocabulary);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
-  absorbSingletons(current, wildcard, levels, printed);
+  absorbSingletons(current, wildcard, levels, bracketed, printed);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -1382,7 +1382,7 @@ function joinSingletonTexts(groups: TextGroups, wildcard: number, levels: Set<nu
  * places a new line (Drain): it joins that template (the one printing most lines; ties to the smaller
  * token key). The anchor (the leading token, or the one after a leading severity or value) must be equal.
  */
-function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, printed: Float64Array) {
+function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, bracketed: Set<number>, printed: Float64Array) {
   const entries = distinctTemplates(current, printed);
   // Targets (templates of several lines) by length, grouped by the positions of their variables: the
   // template's key → the target. The entries are distinct templates, so a key is met once.
@@ -1405,10 +1405,14 @@ function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<n
   for (const e of entries) {
     if (e.lines !== 1) continue;
     const t = e.tokens;
+    // The anchor: the leading word, or the word after a leading severity or value; after a bracketed source
+    // and its severity (`[RAD_Orders] INFO Channel …`) the severity and the word after it, the source a value.
+    const source = t.length > 2 && bracketed.has(t[0]) && levels.has(t[1]);
     const anchor = t.length > 1 && levels.has(t[0]) ? 2 : 1;
+    const held = (q: number) => (source ? q === 1 || q === 2 : q < anchor);
     let best: TemplateEntry | undefined;
     for (const { mask, byKey } of targets.get(t.length)?.values() ?? []) {
-      if (mask[0] < anchor) continue;
+      if (mask.some(held)) continue;
       const projected = Int32Array.from(t);
       for (const q of mask) projected[q] = wildcard;
       const target = byKey.get(projected.join(','));

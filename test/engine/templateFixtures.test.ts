@@ -1731,4 +1731,23 @@ test('prefixed ids inside a line (opposite): two frames name the event (interfac
   exact(lines);
 });
 
+test('a line printed once after a bracketed source and a severity joins its event ([BILLING_DFT] INFO Channel stopped by <once>)', () => {
+  const r = rng(207);
+  const lines: Array<[string, string]> = [];
+  const channels = ['[ADT_Inbound]', '[LAB_Results]', '[RAD_Orders]', '[PHARM_Out]', '[SCHED_SIU]'];
+  for (let i = 0; i < 60; i++) lines.push(['stopped', `${pick(r, channels)} INFO Channel stopped by ${pick(r, names)}`]);
+  for (let i = 0; i < 60; i++) lines.push(['queued', `${pick(r, channels)} INFO Queued message ${Math.floor(r() * 1e6)}`]);
+  lines.push(['stopped', '[BILLING_DFT] INFO Channel stopped by zorblax']);
+  exact(lines);
+});
+
+test('a line printed once after a bracketed source (opposite): another severity stays apart ([BILLING_DFT] ERROR Channel stopped by <once>)', () => {
+  const r = rng(208);
+  const lines: Array<[string, string]> = [];
+  const channels = ['[ADT_Inbound]', '[LAB_Results]', '[RAD_Orders]', '[PHARM_Out]', '[SCHED_SIU]'];
+  for (let i = 0; i < 60; i++) lines.push(['stopped', `${pick(r, channels)} INFO Channel stopped by ${pick(r, names)}`]);
+  lines.push(['error', '[BILLING_DFT] ERROR Channel stopped by zorblax']);
+  exact(lines);
+});
+
 test.run();
