@@ -175,6 +175,8 @@ export function mineTemplates(
   });
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
+  // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
+  const fills = fillsFrame(vocabulary);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
       generalize(
@@ -192,6 +194,7 @@ export function mineTemplates(
         levels,
         closers,
         bracketed,
+        fills,
         printed,
         options,
       );
@@ -244,6 +247,7 @@ function generalize(
   levels: Set<number>,
   closers: Set<number>,
   bracketed: Set<number>,
+  fills: Map<number, number[]>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -366,8 +370,14 @@ function generalize(
         // Three or more tokens inside the line that each hold a variable in a frame of their own (`PROMO-<*>`
         // / `LOYALTY-<*>` / `STAFF-<*>`) are values of one position: prefixed ids. Two (`alt<*>` / `ee<*>`)
         // name the event, and so does the last word (`reason = AuthFail:sts:<*>` / `AssocFail:sts:<*>`).
+        // A word that fills the frame of a masked token beside it (`chrX` beside `chr<*>`, `node-B` beside
+        // `node-<*>`) is one more value of that token: the digits it stands for were letters this time.
+        const filled =
+          set.some((v) => masked.has(v)) &&
+          set.some((v) => !masked.has(v)) &&
+          set.every((v) => masked.has(v) || (fills.get(v) ?? []).some((f) => set.includes(f)));
         const holdsWildcard =
-          set.some((v) => v === wildcard || framedWildcards.has(v)) || (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v)));
+          set.some((v) => v === wildcard || framedWildcards.has(v)) || (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v))) || filled;
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
         const leading = (p === 0 && !source) || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
@@ -410,6 +420,35 @@ function generalize(
 }
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
+
+/** A frame's filler: the one or two letters or digits a word prints where a masked token holds its variable. */
+const FRAME_FILLER = /^[A-Za-z0-9]{1,2}$/;
+
+/**
+ * Words filling the frame of a masked token (`chrX` fills `chr<*>`, `chrY:` fills `chr<*>:`): word id →
+ * the ids of the masked tokens (one variable in a frame of at least one letter) whose frame it fills.
+ */
+function fillsFrame(vocabulary: readonly string[]): Map<number, number[]> {
+  const frames = new Map<string, number[]>();
+  vocabulary.forEach((t, id) => {
+    const at = t.indexOf(WILDCARD);
+    if (at < 0 || t.indexOf(WILDCARD, at + 1) >= 0 || !/[A-Za-z]/.test(t.slice(0, at))) return;
+    const k = `${t.slice(0, at)}\u0000${t.slice(at + WILDCARD.length)}`;
+    frames.set(k, [...(frames.get(k) ?? []), id]);
+  });
+  const fills = new Map<number, number[]>();
+  if (!frames.size) return fills;
+  vocabulary.forEach((t, id) => {
+    if (t.includes(WILDCARD)) return;
+    for (let i = 1; i < t.length; i++)
+      for (let n = 1; n <= 2 && i + n <= t.length; n++) {
+        if (!FRAME_FILLER.test(t.slice(i, i + n))) continue;
+        const ids = frames.get(`${t.slice(0, i)}\u0000${t.slice(i + n)}`);
+        if (ids) fills.set(id, [...(fills.get(id) ?? []), ...ids]);
+      }
+  });
+  return fills;
+}
 
 /** The tokens at position p of the lines (`members`) whose every line satisfies `where`. */
 function onlyWhere(current: Int32Array[], members: number[], p: number, where: (t: Int32Array) => boolean): ReadonlySet<number> {

@@ -1750,4 +1750,24 @@ test('a line printed once after a bracketed source (opposite): another severity 
   exact(lines);
 });
 
+test('a word filling the frame of a masked token is its value (vcf: chrX … beside chr<n> …)', () => {
+  const r = rng(209);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const chrom = pick(r, ['1', '2', '3', '7', '11', '17', '22', 'X', 'Y']);
+    lines.push(['vcf', `vcf: chr${chrom} ${Math.floor(r() * 1e6)} variants (${Math.floor(r() * 1e5)} SNPs), Ti/Tv 2.${Math.floor(r() * 90) + 10}`]);
+  }
+  exact(lines);
+});
+
+test('a word filling the frame of a masked token (opposite): a longer word stays a word (link eth<n> up / link ethernet up)', () => {
+  const r = rng(210);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    if (r() < 0.5) lines.push(['eth', `link eth${Math.floor(r() * 8)} up after ${Math.floor(r() * 900)} ms`]);
+    else lines.push(['ethernet', `link ethernet up after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
 test.run();
