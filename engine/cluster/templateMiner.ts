@@ -1321,7 +1321,10 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * masked already. Two texts (`(read)` / `(write)`, `(carrier lost)` / `(admin)`) and one constant
  * parenthetical (`VM Started (Lifecycle Event)` beside `VM Started`) keep their words. Once a
  * parenthesised text ending the line is a variable, the lines of the same prefix that print no text
- * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional.
+ * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional. A text in double
+ * quotes is one value the same way, ending the line (`reason="wrong item"`) or inside it (a name of one
+ * to CODE_TEXT_WORDS words, `[automation] "Garage door left open" triggered by …`), from three texts on;
+ * a quoted message leading the line (`"SyncLoop (PLEG): event for pod" pod=…`) is no such value.
  */
 function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, printed: Float64Array, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -1347,7 +1350,20 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
     for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
     return [start, end];
   };
-  for (const span of [before, after]) {
+  // A quoted name of plain words inside the line (`[automation] "Garage door left open" triggered by …`).
+  const quoted = (t: Int32Array): [number, number] | undefined => {
+    for (let start = 1; start < t.length - 1; start++) {
+      const first = vocabulary[t[start]] ?? '';
+      if (!first.startsWith('"') || first.includes('":')) continue;
+      for (let end = start; end < t.length - 1 && end - start < CODE_TEXT_WORDS; end++) {
+        if (!text(t[end])) return undefined;
+        if ((end > start || first.length > 1) && (vocabulary[t[end]] ?? '').replace(/[.,;:]$/, '').endsWith('"')) return [start, end + 1];
+      }
+      return undefined;
+    }
+    return undefined;
+  };
+  for (const span of [before, after, quoted]) {
     const groups = new Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>();
     for (const entry of distinctTemplates(current, printed)) {
       const at = span(entry.tokens);

@@ -1770,4 +1770,26 @@ test('a word filling the frame of a masked token (opposite): a longer word stays
   exact(lines);
 });
 
+test('a quoted name inside a line is one value when three or more are seen ([automation] "Good night" / "Garage door left open" triggered by …)', () => {
+  const r = rng(211);
+  const lines: Array<[string, string]> = [];
+  const automations = ['Good night', 'Garage door left open', 'Wake up', 'Porch light at sunset', 'Leak alarm'];
+  for (let i = 0; i < 150; i++) {
+    const entity = `${pick(r, ['light', 'sensor', 'switch'])}.${pick(r, names)}_${pick(r, ['lamp', 'door', 'motion'])}`;
+    if (r() < 0.6) lines.push(['triggered', `[automation] "${pick(r, automations)}" triggered by ${entity}`]);
+    else lines.push(['done', `[automation] "${pick(r, automations)}" finished on ${entity} in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a quoted name inside a line (opposite): two quoted words keep theirs (set mode "eco" / "comfort" for …)', () => {
+  const r = rng(212);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const mode = pick(r, ['eco', 'comfort']);
+    lines.push([mode, `thermostat set mode "${mode}" for zone ${Math.floor(r() * 1e5)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
