@@ -1323,7 +1323,8 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * parenthesised text ending the line is a variable, the lines of the same prefix that print no text
  * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional. A text in double
  * quotes is one value the same way, ending the line (`reason="wrong item"`) or inside it (a name of one
- * to CODE_TEXT_WORDS words, `[automation] "Garage door left open" triggered by …`), from three texts on;
+ * to CODE_TEXT_WORDS words, `[automation] "Garage door left open" triggered by …`), from three texts on,
+ * and a parenthesised text inside the line too (`failed (certificate expired), <*> pending`);
  * a quoted message leading the line (`"SyncLoop (PLEG): event for pod" pod=…`) is no such value.
  */
 function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, printed: Float64Array, vocabulary: readonly string[]) {
@@ -1350,14 +1351,16 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
     for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
     return [start, end];
   };
-  // A quoted name of plain words inside the line (`[automation] "Garage door left open" triggered by …`).
+  // A quoted name or a parenthesised text of plain words inside the line (`[automation] "Garage door left
+  // open" triggered by …`, `sync: failed (certificate expired), <*> pending`).
   const quoted = (t: Int32Array): [number, number] | undefined => {
     for (let start = 1; start < t.length - 1; start++) {
       const first = vocabulary[t[start]] ?? '';
-      if (!first.startsWith('"') || first.includes('":')) continue;
+      const close = first.startsWith('"') ? '"' : first.startsWith('(') ? ')' : '';
+      if (!close || first.includes('":')) continue;
       for (let end = start; end < t.length - 1 && end - start < CODE_TEXT_WORDS; end++) {
         if (!text(t[end])) return undefined;
-        if ((end > start || first.length > 1) && (vocabulary[t[end]] ?? '').replace(/[.,;:]$/, '').endsWith('"')) return [start, end + 1];
+        if ((end > start || first.length > 1) && (vocabulary[t[end]] ?? '').replace(/[.,;:]$/, '').endsWith(close)) return [start, end + 1];
       }
       return undefined;
     }

@@ -1792,4 +1792,24 @@ test('a quoted name inside a line (opposite): two quoted words keep theirs (set 
   exact(lines);
 });
 
+test('a parenthesised text inside a line is one value when three or more are seen (sync: failed (certificate expired), <n> pending)', () => {
+  const r = rng(213);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const why = pick(r, ['certificate expired', 'connection timed out', 'DNS lookup failed', 'service unavailable']);
+    lines.push(['failed', `lane ${1 + Math.floor(r() * 24)} sync: failed (${why}), ${Math.floor(r() * 900)} transactions pending`]);
+  }
+  exact(lines);
+});
+
+test('a parenthesised text inside a line (opposite): two texts keep their words (link down (carrier lost), retry / (admin), retry)', () => {
+  const r = rng(214);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const why = pick(r, ['carrier lost', 'admin']);
+    lines.push([why, `port ${Math.floor(r() * 48)} link down (${why}), retry in ${Math.floor(r() * 60)} s`]);
+  }
+  exact(lines);
+});
+
 test.run();
