@@ -1324,7 +1324,8 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional. A text in double
  * quotes is one value the same way, ending the line (`reason="wrong item"`) or inside it (a name of one
  * to CODE_TEXT_WORDS words, `[automation] "Garage door left open" triggered by …`), from three texts on,
- * and a parenthesised text inside the line too (`failed (certificate expired), <*> pending`);
+ * and a parenthesised text inside the line too (`failed (certificate expired), <*> pending`), and a
+ * clause between a `…:` label and a comma (`connection lost: token expired, reconnecting in <*>`);
  * a quoted message leading the line (`"SyncLoop (PLEG): event for pod" pod=…`) is no such value.
  */
 function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, printed: Float64Array, vocabulary: readonly string[]) {
@@ -1366,7 +1367,20 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
     }
     return undefined;
   };
-  for (const span of [before, after, quoted]) {
+  // A clause of plain words between a label and a comma inside the line (`connection lost: token expired,
+  // reconnecting in <*>`): what the label announces, closed where the line goes on.
+  const clause = (t: Int32Array): [number, number] | undefined => {
+    for (let start = 1; start < t.length - 1; start++) {
+      if (!(vocabulary[t[start - 1]] ?? '').endsWith(':')) continue;
+      for (let end = start; end < t.length - 1 && end - start < CODE_TEXT_WORDS; end++) {
+        if (!text(t[end])) return undefined;
+        if ((vocabulary[t[end]] ?? '').endsWith(',')) return [start, end + 1];
+      }
+      return undefined;
+    }
+    return undefined;
+  };
+  for (const span of [before, after, quoted, clause]) {
     const groups = new Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>();
     for (const entry of distinctTemplates(current, printed)) {
       const at = span(entry.tokens);

@@ -1812,4 +1812,24 @@ test('a parenthesised text inside a line (opposite): two texts keep their words 
   exact(lines);
 });
 
+test('a clause between a label and a comma inside a line is one value when three or more are seen (connection lost: token expired, reconnecting …)', () => {
+  const r = rng(215);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const why = pick(r, ['token expired', 'ping timeout', 'connection reset by peer', 'DNS failure']);
+    lines.push(['lost', `[cloud] connection lost: ${why}, reconnecting in ${pick(r, [5, 15, 30, 60])} s`]);
+  }
+  exact(lines);
+});
+
+test('a clause between a label and a comma (opposite): two clauses keep their words (backup: finished, took … / backup: aborted, took …)', () => {
+  const r = rng(216);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const state = pick(r, ['finished', 'aborted']);
+    lines.push([state, `job ${Math.floor(r() * 1e5)} backup: ${state}, took ${Math.floor(r() * 900)} s`]);
+  }
+  exact(lines);
+});
+
 test.run();
