@@ -1306,6 +1306,10 @@ const CODE_AFTER = /^\(<\*>\)[.,;:]?$/;
  * `to destination "EHR Inbound"`): its closing character → the character that opens it.
  */
 const TEXT_OPENER: Readonly<Record<string, string>> = { ')': '(', '"': '"' };
+/** A quoted text ending a line is at most this many words (`"insufficient funds for gas * price + value"`). */
+const QUOTED_TEXT_WORDS = 10;
+/** A sign between the words of a quoted text (`*`, `+`, `-`, `/`, `&`). */
+const SIGN = /^[*+\-/&]$/;
 /** A word of a code's text: letters and punctuation, no digit, no variable, no `=`. */
 const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
 
@@ -1346,10 +1350,13 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
     const end = t.length;
     const open = TEXT_OPENER[(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').slice(-1)];
     if (!open) return undefined;
+    // Quotes bound their text on both sides: a longer text, and signs between its words (`gas * price`).
+    const words = open === '"' ? QUOTED_TEXT_WORDS : CODE_TEXT_WORDS;
+    const word = (id: number) => text(id) || (open === '"' && SIGN.test(vocabulary[id] ?? ''));
     let start = end - 1;
-    while (start > 0 && end - start < CODE_TEXT_WORDS && !(vocabulary[t[start]] ?? '').startsWith(open)) start--;
+    while (start > 0 && end - start < words && !(vocabulary[t[start]] ?? '').startsWith(open)) start--;
     if (!(vocabulary[t[start]] ?? '').startsWith(open) || start === 0) return undefined;
-    for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
+    for (let q = start; q < end; q++) if (!word(t[q])) return undefined;
     return [start, end];
   };
   // A quoted name or a parenthesised text of plain words inside the line (`[automation] "Garage door left

@@ -1832,4 +1832,24 @@ test('a clause between a label and a comma (opposite): two clauses keep their wo
   exact(lines);
 });
 
+test('a quoted text ending a line may be longer and hold signs (reason="insufficient funds for gas * price + value")', () => {
+  const r = rng(217);
+  const lines: Array<[string, string]> = [];
+  const reasons = ['nonce too low', 'already known', 'transaction underpriced', 'insufficient funds for gas * price + value'];
+  for (let i = 0; i < 150; i++)
+    lines.push(['discarded', `DEBUG Transaction pool: discarded tx hash=0x${Math.floor(r() * 2 ** 48).toString(16)} reason="${pick(r, reasons)}"`]);
+  exact(lines);
+});
+
+test('a long quoted text ending a line (opposite): two texts keep their words (status="waiting for the primary to come back up" / …)', () => {
+  const r = rng(218);
+  const lines: Array<[string, string]> = [];
+  const states = ['waiting for the primary to come back up', 'serving reads from the local copy only'];
+  for (let i = 0; i < 120; i++) {
+    const state = pick(r, states);
+    lines.push([state, `replica ${Math.floor(r() * 1e5)} status="${state}"`]);
+  }
+  exact(lines);
+});
+
 test.run();
