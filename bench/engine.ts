@@ -75,6 +75,7 @@ import {
   WRITTEN_SECOND_ROUND,
   WRITTEN_EIGHTH_ROUND,
   WRITTEN_SEVENTH_ROUND,
+  WRITTEN_NINTH_ROUND,
   WRITTEN_SIXTH_ROUND,
   WRITTEN_THIRD_ROUND,
 } from '../fixtures/heldoutLogs.ts';
@@ -468,6 +469,12 @@ async function heldoutSection() {
       (n) => `the ${n} systems of the eighth round (written after the seventh round's rules; first score in docs/benchmarks.md)`,
       ' (eighth round)',
       WRITTEN_EIGHTH_ROUND,
+    ),
+    group(
+      (n) =>
+        `the ${n} systems of the ninth round (written beside the eighth, after the seventh round's rules and the rules for the fifth to seventh rounds' remaining classes; first score in docs/benchmarks.md)`,
+      ' (ninth round)',
+      WRITTEN_NINTH_ROUND,
     ),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];

@@ -82,6 +82,10 @@ const CLOSER = /^"?[A-Za-z][\w.-]*"?[}\])]+$/;
 const JSON_KEY = /^[[{]*"[A-Za-z_][\w.-]*":$/;
 /** A severity leading a line (`info:`, `<warn>`, `[ERROR]`, `notice:`, a thread's `[<*>/INFO]:`): a level, not the event's name. */
 const LEVEL = new RegExp(`^(?:[<[]?|\\[<\\*>/)(?:${SEVERITY_WORDS})[>\\]]?:?$`, 'i');
+/** Tokens holding a variable in different frames at one position are a variable from this many frames on (the weak evidence's smallest set). */
+const MASKED_FRAMES_MIN = 3;
+/** A name in square brackets (`[ADT_Inbound]`, `[main]`): before a severity, the source of the line (a channel, a thread). */
+const BRACKETED_NAME = /^\[[A-Za-z][\w.-]*\]$/;
 
 function mix1(p: number, id: number): number {
   let h = Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(p + 1, 0x85ebca77);
@@ -143,6 +147,8 @@ export function mineTemplates(
   const levels = new Set<number>();
   // Words that close a bracketed record (`"allow"}`, `go-service)`): the last field of a record, not the line's last word.
   const closers = new Set<number>();
+  // Names in square brackets: a line led by one and then a severity names its source first (`[channel] INFO …`).
+  const bracketed = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (t !== WILDCARD && t.includes(WILDCARD)) masked.add(id);
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
@@ -152,6 +158,7 @@ export function mineTemplates(
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
     if (CLOSER.test(t)) closers.add(id);
+    if (BRACKETED_NAME.test(t)) bracketed.add(id);
   });
 
   addJsonKeys(rows, keys, vocabulary);
@@ -177,6 +184,8 @@ export function mineTemplates(
   });
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
+  // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
+  const fills = fillsFrame(vocabulary);
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
       generalize(
@@ -194,6 +203,8 @@ export function mineTemplates(
         masked,
         levels,
         closers,
+        bracketed,
+        fills,
         printed,
         options,
       );
@@ -210,7 +221,7 @@ export function mineTemplates(
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   foldVariableRuns(current, wildcard);
-  absorbSingletons(current, wildcard, levels, printed);
+  absorbSingletons(current, wildcard, levels, bracketed, printed);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -247,6 +258,8 @@ function generalize(
   masked: Set<number>,
   levels: Set<number>,
   closers: Set<number>,
+  bracketed: Set<number>,
+  fills: Map<number, number[]>,
   printed: Float64Array,
   options: MinerOptions,
 ) {
@@ -342,10 +355,14 @@ function generalize(
       const afterLevel = p === 1 && levels.size ? onlyWhere(current, members, 1, (t) => levels.has(t[0])) : NO_TOKENS;
       // A word printed before different keys (`MOD dn=<*>` / `MOD attr=<*>`) says which fields follow: a verb.
       const verbs = p > 0 && p + 1 < length ? verbsBeforeKeys(current, members, p, keys) : NO_TOKENS;
+      // A bracketed name before a severity (`[ADT_Inbound] INFO Received …`) is the line's source, a channel
+      // or thread: the message starts after the severity, so the name is judged as a word inside the line.
+      const sources = p === 0 && length > 2 ? onlyWhere(current, members, 0, (t) => bracketed.has(t[0]) && levels.has(t[1])) : NO_TOKENS;
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
       for (const [root, set] of sets) {
+        const source = p === 0 && set.every((v) => sources.has(v));
         if (set.some((v) => keys.has(v))) continue;
         let shared = 0;
         let contextsOfSet = varied.get(root) ?? 0;
@@ -364,9 +381,19 @@ function generalize(
         // (six job names beside a path); a few leading words without a variable name the event
         // (`imap-login:` / `managesieve-login:` beside `pop3-login:`, masked whole for its digit) and the
         // template stays anchored on them.
-        const holdsWildcard = set.some((v) => v === wildcard || framedWildcards.has(v));
+        // Three or more tokens inside the line that each hold a variable in a frame of their own (`PROMO-<*>`
+        // / `LOYALTY-<*>` / `STAFF-<*>`) are values of one position: prefixed ids. Two (`alt<*>` / `ee<*>`)
+        // name the event, and so does the last word (`reason = AuthFail:sts:<*>` / `AssocFail:sts:<*>`).
+        // A word that fills the frame of a masked token beside it (`chrX` beside `chr<*>`, `node-B` beside
+        // `node-<*>`) is one more value of that token: the digits it stands for were letters this time.
+        const filled =
+          set.some((v) => masked.has(v)) &&
+          set.some((v) => !masked.has(v)) &&
+          set.every((v) => masked.has(v) || (fills.get(v) ?? []).some((f) => set.includes(f)));
+        const holdsWildcard =
+          set.some((v) => v === wildcard || framedWildcards.has(v)) || (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v))) || filled;
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
-        const leading = p === 0 || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
+        const leading = (p === 0 && !source) || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
@@ -382,7 +409,7 @@ function generalize(
           !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
           set.every((v) => (original.get(v) ?? 0) < STATE_SHARE * (appearances.get(v) ?? 0));
         const weak =
-          inside &&
+          (inside || source) &&
           !leading &&
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
@@ -409,6 +436,35 @@ function generalize(
 }
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
+
+/** A frame's filler: the one or two letters or digits a word prints where a masked token holds its variable. */
+const FRAME_FILLER = /^[A-Za-z0-9]{1,2}$/;
+
+/**
+ * Words filling the frame of a masked token (`chrX` fills `chr<*>`, `chrY:` fills `chr<*>:`): word id →
+ * the ids of the masked tokens (one variable in a frame of at least one letter) whose frame it fills.
+ */
+function fillsFrame(vocabulary: readonly string[]): Map<number, number[]> {
+  const frames = new Map<string, number[]>();
+  vocabulary.forEach((t, id) => {
+    const at = t.indexOf(WILDCARD);
+    if (at < 0 || t.indexOf(WILDCARD, at + 1) >= 0 || !/[A-Za-z]/.test(t.slice(0, at))) return;
+    const k = `${t.slice(0, at)}\u0000${t.slice(at + WILDCARD.length)}`;
+    frames.set(k, [...(frames.get(k) ?? []), id]);
+  });
+  const fills = new Map<number, number[]>();
+  if (!frames.size) return fills;
+  vocabulary.forEach((t, id) => {
+    if (t.includes(WILDCARD)) return;
+    for (let i = 1; i < t.length; i++)
+      for (let n = 1; n <= 2 && i + n <= t.length; n++) {
+        if (!FRAME_FILLER.test(t.slice(i, i + n))) continue;
+        const ids = frames.get(`${t.slice(0, i)}\u0000${t.slice(i + n)}`);
+        if (ids) fills.set(id, [...(fills.get(id) ?? []), ...ids]);
+      }
+  });
+  return fills;
+}
 
 /** The tokens at position p of the lines (`members`) whose every line satisfies `where`. */
 function onlyWhere(current: Int32Array[], members: number[], p: number, where: (t: Int32Array) => boolean): ReadonlySet<number> {
@@ -1286,6 +1342,15 @@ const CODE_TEXT_WORDS = 6;
 const CODE_TEXT_MIN_VALUES = 3;
 /** A code in parentheses closing a line: `(<*>)`, `(<*>).`. */
 const CODE_AFTER = /^\(<\*>\)[.,;:]?$/;
+/**
+ * A text closing a line in parentheses (`(comm failure)`) or in double quotes (`reason="wrong item"`,
+ * `to destination "EHR Inbound"`): its closing character → the character that opens it.
+ */
+const TEXT_OPENER: Readonly<Record<string, string>> = { ')': '(', '"': '"' };
+/** A quoted text ending a line is at most this many words (`"insufficient funds for gas * price + value"`). */
+const QUOTED_TEXT_WORDS = 10;
+/** A sign between the words of a quoted text (`*`, `+`, `-`, `/`, `&`). */
+const SIGN = /^[*+\-/&]$/;
 /** A word of a code's text: letters and punctuation, no digit, no variable, no `=`. */
 const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
 
@@ -1301,7 +1366,12 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * masked already. Two texts (`(read)` / `(write)`, `(carrier lost)` / `(admin)`) and one constant
  * parenthetical (`VM Started (Lifecycle Event)` beside `VM Started`) keep their words. Once a
  * parenthesised text ending the line is a variable, the lines of the same prefix that print no text
- * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional.
+ * (`fd=<*> closed` beside `closed (idletimeout)`) join it: the reason is optional. A text in double
+ * quotes is one value the same way, ending the line (`reason="wrong item"`) or inside it (a name of one
+ * to CODE_TEXT_WORDS words, `[automation] "Garage door left open" triggered by …`), from three texts on,
+ * and a parenthesised text inside the line too (`failed (certificate expired), <*> pending`), and a
+ * clause between a `…:` label and a comma (`connection lost: token expired, reconnecting in <*>`);
+ * a quoted message leading the line (`"SyncLoop (PLEG): event for pod" pod=…`) is no such value.
  */
 function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, printed: Float64Array, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -1319,14 +1389,46 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
   };
   const after = (t: Int32Array): [number, number] | undefined => {
     const end = t.length;
-    if (!(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').endsWith(')')) return undefined;
+    const open = TEXT_OPENER[(vocabulary[t[end - 1]] ?? '').replace(/[.,;]$/, '').slice(-1)];
+    if (!open) return undefined;
+    // Quotes bound their text on both sides: a longer text, and signs between its words (`gas * price`).
+    const words = open === '"' ? QUOTED_TEXT_WORDS : CODE_TEXT_WORDS;
+    const word = (id: number) => text(id) || (open === '"' && SIGN.test(vocabulary[id] ?? ''));
     let start = end - 1;
-    while (start > 0 && end - start < CODE_TEXT_WORDS && !(vocabulary[t[start]] ?? '').startsWith('(')) start--;
-    if (!(vocabulary[t[start]] ?? '').startsWith('(') || start === 0) return undefined;
-    for (let q = start; q < end; q++) if (!text(t[q])) return undefined;
+    while (start > 0 && end - start < words && !(vocabulary[t[start]] ?? '').startsWith(open)) start--;
+    if (!(vocabulary[t[start]] ?? '').startsWith(open) || start === 0) return undefined;
+    for (let q = start; q < end; q++) if (!word(t[q])) return undefined;
     return [start, end];
   };
-  for (const span of [before, after]) {
+  // A quoted name or a parenthesised text of plain words inside the line (`[automation] "Garage door left
+  // open" triggered by …`, `sync: failed (certificate expired), <*> pending`).
+  const quoted = (t: Int32Array): [number, number] | undefined => {
+    for (let start = 1; start < t.length - 1; start++) {
+      const first = vocabulary[t[start]] ?? '';
+      const close = first.startsWith('"') ? '"' : first.startsWith('(') ? ')' : '';
+      if (!close || first.includes('":')) continue;
+      for (let end = start; end < t.length - 1 && end - start < CODE_TEXT_WORDS; end++) {
+        if (!text(t[end])) return undefined;
+        if ((end > start || first.length > 1) && (vocabulary[t[end]] ?? '').replace(/[.,;:]$/, '').endsWith(close)) return [start, end + 1];
+      }
+      return undefined;
+    }
+    return undefined;
+  };
+  // A clause of plain words between a label and a comma inside the line (`connection lost: token expired,
+  // reconnecting in <*>`): what the label announces, closed where the line goes on.
+  const clause = (t: Int32Array): [number, number] | undefined => {
+    for (let start = 1; start < t.length - 1; start++) {
+      if (!(vocabulary[t[start - 1]] ?? '').endsWith(':')) continue;
+      for (let end = start; end < t.length - 1 && end - start < CODE_TEXT_WORDS; end++) {
+        if (!text(t[end])) return undefined;
+        if ((vocabulary[t[end]] ?? '').endsWith(',')) return [start, end + 1];
+      }
+      return undefined;
+    }
+    return undefined;
+  };
+  for (const span of [before, after, quoted, clause]) {
     const groups = new Map<string, { texts: Set<string>; entries: Array<{ entry: TemplateEntry; at: [number, number] }> }>();
     for (const entry of distinctTemplates(current, printed)) {
       const at = span(entry.tokens);
@@ -1400,7 +1502,7 @@ function joinSingletonTexts(groups: TextGroups, wildcard: number, levels: Set<nu
  * places a new line (Drain): it joins that template (the one printing most lines; ties to the smaller
  * token key). The anchor (the leading token, or the one after a leading severity or value) must be equal.
  */
-function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, printed: Float64Array) {
+function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, bracketed: Set<number>, printed: Float64Array) {
   const entries = distinctTemplates(current, printed);
   // Targets (templates of several lines) by length, grouped by the positions of their variables: the
   // template's key → the target. The entries are distinct templates, so a key is met once.
@@ -1423,10 +1525,14 @@ function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<n
   for (const e of entries) {
     if (e.lines !== 1) continue;
     const t = e.tokens;
+    // The anchor: the leading word, or the word after a leading severity or value; after a bracketed source
+    // and its severity (`[RAD_Orders] INFO Channel …`) the severity and the word after it, the source a value.
+    const source = t.length > 2 && bracketed.has(t[0]) && levels.has(t[1]);
     const anchor = t.length > 1 && levels.has(t[0]) ? 2 : 1;
+    const held = (q: number) => (source ? q === 1 || q === 2 : q < anchor);
     let best: TemplateEntry | undefined;
     for (const { mask, byKey } of targets.get(t.length)?.values() ?? []) {
-      if (mask[0] < anchor) continue;
+      if (mask.some(held)) continue;
       const projected = Int32Array.from(t);
       for (const q of mask) projected[q] = wildcard;
       const target = byKey.get(projected.join(','));

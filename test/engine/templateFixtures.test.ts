@@ -1815,4 +1815,201 @@ test('a repeated group (opposite): fields of variables only side by side are no 
   exact(lines);
 });
 
+// Session 17, ninth round (branch heldout9; fixtures/heldoutLogs.ts, WRITTEN_NINTH_ROUND; every rule below was found there).
+
+test('a bracketed name before a severity is the source of the line ([ADT_Inbound] INFO Received … / [LAB_Results] INFO Received …)', () => {
+  const r = rng(201);
+  const lines: Array<[string, string]> = [];
+  const channels = ['[ADT_Inbound]', '[LAB_Results]', '[RAD_Orders]', '[PHARM_Out]', '[SCHED_SIU]'];
+  for (let i = 0; i < 160; i++) {
+    const channel = pick(r, channels);
+    const id = 100_000 + Math.floor(r() * 900_000);
+    const event = pick(r, ['received', 'queued', 'routed']);
+    if (event === 'received') lines.push([event, `${channel} INFO Received message ${id} from 10.${i % 200}.0.${1 + (i % 250)}`]);
+    if (event === 'queued') lines.push([event, `${channel} INFO Queued message ${id} (queue depth ${1 + Math.floor(r() * 900)})`]);
+    if (event === 'routed') lines.push([event, `${channel} WARN Routed message ${id} to the error queue`]);
+  }
+  exact(lines);
+});
+
+test('a bracketed name before a severity (opposite): a bracketed word leading the message itself names the event ([backup] / [restore] snapshot <id> created)', () => {
+  const r = rng(202);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const event = pick(r, ['[backup]', '[restore]', '[verify]']);
+    lines.push([event, `${event} snapshot ${Math.floor(r() * 1e8).toString(16)} done in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a quoted text ending a line is a value when three or more are seen (reason="wrong item" / "damaged" / "price error")', () => {
+  const r = rng(203);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const reason = pick(r, ['wrong item', 'damaged', 'price error', 'customer changed mind']);
+    lines.push([
+      'refund',
+      `lane ${1 + Math.floor(r() * 20)} REFUND ref=${Math.floor(r() * 1e6)} ${Math.floor(r() * 500)}.${Math.floor(r() * 90) + 10} EUR reason="${reason}"`,
+    ]);
+    lines.push(['routed', `routed message ${Math.floor(r() * 1e6)} to destination "${pick(r, ['EHR Inbound', 'Archive', 'Lab DB Writer'])}"`]);
+  }
+  exact(lines);
+});
+
+test('a quoted text ending a line (opposite): two quoted words keep theirs (switch <n> set "on" / "off")', () => {
+  const r = rng(204);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const state = pick(r, ['on', 'off']);
+    lines.push([state, `switch ${Math.floor(r() * 1e5)} set "${state}"`]);
+  }
+  exact(lines);
+});
+
+test('three or more prefixed ids inside a line are one value (DISCOUNT PROMO-<n> / LOYALTY-<n> / STAFF-<n> / COUPON-<n>)', () => {
+  const r = rng(205);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const tx = 100_000 + Math.floor(r() * 900_000);
+    const kind = pick(r, ['PROMO', 'LOYALTY', 'STAFF', 'COUPON']);
+    lines.push([
+      'discount',
+      `lane ${1 + Math.floor(r() * 24)} TX ${tx} DISCOUNT ${kind}-${100 + Math.floor(r() * 9000)} -${Math.floor(r() * 90)}.${10 + Math.floor(r() * 89)}`,
+    ]);
+    lines.push(['void', `lane ${1 + Math.floor(r() * 24)} TX ${tx} VOID sku=${Math.floor(r() * 1e6)} by ${pick(r, names)}`]);
+  }
+  exact(lines);
+});
+
+test('prefixed ids inside a line (opposite): two frames name the event (interface alt<n> down / ee<n> down)', () => {
+  const r = rng(206);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const nic = pick(r, ['alt', 'ee']);
+    lines.push([nic, `node-D${Math.floor(r() * 256)} reports interface ${nic}0 down since ${Math.floor(r() * 1e6)}`]);
+  }
+  exact(lines);
+});
+
+test('a line printed once after a bracketed source and a severity joins its event ([BILLING_DFT] INFO Channel stopped by <once>)', () => {
+  const r = rng(207);
+  const lines: Array<[string, string]> = [];
+  const channels = ['[ADT_Inbound]', '[LAB_Results]', '[RAD_Orders]', '[PHARM_Out]', '[SCHED_SIU]'];
+  for (let i = 0; i < 60; i++) lines.push(['stopped', `${pick(r, channels)} INFO Channel stopped by ${pick(r, names)}`]);
+  for (let i = 0; i < 60; i++) lines.push(['queued', `${pick(r, channels)} INFO Queued message ${Math.floor(r() * 1e6)}`]);
+  lines.push(['stopped', '[BILLING_DFT] INFO Channel stopped by zorblax']);
+  exact(lines);
+});
+
+test('a line printed once after a bracketed source (opposite): another severity stays apart ([BILLING_DFT] ERROR Channel stopped by <once>)', () => {
+  const r = rng(208);
+  const lines: Array<[string, string]> = [];
+  const channels = ['[ADT_Inbound]', '[LAB_Results]', '[RAD_Orders]', '[PHARM_Out]', '[SCHED_SIU]'];
+  for (let i = 0; i < 60; i++) lines.push(['stopped', `${pick(r, channels)} INFO Channel stopped by ${pick(r, names)}`]);
+  lines.push(['error', '[BILLING_DFT] ERROR Channel stopped by zorblax']);
+  exact(lines);
+});
+
+test('a word filling the frame of a masked token is its value (vcf: chrX … beside chr<n> …)', () => {
+  const r = rng(209);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const chrom = pick(r, ['1', '2', '3', '7', '11', '17', '22', 'X', 'Y']);
+    lines.push(['vcf', `vcf: chr${chrom} ${Math.floor(r() * 1e6)} variants (${Math.floor(r() * 1e5)} SNPs), Ti/Tv 2.${Math.floor(r() * 90) + 10}`]);
+  }
+  exact(lines);
+});
+
+test('a word filling the frame of a masked token (opposite): a longer word stays a word (link eth<n> up / link ethernet up)', () => {
+  const r = rng(210);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    if (r() < 0.5) lines.push(['eth', `link eth${Math.floor(r() * 8)} up after ${Math.floor(r() * 900)} ms`]);
+    else lines.push(['ethernet', `link ethernet up after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a quoted name inside a line is one value when three or more are seen ([automation] "Good night" / "Garage door left open" triggered by …)', () => {
+  const r = rng(211);
+  const lines: Array<[string, string]> = [];
+  const automations = ['Good night', 'Garage door left open', 'Wake up', 'Porch light at sunset', 'Leak alarm'];
+  for (let i = 0; i < 150; i++) {
+    const entity = `${pick(r, ['light', 'sensor', 'switch'])}.${pick(r, names)}_${pick(r, ['lamp', 'door', 'motion'])}`;
+    if (r() < 0.6) lines.push(['triggered', `[automation] "${pick(r, automations)}" triggered by ${entity}`]);
+    else lines.push(['done', `[automation] "${pick(r, automations)}" finished on ${entity} in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a quoted name inside a line (opposite): two quoted words keep theirs (set mode "eco" / "comfort" for …)', () => {
+  const r = rng(212);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const mode = pick(r, ['eco', 'comfort']);
+    lines.push([mode, `thermostat set mode "${mode}" for zone ${Math.floor(r() * 1e5)}`]);
+  }
+  exact(lines);
+});
+
+test('a parenthesised text inside a line is one value when three or more are seen (sync: failed (certificate expired), <n> pending)', () => {
+  const r = rng(213);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const why = pick(r, ['certificate expired', 'connection timed out', 'DNS lookup failed', 'service unavailable']);
+    lines.push(['failed', `lane ${1 + Math.floor(r() * 24)} sync: failed (${why}), ${Math.floor(r() * 900)} transactions pending`]);
+  }
+  exact(lines);
+});
+
+test('a parenthesised text inside a line (opposite): two texts keep their words (link down (carrier lost), retry / (admin), retry)', () => {
+  const r = rng(214);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const why = pick(r, ['carrier lost', 'admin']);
+    lines.push([why, `port ${Math.floor(r() * 48)} link down (${why}), retry in ${Math.floor(r() * 60)} s`]);
+  }
+  exact(lines);
+});
+
+test('a clause between a label and a comma inside a line is one value when three or more are seen (connection lost: token expired, reconnecting …)', () => {
+  const r = rng(215);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const why = pick(r, ['token expired', 'ping timeout', 'connection reset by peer', 'DNS failure']);
+    lines.push(['lost', `[cloud] connection lost: ${why}, reconnecting in ${pick(r, [5, 15, 30, 60])} s`]);
+  }
+  exact(lines);
+});
+
+test('a clause between a label and a comma (opposite): two clauses keep their words (backup: finished, took … / backup: aborted, took …)', () => {
+  const r = rng(216);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const state = pick(r, ['finished', 'aborted']);
+    lines.push([state, `job ${Math.floor(r() * 1e5)} backup: ${state}, took ${Math.floor(r() * 900)} s`]);
+  }
+  exact(lines);
+});
+
+test('a quoted text ending a line may be longer and hold signs (reason="insufficient funds for gas * price + value")', () => {
+  const r = rng(217);
+  const lines: Array<[string, string]> = [];
+  const reasons = ['nonce too low', 'already known', 'transaction underpriced', 'insufficient funds for gas * price + value'];
+  for (let i = 0; i < 150; i++)
+    lines.push(['discarded', `DEBUG Transaction pool: discarded tx hash=0x${Math.floor(r() * 2 ** 48).toString(16)} reason="${pick(r, reasons)}"`]);
+  exact(lines);
+});
+
+test('a long quoted text ending a line (opposite): two texts keep their words (status="waiting for the primary to come back up" / …)', () => {
+  const r = rng(218);
+  const lines: Array<[string, string]> = [];
+  const states = ['waiting for the primary to come back up', 'serving reads from the local copy only'];
+  for (let i = 0; i < 120; i++) {
+    const state = pick(r, states);
+    lines.push([state, `replica ${Math.floor(r() * 1e5)} status="${state}"`]);
+  }
+  exact(lines);
+});
+
 test.run();
