@@ -445,8 +445,9 @@ export function patterns(
         .slice(0, DISTINCTIVE_CONSIDERED)
         .map(([f]) => f);
       const said = memberTerms(list, new Set([...ranked.map(([f]) => f), ...distinctiveFeatures]), input.normalize, hashes, cfg.hash_dimensions);
-      const terms: Array<[string, number]> = ranked.map(([f, w]) => [said.get(f)!, round(w / norm)]);
-      const distinctive = distinctiveFeatures.map((f) => said.get(f)!);
+      // Every feature of a member's row is said by a member; `#f` only if a stored row disagreed.
+      const terms: Array<[string, number]> = ranked.map(([f, w]) => [said.get(f) ?? `#${f}`, round(w / norm)]);
+      const distinctive = distinctiveFeatures.flatMap((f) => (said.has(f) ? [said.get(f)!] : []));
       const topTerms: string[] = [];
       for (const term of distinctive) {
         if (topTerms.length === 5) break;
