@@ -1,0 +1,575 @@
+/**
+ * The template miner's folds across lengths (engine/cluster/templateMiner.ts runs them after its
+ * per-position passes): a longer template that is a shorter one with something inserted (an optional
+ * flag, field or segment, more items of a list, a tail of measurements, a wider value, a token variant)
+ * joins the shorter, each under its own evidence, and a run of variables is one variable. Each works on
+ * the distinct templates of the masked lines and rewrites the lines of a folded template to the one it
+ * joined.
+ */
+import { WILDCARD } from '../text/templateTokens.ts';
+
+/**
+ * A distinct template with the rows that print it (its tokens are the first row's array, so a pass
+ * that masks rows in place keeps it current) and the lines they stand for. A template folded into
+ * another stays in its length's list (a longer one may still line up with it) and points at the one it
+ * joined.
+ */
+export interface TemplateEntry {
+  tokens: Int32Array;
+  rows: number[];
+  lines: number;
+  into?: TemplateEntry;
+}
+
+/** The distinct templates of `rows` (all rows by default), in order of first row. */
+export function distinctTemplates(current: Int32Array[], printed?: Float64Array, rows?: number[]): TemplateEntry[] {
+  const byKey = new Map<string, TemplateEntry>();
+  const add = (r: number) => {
+    const k = current[r].join(',');
+    const lines = printed ? printed[r] : 1;
+    const entry = byKey.get(k);
+    if (entry) {
+      entry.rows.push(r);
+      entry.lines += lines;
+    } else byKey.set(k, { tokens: current[r], rows: [r], lines });
+  };
+  if (rows) for (const r of rows) add(r);
+  else for (let r = 0; r < current.length; r++) add(r);
+  return [...byKey.values()];
+}
+
+/** The distinct templates of `current` by length, each list in order of first row. */
+function templatesByLength(current: Int32Array[]): Map<number, TemplateEntry[]> {
+  const byLength = new Map<number, TemplateEntry[]>();
+  for (const entry of distinctTemplates(current)) {
+    const list = byLength.get(entry.tokens.length);
+    if (list) list.push(entry);
+    else byLength.set(entry.tokens.length, [entry]);
+  }
+  return byLength;
+}
+
+const rootOf = (e: TemplateEntry): TemplateEntry => (e.into ? rootOf(e.into) : e);
+
+/** Every row of a folded template prints the template it was folded into, at the end of the chain. */
+function printFolded(current: Int32Array[], byLength: Map<number, TemplateEntry[]>) {
+  for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = rootOf(e).tokens;
+}
+
+/**
+ * A run of variables in a mined template is one variable, as a run of one variable token is one token
+ * when a line is tokenised (engine/text/templateTokens.ts): `EntryPoint= <*> <*>` (an address, then a
+ * driver's name the passes found variable) and `EntryPoint= <*>` (an address and a name with a digit,
+ * joined into one token as they were read) print one event. Templates equal once their runs of `<*>`
+ * are one fold together; a template that lines up with no other keeps its tokens.
+ */
+export function foldVariableRuns(current: Int32Array[], wildcard: number) {
+  const collapsed = new Map<string, Int32Array>();
+  const shapes = new Map<string, Set<string>>();
+  const shapeOf = new Map<string, string>();
+  for (const row of current) {
+    const k = row.join(',');
+    if (shapeOf.has(k)) continue;
+    const runs: number[] = [];
+    for (const id of row) if (id !== wildcard || runs.at(-1) !== wildcard) runs.push(id);
+    const shape = runs.join(',');
+    shapeOf.set(k, shape);
+    if (!collapsed.has(shape)) collapsed.set(shape, Int32Array.from(runs));
+    const set = shapes.get(shape);
+    if (set) set.add(k);
+    else shapes.set(shape, new Set([k]));
+  }
+  for (let r = 0; r < current.length; r++) {
+    const shape = shapeOf.get(current[r].join(','))!;
+    if (shapes.get(shape)!.size > 1) current[r] = collapsed.get(shape)!;
+  }
+}
+
+/** A record this long (tokens without the flag) is a structured line whose bare flags are optional. */
+const OPTIONAL_FLAG_MIN_LENGTH = 8;
+/** A bare word, or one item of a comma-separated list (`TLS,` in `lip=<*>, TLS, session=<*>`). */
+const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?,?$/;
+/** A variable token after a variable (`to <*> (<*>) via`) is optional in a line of this many other tokens. */
+const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
+
+/**
+ * A bare word inside a long record whose other tokens line up with a shorter template (`… ID=<*> DF
+ * PROTO=TCP …` against `… ID=<*> PROTO=TCP …`; `RES=<*> ACK PSH URGP=<*>` against `RES=<*> <*> URGP=<*>`)
+ * is an optional flag of the same event: the longer template folds into the shorter, position by
+ * position equal or a variable on either side (the variable wins). Only a digit-free word without `=`
+ * strictly inside the line and with at least OPTIONAL_FLAG_MIN_LENGTH other tokens: a short message
+ * that differs by one word (`layout begin` / `layout begin again`) keeps it, as does a last word.
+ */
+export function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const isFlag = (id: number) => id !== wildcard && !keys.has(id) && BARE_WORD.test(vocabulary[id] ?? '');
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    const shorter = byLength.get(length - 1);
+    if (!shorter || length - 1 < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
+    for (const long of byLength.get(length)!) {
+      for (let i = 1; i < length - 1 && !long.into; i++) {
+        // A flag among fields: after a variable (`ID=<*> DF`), not inside the constant frame (`[UFW LIMIT BLOCK]`).
+        if (!vocabulary[long.tokens[i - 1]]?.includes(WILDCARD)) continue;
+        const optionalVariable = vocabulary[long.tokens[i]]?.includes(WILDCARD);
+        if (!(optionalVariable || (isFlag(long.tokens[i]) && length - 1 >= OPTIONAL_FLAG_MIN_LENGTH))) continue;
+        const match = shorter.find((s) => {
+          for (let q = 0; q < length - 1; q++) {
+            const a = s.tokens[q];
+            const b = long.tokens[q < i ? q : q + 1];
+            // The anchor (the leading word, or the word after a leading severity or value) never gives way to a
+            // variable: a plain word there stays (`wlan<*>:` beside `<*>:` are both values).
+            const anchor = q === 0 || (q === 1 && levels.has(s.tokens[0]));
+            if (a !== b && anchor && !(vocabulary[a]?.includes(WILDCARD) && vocabulary[b]?.includes(WILDCARD))) return false;
+            if (a !== b && a !== wildcard && b !== wildcard) return false;
+          }
+          return true;
+        });
+        if (!match) continue;
+        const target = rootOf(match);
+        if (target === match) for (let q = 0; q < length - 1; q++) if (long.tokens[q < i ? q : q + 1] === wildcard) target.tokens[q] = wildcard;
+        long.into = target;
+        changed = true;
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** An optional segment inside a line is two or three tokens (`vpn vrf <*>`, `Resource_List.mem= <*>`). */
+const OPTIONAL_SEGMENT_TOKENS = [2, 3];
+/** A field's label: `referrer:`, `user=`. */
+const FIELD_LABEL = /^[A-Za-z][\w.-]*[:=]$/;
+/** The shorter template keeps at least this many constant tokens: a frame of variables says nothing. */
+const OPTIONAL_SEGMENT_FRAME = 2;
+
+/**
+ * A segment of two or three tokens holding a variable, inserted after a variable and followed by the
+ * rest of a shorter template (`neighbor <*> vpn vrf <*> Up` against `neighbor <*> Up`; `ncpus= <*>
+ * mem= <*> nodect= <*>` against `ncpus= <*> nodect= <*>`), is an optional field of the same event: the
+ * longer template folds into the shorter when every other token is equal and the shorter has a frame
+ * of at least OPTIONAL_SEGMENT_FRAME constant tokens (a template of variables lines up with anything).
+ * At the end of a line only a labelled field (`referrer: "<*>"`) after a token that ends with a comma
+ * in every line folds: the comma says the list of fields goes on, so the last field is one more
+ * attribute. A trailing field after a space (`rhost=<*>` / `rhost=<*> user=<*>`) can be another event,
+ * as constants at the end name one, and stays, unless it is a `key=` whose value held a digit in every
+ * line after another key's value (`limit=<*> burst=<*>`: numericKeyField).
+ */
+export function foldOptionalSegments(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    for (const seg of OPTIONAL_SEGMENT_TOKENS) {
+      const shorter = byLength.get(length - seg);
+      if (!shorter || length - seg < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
+      for (const long of byLength.get(length)!) {
+        // The segment [i, i + seg) follows a variable and leaves at least one token after it, or ends a
+        // list of fields that goes on after a comma in every line (`host: "<*>", referrer: "<*>"`).
+        for (let i = 1; i + seg <= length && !long.into; i++) {
+          if (!holdsVariable(long.tokens[i - 1])) continue;
+          if (i + seg === length) {
+            if (!FIELD_LABEL.test(vocabulary[long.tokens[i]] ?? '')) continue;
+            if (
+              !long.rows.every((r) => original[r].length === length && (vocabulary[original[r][i - 1]] ?? '').endsWith(',')) &&
+              !numericKeyField(long, original, i, vocabulary)
+            )
+              continue;
+          } else {
+            let variable = false;
+            for (let q = i; q < i + seg; q++) if (holdsVariable(long.tokens[q])) variable = true;
+            if (!variable) continue;
+          }
+          const match = shorter.find((s) => {
+            if (s.into) return false;
+            let words = 0;
+            for (let q = 0; q < length - seg; q++) {
+              if (s.tokens[q] !== long.tokens[q < i ? q : q + seg]) return false;
+              if (!holdsVariable(s.tokens[q])) words++;
+            }
+            return words >= OPTIONAL_SEGMENT_FRAME;
+          });
+          if (!match) continue;
+          long.into = match;
+          changed = true;
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** An item of a comma list is one to three tokens (`884 active+clean`, `26 pgs inactive`). */
+const LIST_ITEM_TOKENS = [1, 2, 3];
+/** A list prints at most this many items more than the shortest line of its event. */
+const LIST_EXTRA_ITEMS = 3;
+/** The separator a token ends with: `,` of `active+clean,`, `;` of `inactive;`, or none. */
+const separatorOf = (token: string) => /[,;]?$/.exec(token)![0];
+const withoutSeparator = (token: string) => token.replace(/[,;]$/, '');
+
+/**
+ * A comma list of items of one shape printed with more items (`<n> active+clean; <size> data` /
+ * `<n> active+clean, <n> peering; <size> data`; `<n> pgs inactive (…)` / `<n> pgs inactive, <n> pgs
+ * peering (…)`): the longer template is the shorter with one to LIST_EXTRA_ITEMS items of one to three
+ * tokens inserted after an item of the same width; the item before them ends with `,` where the
+ * shorter's ends with its own separator, every inserted item but the last ends with `,` and the last
+ * with that separator (in every line printed), and each inserted item holds a variable wherever the
+ * item before it does (the count). The item must hold a variable: a list of counts is one value of the
+ * event whatever its length. A run of words without a count (`mounted, readonly, on <*>`) is no such
+ * list and stays (foldOptionalFlags judges bare words).
+ */
+export function foldListItems(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const text = (id: number) => vocabulary[id] ?? '';
+  const holdsVariable = (id: number) => text(id).includes(WILDCARD);
+  // The separator each template's token at q ends with in every line it prints (undefined when the lines differ).
+  const separatorAt = (e: TemplateEntry, q: number) => {
+    let sep: string | undefined;
+    for (const r of e.rows) {
+      if (original[r].length !== e.tokens.length) continue;
+      const s = separatorOf(text(original[r][q]));
+      if (sep === undefined) sep = s;
+      else if (sep !== s) return undefined;
+    }
+    return sep;
+  };
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    for (const long of byLength.get(length)!) {
+      for (const width of LIST_ITEM_TOKENS) {
+        for (let items = 1; items <= LIST_EXTRA_ITEMS && !long.into; items++) {
+          const extra = width * items;
+          const shorter = byLength.get(length - extra);
+          if (!shorter) continue;
+          for (const s of shorter) {
+            if (s.into || long.into || s === long) continue;
+            const t = s.tokens;
+            const l = long.tokens;
+            // The insertion point j: t[0, j) and l[0, j) equal but for the separator of the item's last token.
+            for (let j = width; j <= t.length && !long.into; j++) {
+              let equal = true;
+              for (let q = 0; q < j - 1 && equal; q++) if (t[q] !== l[q]) equal = false;
+              for (let q = j; q < t.length && equal; q++) if (t[q] !== l[q + extra]) equal = false;
+              if (!equal) continue;
+              if (t[j - 1] !== l[j - 1] && withoutSeparator(text(t[j - 1])) !== withoutSeparator(text(l[j - 1]))) continue;
+              // The item before the inserted ones holds a count.
+              let count = false;
+              for (let o = 0; o < width; o++) if (holdsVariable(t[j - width + o])) count = true;
+              if (!count) continue;
+              let shape = true;
+              for (let k = 0; k < items && shape; k++)
+                for (let o = 0; o < width; o++) if (holdsVariable(t[j - width + o]) && !holdsVariable(l[j + k * width + o])) shape = false;
+              if (!shape) continue;
+              const last = separatorAt(s, j - 1);
+              if (last === undefined || separatorAt(long, j - 1) !== ',') continue;
+              let separators = true;
+              for (let k = 0; k < items && separators; k++) separators = separatorAt(long, j - 1 + (k + 1) * width) === (k + 1 < items ? ',' : last);
+              if (!separators) continue;
+              long.into = rootOf(s);
+              changed = true;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** An optional tail of measurements is at least this many comma-separated items (`<*> rd, <*> wr, <*> op/s`). */
+const MEASURE_TAIL_ITEMS = 2;
+
+/**
+ * An optional tail of measurements after a `;` or `,` that ends a line (`… <*> avail` / `… <*> avail;
+ * <*> rd, <*> wr, <*> op/s`, a summary that prints its I/O rates only when there are some): the longer
+ * template is the shorter with a separator added to its last token and a list of at least
+ * MEASURE_TAIL_ITEMS items after it, separated by commas, each of one to three tokens holding a
+ * variable (a quantity and its name). It folds into the shorter. A tail of words (`…; degraded`) or of
+ * one field (`…; retry in <*>`) can name another event, as constants at the end do, and stays.
+ */
+export function foldMeasureTails(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const text = (id: number) => vocabulary[id] ?? '';
+  const holdsVariable = (id: number) => text(id).includes(WILDCARD);
+  const originals = (e: TemplateEntry) => e.rows.filter((r) => original[r].length === e.tokens.length).map((r) => original[r]);
+  const shortest = Math.min(...LIST_ITEM_TOKENS) * MEASURE_TAIL_ITEMS;
+  // Shorter templates by their tokens but the last, and the last without its separator.
+  const byHead = new Map<string, TemplateEntry[]>();
+  for (const list of byLength.values())
+    for (const s of list) {
+      const k = `${s.tokens.subarray(0, -1).join(',')}|${withoutSeparator(text(s.tokens[s.tokens.length - 1]))}`;
+      byHead.set(k, [...(byHead.get(k) ?? []), s]);
+    }
+  let changed = false;
+  for (const list of byLength.values()) {
+    for (const long of list) {
+      const l = long.tokens;
+      const lines = originals(long);
+      if (!lines.length) continue;
+      for (let n = OPTIONAL_VARIABLE_MIN_LENGTH; n + shortest <= l.length && !long.into; n++) {
+        // The shorter's last token is l[n - 1] with a separator in every line.
+        if (!lines.every((o) => /[;,]$/.test(text(o[n - 1])))) continue;
+        // The tail l[n, end): items ending with `,`, the last ending the line.
+        let items = 0;
+        let start = n;
+        let measures = true;
+        for (let q = n; q < l.length && measures; q++) {
+          const last = q === l.length - 1;
+          const ends = last || lines.every((o) => text(o[q]).endsWith(','));
+          if (!ends) continue;
+          let variable = false;
+          for (let o = start; o <= q; o++) if (holdsVariable(l[o])) variable = true;
+          if (!variable || q - start + 1 > Math.max(...LIST_ITEM_TOKENS)) measures = false;
+          items++;
+          start = q + 1;
+        }
+        if (!measures || items < MEASURE_TAIL_ITEMS) continue;
+        const k = `${l.subarray(0, n - 1).join(',')}|${withoutSeparator(text(l[n - 1]))}`;
+        const match = (byHead.get(k) ?? []).find(
+          (s) => s.tokens.length === n && !s.into && s !== long && originals(s).every((o) => separatorOf(text(o[n - 1])) === ''),
+        );
+        if (!match) continue;
+        long.into = rootOf(match);
+        changed = true;
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/**
+ * A last `key=<n>` field after another `key=` field's value, whose value held a digit in every line
+ * (`limit=<*> burst=27`, `reason=4 locally_generated=1`): a counter some lines add, the value masked by
+ * the tokeniser, not a word the miner judged. A last field with a word value (`rhost=<*> user=root`,
+ * two events in loghub's Linux) is not one.
+ */
+function numericKeyField(e: TemplateEntry, original: Int32Array[], i: number, vocabulary: readonly string[]): boolean {
+  const length = e.tokens.length;
+  if (i !== length - 2 || i < 2 || !(vocabulary[e.tokens[i]] ?? '').endsWith('=') || !(vocabulary[e.tokens[i - 2]] ?? '').endsWith('=')) return false;
+  return e.rows.every((r) => original[r].length === length && (vocabulary[original[r][length - 1]] ?? '') === WILDCARD);
+}
+
+/** An item of a list of values: a word of letters, `-` and `_`, no digit, no variable. */
+const LIST_WORD = /^[A-Za-z][\w-]*$/;
+
+/**
+ * A comma list of the values a variable takes is that variable (`Printer-state-reasons: paused` /
+ * `paused, offline-report` / `media-empty-warning, toner-low-report, paused`): where a template holds a
+ * variable whose one-word values are at least WIDE_VALUE_MIN_VALUES, a template equal to it but for one
+ * to LIST_EXTRA_ITEMS more tokens there folds into it when, in every line it prints, those tokens are a
+ * comma list (each but the last ending with `,`) of plain words, one at least a value the variable took
+ * alone. A list of words none of which the variable took (`up, degraded` beside a constant `up`) stays.
+ */
+export function foldValueLists(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    for (const s of byLength.get(length)!) {
+      if (s.into) continue;
+      for (let i = 1; i < length; i++) {
+        if (s.tokens[i] !== wildcard) continue;
+        const values = new Set<string>();
+        for (const r of s.rows) if (original[r].length === length) values.add(vocabulary[original[r][i]] ?? '');
+        if (values.size < WIDE_VALUE_MIN_VALUES) continue;
+        for (let extra = 1; extra <= LIST_EXTRA_ITEMS; extra++) {
+          for (const l of byLength.get(length + extra) ?? []) {
+            if (l.into) continue;
+            let equal = true;
+            for (let q = 0; q < length && equal; q++) {
+              const [a, b] = [s.tokens[q], l.tokens[q < i ? q : q + extra]];
+              // Equal, or a variable on both sides (`<*>]` beside `<*>`, masked by another pass).
+              if (q !== i && a !== b && !(holdsVariable(a) && holdsVariable(b))) equal = false;
+            }
+            if (!equal) continue;
+            const list = l.rows.every((r) => {
+              const o = original[r];
+              if (o.length !== length + extra) return false;
+              let seen = false;
+              for (let q = i; q <= i + extra; q++) {
+                const word = vocabulary[o[q]] ?? '';
+                const item = q < i + extra ? word.slice(0, -1) : word;
+                if ((q < i + extra && !word.endsWith(',')) || !LIST_WORD.test(item)) return false;
+                if (values.has(item)) seen = true;
+              }
+              return seen;
+            });
+            if (!list) continue;
+            l.into = rootOf(s);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** A value of one word may also be printed as this many more words (`(UID FETCH` beside `(IDLE`). */
+const WIDE_VALUE_EXTRA = [1, 2];
+/** The one-word values seen must be at least this many: the position is a variable, not a word. */
+const WIDE_VALUE_MIN_VALUES = 3;
+/** The leading punctuation of a token (`(` of `(IDLE`, `[` of `[auto(bulk`). */
+const LEAD = /^[^\w<>*]+/;
+
+/**
+ * A variable of one word that some lines print as two or three words (an IMAP command `(IDLE finished
+ * …)` / `(UID FETCH finished …)`, a cause `[api]` / `[auto(bulk api)]`): the longer template, equal to
+ * the shorter everywhere but where the shorter has the variable, folds into it when the words there
+ * hold no variable, open with the same punctuation every one-word value opened with (the `(` of a
+ * parenthesised group), and the one-word values were at least WIDE_VALUE_MIN_VALUES: the position is
+ * already a variable and the longer lines print one more value of it; or, when the longer's first word
+ * is itself a variable of two or more words each opening with that punctuation (`[auto(bulk api)]` /
+ * `[auto(index api)]` beside `[api]` / `[rollover_index]`), when all together are at least three. A
+ * quoted name closed by its last word is one value with a number inside it too (`'Wired connection 1'`
+ * beside `'HomeNet'` / `'eduroam'` / `'CORP-WLAN'`). Strictly inside the line, with
+ * a frame of OPTIONAL_SEGMENT_FRAME constant tokens as the optional segments need; a word printed
+ * without the punctuation (`begin` / `begin again`) is no such value.
+ */
+export function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const byLength = templatesByLength(current);
+  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  let changed = false;
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
+    const shorter = byLength.get(length);
+    if (!shorter || length < OPTIONAL_VARIABLE_MIN_LENGTH) continue;
+    for (const extra of WIDE_VALUE_EXTRA) {
+      const longer = byLength.get(length + extra);
+      if (!longer) continue;
+      for (const s of shorter) {
+        if (s.into) continue;
+        let frame = 0;
+        for (const t of s.tokens) if (!holdsVariable(t)) frame++;
+        if (frame < OPTIONAL_SEGMENT_FRAME) continue;
+        for (let i = 1; i < length - 1; i++) {
+          if (s.tokens[i] !== wildcard) continue;
+          // The one-word values the variable took, and the punctuation each opened with.
+          const values = new Set<number>();
+          const leads = new Set<string>();
+          for (const r of s.rows) {
+            if (original[r].length !== length) continue;
+            values.add(original[r][i]);
+            leads.add(LEAD.exec(vocabulary[original[r][i]] ?? '')?.[0] ?? '');
+          }
+          if (leads.size !== 1) continue;
+          const lead = [...leads][0];
+          if (!lead) continue;
+          for (const l of longer) {
+            if (l.into) continue;
+            let equal = true;
+            for (let q = 0; q < length && equal; q++) if (q !== i && s.tokens[q] !== l.tokens[q < i ? q : q + extra]) equal = false;
+            if (!equal) continue;
+            // A quoted name closed by its last word (`'Wired connection <*>'`) is one value, a number in it too.
+            const quoted = closesQuote(vocabulary[l.tokens[i + extra]] ?? '', lead);
+            let words = true;
+            for (let q = i + 1; q <= i + extra; q++) if (holdsVariable(l.tokens[q]) && !quoted) words = false;
+            if (!words) continue;
+            // The longer value's first word: one word with the lead beside at least three one-word values, or
+            // itself a variable of two or more words each with the lead (`[auto(bulk` / `[auto(index` beside
+            // `[api]` / `[rollover_index]`) beside as many one-word values as make three in all.
+            const firstWords = l.tokens[i] === wildcard ? leadingWords(l, original, i) : undefined;
+            if (firstWords) {
+              if (firstWords.size < 2 || values.size + firstWords.size < WIDE_VALUE_MIN_VALUES) continue;
+              if ([...firstWords].some((w) => LEAD.exec(vocabulary[w] ?? '')?.[0] !== lead)) continue;
+            } else if (values.size < WIDE_VALUE_MIN_VALUES || holdsVariable(l.tokens[i]) || LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] !== lead) continue;
+            l.into = rootOf(s);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+  if (changed) printFolded(current, byLength);
+}
+
+/** A token that closes the quoted phrase `lead` opened (`5G'`, `<*>',`): it ends with that quote, then punctuation. */
+function closesQuote(token: string, lead: string): boolean {
+  return (lead === "'" || lead === '"') && token.replace(/[,;.:)\]}]+$/, '').endsWith(lead) && !token.startsWith(lead);
+}
+
+/** The words a template's lines printed at position i (of lines printed with the template's length). */
+function leadingWords(e: TemplateEntry, original: Int32Array[], i: number): Set<number> {
+  const words = new Set<number>();
+  for (const r of e.rows) if (original[r].length === e.tokens.length) words.add(original[r][i]);
+  return words;
+}
+
+/**
+ * Folds each template into another that differs from it at one position only, where `variantOf` names
+ * the token the other template would print instead (or nothing): the first such position found in a
+ * template decides, and a row follows the folds to their end.
+ */
+function foldTokenVariants(
+  current: Int32Array[],
+  vocabulary: readonly string[],
+  variantOf: (tokens: Int32Array, position: number, idOf: Map<string, number>) => number | undefined,
+) {
+  if (!vocabulary.length) return;
+  const idOf = new Map<string, number>();
+  vocabulary.forEach((t, id) => idOf.set(t, id));
+  const distinct = new Map<string, Int32Array>();
+  for (const t of current) distinct.set(t.join(','), t);
+  const replace = new Map<string, Int32Array>();
+  for (const [k, t] of distinct) {
+    for (let p = 0; p < t.length && !replace.has(k); p++) {
+      const variant = variantOf(t, p, idOf);
+      if (variant === undefined) continue;
+      const other = Int32Array.from(t);
+      other[p] = variant;
+      const target = distinct.get(other.join(','));
+      if (target) replace.set(k, target);
+    }
+  }
+  if (!replace.size) return;
+  current.forEach((t, r) => {
+    let target = replace.get(t.join(','));
+    for (let hops = 0; target && hops < 8; hops++) {
+      current[r] = target;
+      target = replace.get(target.join(','));
+    }
+  });
+}
+
+/** An optional last item of a joined list inside a token: `:ngpus=<*>`, `,mem=<*>`. */
+const OPTIONAL_ITEM = /^[:,;][\w.-]+=[^=]*<\*>[^=]*$/;
+
+/**
+ * A token and the same token with one more `key=value` item joined to its end (`<*>:ncpus=<*>` and
+ * `<*>:ncpus=<*>:ngpus=<*>`, a resource request with or without GPUs), at the same position of
+ * templates equal everywhere else, are one token (the shorter): the item is an optional part of one
+ * value, as foldOptionalSegments folds an optional field between tokens. The item must carry a key and
+ * a variable value; a different word (`state=up` / `state=down`) is no item and stays.
+ */
+export function foldOptionalItems(current: Int32Array[], vocabulary: readonly string[]) {
+  foldTokenVariants(current, vocabulary, (t, p, idOf) => {
+    const token = vocabulary[t[p]] ?? '';
+    // The item starts at the last `:`, `,` or `;` before the last `=`.
+    const eq = token.lastIndexOf('=');
+    if (eq < 0) return undefined;
+    const cut = Math.max(token.lastIndexOf(':', eq), token.lastIndexOf(',', eq), token.lastIndexOf(';', eq));
+    return cut > 0 && OPTIONAL_ITEM.test(token.slice(cut)) ? idOf.get(token.slice(0, cut)) : undefined;
+  });
+}
+
+/** A word after a count, and its punctuation: `packet`, `packets,`. */
+const COUNT_NOUN = /^([A-Za-z]+?)(s?)([,.;:)]?)$/;
+
+/**
+ * A count's noun in the singular and the plural is one word (`1 packet` / `12 packets`, `1 file` / `3
+ * files`): templates equal but at one position, where one prints a word and the other the same word with
+ * an `s`, right after a variable, are one template (the singular's). Two different words after a count
+ * (`3 retries` / `3 errors`) stay apart.
+ */
+export function foldCountNouns(current: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
+  foldTokenVariants(current, vocabulary, (t, p, idOf) => {
+    if (p === 0 || !vocabulary[t[p - 1]]?.includes(WILDCARD) || t[p] === wildcard) return undefined;
+    const m = COUNT_NOUN.exec(vocabulary[t[p]] ?? '');
+    return m?.[2] ? idOf.get(`${m[1]}${m[3]}`) : undefined;
+  });
+}
