@@ -428,6 +428,9 @@ async function heldoutSection() {
     drain: [] as number[],
     atLeastDrain: 0,
   });
+  // A round: the systems written after the rules before it, scored once before any change (the honest figure).
+  const round = (ordinal: string, writtenAfter: string, systems: Set<string>) =>
+    group((n) => `the ${n} systems of the ${ordinal} round (written ${writtenAfter}; first score in docs/benchmarks.md)`, ` (${ordinal} round)`, systems);
   const groups = [
     group((n) => `held-out suite (the ${n} systems the session-13 fixes were made on, so no longer held out for them)`),
     group(
@@ -435,47 +438,14 @@ async function heldoutSection() {
       ' (written later)',
       WRITTEN_AFTER_FIXES,
     ),
-    group(
-      (n) => `the ${n} systems of the second round (written after all eleven session-13 rules; first score in docs/benchmarks.md)`,
-      ' (second round)',
-      WRITTEN_SECOND_ROUND,
-    ),
-    group(
-      (n) => `the ${n} systems of the third round (written after the second round's three rules; first score in docs/benchmarks.md)`,
-      ' (third round)',
-      WRITTEN_THIRD_ROUND,
-    ),
-    group(
-      (n) => `the ${n} systems of the fourth round (written after the third round's rules; first score in docs/benchmarks.md)`,
-      ' (fourth round)',
-      WRITTEN_FOURTH_ROUND,
-    ),
-    group(
-      (n) => `the ${n} systems of the fifth round (written after the fourth round's rules; first score in docs/benchmarks.md)`,
-      ' (fifth round)',
-      WRITTEN_FIFTH_ROUND,
-    ),
-    group(
-      (n) => `the ${n} systems of the sixth round (written after the fifth round's rules; first score in docs/benchmarks.md)`,
-      ' (sixth round)',
-      WRITTEN_SIXTH_ROUND,
-    ),
-    group(
-      (n) => `the ${n} systems of the seventh round (written after the sixth round's rules; first score in docs/benchmarks.md)`,
-      ' (seventh round)',
-      WRITTEN_SEVENTH_ROUND,
-    ),
-    group(
-      (n) => `the ${n} systems of the eighth round (written after the seventh round's rules; first score in docs/benchmarks.md)`,
-      ' (eighth round)',
-      WRITTEN_EIGHTH_ROUND,
-    ),
-    group(
-      (n) =>
-        `the ${n} systems of the ninth round (written beside the eighth, after the seventh round's rules and the rules for the fifth to seventh rounds' remaining classes; first score in docs/benchmarks.md)`,
-      ' (ninth round)',
-      WRITTEN_NINTH_ROUND,
-    ),
+    round('second', 'after all eleven session-13 rules', WRITTEN_SECOND_ROUND),
+    round('third', "after the second round's three rules", WRITTEN_THIRD_ROUND),
+    round('fourth', "after the third round's rules", WRITTEN_FOURTH_ROUND),
+    round('fifth', "after the fourth round's rules", WRITTEN_FIFTH_ROUND),
+    round('sixth', "after the fifth round's rules", WRITTEN_SIXTH_ROUND),
+    round('seventh', "after the sixth round's rules", WRITTEN_SEVENTH_ROUND),
+    round('eighth', "after the seventh round's rules", WRITTEN_EIGHTH_ROUND),
+    round('ninth', "beside the eighth, after the seventh round's rules and the rules for the fifth to seventh rounds' remaining classes", WRITTEN_NINTH_ROUND),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];
   for (const system of Object.keys(heldoutSystems)) {

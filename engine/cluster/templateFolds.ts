@@ -8,6 +8,12 @@
  */
 import { WILDCARD } from '../text/templateTokens.ts';
 
+/** Whether a token of `vocabulary` holds a variable (`<*>`, `web-<*>,`). */
+export const variableIn =
+  (vocabulary: readonly string[]) =>
+  (id: number): boolean =>
+    vocabulary[id]?.includes(WILDCARD) ?? false;
+
 /**
  * A distinct template with the rows that print it (its tokens are the first row's array, so a pass
  * that masks rows in place keeps it current) and the lines they stand for. A template folded into
@@ -159,7 +165,7 @@ const OPTIONAL_SEGMENT_FRAME = 2;
 export function foldOptionalSegments(current: Int32Array[], original: Int32Array[], vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const byLength = templatesByLength(current);
-  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  const holdsVariable = variableIn(vocabulary);
   let changed = false;
   for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
     for (const seg of OPTIONAL_SEGMENT_TOKENS) {
@@ -224,7 +230,7 @@ export function foldListItems(current: Int32Array[], original: Int32Array[], voc
   if (!vocabulary.length) return;
   const byLength = templatesByLength(current);
   const text = (id: number) => vocabulary[id] ?? '';
-  const holdsVariable = (id: number) => text(id).includes(WILDCARD);
+  const holdsVariable = variableIn(vocabulary);
   // The separator each template's token at q ends with in every line it prints (undefined when the lines differ).
   const separatorAt = (e: TemplateEntry, q: number) => {
     let sep: string | undefined;
@@ -294,7 +300,7 @@ export function foldMeasureTails(current: Int32Array[], original: Int32Array[], 
   if (!vocabulary.length) return;
   const byLength = templatesByLength(current);
   const text = (id: number) => vocabulary[id] ?? '';
-  const holdsVariable = (id: number) => text(id).includes(WILDCARD);
+  const holdsVariable = variableIn(vocabulary);
   const originals = (e: TemplateEntry) => e.rows.filter((r) => original[r].length === e.tokens.length).map((r) => original[r]);
   const shortest = Math.min(...LIST_ITEM_TOKENS) * MEASURE_TAIL_ITEMS;
   // Shorter templates by their tokens but the last, and the last without its separator.
@@ -367,7 +373,7 @@ const LIST_WORD = /^[A-Za-z][\w-]*$/;
 export function foldValueLists(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const byLength = templatesByLength(current);
-  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  const holdsVariable = variableIn(vocabulary);
   let changed = false;
   for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
     for (const s of byLength.get(length)!) {
@@ -434,7 +440,7 @@ const LEAD = /^[^\w<>*]+/;
 export function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const byLength = templatesByLength(current);
-  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  const holdsVariable = variableIn(vocabulary);
   let changed = false;
   for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
     const shorter = byLength.get(length);

@@ -59,6 +59,7 @@ import {
   foldVariableRuns,
   foldWideValues,
   type TemplateEntry,
+  variableIn,
 } from './templateFolds.ts';
 
 export interface MinerOptions {
@@ -825,7 +826,7 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
 function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, printed: Float64Array, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
   const text = (id: number) => !keys.has(id) && TEXT_WORD.test(vocabulary[id] ?? '') && !(vocabulary[id] ?? '').endsWith(':');
-  const holdsVariable = (id: number) => vocabulary[id]?.includes(WILDCARD) ?? false;
+  const holdsVariable = variableIn(vocabulary);
   /** The span [start, end) of a code's text in `t`, or undefined. */
   const before = (t: Int32Array): [number, number] | undefined => {
     const last = t.length - 1;

@@ -262,12 +262,11 @@ const REPEATED_GROUP_MIN = 3;
 const groupShape = (t: string) =>
   t.includes(WILDCARD) ? WILDCARD : OPENS.includes(t[0]) || ',;])}'.includes(t.at(-1) ?? '') ? t.replace(/^[[({]+/, '').replace(/[,;\])}]+$/, '') : t;
 
-/** Whether a word (a token without a variable) comes back in the line in the same shape: every repeated group holds one. */
-function repeatsAWord(tokens: string[]): boolean {
+/** Whether a word's shape (a token without a variable) comes back in the line: every repeated group holds one. */
+function repeatsAWord(shapes: string[]): boolean {
   const words = new Set<string>();
-  for (const t of tokens) {
-    if (t.includes(WILDCARD)) continue;
-    const shape = groupShape(t);
+  for (const shape of shapes) {
+    if (shape === WILDCARD) continue;
     if (words.has(shape)) return true;
     words.add(shape);
   }
@@ -283,9 +282,10 @@ function repeatsAWord(tokens: string[]): boolean {
  * (`"<*>" "<*>"`, a referrer and a user agent) is no list: fields side by side look the same.
  */
 function collapseGroups(tokens: string[]): string[] {
-  if (tokens.length < 2 * REPEATED_GROUP_MIN || !repeatsAWord(tokens)) return tokens;
+  if (tokens.length < 2 * REPEATED_GROUP_MIN) return tokens;
   let out = tokens;
   let shapes = out.map(groupShape);
+  if (!repeatsAWord(shapes)) return tokens;
   for (let changed = true; changed; ) {
     changed = false;
     for (let i = 0; i < out.length && !changed; i++)

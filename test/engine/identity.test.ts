@@ -55,6 +55,16 @@ function onCircle(angles: number[], groups: number[][], previous: Array<{ id: st
   };
 }
 
+/** Two clusters of three, each continuing a previous pattern of the same members (P, then Q). */
+const TWO_GROUPS = [
+  [0, 1, 2],
+  [3, 4, 5],
+];
+const TWO_PATTERNS = [
+  { id: P, members: [0, 1, 2] },
+  { id: Q, members: [3, 4, 5] },
+];
+
 const decision = (n: number, d: Omit<GroupingDecision, 'id' | 'decided_at'>): GroupingDecision => ({
   id: testUuid(`decision-${n}`),
   decided_at: `2024-10-0${n}T00:00:00.000Z`,
@@ -62,16 +72,7 @@ const decision = (n: number, d: Omit<GroupingDecision, 'id' | 'decided_at'>): Gr
 });
 
 test('same groups, same ids: a run with nothing new changes no id and records no lineage', () => {
-  const r = run(
-    [
-      [0, 1, 2],
-      [3, 4, 5],
-    ],
-    [
-      { id: P, members: [0, 1, 2] },
-      { id: Q, members: [3, 4, 5] },
-    ],
-  );
+  const r = run(TWO_GROUPS, TWO_PATTERNS);
   assert.equal(
     r.groups.map((g) => g.id),
     [P, Q],
@@ -131,14 +132,7 @@ test("a person's merge unites the two patterns under the target and is reported 
 });
 
 test('a move pins an issue to a pattern (or out of every one), over what the clustering says', () => {
-  const groups = [
-    [0, 1, 2],
-    [3, 4, 5],
-  ];
-  const previous = [
-    { id: P, members: [0, 1, 2] },
-    { id: Q, members: [3, 4, 5] },
-  ];
+  const [groups, previous] = [TWO_GROUPS, TWO_PATTERNS];
   const move = decision(1, { kind: 'move', source_pattern_id: P, target_pattern_id: Q, issue_ids: [ids[0]] });
   const out = decision(2, { kind: 'move', source_pattern_id: Q, target_pattern_id: null, issue_ids: [ids[5]] });
   const r = run(groups, previous, [move, out]);
@@ -162,14 +156,7 @@ test('a move pins an issue to a pattern (or out of every one), over what the clu
 });
 
 test('pins are placed in decision order, not by snapshot position: the same issues in another order give the same placements', () => {
-  const groups = [
-    [0, 1, 2],
-    [3, 4, 5],
-  ];
-  const previous = [
-    { id: P, members: [0, 1, 2] },
-    { id: Q, members: [3, 4, 5] },
-  ];
+  const [groups, previous] = [TWO_GROUPS, TWO_PATTERNS];
   // The later issue pinned first.
   const first = decision(1, { kind: 'move', source_pattern_id: Q, target_pattern_id: R, issue_ids: [ids[4]] });
   const second = decision(2, { kind: 'move', source_pattern_id: P, target_pattern_id: null, issue_ids: [ids[1]] });
