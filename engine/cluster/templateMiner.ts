@@ -16,7 +16,9 @@
  *      most `rareShare` of their lines: user names, not `begin`/`end`); inside the line (not at its
  *      first or last position) also on weaker evidence: three or more tokens, two of them also seen
  *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
- *      event), or tokens varying in at least `minContexts` contexts of the original
+ *      event), three or more tokens whose every line holds variables at two or more other
+ *      positions (a few-valued parameter among parameters: `save failed to INBOX:` / `Drafts:` / `Junk:`
+ *      between a user and a message id), or tokens varying in at least `minContexts` contexts of the original
  *      lines (two months, varying under every weekday and host), unless two plain words between a
  *      value and the message's wording vary in fewer than half the contexts they appear in (a state:
  *      `<player> joined the game` / `left the game`, the same players coming and going);
@@ -100,6 +102,8 @@ const JSON_KEY = /^[[{]*"[A-Za-z_][\w.-]*":$/;
 const LEVEL = new RegExp(`^(?:[<[]?|\\[<\\*>/)(?:${SEVERITY_WORDS})[>\\]]?:?$`, 'i');
 /** Tokens holding a variable in different frames at one position are a variable from this many frames on (the weak evidence's smallest set). */
 const MASKED_FRAMES_MIN = 3;
+/** A slot among values: the fewest other positions holding a variable in every line of three or more varying tokens. */
+const VALUE_NEIGHBOURS = 2;
 /** A name in square brackets (`[ADT_Inbound]`, `[main]`): before a severity, the source of the line (a channel, a thread). */
 const BRACKETED_NAME = /^\[[A-Za-z][\w.-]*\]$/;
 
@@ -304,6 +308,12 @@ function generalize(
   hash(current);
 
   const holdsVariable = (t: number) => t === wildcard || masked.has(t) || framedWildcards.has(t);
+  // Per line: how many of its positions hold a variable now (kept as positions are masked).
+  const variablesOf = Int32Array.from(members, (r) => {
+    let n = 0;
+    for (let q = 0; q < length; q++) if (holdsVariable(current[r][q])) n++;
+    return n;
+  });
   for (let changed = true; changed; ) {
     changed = false;
     for (let p = 0; p < length; p++) {
@@ -377,6 +387,14 @@ function generalize(
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
+      // Per token at p: the fewest variables at the other positions of a line printing it.
+      const neighbours = new Map<number, number>();
+      if (inside)
+        members.forEach((r, m) => {
+          const t = current[r][p];
+          const n = variablesOf[m] - (holdsVariable(t) ? 1 : 0);
+          neighbours.set(t, Math.min(n, neighbours.get(t) ?? n));
+        });
       for (const [root, set] of sets) {
         const source = p === 0 && set.every((v) => sources.has(v));
         if (set.some((v) => keys.has(v))) continue;
@@ -424,12 +442,22 @@ function generalize(
           set.every((v) => wordingAfter.has(v)) &&
           !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
           set.every((v) => (original.get(v) ?? 0) < STATE_SHARE * (appearances.get(v) ?? 0));
+        // A slot among values: three or more tokens inside the line, every line printing them holding
+        // variables at two or more other positions (`save failed to INBOX: / Drafts: / Junk: …` between a
+        // user and a message id, `net::ERR_TIMED_OUT` / `net::ERR_CONNECTION_RESET` / … before a method
+        // and a URL), are values of one parameter even seen in one context: a few-valued parameter
+        // (mailboxes, codes, speeds) among other parameters. Three beside one value only (`[instance: <*>]
+        // VM Started` / `Paused` / `Stopped`) name the event, and two keep their words whatever stands
+        // beside them (`Scaled up` / `down replica set <*> to <*>`, `method= GET` / `POST path= <*>`: a
+        // pair of words is an event's name as often as a parameter's values).
+        const amongValues = set.length >= MASKED_FRAMES_MIN && set.every((v) => (neighbours.get(v) ?? 0) >= VALUE_NEIGHBOURS);
         const weak =
           (inside || source) &&
           !leading &&
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
           ((shared >= 2 && set.length >= 3) ||
+            (inside && amongValues) ||
             (contextsOfSet >= options.minContexts && !state) ||
             (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))));
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
@@ -443,6 +471,7 @@ function generalize(
         const t = current[r][p];
         if (!variable.has(t)) return;
         current[r][p] = wildcard;
+        if (!holdsVariable(t)) variablesOf[m]++;
         h1[m] = (h1[m] - mix1(p, t) + mix1(p, wildcard)) >>> 0;
         h2[m] = (h2[m] - mix2(p, t) + mix2(p, wildcard)) & 0x1fffff;
         changed = true;

@@ -2012,4 +2012,38 @@ test('a long quoted text ending a line (opposite): two texts keep their words (s
   exact(lines);
 });
 
+test('a slot among values: three or more words inside a line with two or more variables beside them are one value (save failed to INBOX: / Drafts: / Junk: …)', () => {
+  const r = rng(219);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const box = pick(r, ['INBOX:', 'Drafts:', 'Junk:', 'Sent:']);
+    const user = `${pick(r, names)}.${pick(r, names)}@${pick(r, names)}.${pick(r, names)}`;
+    lines.push(['quota', `lmtp(${user}) msgid=<${Math.floor(r() * 1e9)}@mx>: save failed to ${box} Quota exceeded`]);
+  }
+  exact(lines);
+});
+
+test('a slot among values (opposite): two words beside two variables keep theirs (GET / POST … completed status=)', () => {
+  const r = rng(220);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const method = pick(r, ['GET', 'POST']);
+    lines.push([
+      method,
+      `RequestLogger - ${method} /api/${pick(r, names)}/${pick(r, names)} completed status=${pick(r, [200, 201, 404])} in ${Math.floor(r() * 900)}ms`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a slot among values (opposite): three or more words beside one variable keep theirs ([instance: <id>] VM Started / Paused / Resumed / Stopped …)', () => {
+  const r = rng(221);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const event = pick(r, ['Started', 'Paused', 'Resumed', 'Stopped']);
+    lines.push([event, `[instance: ${Math.floor(r() * 1e9).toString(16)}-${Math.floor(r() * 1e4)}] VM ${event} (Lifecycle Event)`]);
+  }
+  exact(lines);
+});
+
 test.run();
