@@ -433,8 +433,10 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
   if (length > limit) return { tokens: [], length };
   const tokens: string[] = [];
   for (let i = 0; i < words.length; i++) {
+    // Both `="` and `":` below hold a double quote, which most words have not: one search for those.
+    const quoted = words[i].includes('"');
     // A quoted value of a key with spaces (`tag="View Lock",`) is one token: its words are one value.
-    const open = words[i].includes('="') ? words[i].search(/\w="/) : -1;
+    const open = quoted && words[i].includes('="') ? words[i].search(/\w="/) : -1;
     if (open >= 0 && !/"[^"]*"/.test(words[i])) {
       let end = i + 1;
       while (end < words.length && end <= i + QUOTED_TOKENS && !words[end].includes('"')) end++;
@@ -536,7 +538,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // JSON fields (`{"command":"git-upload-pack","level":"info",…`) are keys and values as `key=value`
     // is: the token splits after each `"key":` and before each `"` that follows a comma. A JSON object
     // that is the value of a key (`result={"score":92,…}`) stays that key's one value.
-    if (words[i].includes('":') && JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
+    if (quoted && words[i].includes('":') && JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
       for (const piece of words[i].split(JSON_PIECES)) if (piece) pushToken(tokens, piece);
       continue;
     }
