@@ -50,6 +50,8 @@ export interface TemplateTokens {
 }
 
 const PATH = /\/[^/]*\/|^["'(]?\/\w/;
+/** Whether a token holds a path; the slash check first, as every PATH match holds one (most tokens have none). */
+const hasPath = (t: string) => t.includes('/') && PATH.test(t);
 const DIGIT = /\d/;
 /**
  * A hex id that drew no digit (`effcfd`: one in 350 six-digit ids, one in 900 of seven): six or more
@@ -58,6 +60,8 @@ const DIGIT = /\d/;
 const HEX_WORD = /^(?:[a-f]{6,}|[A-F]{6,})$/;
 /** The punctuation that frames a variable inside a token. */
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
+/** One character of PIECES: a token without one is a single piece (its split is the token alone). */
+const PIECE_CHAR = /[=:,;()[\]{}<>"'|]/;
 /** A digit-free token with a piece that is a hex id (`lock:ececfcd,`, `Record{fdbbeaf`). */
 const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\]{}<>"'|])/;
 /**
@@ -128,18 +132,28 @@ const MAGNITUDE = /^[kKMGT]i?$/;
 const SPELLED_SIZE_UNIT = /^(?:[Bb]ytes?|B|[Bb]its?|b)(?:\/(?:s|sec|second))?[,;.)\]}]*$/;
 const UNITS = new Set([...SIZE_TIME_UNITS, ...PHYSICAL_UNITS, ...CURRENCIES]);
 
+/** Whether `text` holds `part` twice or more (as `indexOf` ≠ `lastIndexOf`; two `indexOf` calls are cheaper in V8). */
+function twice(text: string, part: string): boolean {
+  const first = text.indexOf(part);
+  return first >= 0 && text.indexOf(part, first + 1) >= 0;
+}
+
 /** One white-space token with its variable pieces masked. */
 export function maskToken(token: string): string {
-  if (HEX_WORD.test(token)) return WILDCARD;
-  if (!DIGIT.test(token) && !PATH.test(token)) {
-    // A hex id that drew no digit is as much a variable inside a token as alone (`lock:ececfcd,`).
+  const path = hasPath(token);
+  if (!path && !DIGIT.test(token)) {
+    // A hex id that drew no digit is a variable alone (`effcfd`) and inside a token (`lock:ececfcd,`);
+    // only here can a token be one (HEX_WORD has no digit and no slash), and only from six letters.
+    if (token.length < 6) return token;
+    if (HEX_WORD.test(token)) return WILDCARD;
     if (token.length < 7 || !HEX_PIECE.test(token)) return token;
     const pieces = token.split(PIECES);
     for (let i = 0; i < pieces.length; i += 2) if (HEX_WORD.test(pieces[i])) pieces[i] = WILDCARD;
     return pieces.join('');
   }
-  if (PATH.test(token)) return WILDCARD;
-  const parts = (token.indexOf(':') !== token.lastIndexOf(':') ? token.replace(HEX_GROUPS, WILDCARD) : token).split(PIECES);
+  if (path) return WILDCARD;
+  const grouped = twice(token, ':') ? token.replace(HEX_GROUPS, WILDCARD) : token;
+  const parts = PIECE_CHAR.test(grouped) ? grouped.split(PIECES) : [grouped];
   if (parts.length === 1) {
     if (SEVERITY_TAG.test(token)) return token;
     const m = SUFFIXED.exec(token);
@@ -147,19 +161,23 @@ export function maskToken(token: string): string {
   }
   for (let i = 0; i < parts.length; i += 2) {
     const piece = parts[i];
-    if (piece && HEX_WORD.test(piece)) {
+    if (!piece) continue;
+    const digit = DIGIT.test(piece);
+    // HEX_WORD has no digit: a piece with one is no hex word to test.
+    if (!digit && HEX_WORD.test(piece)) {
       parts[i] = WILDCARD;
       continue;
     }
-    if (!piece || (!DIGIT.test(piece) && !PATH.test(piece)) || SEVERITY_TAG.test(piece)) continue;
+    if ((!digit && !hasPath(piece)) || SEVERITY_TAG.test(piece)) continue;
     const m = SUFFIXED.exec(piece);
     // A hex id that happens to start with letters (`de12345`) is no word: the word needs two letters
     // and, when they are all hex digits, a short number (`ee0`).
     const word = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || piece.length < 6);
     parts[i] = word ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
-  const joined = parts.join('');
-  const out = joined.indexOf(WILDCARD) !== joined.lastIndexOf(WILDCARD) ? joined.replace(JOINED, WILDCARD) : joined;
+  let joined = '';
+  for (const part of parts) joined += part; // as parts.join(''), which costs more in V8 for a few parts
+  const out = twice(joined, WILDCARD) ? joined.replace(JOINED, WILDCARD) : joined;
   // A word with a bracketed range of numbers (`cn[0001-0004,0007]`, a compressed host list) names as
   // many nodes as the word with one number (`cn0417`): one shape.
   const range = RANGED.exec(out);
@@ -169,8 +187,9 @@ export function maskToken(token: string): string {
 /** Splits `key=value` into `key=` and the masked value; a comma-joined list of them is one `<*>`. */
 function pushToken(out: string[], token: string) {
   const eq = token.indexOf('=');
-  if (eq > 0 && /\w/.test(token[eq - 1]) && !PATH.test(token.slice(0, eq))) {
-    if (KEY_LIST.test(token)) {
+  if (eq > 0 && /\w/.test(token[eq - 1]) && !hasPath(token.slice(0, eq))) {
+    // KEY_LIST needs a comma between items, or one item in `[…]` or `{…}`: most `key=value` tokens have neither.
+    if ((token.includes(',') || token[0] === '[' || token[0] === '{') && KEY_LIST.test(token)) {
       const open = /^[[({]/.test(token) ? token[0] : '';
       const close = /[\])}]$/.test(token) ? token.at(-1)! : '';
       // Each item keeps its key and masks its value; digit-free values stay words (`from=CREATED,to=SENT`
@@ -197,12 +216,16 @@ const CLOSES = ')]}';
 
 const separatorFree = (t: string) => t.replace(/[,;]+$/, '');
 
+/** A token without its closing marks and a `/s` (`KiB/s,` → `KiB`); a token that ends in neither is itself (no replace to pay). */
+const unitOf = (t: string) => (/[,;.)\]}]$|\/s$/.test(t) ? t.replace(/[,;.)\]}]+$/, '').replace(/\/s$/, '') : t);
+
 /**
  * A bracketed list of items of one shape holding a variable (`[orders-<*>, orders-<*>]`) is the token of
  * one item (`[orders-<*>]`), whatever its length: a list of one item and a list of five are one event.
  */
 function collapseLists(tokens: string[]): string[] {
-  const out: string[] = [];
+  // The tokens themselves until a list collapses (most lines have none): then a copy up to it.
+  let out: string[] | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     const kind = OPENS.indexOf(t[0]);
@@ -212,15 +235,16 @@ function collapseLists(tokens: string[]): string[] {
         let j = i + 1;
         while (j < tokens.length && !tokens[j].endsWith(CLOSES[kind]) && separatorFree(tokens[j]) === item) j++;
         if (j < tokens.length && tokens[j] === `${item}${CLOSES[kind]}`) {
+          out ??= tokens.slice(0, i);
           out.push(`${t[0]}${item}${CLOSES[kind]}`);
           i = j;
           continue;
         }
       }
     }
-    out.push(t);
+    out?.push(t);
   }
-  return out;
+  return out ?? tokens;
 }
 
 /** An item of a comma-separated list outside brackets, holding a variable (`web-<*>,`, `<*>,`). */
@@ -262,13 +286,14 @@ const REPEATED_GROUP_MIN = 3;
 const groupShape = (t: string) =>
   t.includes(WILDCARD) ? WILDCARD : OPENS.includes(t[0]) || ',;])}'.includes(t.at(-1) ?? '') ? t.replace(/^[[({]+/, '').replace(/[,;\])}]+$/, '') : t;
 
-/** Whether a word's shape (a token without a variable) comes back in the line: every repeated group holds one. */
+/**
+ * Whether a word's shape (a token without a variable) comes back REPEATED_GROUP_MIN to REPEATED_GROUP_TOKENS
+ * tokens later: every repeated group holds one (its word, one group's length further on).
+ */
 function repeatsAWord(shapes: string[]): boolean {
-  const words = new Set<string>();
-  for (const shape of shapes) {
-    if (shape === WILDCARD) continue;
-    if (words.has(shape)) return true;
-    words.add(shape);
+  for (let i = 0; i < shapes.length; i++) {
+    if (shapes[i] === WILDCARD) continue;
+    for (let g = REPEATED_GROUP_MIN; g <= REPEATED_GROUP_TOKENS && i + g < shapes.length; g++) if (shapes[i + g] === shapes[i]) return true;
   }
   return false;
 }
@@ -294,7 +319,10 @@ function collapseGroups(tokens: string[]): string[] {
         let variable = false;
         let word = false;
         for (let k = 0; k < g && same; k++) {
-          if (shapes[i + k] !== shapes[i + g + k]) same = false;
+          if (shapes[i + k] !== shapes[i + g + k]) {
+            same = false; // no group at (i, g) whatever the rest holds: the checks below need not run
+            break;
+          }
           if (out[i + k].includes(WILDCARD)) variable = true;
           else if (/[A-Za-z]/.test(out[i + k])) word = true;
         }
@@ -342,12 +370,15 @@ function dropOptional(tokens: string[]): string[] {
         }
       }
     }
-    if (out.length && out[out.length - 1] === t && t.includes(WILDCARD)) continue;
-    if (out.length && out[out.length - 1].endsWith(WILDCARD) && UNITS.has(t.replace(/[,;.)\]}]+$/, '').replace(/\/s$/, ''))) continue;
-    // A magnitude written apart from its unit (`45.3 M Bytes/second`, `12 K bytes`) is part of the number.
-    if (out.length && out[out.length - 1].endsWith(WILDCARD) && MAGNITUDE.test(t) && i + 1 < tokens.length && SPELLED_SIZE_UNIT.test(tokens[i + 1])) {
-      i++;
-      continue;
+    const previous = out.length ? out[out.length - 1] : undefined;
+    if (previous === t && t.includes(WILDCARD)) continue;
+    if (previous?.endsWith(WILDCARD)) {
+      if (UNITS.has(unitOf(t))) continue;
+      // A magnitude written apart from its unit (`45.3 M Bytes/second`, `12 K bytes`) is part of the number.
+      if (MAGNITUDE.test(t) && i + 1 < tokens.length && SPELLED_SIZE_UNIT.test(tokens[i + 1])) {
+        i++;
+        continue;
+      }
     }
     out.push(t);
   }
@@ -397,15 +428,15 @@ function spacedKeyList(words: string[], i: number): number {
 }
 
 export function templateTokens(text: string, limit: number): TemplateTokens {
-  const raw = text.split(/\s+/);
-  let length = 0;
-  for (const t of raw) if (t) length++;
+  const words = text.split(/\s+/).filter(Boolean);
+  const length = words.length;
   if (length > limit) return { tokens: [], length };
   const tokens: string[] = [];
-  const words = raw.filter(Boolean);
   for (let i = 0; i < words.length; i++) {
+    // Both `="` and `":` below hold a double quote, which most words have not: one search for those.
+    const quoted = words[i].includes('"');
     // A quoted value of a key with spaces (`tag="View Lock",`) is one token: its words are one value.
-    const open = words[i].includes('="') ? words[i].search(/\w="/) : -1;
+    const open = quoted && words[i].includes('="') ? words[i].search(/\w="/) : -1;
     if (open >= 0 && !/"[^"]*"/.test(words[i])) {
       let end = i + 1;
       while (end < words.length && end <= i + QUOTED_TOKENS && !words[end].includes('"')) end++;
@@ -507,7 +538,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // JSON fields (`{"command":"git-upload-pack","level":"info",…`) are keys and values as `key=value`
     // is: the token splits after each `"key":` and before each `"` that follows a comma. A JSON object
     // that is the value of a key (`result={"score":92,…}`) stays that key's one value.
-    if (words[i].includes('":') && JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
+    if (quoted && words[i].includes('":') && JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
       for (const piece of words[i].split(JSON_PIECES)) if (piece) pushToken(tokens, piece);
       continue;
     }
