@@ -206,6 +206,7 @@ export function mineTemplates(
   maskKeyValues(current, keys, wildcard, printed, options);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
+  const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
       generalize(
@@ -227,6 +228,7 @@ export function mineTemplates(
         fills,
         printed,
         options,
+        frameOf,
       );
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
@@ -282,7 +284,9 @@ function generalize(
   fills: Map<number, number[]>,
   printed: Float64Array,
   options: MinerOptions,
+  frameOf: (id: number) => string,
 ) {
+  const originalRows = original;
   const h1 = new Uint32Array(members.length);
   const h2 = new Uint32Array(members.length);
   const hash = (lines: Int32Array[]) =>
@@ -384,6 +388,23 @@ function generalize(
       // A bracketed name before a severity (`[ADT_Inbound] INFO Received …`) is the line's source, a channel
       // or thread: the message starts after the severity, so the name is judged as a word inside the line.
       const sources = p === 0 && length > 2 ? onlyWhere(current, members, 0, (t) => bracketed.has(t[0]) && levels.has(t[1])) : NO_TOKENS;
+      // The punctuation of the original tokens where a value stands now in the contexts of some words
+      // (`[ ]` for `[<*>]` and for a masked `[all]` beside `RECAP`).
+      const framesBeside = (words: number[]) => {
+        const contextOf = (m: number) => {
+          const t = current[members[m]][p];
+          return key((h1[m] - mix1(p, t)) >>> 0, (h2[m] - mix2(p, t)) & 0x1fffff);
+        };
+        const near = new Set<number>();
+        members.forEach((r, m) => {
+          if (words.includes(current[r][p])) near.add(contextOf(m));
+        });
+        const out = new Set<string>();
+        members.forEach((r, m) => {
+          if (holdsVariable(current[r][p]) && near.has(contextOf(m))) out.add(frameOf(originalRows[r][p]));
+        });
+        return [...out];
+      };
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
@@ -463,7 +484,16 @@ function generalize(
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
         // wording: three or more of them are a variable at the last position too.
         const closingValues = p === length - 1 && length > 2 && set.length >= 3 && set.every((v) => keyValues.has(v) && closers.has(v));
-        if ((holdsWildcard && valueLike) || many || weak || closingValues) for (const v of set) variable.add(v);
+        // Values in punctuation (`[<*>]`, `[web-<*>]`, or masked already from `[all]`) say the words in
+        // punctuation linked with them are values (`[webservers]`, `[all]`); a bare word among them (`PLAY
+        // RECAP` beside `PLAY [<*>]`) names the event, unless a value printed bare stands there too.
+        const bareWords = set.filter((v) => !holdsVariable(v) && BARE.test(frameOf(v)));
+        const keptWords = bareWords.length > 0 && bareWords.length < set.length ? bareWords : [];
+        if (keptWords.length) {
+          const beside = framesBeside(keptWords);
+          if (!beside.length || beside.some((f) => !ENCLOSED.test(f))) keptWords.length = 0;
+        }
+        if ((holdsWildcard && valueLike) || many || weak || closingValues) for (const v of set) if (!keptWords.includes(v)) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;
@@ -481,6 +511,16 @@ function generalize(
 }
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
+
+/** A frame without punctuation: a bare word or value. */
+const BARE = /^ ?$/;
+/** A frame enclosing its value in brackets or quotes (`[ ]`, `( ):`, `" ",`). */
+const ENCLOSED = /^[[({"'] (?:[^ ]+ )*[\])}"'][:,;]?$/;
+
+/** A token's punctuation around its words and values (`[<*>]` and `[all]` → `[]`, `RECAP` → ``). */
+function punctuationFrame(t: string): string {
+  return t.replaceAll(WILDCARD, ' ').replace(/[\w.@+-]+/g, ' ').replace(/ +/g, ' ');
+}
 
 /** A frame's filler: the one or two letters or digits a word prints where a masked token holds its variable. */
 const FRAME_FILLER = /^[A-Za-z0-9]{1,2}$/;

@@ -56,6 +56,12 @@ const DIGIT = /\d/;
  * letters a-f of one case. A word of only those letters that long is rare (`decade`, `facade`).
  */
 const HEX_WORD = /^(?:[a-f]{6,}|[A-F]{6,})$/;
+/**
+ * A fill: one punctuation character repeated (`*****…` padding a header to a column, `-----`, `=====`).
+ * Its length follows the text before it, so it keeps FILL_KEPT characters: one token whatever the padding.
+ */
+const FILL = /^([^\w\s<>])\1{3,}$/;
+const FILL_KEPT = 4;
 /** The punctuation that frames a variable inside a token. */
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** A digit-free token with a piece that is a hex id (`lock:ececfcd,`, `Record{fdbbeaf`). */
@@ -131,6 +137,7 @@ const UNITS = new Set([...SIZE_TIME_UNITS, ...PHYSICAL_UNITS, ...CURRENCIES]);
 /** One white-space token with its variable pieces masked. */
 export function maskToken(token: string): string {
   if (HEX_WORD.test(token)) return WILDCARD;
+  if (FILL.test(token)) return token.slice(0, FILL_KEPT);
   if (!DIGIT.test(token) && !PATH.test(token)) {
     // A hex id that drew no digit is as much a variable inside a token as alone (`lock:ececfcd,`).
     if (token.length < 7 || !HEX_PIECE.test(token)) return token;

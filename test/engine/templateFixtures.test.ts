@@ -2046,4 +2046,47 @@ test('a slot among values (opposite): three or more words beside one variable ke
   exact(lines);
 });
 
+test('a fill of one repeated mark is one token whatever its length (TASK [<name>] ***** padded to a column)', () => {
+  const r = rng(222);
+  const lines: Array<[string, string]> = [];
+  const stars = (head: string) => `${head} ${'*'.repeat(Math.max(3, 60 - head.length))}`;
+  for (let i = 0; i < 150; i++) {
+    const name = `${pick(r, names)}${pick(r, names)}`;
+    lines.push(['header', stars(`HANDLER [restart ${name}]`)]);
+  }
+  const templates = exact(lines);
+  assert.is(templateTokens(stars('HANDLER [restart alice]'), 200).tokens.at(-1), '****');
+  assert.is(new Set(templates).size, 1);
+});
+
+test('a fill of one repeated mark (opposite): the words before fills of any length keep theirs (STARTED / FINISHED)', () => {
+  const r = rng(223);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const event = pick(r, ['STARTED', 'FINISHED']);
+    lines.push([event, `${'='.repeat(4 + Math.floor(r() * 30))} ${event} ${'='.repeat(4 + Math.floor(r() * 30))}`]);
+  }
+  exact(lines);
+});
+
+test('a bare word beside values in brackets names the event (PLAY [<group>] / PLAY RECAP)', () => {
+  const r = rng(224);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const group = pick(r, ['[webservers]', '[databases]', '[all]', `[k8s_${pick(r, names)}${Math.floor(r() * 9)}]`, 'RECAP']);
+    lines.push([group === 'RECAP' ? 'recap' : 'play', `PLAY ${group} ****`]);
+  }
+  exact(lines);
+});
+
+test('a bare word beside values in brackets (opposite): a value printed bare there too makes the bare words values (user [<id>] / user root / user <*>)', () => {
+  const r = rng(225);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const who = pick(r, [`[uid${Math.floor(r() * 1e4)}x]`, pick(r, names), `${Math.floor(r() * 1e5)}`, `[${pick(r, names)}]`]);
+    lines.push(['login', `session opened for user ${who} by sshd`]);
+  }
+  exact(lines);
+});
+
 test.run();
