@@ -343,7 +343,8 @@ function dropOptional(tokens: string[]): string[] {
         for (let j = i; j <= end; j++) if (tokens[j].includes(WILDCARD)) variable = true;
         // The group is an aside only when the rest of the line says more than it (`halt (command 12)` is
         // the message `halt` with its content, not `halt` with an aside).
-        if (variable && end > i && tokens.length - (end - i + 1) > end - i + 1) {
+        // A group opening with a key (`(item=` `<*>)`) is that key's field, printed whatever its value.
+        if (variable && end > i && tokens.length - (end - i + 1) > end - i + 1 && !KEYED_OPEN.test(t)) {
           i = end;
           continue;
         }
@@ -403,6 +404,46 @@ function spacedKeyList(words: string[], i: number): number {
   return -1;
 }
 
+/** A bracket opening a key (`(item=`, `[tag=`). */
+const KEYED_OPEN = /^[([{][A-Za-z_][\w.-]*=$/;
+/** A key's braced value spans at most this many more white-space tokens. */
+const BRACED_TOKENS = 12;
+/** A key, then a brace or bracket opening its value (`item={'name':`, `tags=[`). */
+const KEY_BRACE = /^[^=\s]*\w=[{[]/;
+
+/** The last word of a key's value in braces or brackets opening at `i` and closing later, or -1. */
+function bracedValue(words: string[], i: number): number {
+  if (!KEY_BRACE.test(words[i])) return -1;
+  let depth = 0;
+  const count = (w: string) => {
+    for (const c of w) if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+  };
+  count(words[i].slice(words[i].indexOf('=') + 1));
+  if (depth <= 0) return -1;
+  for (let end = i + 1; end < words.length && end <= i + BRACED_TOKENS; end++) {
+    count(words[end]);
+    if (depth <= 0) return end;
+  }
+  return -1;
+}
+
+/** A bracketed name spans at most this many more white-space tokens. */
+const BRACKET_PHRASE_TOKENS = 7;
+const PHRASE_OPEN = /^\[[A-Za-z][^[\]=\d"']*$/;
+const PHRASE_WORD = /^[^[\]=\d"']+$/;
+const PHRASE_CLOSE = /^[^[\]=\d"']*\][:,;.]?$/;
+
+/** The last word of a digit-free name in square brackets opening at `i`, or -1. */
+function bracketPhrase(words: string[], i: number): number {
+  if (!PHRASE_OPEN.test(words[i])) return -1;
+  for (let end = i + 1; end < words.length && end <= i + BRACKET_PHRASE_TOKENS; end++) {
+    if (PHRASE_CLOSE.test(words[end])) return end;
+    if (!PHRASE_WORD.test(words[end])) return -1;
+  }
+  return -1;
+}
+
 export function templateTokens(text: string, limit: number): TemplateTokens {
   const raw = text.split(/\s+/);
   let length = 0;
@@ -421,6 +462,14 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end;
         continue;
       }
+    }
+    // A key's value in braces or brackets printed with spaces (`item={'name': 'alice', 'groups': 'sudo'}`,
+    // a dumped dict or list) is one value, as a quoted value with spaces is.
+    const braced = bracedValue(words, i);
+    if (braced > i) {
+      pushToken(tokens, words.slice(i, braced + 1).join(' '));
+      i = braced;
+      continue;
     }
     // A map printed with a space after each comma (`{index=logs-1, size=0}`, Java's `Map.toString()`) is
     // the same joined list without them (`{index=logs-1,size=0}`): one token, each item keeping its key.
@@ -516,6 +565,15 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // that is the value of a key (`result={"score":92,…}`) stays that key's one value.
     if (words[i].includes('":') && JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
       for (const piece of words[i].split(JSON_PIECES)) if (piece) pushToken(tokens, piece);
+      continue;
+    }
+    // A name of several words in square brackets inside the line (`TASK [common : install packages]`,
+    // `[Gathering Facts]`, a task's or a section's title) is one token, its words kept: the miner judges it
+    // as one word. One opening the line (`[UFW BLOCK]`, `[Printer Office_Color]`) is the line's source.
+    const phrase = i > 0 ? bracketPhrase(words, i) : -1;
+    if (phrase > i) {
+      tokens.push(words.slice(i, phrase + 1).join(' '));
+      i = phrase;
       continue;
     }
     pushToken(tokens, words[i]);

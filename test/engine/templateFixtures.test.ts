@@ -2089,4 +2089,54 @@ test('a bare word beside values in brackets (opposite): a value printed bare the
   exact(lines);
 });
 
+test('a name of several words in square brackets inside the line is one token (TASK [<role> : <task words>] / [Gathering Facts])', () => {
+  const r = rng(226);
+  const lines: Array<[string, string]> = [];
+  const tasks = ['install packages', 'template config', 'ensure service is running', 'add authorized keys', 'copy TLS certificates into place', 'wait for port'];
+  for (let i = 0; i < 200; i++) {
+    const name = r() < 0.15 ? 'Gathering Facts' : `${pick(r, names)} : ${pick(r, tasks)}`;
+    lines.push(['task', `TASK [${name}] ****`]);
+  }
+  for (let i = 0; i < 20; i++) lines.push(['recap', 'PLAY RECAP ****']);
+  exact(lines);
+});
+
+test('a name of several words in square brackets (opposite): two names in one context keep their words (state [in progress] / [not started])', () => {
+  const r = rng(227);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const state = pick(r, ['in progress', 'not started']);
+    lines.push([state, `job ${Math.floor(r() * 1e5)} state [${state}]`]);
+  }
+  exact(lines);
+});
+
+test("a key's value in braces printed with spaces is one value, and a bracketed key=value is a field, not an aside (ok: [<host>] => (item={'name': …}))", () => {
+  const r = rng(228);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const host = `${pick(r, ['web', 'db', 'app'])}-${Math.floor(r() * 40)}`;
+    const item = pick(r, [
+      () => pick(r, ['nginx', 'curl', 'git', 'python3-pip']),
+      () => `{'name': '${pick(r, names)}${pick(r, names)}', 'groups': '${pick(r, ['sudo', 'docker'])}'}`,
+      () => `{'key': '${pick(r, ['vm.swappiness', 'fs.file-max'])}', 'value': ${Math.floor(r() * 65535)}}`,
+      () => `/etc/${pick(r, names)}/${pick(r, names)}.conf`,
+    ])();
+    const event = pick(r, ['ok', 'changed']);
+    lines.push([event, `${event}: [${host}] => (item=${item})`]);
+  }
+  exact(lines);
+});
+
+test("a key's value in braces (opposite): different keys before braced values stay apart, and an aside without a key is left out", () => {
+  const r = rng(229);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const key = pick(r, ['limits', 'requests']);
+    lines.push([key, `pod ${pick(r, names)}-${Math.floor(r() * 1e4)} set ${key}={cpu: ${Math.floor(r() * 8)}, memory: ${Math.floor(r() * 64)}Gi}`]);
+    lines.push(['flushed', `Flushed memtable${r() < 0.5 ? ` (${Math.floor(r() * 900)} MB)` : ''} for table ${pick(r, names)} of keyspace ${pick(r, names)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
