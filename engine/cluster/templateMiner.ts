@@ -229,6 +229,7 @@ export function mineTemplates(
         printed,
         options,
         frameOf,
+        (id: number) => vocabulary[id] ?? '',
       );
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
@@ -285,6 +286,7 @@ function generalize(
   printed: Float64Array,
   options: MinerOptions,
   frameOf: (id: number) => string,
+  textOf: (id: number) => string,
 ) {
   const originalRows = original;
   const h1 = new Uint32Array(members.length);
@@ -480,7 +482,8 @@ function generalize(
           ((shared >= 2 && set.length >= 3) ||
             (inside && amongValues) ||
             (contextsOfSet >= options.minContexts && !state) ||
-            (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))));
+            (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))) ||
+            (inside && framedPiece(set.map(textOf))));
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
         // wording: three or more of them are a variable at the last position too.
         const closingValues = p === length - 1 && length > 2 && set.length >= 3 && set.every((v) => keyValues.has(v) && closers.has(v));
@@ -512,6 +515,27 @@ function generalize(
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
 
+/** Where a name splits into pieces (`relay-eu.hubcloud.example.net`). */
+const NAME_PIECES = /([.\-_:/@]+)/;
+
+/**
+ * Three or more names equal but for one piece with constant pieces on both sides (`relay-eu` /
+ * `relay-us` / `relay-ap` `.hubcloud.example.net`): the piece is a value inside its constant frame.
+ */
+function framedPiece(texts: string[]): boolean {
+  if (texts.length < MASKED_FRAMES_MIN) return false;
+  const split = texts.map((t) => t.split(NAME_PIECES));
+  const n = split[0].length;
+  if (n < 5 || split.some((s) => s.length !== n)) return false;
+  let varying = -1;
+  for (let k = 0; k < n; k++) {
+    if (split.every((s) => s[k] === split[0][k])) continue;
+    if (varying >= 0 || k % 2 === 1) return false;
+    varying = k;
+  }
+  return varying > 0 && varying < n - 1 && split.every((s) => s[varying].length > 0);
+}
+
 /** A frame without punctuation: a bare word or value. */
 const BARE = /^ ?$/;
 /** A frame enclosing its value in brackets or quotes (`[ ]`, `( ):`, `" ",`). */
@@ -519,7 +543,10 @@ const ENCLOSED = /^[[({"'] (?:[^ ]+ )*[\])}"'][:,;]?$/;
 
 /** A token's punctuation around its words and values (`[<*>]` and `[all]` → `[]`, `RECAP` → ``). */
 function punctuationFrame(t: string): string {
-  return t.replaceAll(WILDCARD, ' ').replace(/[\w.@+-]+/g, ' ').replace(/ +/g, ' ');
+  return t
+    .replaceAll(WILDCARD, ' ')
+    .replace(/[\w.@+-]+/g, ' ')
+    .replace(/ +/g, ' ');
 }
 
 /** A frame's filler: the one or two letters or digits a word prints where a masked token holds its variable. */

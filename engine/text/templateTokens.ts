@@ -416,8 +416,9 @@ function bracedValue(words: string[], i: number): number {
   if (!KEY_BRACE.test(words[i])) return -1;
   let depth = 0;
   const count = (w: string) => {
-    for (const c of w) if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') depth--;
+    for (const c of w)
+      if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') depth--;
   };
   count(words[i].slice(words[i].indexOf('=') + 1));
   if (depth <= 0) return -1;

@@ -2092,7 +2092,14 @@ test('a bare word beside values in brackets (opposite): a value printed bare the
 test('a name of several words in square brackets inside the line is one token (TASK [<role> : <task words>] / [Gathering Facts])', () => {
   const r = rng(226);
   const lines: Array<[string, string]> = [];
-  const tasks = ['install packages', 'template config', 'ensure service is running', 'add authorized keys', 'copy TLS certificates into place', 'wait for port'];
+  const tasks = [
+    'install packages',
+    'template config',
+    'ensure service is running',
+    'add authorized keys',
+    'copy TLS certificates into place',
+    'wait for port',
+  ];
   for (let i = 0; i < 200; i++) {
     const name = r() < 0.15 ? 'Gathering Facts' : `${pick(r, names)} : ${pick(r, tasks)}`;
     lines.push(['task', `TASK [${name}] ****`]);
@@ -2135,6 +2142,26 @@ test("a key's value in braces (opposite): different keys before braced values st
     const key = pick(r, ['limits', 'requests']);
     lines.push([key, `pod ${pick(r, names)}-${Math.floor(r() * 1e4)} set ${key}={cpu: ${Math.floor(r() * 8)}, memory: ${Math.floor(r() * 64)}Gi}`]);
     lines.push(['flushed', `Flushed memtable${r() < 0.5 ? ` (${Math.floor(r() * 900)} MB)` : ''} for table ${pick(r, names)} of keyspace ${pick(r, names)}`]);
+  }
+  exact(lines);
+});
+
+test('a name equal but for one piece inside its constant pieces is a value (connection to relay-eu / relay-us / relay-ap .hub.example.net established)', () => {
+  const r = rng(230);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['relay', `[cloud] connection to relay-${pick(r, ['eu', 'us', 'ap'])}.hub.example.net established`]);
+  for (let i = 0; i < 20; i++) lines.push(['lost', `[cloud] connection to relay lost`]);
+  exact(lines);
+});
+
+test('a name equal but for one piece (opposite): names differing in their last or first piece keep theirs (light.turn_on / turn_off / turn_up; MAC_NO_ACK / APS_NO_ACK / NWK_NO_ACK)', () => {
+  const r = rng(231);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const service = pick(r, ['light.turn_on', 'light.turn_off', 'light.turn_up']);
+    lines.push([service, `[automation] calling ${service} on entity now`]);
+    const code = pick(r, ['MAC_NO_ACK', 'APS_NO_ACK', 'NWK_NO_ACK']);
+    lines.push([code, `[zigbee] delivery failed with ${code} on retry`]);
   }
   exact(lines);
 });
