@@ -19,9 +19,12 @@
  *      event), three or more tokens whose every line holds variables at two or more other
  *      positions (a few-valued parameter among parameters: `save failed to INBOX:` / `Drafts:` / `Junk:`
  *      between a user and a message id), or tokens varying in at least `minContexts` contexts of the original
- *      lines (two months, varying under every weekday and host), unless two plain words between a
+ *      lines (two months, varying under every weekday and host), or three or more names equal but for
+ *      one piece between constant pieces (`relay-eu` / `relay-us` / `relay-ap` `.hubcloud.example.net`), unless two plain words between a
  *      value and the message's wording vary in fewer than half the contexts they appear in (a state:
  *      `<player> joined the game` / `left the game`, the same players coming and going);
+ *      A bare word linked with values enclosed in brackets or quotes (`PLAY RECAP` beside `PLAY [all]`,
+ *      `PLAY [<*>]`) stays a constant unless a value printed bare stands beside it;
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never; after a leading

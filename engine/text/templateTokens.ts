@@ -27,6 +27,11 @@
  *   a comma-separated list of items holding a variable outside brackets (`for web-21, app-04`) is one
  *   `<*>`; a group of three to eight tokens holding a variable and a word, repeated right after itself in
  *   the same shape (`[Partition: <*>, StartingOffset: <*>], [Partition: …]`), is one group.
+ * A fill of one repeated mark (`*****…` padding a header to a column) is `****` whatever its length; a
+ * digit-free name of several words in square brackets inside the line (`TASK [common : install packages]`)
+ * is one token with its words; a key's value in braces or brackets printed with spaces (`item={'name':
+ * 'alice', 'groups': 'sudo'}`) is one value; a bracketed group opening with a key (`(item=` `<*>)`) is a
+ * field, never left out as an aside.
  * A value with spaces inside a `;`-separated record (`…;reason=Busy Here;src_user=1662;…`) is the last key's
  * value, its words one token with the record before it.
  * JSON fields are keys and values too: a token holding `"key":` fields splits after each `"key":` and
