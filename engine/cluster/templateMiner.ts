@@ -19,9 +19,12 @@
  *      event), three or more tokens whose every line holds variables at two or more other
  *      positions (a few-valued parameter among parameters: `save failed to INBOX:` / `Drafts:` / `Junk:`
  *      between a user and a message id), or tokens varying in at least `minContexts` contexts of the original
- *      lines (two months, varying under every weekday and host), unless two plain words between a
+ *      lines (two months, varying under every weekday and host), or three or more names equal but for
+ *      one piece between constant pieces (`relay-eu` / `relay-us` / `relay-ap` `.hubcloud.example.net`), unless two plain words between a
  *      value and the message's wording vary in fewer than half the contexts they appear in (a state:
  *      `<player> joined the game` / `left the game`, the same players coming and going);
+ *      A bare word linked with values enclosed in brackets or quotes (`PLAY RECAP` beside `PLAY [all]`,
+ *      `PLAY [<*>]`) stays a constant unless a value printed bare stands beside it;
  *   3. otherwise the tokens are constants and the lines stay apart: `VM Started` and `VM Paused` vary in
  *      one context only, with four values. The leading token anchors the template (issue 31: a set at
  *      position 0 needs `anchorDistinct` distinct rare values; by default never; after a leading
@@ -206,6 +209,7 @@ export function mineTemplates(
   maskKeyValues(current, keys, wildcard, printed, options);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
+  const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
   for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
     if (members.length > 1)
       generalize(
@@ -227,6 +231,8 @@ export function mineTemplates(
         fills,
         printed,
         options,
+        frameOf,
+        (id: number) => vocabulary[id] ?? '',
       );
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
@@ -282,7 +288,10 @@ function generalize(
   fills: Map<number, number[]>,
   printed: Float64Array,
   options: MinerOptions,
+  frameOf: (id: number) => string,
+  textOf: (id: number) => string,
 ) {
+  const originalRows = original;
   const h1 = new Uint32Array(members.length);
   const h2 = new Uint32Array(members.length);
   const hash = (lines: Int32Array[]) =>
@@ -384,6 +393,23 @@ function generalize(
       // A bracketed name before a severity (`[ADT_Inbound] INFO Received …`) is the line's source, a channel
       // or thread: the message starts after the severity, so the name is judged as a word inside the line.
       const sources = p === 0 && length > 2 ? onlyWhere(current, members, 0, (t) => bracketed.has(t[0]) && levels.has(t[1])) : NO_TOKENS;
+      // The punctuation of the original tokens where a value stands now in the contexts of some words
+      // (`[ ]` for `[<*>]` and for a masked `[all]` beside `RECAP`).
+      const framesBeside = (words: number[]) => {
+        const contextOf = (m: number) => {
+          const t = current[members[m]][p];
+          return key((h1[m] - mix1(p, t)) >>> 0, (h2[m] - mix2(p, t)) & 0x1fffff);
+        };
+        const near = new Set<number>();
+        members.forEach((r, m) => {
+          if (words.includes(current[r][p])) near.add(contextOf(m));
+        });
+        const out = new Set<string>();
+        members.forEach((r, m) => {
+          if (holdsVariable(current[r][p]) && near.has(contextOf(m))) out.add(frameOf(originalRows[r][p]));
+        });
+        return [...out];
+      };
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
@@ -459,11 +485,21 @@ function generalize(
           ((shared >= 2 && set.length >= 3) ||
             (inside && amongValues) ||
             (contextsOfSet >= options.minContexts && !state) ||
-            (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))));
+            (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))) ||
+            (inside && framedPiece(set.map(textOf))));
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
         // wording: three or more of them are a variable at the last position too.
         const closingValues = p === length - 1 && length > 2 && set.length >= 3 && set.every((v) => keyValues.has(v) && closers.has(v));
-        if ((holdsWildcard && valueLike) || many || weak || closingValues) for (const v of set) variable.add(v);
+        // Values in punctuation (`[<*>]`, `[web-<*>]`, or masked already from `[all]`) say the words in
+        // punctuation linked with them are values (`[webservers]`, `[all]`); a bare word among them (`PLAY
+        // RECAP` beside `PLAY [<*>]`) names the event, unless a value printed bare stands there too.
+        const bareWords = set.filter((v) => !holdsVariable(v) && BARE.test(frameOf(v)));
+        const keptWords = bareWords.length > 0 && bareWords.length < set.length ? bareWords : [];
+        if (keptWords.length) {
+          const beside = framesBeside(keptWords);
+          if (!beside.length || beside.some((f) => !ENCLOSED.test(f))) keptWords.length = 0;
+        }
+        if ((holdsWildcard && valueLike) || many || weak || closingValues) for (const v of set) if (!keptWords.includes(v)) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;
@@ -481,6 +517,40 @@ function generalize(
 }
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
+
+/** Where a name splits into pieces (`relay-eu.hubcloud.example.net`). */
+const NAME_PIECES = /([.\-_:/@]+)/;
+
+/**
+ * Three or more names equal but for one piece with constant pieces on both sides (`relay-eu` /
+ * `relay-us` / `relay-ap` `.hubcloud.example.net`): the piece is a value inside its constant frame.
+ */
+function framedPiece(texts: string[]): boolean {
+  if (texts.length < MASKED_FRAMES_MIN) return false;
+  const split = texts.map((t) => t.split(NAME_PIECES));
+  const n = split[0].length;
+  if (n < 5 || split.some((s) => s.length !== n)) return false;
+  let varying = -1;
+  for (let k = 0; k < n; k++) {
+    if (split.every((s) => s[k] === split[0][k])) continue;
+    if (varying >= 0 || k % 2 === 1) return false;
+    varying = k;
+  }
+  return varying > 0 && varying < n - 1 && split.every((s) => s[varying].length > 0);
+}
+
+/** A frame without punctuation: a bare word or value. */
+const BARE = /^ ?$/;
+/** A frame enclosing its value in brackets or quotes (`[ ]`, `( ):`, `" ",`). */
+const ENCLOSED = /^[[({"'] (?:[^ ]+ )*[\])}"'][:,;]?$/;
+
+/** A token's punctuation around its words and values (`[<*>]` and `[all]` → `[]`, `RECAP` → ``). */
+function punctuationFrame(t: string): string {
+  return t
+    .replaceAll(WILDCARD, ' ')
+    .replace(/[\w.@+-]+/g, ' ')
+    .replace(/ +/g, ' ');
+}
 
 /** A frame's filler: the one or two letters or digits a word prints where a masked token holds its variable. */
 const FRAME_FILLER = /^[A-Za-z0-9]{1,2}$/;

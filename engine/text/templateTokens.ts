@@ -27,6 +27,11 @@
  *   a comma-separated list of items holding a variable outside brackets (`for web-21, app-04`) is one
  *   `<*>`; a group of three to eight tokens holding a variable and a word, repeated right after itself in
  *   the same shape (`[Partition: <*>, StartingOffset: <*>], [Partition: …]`), is one group.
+ * A fill of one repeated mark (`*****…` padding a header to a column) is `****` whatever its length; a
+ * digit-free name of several words in square brackets inside the line (`TASK [common : install packages]`)
+ * is one token with its words; a key's value in braces or brackets printed with spaces (`item={'name':
+ * 'alice', 'groups': 'sudo'}`) is one value; a bracketed group opening with a key (`(item=` `<*>)`) is a
+ * field, never left out as an aside.
  * A value with spaces inside a `;`-separated record (`…;reason=Busy Here;src_user=1662;…`) is the last key's
  * value, its words one token with the record before it.
  * JSON fields are keys and values too: a token holding `"key":` fields splits after each `"key":` and
@@ -58,6 +63,12 @@ const DIGIT = /\d/;
  * letters a-f of one case. A word of only those letters that long is rare (`decade`, `facade`).
  */
 const HEX_WORD = /^(?:[a-f]{6,}|[A-F]{6,})$/;
+/**
+ * A fill: one punctuation character repeated (`*****…` padding a header to a column, `-----`, `=====`).
+ * Its length follows the text before it, so it keeps FILL_KEPT characters: one token whatever the padding.
+ */
+const FILL = /^([^\w\s<>])\1{3,}$/;
+const FILL_KEPT = 4;
 /** The punctuation that frames a variable inside a token. */
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** One character of PIECES: a token without one is a single piece (its split is the token alone). */
@@ -140,6 +151,7 @@ function twice(text: string, part: string): boolean {
 
 /** One white-space token with its variable pieces masked. */
 export function maskToken(token: string): string {
+  if (FILL.test(token)) return token.slice(0, FILL_KEPT);
   const path = hasPath(token);
   if (!path && !DIGIT.test(token)) {
     // A hex id that drew no digit is a variable alone (`effcfd`) and inside a token (`lock:ececfcd,`);
@@ -364,7 +376,8 @@ function dropOptional(tokens: string[]): string[] {
         for (let j = i; j <= end; j++) if (tokens[j].includes(WILDCARD)) variable = true;
         // The group is an aside only when the rest of the line says more than it (`halt (command 12)` is
         // the message `halt` with its content, not `halt` with an aside).
-        if (variable && end > i && tokens.length - (end - i + 1) > end - i + 1) {
+        // A group opening with a key (`(item=` `<*>)`) is that key's field, printed whatever its value.
+        if (variable && end > i && tokens.length - (end - i + 1) > end - i + 1 && !KEYED_OPEN.test(t)) {
           i = end;
           continue;
         }
@@ -427,6 +440,47 @@ function spacedKeyList(words: string[], i: number): number {
   return -1;
 }
 
+/** A bracket opening a key (`(item=`, `[tag=`). */
+const KEYED_OPEN = /^[([{][A-Za-z_][\w.-]*=$/;
+/** A key's braced value spans at most this many more white-space tokens. */
+const BRACED_TOKENS = 12;
+/** A key, then a brace or bracket opening its value (`item={'name':`, `tags=[`). */
+const KEY_BRACE = /^[^=\s]*\w=[{[]/;
+
+/** The last word of a key's value in braces or brackets opening at `i` and closing later, or -1. */
+function bracedValue(words: string[], i: number): number {
+  if (!KEY_BRACE.test(words[i])) return -1;
+  let depth = 0;
+  const count = (w: string) => {
+    for (const c of w)
+      if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') depth--;
+  };
+  count(words[i].slice(words[i].indexOf('=') + 1));
+  if (depth <= 0) return -1;
+  for (let end = i + 1; end < words.length && end <= i + BRACED_TOKENS; end++) {
+    count(words[end]);
+    if (depth <= 0) return end;
+  }
+  return -1;
+}
+
+/** A bracketed name spans at most this many more white-space tokens. */
+const BRACKET_PHRASE_TOKENS = 7;
+const PHRASE_OPEN = /^\[[A-Za-z][^[\]=\d"']*$/;
+const PHRASE_WORD = /^[^[\]=\d"']+$/;
+const PHRASE_CLOSE = /^[^[\]=\d"']*\][:,;.]?$/;
+
+/** The last word of a digit-free name in square brackets opening at `i`, or -1. */
+function bracketPhrase(words: string[], i: number): number {
+  if (!PHRASE_OPEN.test(words[i])) return -1;
+  for (let end = i + 1; end < words.length && end <= i + BRACKET_PHRASE_TOKENS; end++) {
+    if (PHRASE_CLOSE.test(words[end])) return end;
+    if (!PHRASE_WORD.test(words[end])) return -1;
+  }
+  return -1;
+}
+
 export function templateTokens(text: string, limit: number): TemplateTokens {
   const words = text.split(/\s+/).filter(Boolean);
   const length = words.length;
@@ -445,6 +499,14 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
         i = end;
         continue;
       }
+    }
+    // A key's value in braces or brackets printed with spaces (`item={'name': 'alice', 'groups': 'sudo'}`,
+    // a dumped dict or list) is one value, as a quoted value with spaces is.
+    const braced = bracedValue(words, i);
+    if (braced > i) {
+      pushToken(tokens, words.slice(i, braced + 1).join(' '));
+      i = braced;
+      continue;
     }
     // A map printed with a space after each comma (`{index=logs-1, size=0}`, Java's `Map.toString()`) is
     // the same joined list without them (`{index=logs-1,size=0}`): one token, each item keeping its key.
@@ -540,6 +602,15 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // that is the value of a key (`result={"score":92,…}`) stays that key's one value.
     if (quoted && words[i].includes('":') && JSON_FIELD.test(words[i]) && !/^[^"]*=/.test(words[i])) {
       for (const piece of words[i].split(JSON_PIECES)) if (piece) pushToken(tokens, piece);
+      continue;
+    }
+    // A name of several words in square brackets inside the line (`TASK [common : install packages]`,
+    // `[Gathering Facts]`, a task's or a section's title) is one token, its words kept: the miner judges it
+    // as one word. One opening the line (`[UFW BLOCK]`, `[Printer Office_Color]`) is the line's source.
+    const phrase = i > 0 ? bracketPhrase(words, i) : -1;
+    if (phrase > i) {
+      tokens.push(words.slice(i, phrase + 1).join(' '));
+      i = phrase;
       continue;
     }
     pushToken(tokens, words[i]);

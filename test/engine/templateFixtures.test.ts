@@ -2046,4 +2046,124 @@ test('a slot among values (opposite): three or more words beside one variable ke
   exact(lines);
 });
 
+test('a fill of one repeated mark is one token whatever its length (TASK [<name>] ***** padded to a column)', () => {
+  const r = rng(222);
+  const lines: Array<[string, string]> = [];
+  const stars = (head: string) => `${head} ${'*'.repeat(Math.max(3, 60 - head.length))}`;
+  for (let i = 0; i < 150; i++) {
+    const name = `${pick(r, names)}${pick(r, names)}`;
+    lines.push(['header', stars(`HANDLER [restart ${name}]`)]);
+  }
+  const templates = exact(lines);
+  assert.is(templateTokens(stars('HANDLER [restart alice]'), 200).tokens.at(-1), '****');
+  assert.is(new Set(templates).size, 1);
+});
+
+test('a fill of one repeated mark (opposite): the words before fills of any length keep theirs (STARTED / FINISHED)', () => {
+  const r = rng(223);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const event = pick(r, ['STARTED', 'FINISHED']);
+    lines.push([event, `${'='.repeat(4 + Math.floor(r() * 30))} ${event} ${'='.repeat(4 + Math.floor(r() * 30))}`]);
+  }
+  exact(lines);
+});
+
+test('a bare word beside values in brackets names the event (PLAY [<group>] / PLAY RECAP)', () => {
+  const r = rng(224);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const group = pick(r, ['[webservers]', '[databases]', '[all]', `[k8s_${pick(r, names)}${Math.floor(r() * 9)}]`, 'RECAP']);
+    lines.push([group === 'RECAP' ? 'recap' : 'play', `PLAY ${group} ****`]);
+  }
+  exact(lines);
+});
+
+test('a bare word beside values in brackets (opposite): a value printed bare there too makes the bare words values (user [<id>] / user root / user <*>)', () => {
+  const r = rng(225);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const who = pick(r, [`[uid${Math.floor(r() * 1e4)}x]`, pick(r, names), `${Math.floor(r() * 1e5)}`, `[${pick(r, names)}]`]);
+    lines.push(['login', `session opened for user ${who} by sshd`]);
+  }
+  exact(lines);
+});
+
+test('a name of several words in square brackets inside the line is one token (TASK [<role> : <task words>] / [Gathering Facts])', () => {
+  const r = rng(226);
+  const lines: Array<[string, string]> = [];
+  const tasks = [
+    'install packages',
+    'template config',
+    'ensure service is running',
+    'add authorized keys',
+    'copy TLS certificates into place',
+    'wait for port',
+  ];
+  for (let i = 0; i < 200; i++) {
+    const name = r() < 0.15 ? 'Gathering Facts' : `${pick(r, names)} : ${pick(r, tasks)}`;
+    lines.push(['task', `TASK [${name}] ****`]);
+  }
+  for (let i = 0; i < 20; i++) lines.push(['recap', 'PLAY RECAP ****']);
+  exact(lines);
+});
+
+test('a name of several words in square brackets (opposite): two names in one context keep their words (state [in progress] / [not started])', () => {
+  const r = rng(227);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const state = pick(r, ['in progress', 'not started']);
+    lines.push([state, `job ${Math.floor(r() * 1e5)} state [${state}]`]);
+  }
+  exact(lines);
+});
+
+test("a key's value in braces printed with spaces is one value, and a bracketed key=value is a field, not an aside (ok: [<host>] => (item={'name': …}))", () => {
+  const r = rng(228);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const host = `${pick(r, ['web', 'db', 'app'])}-${Math.floor(r() * 40)}`;
+    const item = pick(r, [
+      () => pick(r, ['nginx', 'curl', 'git', 'python3-pip']),
+      () => `{'name': '${pick(r, names)}${pick(r, names)}', 'groups': '${pick(r, ['sudo', 'docker'])}'}`,
+      () => `{'key': '${pick(r, ['vm.swappiness', 'fs.file-max'])}', 'value': ${Math.floor(r() * 65535)}}`,
+      () => `/etc/${pick(r, names)}/${pick(r, names)}.conf`,
+    ])();
+    const event = pick(r, ['ok', 'changed']);
+    lines.push([event, `${event}: [${host}] => (item=${item})`]);
+  }
+  exact(lines);
+});
+
+test("a key's value in braces (opposite): different keys before braced values stay apart, and an aside without a key is left out", () => {
+  const r = rng(229);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const key = pick(r, ['limits', 'requests']);
+    lines.push([key, `pod ${pick(r, names)}-${Math.floor(r() * 1e4)} set ${key}={cpu: ${Math.floor(r() * 8)}, memory: ${Math.floor(r() * 64)}Gi}`]);
+    lines.push(['flushed', `Flushed memtable${r() < 0.5 ? ` (${Math.floor(r() * 900)} MB)` : ''} for table ${pick(r, names)} of keyspace ${pick(r, names)}`]);
+  }
+  exact(lines);
+});
+
+test('a name equal but for one piece inside its constant pieces is a value (connection to relay-eu / relay-us / relay-ap .hub.example.net established)', () => {
+  const r = rng(230);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['relay', `[cloud] connection to relay-${pick(r, ['eu', 'us', 'ap'])}.hub.example.net established`]);
+  for (let i = 0; i < 20; i++) lines.push(['lost', `[cloud] connection to relay lost`]);
+  exact(lines);
+});
+
+test('a name equal but for one piece (opposite): names differing in their last or first piece keep theirs (light.turn_on / turn_off / turn_up; MAC_NO_ACK / APS_NO_ACK / NWK_NO_ACK)', () => {
+  const r = rng(231);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const service = pick(r, ['light.turn_on', 'light.turn_off', 'light.turn_up']);
+    lines.push([service, `[automation] calling ${service} on entity now`]);
+    const code = pick(r, ['MAC_NO_ACK', 'APS_NO_ACK', 'NWK_NO_ACK']);
+    lines.push([code, `[zigbee] delivery failed with ${code} on retry`]);
+  }
+  exact(lines);
+});
+
 test.run();
