@@ -291,7 +291,6 @@ function generalize(
   frameOf: (id: number) => string,
   textOf: (id: number) => string,
 ) {
-  const originalRows = original;
   const h1 = new Uint32Array(members.length);
   const h2 = new Uint32Array(members.length);
   const hash = (lines: Int32Array[]) =>
@@ -373,7 +372,7 @@ function generalize(
       const framedAt = marks.size > 0 && p > 0 && p < length - 1;
       if (framedAt) for (const r of members) if (current[r][p - 1] !== current[r][p + 1] || !marks.has(current[r][p - 1])) unframed.add(current[r][p]);
       const variable = new Set<number>();
-      const original = originalContexts[p];
+      const contextsAt = originalContexts[p];
       const appearances = originalAppearances[p];
       // Tokens at p between a value and a word of the message's wording in every line that prints them.
       const wordingAfter =
@@ -406,7 +405,7 @@ function generalize(
         });
         const out = new Set<string>();
         members.forEach((r, m) => {
-          if (holdsVariable(current[r][p]) && near.has(contextOf(m))) out.add(frameOf(originalRows[r][p]));
+          if (holdsVariable(current[r][p]) && near.has(contextOf(m))) out.add(frameOf(original[r][p]));
         });
         return [...out];
       };
@@ -430,7 +429,7 @@ function generalize(
         let most = 0;
         for (const v of set) {
           if (multiSlot.has(v)) shared++;
-          contextsOfSet = Math.max(contextsOfSet, original.get(v) ?? 0);
+          contextsOfSet = Math.max(contextsOfSet, contextsAt.get(v) ?? 0);
           const c = lines.get(v) ?? 0;
           total += c;
           most = Math.max(most, c);
@@ -467,7 +466,7 @@ function generalize(
           set.length === 2 &&
           set.every((v) => wordingAfter.has(v)) &&
           !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
-          set.every((v) => (original.get(v) ?? 0) < STATE_SHARE * (appearances.get(v) ?? 0));
+          set.every((v) => (contextsAt.get(v) ?? 0) < STATE_SHARE * (appearances.get(v) ?? 0));
         // A slot among values: three or more tokens inside the line, every line printing them holding
         // variables at two or more other positions (`save failed to INBOX: / Drafts: / Junk: …` between a
         // user and a message id, `net::ERR_TIMED_OUT` / `net::ERR_CONNECTION_RESET` / … before a method
