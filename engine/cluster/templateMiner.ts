@@ -49,6 +49,7 @@ import type { TokenIdColumn } from '../text/tfidf.ts';
 import { SEVERITY_WORDS, WILDCARD } from '../text/templateTokens.ts';
 import {
   distinctTemplates,
+  foldAlignedGaps,
   foldCountNouns,
   foldListItems,
   foldMeasureTails,
@@ -237,6 +238,7 @@ export function mineTemplates(
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   foldVariableRuns(current, wildcard);
+  foldAlignedGaps(current, wildcard, keys, levels, vocabulary, options.minContexts);
   absorbSingletons(current, wildcard, levels, bracketed, printed);
 
   // Templates in order of first occurrence.

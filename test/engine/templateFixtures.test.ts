@@ -2012,4 +2012,67 @@ test('a long quoted text ending a line (opposite): two texts keep their words (s
   exact(lines);
 });
 
+// Session 18 (branch alignment): a length-free join of templates (foldAlignedGaps, engine/cluster/templateFolds.ts).
+
+test('a length-free join: templates whose alignment differs only by values are one event (… from 10.0.0.1 to … / … from 10.0.0.1:443 (3 hops) -> 10.0.0.2 to …)', () => {
+  const r = rng(301);
+  const ip = () => `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const via = r() < 0.5 ? `${ip()}` : `${ip()}:${Math.floor(r() * 60000)} (${1 + Math.floor(r() * 9)} hops) -> ${ip()}`;
+    const tag = r() < 0.5 ? '' : ` [${Math.floor(r() * 99)}/${Math.floor(r() * 99)}]`;
+    lines.push(['relayed', `relay ${pick(r, names)}-${Math.floor(r() * 99)} forwarded packet${tag} from ${via} to upstream pool`]);
+    if (r() < 0.3) lines.push(['restarted', `relay ${pick(r, names)}-${Math.floor(r() * 99)} restarted after ${Math.floor(r() * 99)} s`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join: phrases of several words standing for one another in three or more frames are one value (task Source: orders -> Map switched … / task Sink: alerts switched …)', () => {
+  const r = rng(302);
+  const tasks = ['Source: orders-kafka -> Filter -> Map', 'KeyedProcess -> Sink: alerts', 'Sink: Writer -> Sink: Committer', 'Source: clicks -> Watermarks'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const task = pick(r, tasks);
+    const event = pick(r, ['deploying', 'running', 'failed', 'freed']);
+    if (event === 'deploying') lines.push([event, `INFO ExecutionGraph - ${task} (${1 + Math.floor(r() * 8)}/8) switched from CREATED to DEPLOYING.`]);
+    if (event === 'running') lines.push([event, `INFO ExecutionGraph - ${task} (${1 + Math.floor(r() * 8)}/8) switched from DEPLOYING to RUNNING.`]);
+    if (event === 'failed') lines.push([event, `INFO ExecutionGraph - ${task} (${1 + Math.floor(r() * 8)}/8) switched from RUNNING to FAILED.`]);
+    if (event === 'freed')
+      lines.push([event, `INFO ExecutionGraph - ${task} (${1 + Math.floor(r() * 8)}/8) resources freed after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): an inserted run of words is another event (session 12 closed after 40 ms / session 12 closed by peer after 40 ms)', () => {
+  const r = rng(303);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const event = pick(r, ['closed', 'by peer', 'by admin request']);
+    const words = event === 'closed' ? '' : ` ${event}`;
+    lines.push([event, `session ${Math.floor(r() * 1e5)} for ${pick(r, names)} closed${words} after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): phrases of several words seen in one frame name events (backup of home directory finished / backup of system database tables finished)', () => {
+  const r = rng(304);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const target = pick(r, ['home directory', 'system database tables', 'mail spool']);
+    lines.push([target, `backup job ${Math.floor(r() * 1e5)} of ${target} finished in ${Math.floor(r() * 900)} s`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): short lines keep their tokens (ping 10.0.0.1 ok / ping 10.0.0.1 -> 10.0.0.2 ok, two events)', () => {
+  const r = rng(305);
+  const ip = () => `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    if (r() < 0.5) lines.push(['direct', `ping ${ip()} ok`]);
+    else lines.push(['routed', `ping ${ip()} -> ${ip()} ok`]);
+  }
+  exact(lines);
+});
+
 test.run();
