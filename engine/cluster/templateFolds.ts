@@ -607,17 +607,27 @@ function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
 
 /**
  * Lines of one template need not have one number of tokens (Spell's longest common subsequence, Du and
- * Li 2016; Brain's longest common pattern, Yu et al. 2023): two templates of different lengths whose
- * alignment (the longest common subsequence of their tokens) differs only where values are printed
- * are one event. Every gap of the alignment (the tokens of each template between two matched tokens)
- * must be values on both sides: tokens holding a variable, with punctuation-only tokens between them,
- * or nothing (`<*> -> <*> done` / `<*> done`, `(<*>)<*> (<*>)` / `<*>`); or the same text with and
- * without a space (`size:<*>` / `size: <*>`). A gap holding a plain word (`connection closed` /
- * `connection closed by peer`) or a `key=` is another event, and the anchors are matched: everything up
- * to the first constant word (and the word after it when that is a severity) and from the last
- * constant word on. Both templates have at least ALIGNED_MIN_LENGTH tokens and the matched tokens at
- * least OPTIONAL_SEGMENT_FRAME constants. Joined templates print the alignment with each gap one
- * `<*>`; templates are taken in order of first row and compared with the joined ones.
+ * Li 2016; Brain's longest common pattern, Yu et al. 2023; Drain's successors): two templates of
+ * different lengths whose alignment (the longest common subsequence of their tokens, a wildcard
+ * matching a wildcard) differs only where values are printed are one event. Every gap of the alignment
+ * (the tokens of each template between two matched tokens) must be values on both sides: tokens
+ * holding a variable, with punctuation-only tokens between them, or nothing (`<*> -> <*> done` /
+ * `<*> done`, `(<*>)<*> (<*>)` / `<*>`); or a phrase wholly in quotes against values (`user-agent <*>` /
+ * `user-agent "PortSIP VoIP SDK <*>"`); or the same text with and without a space (`size:<*>` /
+ * `size: <*>`). A gap holding a plain word (`closed after` / `closed by peer after`) or a `key=` is
+ * another event. The anchors hold: templates join only with equal tokens up to the first constant
+ * word (and the word after it when that is a severity), and the last constant words (a field's label
+ * not counted) are matched to each other, or sit in a quoted phrase or a gap of equal text.
+ * Multi-word values: the one gap between the common prefix and the common suffix of two templates of
+ * equal anchors is a pair of phrases (two or more tokens on a side, no `key=`); phrases are linked
+ * when seen in one frame (that prefix and suffix), and a linked set seen in at least `minContexts`
+ * frames is one variable (`Source: orders -> Map` / `Sink: alerts` before `switched from …`, `lags …`,
+ * `resources freed …`), as a token varying in that many contexts is one; phrases seen in one or two
+ * frames name events (`backup of home directory finished` / `of mail spool finished`). Both templates
+ * have at least ALIGNED_MIN_LENGTH tokens (a short line is its words) and the matched tokens at least
+ * OPTIONAL_SEGMENT_FRAME constants. Joined templates print the alignment with each gap one `<*>`;
+ * templates are taken in order of first row and compared with the joined ones (values, quotes) and
+ * with each member (phrases).
  */
 export function foldAlignedGaps(
   current: Int32Array[],
@@ -644,17 +654,34 @@ export function foldAlignedGaps(
     }
     return variable || from === to;
   };
-  // The anchors: the prefix through the first constant word (and the word after a severity), the suffix from the last.
-  const anchorsOf = (t: Int32Array): [number, number] | undefined => {
+  // The leading anchor: the tokens through the first constant word (and the word after it when that is a severity).
+  const leadOf = (t: Int32Array): number | undefined => {
     let first = 0;
     while (first < t.length && holdsVariable(t[first])) first++;
     if (first < t.length - 1 && levels.has(t[first])) first++;
-    let last = t.length - 1;
-    while (last >= 0 && holdsVariable(t[last])) last--;
-    if (first >= t.length || last < 0) return undefined;
-    return [first + 1, t.length - last];
+    return first < t.length ? first + 1 : undefined;
   };
-  // Templates by their anchors (prefix and suffix text): only templates of equal anchors can join.
+  // A phrase wholly in quotes (`"PortSIP VoIP SDK <*>"`, `"Windows Boot Manager"`): one value, whatever its words.
+  const quoted = (t: Int32Array, from: number, to: number) => {
+    if (to <= from) return false;
+    const first = vocabulary[t[from]] ?? '';
+    const last = (vocabulary[t[to - 1]] ?? '').replace(/[,;.:)\]}]+$/, '');
+    const mark = first[0];
+    if ((mark !== '"' && mark !== "'") || !last.endsWith(mark) || (to - from === 1 && first.length < 3)) return false;
+    for (let q = from; q < to; q++) {
+      const token = vocabulary[t[q]] ?? '';
+      const inner = token.slice(q === from ? 1 : 0, q === to - 1 ? token.lastIndexOf(mark) : token.length);
+      if (inner.includes(mark)) return false;
+    }
+    return true;
+  };
+  // The last constant word, a field's label not counted as one (`size: <*>`): it names the event.
+  const lastConstant = (t: Int32Array): number => {
+    let last = t.length - 1;
+    while (last >= 0 && (holdsVariable(t[last]) || FIELD_LABEL.test(vocabulary[t[last]] ?? ''))) last--;
+    return last;
+  };
+  // Templates by their leading anchor: only templates of one anchor can join.
   const buckets = new Map<string, Array<{ tokens: Int32Array; rows: number[] }>>();
   const seen = new Map<string, { tokens: Int32Array; rows: number[] }>();
   current.forEach((t, r) => {
@@ -665,9 +692,9 @@ export function foldAlignedGaps(
       return;
     }
     if (t.length < ALIGNED_MIN_LENGTH) return;
-    const anchors = anchorsOf(t);
-    if (!anchors) return;
-    const bucket = t.subarray(0, anchors[0]).join(',');
+    const lead = leadOf(t);
+    if (lead === undefined) return;
+    const bucket = t.subarray(0, lead).join(',');
     const created = { tokens: t, rows: [r] };
     seen.set(k, created);
     const list = buckets.get(bucket);
@@ -770,10 +797,12 @@ export function foldAlignedGaps(
   /** The joined template of `a` and `b`, or undefined when they are not one event. */
   function alignedJoin(a: Int32Array, b: Int32Array): Int32Array | undefined {
     if (a.length === b.length) return a.join(',') === b.join(',') ? a : undefined;
-    const sa = anchorsOf(a)?.[1];
-    const sb = anchorsOf(b)?.[1];
-    if (sa === undefined || sb === undefined || a.subarray(a.length - sa).join(',') !== b.subarray(b.length - sb).join(',')) return undefined;
+    const la = lastConstant(a);
+    const lb = lastConstant(b);
+    if (la < 0 || lb < 0) return undefined;
     const pairs = alignTokens(a, b);
+    // The last constant words are matched to each other, or both inside one gap printed with and without a space or in quotes.
+    let lastMatched = false;
     let frame = 0;
     for (const [i] of pairs) if (!holdsVariable(a[i])) frame++;
     if (frame < OPTIONAL_SEGMENT_FRAME) return undefined;
@@ -786,13 +815,28 @@ export function foldAlignedGaps(
         for (let q = i0; q < i1; q++) if (keys.has(a[q])) return undefined;
         for (let q = j0; q < j1; q++) if (keys.has(b[q])) return undefined;
         const sameText = text(a, i0, i1) === text(b, j0, j1);
-        if (!sameText && !(values(a, i0, i1) && values(b, j0, j1))) return undefined;
+        const valueGap =
+          (values(a, i0, i1) && values(b, j0, j1)) ||
+          (i1 > i0 && values(a, i0, i1) && quoted(b, j0, j1)) ||
+          (j1 > j0 && values(b, j0, j1) && quoted(a, i0, i1));
+        if (!sameText && !valueGap) return undefined;
+        const holdsA = la >= i0 && la < i1;
+        const holdsB = lb >= j0 && lb < j1;
+        if (holdsA || holdsB) {
+          // A quoted phrase is one value: its words name nothing (`user-agent <*>` / `user-agent "PortSIP VoIP SDK <*>"`).
+          const quotedA = quoted(a, i0, i1) && values(b, j0, j1);
+          const quotedB = quoted(b, j0, j1) && values(a, i0, i1);
+          if (!((holdsA && holdsB && sameText) || ((!holdsA || quotedA) && (!holdsB || quotedB) && (quotedA || quotedB)))) return undefined;
+          lastMatched = true;
+        }
         out.push(wildcard);
       }
+      if (k < pairs.length && i1 === la && j1 === lb) lastMatched = true;
       if (k < pairs.length) out.push(a[i1]);
       i0 = i1 + 1;
       j0 = j1 + 1;
     }
+    if (!lastMatched) return undefined;
     // Runs of variables are one variable (foldVariableRuns).
     const collapsed: number[] = [];
     for (const id of out) if (id !== wildcard || collapsed.at(-1) !== wildcard) collapsed.push(id);

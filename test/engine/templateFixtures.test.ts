@@ -2075,4 +2075,52 @@ test('a length-free join (opposite): short lines keep their tokens (ping 10.0.0.
   exact(lines);
 });
 
+test('a length-free join: a phrase wholly in quotes is one value against values (user-agent "friendly-scanner" / user-agent "PortSIP VoIP SDK 11.2")', () => {
+  const r = rng(306);
+  const agents = [
+    '"friendly-scanner"',
+    '"sipvicious"',
+    '"sipcli/v1.8"',
+    '"VaxSIPUserAgent/3.1"',
+    '"pplsip"',
+    '"Cisco-SIPGateway/IOS-12.x"',
+    '"PortSIP VoIP SDK 11.2"',
+    '"Zoiper rv2.10.8"',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 240; i++) {
+    const ip = `${1 + Math.floor(r() * 200)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    lines.push(['blocked', `${Math.floor(r() * 30)}(${2000 + Math.floor(r() * 300)}) NOTICE: <script>: blocked scanner ${ip} user-agent ${pick(r, agents)}`]);
+    if (r() < 0.3)
+      lines.push([
+        'allowed',
+        `${Math.floor(r() * 30)}(${2000 + Math.floor(r() * 300)}) NOTICE: <script>: allowed peer ${ip} after ${Math.floor(r() * 9)} checks`,
+      ]);
+  }
+  exact(lines);
+});
+
+test('a length-free join: a value printed after its label with or without a space is one field (size:123456 / size:   123)', () => {
+  const r = rng(307);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const size = r() < 0.8 ? 100_000 + Math.floor(r() * 900_000) : 10 + Math.floor(r() * 900);
+    lines.push([
+      'frame',
+      `[libx264 @ 0x${Math.floor(r() * 2 ** 32).toString(16)}] frame ${pick(r, ['I', 'P', 'B'])}:${Math.floor(r() * 9999)} Avg QP:${(20 + r() * 10).toFixed(2)} size:${String(size).padStart(6)}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): a quoted phrase against a word that names the event stays apart (status "ok" / status "disk failing soon")', () => {
+  const r = rng(308);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const state = pick(r, ['ok', 'disk failing soon']);
+    lines.push([state, `array ${Math.floor(r() * 99)} health check returned status ${state === 'ok' ? 'ok' : `"${state}"`}`]);
+  }
+  exact(lines);
+});
+
 test.run();
