@@ -40,7 +40,9 @@
  * elsewhere). Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
  * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
  * singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
- * as the tokeniser reads a run of one variable token. The result does not depend on the order of the
+ * as the tokeniser reads a run of one variable token; then templates of different lengths whose alignment (longest
+ * common subsequence) differs only by values, a quoted phrase or phrases seen in several frames join
+ * (foldAlignedGaps: the token count does not separate an event alone). The result does not depend on the order of the
  * lines except through the template numbering (first occurrence). Lines hash as the sum of
  * per-position 32-bit mixes, twice (53 bits): the key of "the line without position p" is the line's
  * hash minus that position's mix.
