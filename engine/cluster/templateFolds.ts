@@ -623,7 +623,11 @@ function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
  * when seen in one frame (that prefix and suffix), and a linked set seen in at least `minContexts`
  * frames is one variable (`Source: orders -> Map` / `Sink: alerts` before `switched from …`, `lags …`,
  * `resources freed …`), as a token varying in that many contexts is one; phrases seen in one or two
- * frames name events (`backup of home directory finished` / `of mail spool finished`). Both templates
+ * frames name events (`backup of home directory finished` / `of mail spool finished`). A variable
+ * printed in one frame as WIDE_VALUE_MIN_VALUES or more phrases of several tokens (a plain word among
+ * them) takes them as values (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` /
+ * `Jabra Elite <*>`); one or two such phrases name events (`user <*> logged in` / `user root from console
+ * logged in`). Both templates
  * have at least ALIGNED_MIN_LENGTH tokens (a short line is its words) and the matched tokens at least
  * OPTIONAL_SEGMENT_FRAME constants. Joined templates print the alignment with each gap one `<*>`;
  * templates are taken in order of first row and compared with the joined ones (values, quotes) and
@@ -713,6 +717,25 @@ export function foldAlignedGaps(
   };
   const framesOf = new Map<string, Set<string>>();
   const phraseFrames: Array<[string, string, string]> = [];
+  const namesOf = new Map<string, Set<string>>();
+  // `v` prints one variable where `w` prints a phrase of two or more tokens, one a plain word, no `key=`
+  // (`input: <*> (AVRCP)` / `input: Jabra Elite <*> (AVRCP)`): the frame (`v` without the variable) and the phrase.
+  function nameGap(v: Int32Array, w: Int32Array): [string, string] | undefined {
+    const gap = middleGap(v, w);
+    if (!gap) return undefined;
+    let [from, toV, toW] = gap;
+    // An empty side beside a variable: the variable is the side (`<*> (AVRCP)` / `Jabra Elite <*> (AVRCP)`).
+    if (toV === from && v[from] === wildcard) {
+      toV++;
+      toW++;
+    } else if (toV === from && from > 0 && v[from - 1] === wildcard) from--;
+    if (toV - from !== 1 || v[from] !== wildcard || toW - from < 2 || !phraseLike(w, from, toW)) return undefined;
+    let word = false;
+    for (let q = from; q < toW; q++) if (!holdsVariable(w[q])) word = true;
+    if (!word) return undefined;
+    const frame = `${v.subarray(0, from).join(',')}#${v.subarray(toV).join(',')}`;
+    return [frame, w.subarray(from, toW).join(',')];
+  }
   for (const [bucket, list] of buckets)
     for (let x = 0; x < list.length; x++)
       for (let y = x + 1; y < list.length; y++) {
@@ -729,6 +752,16 @@ export function foldAlignedGaps(
         else if (rb < ra) phraseParent.set(ra, rb);
         phraseFrames.push([a, `${bucket}#${list[x].tokens.subarray(0, gap[0]).join(',')}#${list[x].tokens.subarray(gap[1]).join(',')}`, b]);
       }
+  // A variable against phrases of words: the phrases it was printed as, per frame.
+  for (const list of buckets.values())
+    for (let x = 0; x < list.length; x++)
+      for (let y = x + 1; y < list.length; y++) {
+        const named = nameGap(list[x].tokens, list[y].tokens) ?? nameGap(list[y].tokens, list[x].tokens);
+        if (!named) continue;
+        const names = namesOf.get(named[0]);
+        if (names) names.add(named[1]);
+        else namesOf.set(named[0], new Set([named[1]]));
+      }
   for (const [a, frame] of phraseFrames) {
     const root = find(a);
     const frames = framesOf.get(root);
@@ -736,6 +769,12 @@ export function foldAlignedGaps(
     else framesOf.set(root, new Set([frame]));
   }
   // Two phrases of a set varying in at least `minContexts` frames are values of one variable.
+  // A variable printed as WIDE_VALUE_MIN_VALUES or more phrases of several tokens in one frame takes them as values
+  // (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` / `Jabra Elite <*>`).
+  const namedValue = (m: Int32Array, e: Int32Array) => {
+    const named = nameGap(m, e) ?? nameGap(e, m);
+    return named !== undefined && (namesOf.get(named[0])?.size ?? 0) >= WIDE_VALUE_MIN_VALUES;
+  };
   const phrasesVary = (a: string, b: string) =>
     phraseParent.has(a) && phraseParent.has(b) && find(a) === find(b) && (framesOf.get(find(a))?.size ?? 0) >= minContexts;
   for (const list of buckets.values()) {
@@ -750,7 +789,10 @@ export function foldAlignedGaps(
           !merged &&
           g.members.some((m) => {
             const gap = middleGap(m, entry.tokens);
-            return gap !== undefined && phrasesVary(m.subarray(gap[0], gap[1]).join(','), entry.tokens.subarray(gap[0], gap[2]).join(','));
+            return (
+              gap !== undefined &&
+              (phrasesVary(m.subarray(gap[0], gap[1]).join(','), entry.tokens.subarray(gap[0], gap[2]).join(',')) || namedValue(m, entry.tokens))
+            );
           })
         )
           merged = middleJoin(g.tokens, entry.tokens);

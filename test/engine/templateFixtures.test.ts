@@ -2123,4 +2123,26 @@ test('a length-free join (opposite): a quoted phrase against a word that names t
   exact(lines);
 });
 
+test('a length-free join: a variable printed as three or more names of several words in one frame takes them as values (input: WH-1000XM4 (AVRCP) / input: AirPods Pro (AVRCP))', () => {
+  const r = rng(309);
+  const devices = ['WH-1000XM4', 'QC45', 'K380', 'G305', 'M720', 'WF-C500', 'AirPods Pro', 'Pixel Buds', 'Jabra Elite 75t', 'MX Master 3'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 240; i++) {
+    lines.push(['input', `kernel: input: ${pick(r, devices)} (AVRCP) as /devices/virtual/input/input${Math.floor(r() * 99)}`]);
+    if (r() < 0.3) lines.push(['removed', `kernel: input: device ${Math.floor(r() * 99)} removed after ${Math.floor(r() * 900)} s`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): one or two phrases of words against a variable name events (user alice logged in / user root from console logged in)', () => {
+  const r = rng(310);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const event = pick(r, ['user', 'user', 'console', 'portal']);
+    const who = event === 'user' ? pick(r, names) : event === 'console' ? 'root from console' : 'admin via web portal';
+    lines.push([event, `sshd: session opened, user ${who} logged in at tty${Math.floor(r() * 9)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
