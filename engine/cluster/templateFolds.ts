@@ -582,6 +582,8 @@ export function foldCountNouns(current: Int32Array[], wildcard: number, vocabula
 
 /** A length-free join needs both templates this long: a line of one to three tokens is its words. */
 const ALIGNED_MIN_LENGTH = 4;
+/** A name printed where a variable is: two or three tokens (`AirPods Pro`, `Jabra Elite <*>`). */
+const NAME_TOKENS = 3;
 /** A token of punctuation only (`->`, `@`, `|`, `-`): it separates values, and goes with them. */
 const PUNCTUATION = /^[^\w\s]+$/;
 
@@ -624,8 +626,8 @@ function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
  * frames is one variable (`Source: orders -> Map` / `Sink: alerts` before `switched from …`, `lags …`,
  * `resources freed …`), as a token varying in that many contexts is one; phrases seen in one or two
  * frames name events (`backup of home directory finished` / `of mail spool finished`). A variable
- * printed in one frame as WIDE_VALUE_MIN_VALUES or more phrases of several tokens (a plain word among
- * them) takes them as values (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` /
+ * printed in one frame as WIDE_VALUE_MIN_VALUES or more phrases of two to NAME_TOKENS tokens (a plain
+ * word among them; a longer run of words is a sentence, not a name) takes them as values (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` /
  * `Jabra Elite <*>`); one or two such phrases name events (`user <*> logged in` / `user root from console
  * logged in`). Both templates
  * have at least ALIGNED_MIN_LENGTH tokens (a short line is its words) and the matched tokens at least
@@ -729,7 +731,7 @@ export function foldAlignedGaps(
       toV++;
       toW++;
     } else if (toV === from && from > 0 && v[from - 1] === wildcard) from--;
-    if (toV - from !== 1 || v[from] !== wildcard || toW - from < 2 || !phraseLike(w, from, toW)) return undefined;
+    if (toV - from !== 1 || v[from] !== wildcard || toW - from < 2 || toW - from > NAME_TOKENS || !phraseLike(w, from, toW)) return undefined;
     let word = false;
     for (let q = from; q < toW; q++) if (!holdsVariable(w[q])) word = true;
     if (!word) return undefined;
