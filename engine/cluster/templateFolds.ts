@@ -579,3 +579,311 @@ export function foldCountNouns(current: Int32Array[], wildcard: number, vocabula
     return m?.[2] ? idOf.get(`${m[1]}${m[3]}`) : undefined;
   });
 }
+
+/** A length-free join needs both templates this long: a line of one to three tokens is its words. */
+const ALIGNED_MIN_LENGTH = 4;
+/** A name printed where a variable is: two or three tokens (`AirPods Pro`, `Jabra Elite <*>`). */
+const NAME_TOKENS = 3;
+/** A token of punctuation only (`->`, `@`, `|`, `-`): it separates values, and goes with them. */
+const PUNCTUATION = /^[^\w\s]+$/;
+
+/**
+ * The longest common subsequence of two templates (a wildcard matches a wildcard, any token only
+ * itself): the pairs of matched positions, in order. On ties the earlier position of `a` is matched.
+ */
+function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
+  const n = a.length;
+  const m = b.length;
+  const w = m + 1;
+  const table = new Uint16Array((n + 1) * w);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) table[i * w + j] = a[i] === b[j] ? table[(i + 1) * w + j + 1] + 1 : Math.max(table[(i + 1) * w + j], table[i * w + j + 1]);
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    if (a[i] === b[j]) pairs.push([i++, j++]);
+    else if (table[(i + 1) * w + j] >= table[i * w + j + 1]) i++;
+    else j++;
+  }
+  return pairs;
+}
+
+/**
+ * Lines of one template need not have one number of tokens (Spell's longest common subsequence, Du and
+ * Li 2016; Brain's longest common pattern, Yu et al. 2023; Drain's successors): two templates of
+ * different lengths whose alignment (the longest common subsequence of their tokens, a wildcard
+ * matching a wildcard) differs only where values are printed are one event. Every gap of the alignment
+ * (the tokens of each template between two matched tokens) must be values on both sides: tokens
+ * holding a variable, with punctuation-only tokens between them, or nothing (`<*> -> <*> done` /
+ * `<*> done`, `(<*>)<*> (<*>)` / `<*>`); or a phrase wholly in quotes against values (`user-agent <*>` /
+ * `user-agent "PortSIP VoIP SDK <*>"`); or the same text with and without a space (`size:<*>` /
+ * `size: <*>`). A gap holding a plain word (`closed after` / `closed by peer after`) or a `key=` is
+ * another event. The anchors hold: templates join only with equal tokens up to the first constant
+ * word (and the word after it when that is a severity), and the last constant words (a field's label
+ * not counted) are matched to each other, or sit in a quoted phrase or a gap of equal text.
+ * Multi-word values: the one gap between the common prefix and the common suffix of two templates of
+ * equal anchors is a pair of phrases (two or more tokens on a side, no `key=`); phrases are linked
+ * when seen in one frame (that prefix and suffix), and a linked set seen in at least `minContexts`
+ * frames is one variable (`Source: orders -> Map` / `Sink: alerts` before `switched from …`, `lags …`,
+ * `resources freed …`), as a token varying in that many contexts is one; phrases seen in one or two
+ * frames name events (`backup of home directory finished` / `of mail spool finished`). A variable
+ * printed in one frame as WIDE_VALUE_MIN_VALUES or more phrases of two to NAME_TOKENS tokens (a plain
+ * word among them; a longer run of words is a sentence, not a name) takes them as values (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` /
+ * `Jabra Elite <*>`); one or two such phrases name events (`user <*> logged in` / `user root from console
+ * logged in`). Both templates
+ * have at least ALIGNED_MIN_LENGTH tokens (a short line is its words) and the matched tokens at least
+ * OPTIONAL_SEGMENT_FRAME constants. Joined templates print the alignment with each gap one `<*>`;
+ * templates are taken in order of first row and compared with the joined ones (values, quotes) and
+ * with each member (phrases).
+ */
+export function foldAlignedGaps(
+  current: Int32Array[],
+  wildcard: number,
+  keys: Set<number>,
+  levels: Set<number>,
+  vocabulary: readonly string[],
+  minContexts: number,
+) {
+  if (!vocabulary.length) return;
+  const holdsVariable = variableIn(vocabulary);
+  const valueToken = (id: number) => holdsVariable(id) || PUNCTUATION.test(vocabulary[id] ?? '');
+  const text = (t: Int32Array, from: number, to: number) => {
+    let s = '';
+    for (let q = from; q < to; q++) s += vocabulary[t[q]] ?? '';
+    return s;
+  };
+  // A gap's side is values: tokens holding a variable or punctuation, at least one a variable; or nothing.
+  const values = (t: Int32Array, from: number, to: number) => {
+    let variable = false;
+    for (let q = from; q < to; q++) {
+      if (!valueToken(t[q])) return false;
+      if (holdsVariable(t[q])) variable = true;
+    }
+    return variable || from === to;
+  };
+  // The leading anchor: the tokens through the first constant word (and the word after it when that is a severity).
+  const leadOf = (t: Int32Array): number | undefined => {
+    let first = 0;
+    while (first < t.length && holdsVariable(t[first])) first++;
+    if (first < t.length - 1 && levels.has(t[first])) first++;
+    return first < t.length ? first + 1 : undefined;
+  };
+  // A phrase wholly in quotes (`"PortSIP VoIP SDK <*>"`, `"Windows Boot Manager"`): one value, whatever its words.
+  const quoted = (t: Int32Array, from: number, to: number) => {
+    if (to <= from) return false;
+    const first = vocabulary[t[from]] ?? '';
+    const last = (vocabulary[t[to - 1]] ?? '').replace(/[,;.:)\]}]+$/, '');
+    const mark = first[0];
+    if ((mark !== '"' && mark !== "'") || !last.endsWith(mark) || (to - from === 1 && first.length < 3)) return false;
+    for (let q = from; q < to; q++) {
+      const token = vocabulary[t[q]] ?? '';
+      const inner = token.slice(q === from ? 1 : 0, q === to - 1 ? token.lastIndexOf(mark) : token.length);
+      if (inner.includes(mark)) return false;
+    }
+    return true;
+  };
+  // The last constant word, a field's label not counted as one (`size: <*>`): it names the event.
+  const lastConstant = (t: Int32Array): number => {
+    let last = t.length - 1;
+    while (last >= 0 && (holdsVariable(t[last]) || FIELD_LABEL.test(vocabulary[t[last]] ?? ''))) last--;
+    return last;
+  };
+  // Templates by their leading anchor: only templates of one anchor can join.
+  const buckets = new Map<string, Array<{ tokens: Int32Array; rows: number[] }>>();
+  const seen = new Map<string, { tokens: Int32Array; rows: number[] }>();
+  current.forEach((t, r) => {
+    const k = t.join(',');
+    const entry = seen.get(k);
+    if (entry) {
+      entry.rows.push(r);
+      return;
+    }
+    if (t.length < ALIGNED_MIN_LENGTH) return;
+    const lead = leadOf(t);
+    if (lead === undefined) return;
+    const bucket = t.subarray(0, lead).join(',');
+    const created = { tokens: t, rows: [r] };
+    seen.set(k, created);
+    const list = buckets.get(bucket);
+    if (list) list.push(created);
+    else buckets.set(bucket, [created]);
+  });
+  // Phrases that stand for one another: the one gap between the common prefix and suffix of two
+  // templates with equal anchors, two or more tokens on a side, linked when seen in one frame (the
+  // prefix and suffix around them), counted per linked set in distinct frames.
+  const phraseParent = new Map<string, string>();
+  const find = (x: string): string => {
+    let root = x;
+    while (phraseParent.get(root) !== root) root = phraseParent.get(root)!;
+    phraseParent.set(x, root);
+    return root;
+  };
+  const framesOf = new Map<string, Set<string>>();
+  const phraseFrames: Array<[string, string, string]> = [];
+  const namesOf = new Map<string, Set<string>>();
+  // `v` prints one variable where `w` prints a phrase of two or more tokens, one a plain word, no `key=`
+  // (`input: <*> (AVRCP)` / `input: Jabra Elite <*> (AVRCP)`): the frame (`v` without the variable) and the phrase.
+  function nameGap(v: Int32Array, w: Int32Array): [string, string] | undefined {
+    const gap = middleGap(v, w);
+    if (!gap) return undefined;
+    let [from, toV, toW] = gap;
+    // An empty side beside a variable: the variable is the side (`<*> (AVRCP)` / `Jabra Elite <*> (AVRCP)`).
+    if (toV === from && v[from] === wildcard) {
+      toV++;
+      toW++;
+    } else if (toV === from && from > 0 && v[from - 1] === wildcard) from--;
+    if (toV - from !== 1 || v[from] !== wildcard || toW - from < 2 || toW - from > NAME_TOKENS || !phraseLike(w, from, toW)) return undefined;
+    let word = false;
+    for (let q = from; q < toW; q++) if (!holdsVariable(w[q])) word = true;
+    if (!word) return undefined;
+    const frame = `${v.subarray(0, from).join(',')}#${v.subarray(toV).join(',')}`;
+    return [frame, w.subarray(from, toW).join(',')];
+  }
+  for (const [bucket, list] of buckets)
+    for (let x = 0; x < list.length; x++)
+      for (let y = x + 1; y < list.length; y++) {
+        const gap = middleGap(list[x].tokens, list[y].tokens);
+        if (!gap || !phraseLike(list[x].tokens, gap[0], gap[1]) || !phraseLike(list[y].tokens, gap[0], gap[2])) continue;
+        if (Math.max(gap[1] - gap[0], gap[2] - gap[0]) < 2) continue;
+        const a = list[x].tokens.subarray(gap[0], gap[1]).join(',');
+        const b = list[y].tokens.subarray(gap[0], gap[2]).join(',');
+        for (const v of [a, b]) if (!phraseParent.has(v)) phraseParent.set(v, v);
+        const ra = find(a);
+        const rb = find(b);
+        // The larger key points at the smaller.
+        if (ra < rb) phraseParent.set(rb, ra);
+        else if (rb < ra) phraseParent.set(ra, rb);
+        phraseFrames.push([a, `${bucket}#${list[x].tokens.subarray(0, gap[0]).join(',')}#${list[x].tokens.subarray(gap[1]).join(',')}`, b]);
+      }
+  // A variable against phrases of words: the phrases it was printed as, per frame.
+  for (const list of buckets.values())
+    for (let x = 0; x < list.length; x++)
+      for (let y = x + 1; y < list.length; y++) {
+        const named = nameGap(list[x].tokens, list[y].tokens) ?? nameGap(list[y].tokens, list[x].tokens);
+        if (!named) continue;
+        const names = namesOf.get(named[0]);
+        if (names) names.add(named[1]);
+        else namesOf.set(named[0], new Set([named[1]]));
+      }
+  for (const [a, frame] of phraseFrames) {
+    const root = find(a);
+    const frames = framesOf.get(root);
+    if (frames) frames.add(frame);
+    else framesOf.set(root, new Set([frame]));
+  }
+  // Two phrases of a set varying in at least `minContexts` frames are values of one variable.
+  // A variable printed as WIDE_VALUE_MIN_VALUES or more phrases of several tokens in one frame takes them as values
+  // (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` / `Jabra Elite <*>`).
+  const namedValue = (m: Int32Array, e: Int32Array) => {
+    const named = nameGap(m, e) ?? nameGap(e, m);
+    return named !== undefined && (namesOf.get(named[0])?.size ?? 0) >= WIDE_VALUE_MIN_VALUES;
+  };
+  const phrasesVary = (a: string, b: string) =>
+    phraseParent.has(a) && phraseParent.has(b) && find(a) === find(b) && (framesOf.get(find(a))?.size ?? 0) >= minContexts;
+  for (const list of buckets.values()) {
+    if (list.length < 2) continue;
+    // Groups of joined templates, each printing its joined tokens.
+    const groups: Array<{ tokens: Int32Array; rows: number[]; members: Int32Array[] }> = [];
+    for (const entry of list) {
+      let joined = false;
+      for (const g of groups) {
+        let merged = alignedJoin(g.tokens, entry.tokens);
+        if (
+          !merged &&
+          g.members.some((m) => {
+            const gap = middleGap(m, entry.tokens);
+            return (
+              gap !== undefined &&
+              (phrasesVary(m.subarray(gap[0], gap[1]).join(','), entry.tokens.subarray(gap[0], gap[2]).join(',')) || namedValue(m, entry.tokens))
+            );
+          })
+        )
+          merged = middleJoin(g.tokens, entry.tokens);
+        if (!merged) continue;
+        g.tokens = merged;
+        g.rows.push(...entry.rows);
+        g.members.push(entry.tokens);
+        joined = true;
+        break;
+      }
+      if (!joined) groups.push({ tokens: entry.tokens, rows: [...entry.rows], members: [entry.tokens] });
+    }
+    for (const g of groups) for (const r of g.rows) current[r] = g.tokens;
+  }
+
+  /** A phrase side: plain tokens, none a `key=`. */
+  function phraseLike(t: Int32Array, from: number, to: number): boolean {
+    if (to <= from) return false;
+    for (let q = from; q < to; q++) if (keys.has(t[q])) return false;
+    return true;
+  }
+
+  /** The gap between the common prefix and the common suffix of `a` and `b`: [start, end in a, end in b]. */
+  function middleGap(a: Int32Array, b: Int32Array): [number, number, number] | undefined {
+    const shortest = Math.min(a.length, b.length);
+    let prefix = 0;
+    while (prefix < shortest && a[prefix] === b[prefix]) prefix++;
+    let suffix = 0;
+    while (suffix < shortest - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+    if (prefix === 0 || suffix === 0) return undefined;
+    return [prefix, a.length - suffix, b.length - suffix];
+  }
+
+  /** `a` and `b` with their middle gap one `<*>`. */
+  function middleJoin(a: Int32Array, b: Int32Array): Int32Array | undefined {
+    const gap = middleGap(a, b);
+    if (!gap) return undefined;
+    const out = [...a.subarray(0, gap[0]), wildcard, ...a.subarray(gap[1])];
+    const collapsed: number[] = [];
+    for (const id of out) if (id !== wildcard || collapsed.at(-1) !== wildcard) collapsed.push(id);
+    return Int32Array.from(collapsed);
+  }
+
+  /** The joined template of `a` and `b`, or undefined when they are not one event. */
+  function alignedJoin(a: Int32Array, b: Int32Array): Int32Array | undefined {
+    if (a.length === b.length) return a.join(',') === b.join(',') ? a : undefined;
+    const la = lastConstant(a);
+    const lb = lastConstant(b);
+    if (la < 0 || lb < 0) return undefined;
+    const pairs = alignTokens(a, b);
+    // The last constant words are matched to each other, or both inside one gap printed with and without a space or in quotes.
+    let lastMatched = false;
+    let frame = 0;
+    for (const [i] of pairs) if (!holdsVariable(a[i])) frame++;
+    if (frame < OPTIONAL_SEGMENT_FRAME) return undefined;
+    const out: number[] = [];
+    let i0 = 0;
+    let j0 = 0;
+    for (let k = 0; k <= pairs.length; k++) {
+      const [i1, j1] = k < pairs.length ? pairs[k] : [a.length, b.length];
+      if (i1 > i0 || j1 > j0) {
+        for (let q = i0; q < i1; q++) if (keys.has(a[q])) return undefined;
+        for (let q = j0; q < j1; q++) if (keys.has(b[q])) return undefined;
+        const sameText = text(a, i0, i1) === text(b, j0, j1);
+        const valueGap =
+          (values(a, i0, i1) && values(b, j0, j1)) ||
+          (i1 > i0 && values(a, i0, i1) && quoted(b, j0, j1)) ||
+          (j1 > j0 && values(b, j0, j1) && quoted(a, i0, i1));
+        if (!sameText && !valueGap) return undefined;
+        const holdsA = la >= i0 && la < i1;
+        const holdsB = lb >= j0 && lb < j1;
+        if (holdsA || holdsB) {
+          // A quoted phrase is one value: its words name nothing (`user-agent <*>` / `user-agent "PortSIP VoIP SDK <*>"`).
+          const quotedA = quoted(a, i0, i1) && values(b, j0, j1);
+          const quotedB = quoted(b, j0, j1) && values(a, i0, i1);
+          if (!((holdsA && holdsB && sameText) || ((!holdsA || quotedA) && (!holdsB || quotedB) && (quotedA || quotedB)))) return undefined;
+          lastMatched = true;
+        }
+        out.push(wildcard);
+      }
+      if (k < pairs.length && i1 === la && j1 === lb) lastMatched = true;
+      if (k < pairs.length) out.push(a[i1]);
+      i0 = i1 + 1;
+      j0 = j1 + 1;
+    }
+    if (!lastMatched) return undefined;
+    // Runs of variables are one variable (foldVariableRuns).
+    const collapsed: number[] = [];
+    for (const id of out) if (id !== wildcard || collapsed.at(-1) !== wildcard) collapsed.push(id);
+    return Int32Array.from(collapsed);
+  }
+}

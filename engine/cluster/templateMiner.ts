@@ -45,7 +45,9 @@
  * elsewhere). Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
  * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
  * singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
- * as the tokeniser reads a run of one variable token. The result does not depend on the order of the
+ * as the tokeniser reads a run of one variable token; then templates of different lengths whose alignment (longest
+ * common subsequence) differs only by values, a quoted phrase or phrases seen in several frames join
+ * (foldAlignedGaps: the token count does not separate an event alone). The result does not depend on the order of the
  * lines except through the template numbering (first occurrence). Lines hash as the sum of
  * per-position 32-bit mixes, twice (53 bits): the key of "the line without position p" is the line's
  * hash minus that position's mix.
@@ -54,6 +56,7 @@ import type { TokenIdColumn } from '../text/tfidf.ts';
 import { SEVERITY_WORDS, WILDCARD } from '../text/templateTokens.ts';
 import {
   distinctTemplates,
+  foldAlignedGaps,
   foldCountNouns,
   foldListItems,
   foldMeasureTails,
@@ -247,6 +250,7 @@ export function mineTemplates(
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   foldVariableRuns(current, wildcard);
+  foldAlignedGaps(current, wildcard, keys, levels, vocabulary, options.minContexts);
   absorbSingletons(current, wildcard, levels, bracketed, printed);
 
   // Templates in order of first occurrence.

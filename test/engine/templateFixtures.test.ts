@@ -2166,4 +2166,137 @@ test('a name equal but for one piece (opposite): names differing in their last o
   exact(lines);
 });
 
+// Session 18 (branch alignment): a length-free join of templates (foldAlignedGaps, engine/cluster/templateFolds.ts).
+
+test('a length-free join: templates whose alignment differs only by values are one event (… from 10.0.0.1 to … / … from 10.0.0.1:443 (3 hops) -> 10.0.0.2 to …)', () => {
+  const r = rng(301);
+  const ip = () => `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const via = r() < 0.5 ? `${ip()}` : `${ip()}:${Math.floor(r() * 60000)} (${1 + Math.floor(r() * 9)} hops) -> ${ip()}`;
+    const tag = r() < 0.5 ? '' : ` [${Math.floor(r() * 99)}/${Math.floor(r() * 99)}]`;
+    lines.push(['relayed', `relay ${pick(r, names)}-${Math.floor(r() * 99)} forwarded packet${tag} from ${via} to upstream pool`]);
+    if (r() < 0.3) lines.push(['restarted', `relay ${pick(r, names)}-${Math.floor(r() * 99)} restarted after ${Math.floor(r() * 99)} s`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join: phrases of several words standing for one another in three or more frames are one value (task Source: orders -> Map switched … / task Sink: alerts switched …)', () => {
+  const r = rng(302);
+  const tasks = ['Source: orders-kafka -> Filter -> Map', 'KeyedProcess -> Sink: alerts', 'Sink: Writer -> Sink: Committer', 'Source: clicks -> Watermarks'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const task = pick(r, tasks);
+    const event = pick(r, ['deploying', 'running', 'failed', 'freed']);
+    if (event === 'deploying') lines.push([event, `INFO ExecutionGraph - ${task} (${1 + Math.floor(r() * 8)}/8) switched from CREATED to DEPLOYING.`]);
+    if (event === 'running') lines.push([event, `INFO ExecutionGraph - ${task} (${1 + Math.floor(r() * 8)}/8) switched from DEPLOYING to RUNNING.`]);
+    if (event === 'failed') lines.push([event, `INFO ExecutionGraph - ${task} (${1 + Math.floor(r() * 8)}/8) switched from RUNNING to FAILED.`]);
+    if (event === 'freed')
+      lines.push([event, `INFO ExecutionGraph - ${task} (${1 + Math.floor(r() * 8)}/8) resources freed after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): an inserted run of words is another event (session 12 closed after 40 ms / session 12 closed by peer after 40 ms)', () => {
+  const r = rng(303);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const event = pick(r, ['closed', 'by peer', 'by admin request']);
+    const words = event === 'closed' ? '' : ` ${event}`;
+    lines.push([event, `session ${Math.floor(r() * 1e5)} for ${pick(r, names)} closed${words} after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): phrases of several words seen in one frame name events (backup of home directory finished / backup of system database tables finished)', () => {
+  const r = rng(304);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const target = pick(r, ['home directory', 'system database tables', 'mail spool']);
+    lines.push([target, `backup job ${Math.floor(r() * 1e5)} of ${target} finished in ${Math.floor(r() * 900)} s`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): short lines keep their tokens (ping 10.0.0.1 ok / ping 10.0.0.1 -> 10.0.0.2 ok, two events)', () => {
+  const r = rng(305);
+  const ip = () => `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    if (r() < 0.5) lines.push(['direct', `ping ${ip()} ok`]);
+    else lines.push(['routed', `ping ${ip()} -> ${ip()} ok`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join: a phrase wholly in quotes is one value against values (user-agent "friendly-scanner" / user-agent "PortSIP VoIP SDK 11.2")', () => {
+  const r = rng(306);
+  const agents = [
+    '"friendly-scanner"',
+    '"sipvicious"',
+    '"sipcli/v1.8"',
+    '"VaxSIPUserAgent/3.1"',
+    '"pplsip"',
+    '"Cisco-SIPGateway/IOS-12.x"',
+    '"PortSIP VoIP SDK 11.2"',
+    '"Zoiper rv2.10.8"',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 240; i++) {
+    const ip = `${1 + Math.floor(r() * 200)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    lines.push(['blocked', `${Math.floor(r() * 30)}(${2000 + Math.floor(r() * 300)}) NOTICE: <script>: blocked scanner ${ip} user-agent ${pick(r, agents)}`]);
+    if (r() < 0.3)
+      lines.push([
+        'allowed',
+        `${Math.floor(r() * 30)}(${2000 + Math.floor(r() * 300)}) NOTICE: <script>: allowed peer ${ip} after ${Math.floor(r() * 9)} checks`,
+      ]);
+  }
+  exact(lines);
+});
+
+test('a length-free join: a value printed after its label with or without a space is one field (size:123456 / size:   123)', () => {
+  const r = rng(307);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const size = r() < 0.8 ? 100_000 + Math.floor(r() * 900_000) : 10 + Math.floor(r() * 900);
+    lines.push([
+      'frame',
+      `[libx264 @ 0x${Math.floor(r() * 2 ** 32).toString(16)}] frame ${pick(r, ['I', 'P', 'B'])}:${Math.floor(r() * 9999)} Avg QP:${(20 + r() * 10).toFixed(2)} size:${String(size).padStart(6)}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): a quoted phrase against a word that names the event stays apart (status "ok" / status "disk failing soon")', () => {
+  const r = rng(308);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const state = pick(r, ['ok', 'disk failing soon']);
+    lines.push([state, `array ${Math.floor(r() * 99)} health check returned status ${state === 'ok' ? 'ok' : `"${state}"`}`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join: a variable printed as three or more names of several words in one frame takes them as values (input: WH-1000XM4 (AVRCP) / input: AirPods Pro (AVRCP))', () => {
+  const r = rng(309);
+  const devices = ['WH-1000XM4', 'QC45', 'K380', 'G305', 'M720', 'WF-C500', 'AirPods Pro', 'Pixel Buds', 'Jabra Elite 75t', 'MX Master 3'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 240; i++) {
+    lines.push(['input', `kernel: input: ${pick(r, devices)} (AVRCP) as /devices/virtual/input/input${Math.floor(r() * 99)}`]);
+    if (r() < 0.3) lines.push(['removed', `kernel: input: device ${Math.floor(r() * 99)} removed after ${Math.floor(r() * 900)} s`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): one or two phrases of words against a variable name events (user alice logged in / user root from console logged in)', () => {
+  const r = rng(310);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const event = pick(r, ['user', 'user', 'console', 'portal']);
+    const who = event === 'user' ? pick(r, names) : event === 'console' ? 'root from console' : 'admin via web portal';
+    lines.push([event, `sshd: session opened, user ${who} logged in at tty${Math.floor(r() * 9)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
