@@ -34,8 +34,9 @@
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
  *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys).
- * Three or more words wholly in quotes (`'settings:get'`) varying in one context inside the line are a
- * variable, as three values after a key are.
+ * Three or more words wholly in quotes (`'settings:get'`, SQL's back quotes too) varying in one context
+ * inside the line are a variable, as three values after a key are. Two forms of one verb (`Executing` /
+ * `Executed`) are two events however many contexts they vary in.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
  * elsewhere). Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
  * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
@@ -86,8 +87,8 @@ export interface MinedTemplates {
 const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 /** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
-/** One word wholly in single or double quotes, at most a separator after it (`'settings:get'`, `"eu-west",`). */
-const QUOTED_WORD = /^(['"])[^\s'"]+\1[,;:.]?$/;
+/** One word wholly in single, double or back quotes, at most a separator after it (`'settings:get'`, `"eu-west",`, SQL's `` `users` ``). */
+const QUOTED_WORD = /^(['"`])[^\s'"`]+\1[,;:.]?$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
@@ -223,6 +224,7 @@ export function mineTemplates(
         fills,
         printed,
         options,
+        vocabulary,
       );
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
@@ -278,6 +280,7 @@ function generalize(
   fills: Map<number, number[]>,
   printed: Float64Array,
   options: MinerOptions,
+  vocabulary: readonly string[],
 ) {
   const h1 = new Uint32Array(members.length);
   const h2 = new Uint32Array(members.length);
@@ -424,13 +427,16 @@ function generalize(
           set.every((v) => wordingAfter.has(v)) &&
           !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
           set.every((v) => (original.get(v) ?? 0) < STATE_SHARE * (appearances.get(v) ?? 0));
+        // Two forms of one verb (`Executing` / `Executed endpoint …`, `Starting` / `Started`) say where an
+        // action is, begin or end: two events however many contexts they vary in, as `begin` / `end` are.
+        const tenses = set.length === 2 && inflections(vocabulary[set[0]], vocabulary[set[1]]);
         const weak =
           (inside || source) &&
           !leading &&
           !set.some((v) => quoteLeads.has(v)) &&
           !banner &&
           ((shared >= 2 && set.length >= 3) ||
-            (contextsOfSet >= options.minContexts && !state) ||
+            (contextsOfSet >= options.minContexts && !state && !tenses) ||
             (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))));
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
         // wording: three or more of them are a variable at the last position too.
@@ -452,6 +458,20 @@ function generalize(
 }
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
+
+/** The endings of a verb's forms (`execut`+`ing` / `ed` / `e`, `start` / `started`, `connects`). */
+const INFLECTIONS = new Set(['', 'e', 's', 'es', 'd', 'ed', 'ing']);
+/** A verb's stem is at least this many letters (`Start`): shorter words share a prefix by chance. */
+const STEM_LETTERS = 5;
+
+/** Whether two words are two forms of one verb: letters only, a common stem of STEM_LETTERS or more, endings of INFLECTIONS. */
+function inflections(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || a === b || !/^[A-Za-z]+$/.test(a) || !/^[A-Za-z]+$/.test(b)) return false;
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  for (let stem = n; stem >= STEM_LETTERS; stem--) if (INFLECTIONS.has(a.slice(stem)) && INFLECTIONS.has(b.slice(stem))) return true;
+  return false;
+}
 
 /** A frame's filler: the one or two letters or digits a word prints where a masked token holds its variable. */
 const FRAME_FILLER = /^[A-Za-z0-9]{1,2}$/;
@@ -713,9 +733,15 @@ function reasonTexts(group: TemplateEntry[], k: number, vocabulary: readonly str
   if (group.length < REASON_MIN_TEXTS) return false;
   const prefix = group[0].tokens.subarray(0, k);
   if (!prefix.some((id) => vocabulary[id]?.includes(WILDCARD))) return false;
-  if (group.filter((e) => e.tokens.length - k >= REASON_MIN_WORDS).length < REASON_MIN_SENTENCES) return false;
-  return group.every((e) => e.tokens.subarray(k).every((id) => REASON_WORD.test(vocabulary[id] ?? '')));
+  // A code in its brackets before the words (`failure: (32) Broken pipe` / `(104) Connection reset by peer`,
+  // an errno and its text) is part of the reason when every text opens with it.
+  const code = group.every((e) => e.tokens.length > k + 1 && e.tokens[k] === group[0].tokens[k]) && CODE.test(vocabulary[group[0].tokens[k]] ?? '') ? 1 : 0;
+  if (group.filter((e) => e.tokens.length - k - code >= REASON_MIN_WORDS).length < REASON_MIN_SENTENCES) return false;
+  return group.every((e) => e.tokens.subarray(k + code).every((id) => REASON_WORD.test(vocabulary[id] ?? '')));
 }
+
+/** A masked code in brackets (`(<*>)`, `[<*>]`): an errno before its text. */
+const CODE = /^[([]<\*>[)\]]:?$/;
 
 /**
  * Two variables in one line without a key (`ANR in com.cedar.maple (com.basil.iris/.MainActivity)`):

@@ -38,6 +38,10 @@
  * speaker's tag right after the leading label (`<alice> free words…`) is `<<*>>` and the rest one `<*>`.
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
  * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
+ * A generated id without a digit but without vowels either (`worker-jpfwmslfzj`) is masked as a hex id
+ * without a digit is; a leader run between words (`SyncInventory ........ RUNNING`) is one mark (`...`)
+ * whatever its length; a key holding a slash is no key (`application/json;charset=utf-8` is one value);
+ * bytes right after their count in brackets (`[2] DC CA`) are a dump however few.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
  */
 export const WILDCARD = '<*>';
@@ -61,6 +65,17 @@ const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** A digit-free token with a piece that is a hex id (`lock:ececfcd,`, `Record{fdbbeaf`). */
 const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\]{}<>"'|])/;
 /**
+ * A generated id that drew no digit: seven or more lower-case consonants between non-letters
+ * (`worker-jpfwmslfzj`, a Kubernetes name's hash from an alphabet without vowels, one in twenty without a
+ * digit). A word has a vowel (or a `y`) within seven letters.
+ */
+const VOWELLESS = /(?:^|[^A-Za-z])[b-df-hj-np-tv-xz]{7,}(?:$|[^A-Za-z])/;
+/**
+ * A leader printed to reach a column (`App\Jobs\Sync ........ RUNNING`): three or more of one mark
+ * between two words; its length says how long the words before it were, not which event it is.
+ */
+const FILLER = /^([.*=~_·-])\1{2,}$/;
+/**
  * A message tag with a one-digit severity between upper-case words (`%LINK-3-UPDOWN`,
  * `%SEC-6-IPACCESSLOGP`, `PLATFORM-4-ELEMENT_WARNING`): the digit is part of the tag's name.
  */
@@ -69,6 +84,8 @@ const SEVERITY_TAG = /^%?[A-Z][A-Z0-9_]*-\d-[A-Z][A-Z0-9_]*$/;
 const HEX_BYTE = /^[0-9a-fA-F]{2}[,;]?$/;
 /** A run of this many bytes or more, one with a digit, is a hex dump (a SCSI CDB, a kernel `Code:` line, packet bytes). */
 const HEX_DUMP_BYTES = 4;
+/** A byte count in brackets before a dump (`[8]`, `(2)`). */
+const COUNTED = /^[[(]\d{1,4}[\])]:?$/;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
 /** A word followed by a bracketed variable, the whole token (`cn[<*>]`, `node-[<*>],`). */
@@ -132,10 +149,12 @@ const UNITS = new Set([...SIZE_TIME_UNITS, ...PHYSICAL_UNITS, ...CURRENCIES]);
 export function maskToken(token: string): string {
   if (HEX_WORD.test(token)) return WILDCARD;
   if (!DIGIT.test(token) && !PATH.test(token)) {
-    // A hex id that drew no digit is as much a variable inside a token as alone (`lock:ececfcd,`).
-    if (token.length < 7 || !HEX_PIECE.test(token)) return token;
+    // A hex id that drew no digit is as much a variable inside a token as alone (`lock:ececfcd,`), and
+    // so is a generated id without vowels (`"ingress/worker-jpfwmslfzj"` as `"default/web-7d4b9c8f6d"`).
+    const vowelless = VOWELLESS.test(token);
+    if (!vowelless && (token.length < 7 || !HEX_PIECE.test(token))) return token;
     const pieces = token.split(PIECES);
-    for (let i = 0; i < pieces.length; i += 2) if (HEX_WORD.test(pieces[i])) pieces[i] = WILDCARD;
+    for (let i = 0; i < pieces.length; i += 2) if (HEX_WORD.test(pieces[i]) || (vowelless && VOWELLESS.test(pieces[i]))) pieces[i] = WILDCARD;
     return pieces.join('');
   }
   if (PATH.test(token)) return WILDCARD;
@@ -169,7 +188,8 @@ export function maskToken(token: string): string {
 /** Splits `key=value` into `key=` and the masked value; a comma-joined list of them is one `<*>`. */
 function pushToken(out: string[], token: string) {
   const eq = token.indexOf('=');
-  if (eq > 0 && /\w/.test(token[eq - 1]) && !PATH.test(token.slice(0, eq))) {
+  // A key holding a slash is none: `application/json;charset=utf-8` is a media type with its parameter, one value.
+  if (eq > 0 && /\w/.test(token[eq - 1]) && !token.slice(0, eq).includes('/')) {
     if (KEY_LIST.test(token)) {
       const open = /^[[({]/.test(token) ? token[0] : '';
       const close = /[\])}]$/.test(token) ? token.at(-1)! : '';
@@ -469,7 +489,8 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       let end = i;
       let digits = 0;
       while (end < words.length && HEX_BYTE.test(words[end])) if (DIGIT.test(words[end++])) digits++;
-      if (end - i >= HEX_DUMP_BYTES && digits > 0) {
+      // After its byte count (`[2] DC CA`, a bus frame's length then its data) a dump of any length is one.
+      if ((end - i >= HEX_DUMP_BYTES && digits > 0) || (i > 0 && COUNTED.test(words[i - 1]))) {
         for (let j = i; j < end; j++) tokens.push(`${WILDCARD}${words[j].slice(2)}`);
         i = end - 1;
         continue;
@@ -511,7 +532,9 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       for (const piece of words[i].split(JSON_PIECES)) if (piece) pushToken(tokens, piece);
       continue;
     }
-    pushToken(tokens, words[i]);
+    // A leader between words (`SyncInventory ........ RUNNING`) is one mark whatever its length; a rule
+    // closing the line (`TASK [x] *****`, `PLAY RECAP *****`) keeps its own, as a banner's frame does.
+    pushToken(tokens, i + 1 < words.length && FILLER.test(words[i]) ? words[i].slice(0, 3) : words[i]);
   }
   return { tokens: dropOptional(tokens), length };
 }

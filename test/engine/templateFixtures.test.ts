@@ -2012,4 +2012,204 @@ test('a long quoted text ending a line (opposite): two texts keep their words (s
   exact(lines);
 });
 
+// Session 18, tenth round (branch heldout10; fixtures/heldoutLogs.ts, WRITTEN_TENTH_ROUND; every rule below was found there).
+
+const K8S_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const k8sHash = (r: () => number, n: number, digits = true) =>
+  Array.from({ length: n }, () => (digits ? K8S_ALPHABET : K8S_ALPHABET.slice(0, 20))[Math.floor(r() * (digits ? 27 : 20))]).join('');
+
+test('a generated id without a digit is a variable as one with digits is ("ingress/web-jpfwmslfzj" beside "default/web-7d4b9c8f6d")', () => {
+  const r = rng(301);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    // One name in twelve drew no digit, in its hash and its pod's suffix alike.
+    const digits = i % 12 !== 0;
+    const rs = `${pick(r, ['web', 'api', 'worker', 'search'])}-${k8sHash(r, 10, digits)}`;
+    const verb = r() < 0.75 ? 'Created' : 'Deleted';
+    lines.push([
+      verb,
+      `"Event occurred" object="${pick(r, ['default', 'ingress', 'batch'])}/${rs}" kind="ReplicaSet" reason="Successful${verb === 'Created' ? 'Create' : 'Delete'}" message="${verb} pod: ${rs}-${k8sHash(r, 5, digits)}"`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a generated id without a digit (opposite): upper-case acronyms and short consonant words stay words (speaks HTTPS / SMTPS, ran fsck / lsblk)', () => {
+  const r = rng(302);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const proto = pick(r, ['HTTPS', 'SMTPS']);
+    lines.push([proto, `upstream ${Math.floor(r() * 1e5)} speaks ${proto} only`]);
+    const tool = pick(r, ['fsck', 'lsblk']);
+    lines.push([tool, `ran ${tool} on /dev/sd${pick(r, ['a', 'b', 'c'])}${1 + Math.floor(r() * 4)} in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a filler run to a column is one mark whatever its length (App\\Jobs\\SyncInventory ...... RUNNING / … 12.5ms DONE)', () => {
+  const r = rng(303);
+  const jobs = [
+    'App\\Jobs\\SendOrderConfirmation',
+    'App\\Jobs\\SyncInventory',
+    'App\\Listeners\\SendWelcomeEmail',
+    'App\\Jobs\\GenerateInvoicePdf',
+    'App\\Jobs\\ImportProductFeed',
+    'Illuminate\\Notifications\\SendQueuedNotifications',
+    'App\\Jobs\\PruneCarts',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const status = pick(r, ['RUNNING', 'DONE']);
+    const head = `  2024-11-28 ${10 + Math.floor(r() * 10)}:${10 + Math.floor(r() * 50)}:${10 + Math.floor(r() * 50)} ${pick(r, jobs)} `;
+    const tail = ` ${status === 'DONE' ? `${Math.floor(r() * 9000)}.${10 + Math.floor(r() * 90)}ms ` : ''}${status}`;
+    lines.push([status, `${head}${'.'.repeat(100 - head.length - tail.length)}${tail}`]);
+  }
+  exact(lines);
+  assert.equal(templateTokens('App\\Jobs\\SyncInventory ........ RUNNING', 64).tokens, templateTokens('App\\Jobs\\SyncInventory .... RUNNING', 64).tokens);
+});
+
+test('a filler run (opposite): the words before it still name the event (Compiling assets ..... done / Linking binaries ... done)', () => {
+  const r = rng(304);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const step = pick(r, ['Compiling assets', 'Linking binaries', 'Running migrations']);
+    lines.push([step, `${step} ${'.'.repeat(3 + Math.floor(r() * 30))} done in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a media type with a parameter is one value, not a key (application/json;+charset=utf-8 beside application/json and -)', () => {
+  const r = rng(305);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const type = pick(r, ['-', 'application/json', 'application/json;+charset=utf-8', 'text/html;+charset=utf-8', 'application/problem+json;+charset=utf-8']);
+    lines.push([
+      'finished',
+      `Request finished HTTP/1.1 ${pick(r, ['GET', 'POST', 'PUT'])} http://shop.example.com/api/orders/${Math.floor(r() * 1e5)} - ${pick(r, [200, 204, 404, 500])} ${Math.floor(r() * 9e4)} ${type} ${Math.floor(r() * 3000)}.${Math.floor(r() * 9000) + 1000}ms`,
+    ]);
+  }
+  exact(lines);
+  assert.equal(templateTokens('- 200 12 application/json;+charset=utf-8 3.5ms', 64).tokens, ['-', '<*>', 'application/json;+charset=utf-<*>', '<*>']);
+});
+
+test('a media type with a parameter (opposite): a key without a slash still anchors its line (charset=<*> / encoding=<*>)', () => {
+  const r = rng(306);
+  const lines: Array<[string, string]> = [];
+  const values = ['utf-8', 'latin-1', 'utf-16', 'cp1252', 'iso-8859-15', 'koi8-r', 'shift_jis', 'euc-kr'];
+  for (let i = 0; i < 160; i++) {
+    const key = pick(r, ['charset', 'encoding']);
+    lines.push([key, `reader ${Math.floor(r() * 1e4)} set ${key}=${pick(r, values)}`]);
+  }
+  exact(lines);
+});
+
+test('two forms of one verb name two events however many contexts they vary in (Executing / Executed endpoint …)', () => {
+  const r = rng(307);
+  const actions = [
+    'OrdersController.Get',
+    'ProductsController.List',
+    'CartController.Add',
+    'CheckoutController.Post',
+    'ProductsController.Get',
+    'AddressesController.List',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const verb = pick(r, ['Executing', 'Executed']);
+    lines.push([
+      verb,
+      `info: Microsoft.AspNetCore.Routing.EndpointMiddleware[${verb === 'Executing' ? 0 : 1}] ${verb} endpoint 'Shop.Api.Controllers.${pick(r, actions)} (Shop.Api)'`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('two forms of one verb (opposite): two words sharing a stem but no verb ending vary as a value (tier Standard / Standby)', () => {
+  const r = rng(308);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++)
+    lines.push([
+      'synced',
+      `replica in tier ${pick(r, ['Standard', 'Standby'])} synced from ${pick(r, names)} via ${pick(r, ['rsync', 'scp', 'http', 'nfs'])} mode`,
+    ]);
+  exact(lines);
+});
+
+test('a code in brackets before a reason is part of it (read/write failure: (32) Broken pipe / (104) Connection reset by peer)', () => {
+  const r = rng(309);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const why = pick(r, ['(32) Broken pipe', '(104) Connection reset by peer', '(110) Connection timed out']);
+    lines.push([
+      'failure',
+      `kid1| local=10.0.0.1:3128 remote=10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}:${1024 + Math.floor(r() * 6e4)} FD ${Math.floor(r() * 4000)} flags=1: read/write failure: ${why}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a code in brackets before a reason (opposite): two texts after it keep their words (link: (7) up / (7) down)', () => {
+  const r = rng(310);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const state = pick(r, ['up', 'going down']);
+    lines.push([state, `port ${Math.floor(r() * 48)} on switch ${Math.floor(r() * 9)} link: (${Math.floor(r() * 9)}) ${state}`]);
+  }
+  exact(lines);
+});
+
+test('words in back quotes are names the line prints: three or more varying in one context are a value (from `users` / `carts` / `orders`)', () => {
+  const r = rng(311);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++)
+    lines.push([
+      'refused',
+      `production.ERROR: SQLSTATE[HY000] [2002] Connection refused (SQL: select * from \`${pick(r, ['sessions', 'users', 'carts', 'orders'])}\` where \`id\` = ${Math.floor(r() * 1e5)} limit 1)`,
+    ]);
+  exact(lines);
+});
+
+test('words in back quotes (opposite): two of them keep their words (lock on `read` / `write` granted)', () => {
+  const r = rng(312);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const mode = pick(r, ['read', 'write']);
+    lines.push([mode, `session ${Math.floor(r() * 1e5)} lock on \`${mode}\` granted after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('bytes after their count in brackets are one dump whatever their number (can0 RX 0x1A0 [2] DC CA / [8] 8F 9C …)', () => {
+  const r = rng(313);
+  const hex = () =>
+    Math.floor(r() * 256)
+      .toString(16)
+      .toUpperCase()
+      .padStart(2, '0');
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const n = pick(r, [8, 8, 6, 4, 2, 1, 3]);
+    lines.push([
+      'rx',
+      `T+${Math.floor(r() * 86400)}.${Math.floor(r() * 900) + 100} [CAN] can${Math.floor(r() * 3)} RX 0x${Math.floor(r() * 4096)
+        .toString(16)
+        .toUpperCase()} [${n}] ${Array.from({ length: n }, hex).join(' ')}`,
+    ]);
+  }
+  // A frame whose two bytes drew no digit (one in fifty of two bytes).
+  lines.push(['rx', 'T+12.345 [CAN] can1 RX 0x2F1 [2] DC CA']);
+  exact(lines);
+  assert.equal(templateTokens('can1 RX 0x2F1 [2] DC CA', 64).tokens, templateTokens('can1 RX 0x2F1 [2] 8F 9C', 64).tokens);
+});
+
+test('bytes after their count (opposite): two-letter words without a count before them stay words (zone DE / zone CA)', () => {
+  const r = rng(314);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const zone = pick(r, ['DE', 'CA']);
+    lines.push([zone, `tariff ${Math.floor(r() * 1e4)} applied for zone ${zone}`]);
+  }
+  exact(lines);
+});
+
 test.run();
