@@ -89,6 +89,11 @@ const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 /** One word wholly in single, double or back quotes, at most a separator after it (`'settings:get'`, `"eu-west",`, SQL's `` `users` ``). */
 const QUOTED_WORD = /^(['"`])[^\s'"`]+\1[,;:.]?$/;
+/**
+ * One name wholly in square brackets inside a line (`[App\\Models\\Order]`, `[orders.show]`, `[queue]`):
+ * bracketed as a quoted name is (a model, a route, a connection the message is about).
+ */
+const BRACKETED_WORD = /^\[[A-Za-z][\w.\\:-]*\][,;:.]?$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
@@ -171,7 +176,7 @@ export function mineTemplates(
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
-    if (QUOTED_WORD.test(t)) quotedWords.add(id);
+    if (QUOTED_WORD.test(t) || BRACKETED_WORD.test(t)) quotedWords.add(id);
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
     if (CLOSER.test(t)) closers.add(id);

@@ -2212,4 +2212,27 @@ test('bytes after their count (opposite): two-letter words without a count befor
   exact(lines);
 });
 
+test('names wholly in square brackets inside a line are quoted names: three or more varying in one context are a value (model [App\\Models\\Order] / [Product] / …)', () => {
+  const r = rng(315);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const model = pick(r, ['App\\Models\\Order', 'App\\Models\\Product', 'App\\Models\\User', 'App\\Models\\Coupon']);
+    lines.push(['missing', `production.ERROR: No query results for model [${model}] ${Math.floor(r() * 1e6)}`]);
+    lines.push(['redis', `production.DEBUG: Redis connection [${pick(r, ['default', 'cache', 'queue'])}] reconnected after ${1 + Math.floor(r() * 5)} attempts`]);
+  }
+  exact(lines);
+});
+
+test('names in square brackets (opposite): two of them keep their words, and tags leading different messages stay apart', () => {
+  const r = rng(316);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const mode = pick(r, ['read', 'write']);
+    lines.push([mode, `session ${Math.floor(r() * 1e5)} lock [${mode}] granted after ${Math.floor(r() * 900)} ms`]);
+    const tag = pick(r, ['PWR', 'NM', 'SEC']);
+    lines.push([tag, `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [${tag}] ${tag === 'PWR' ? 'ignition on' : tag === 'NM' ? 'bus entered sleep' : 'key accepted'}`]);
+  }
+  exact(lines);
+});
+
 test.run();
