@@ -2218,7 +2218,10 @@ test('names wholly in square brackets inside a line are quoted names: three or m
   for (let i = 0; i < 160; i++) {
     const model = pick(r, ['App\\Models\\Order', 'App\\Models\\Product', 'App\\Models\\User', 'App\\Models\\Coupon']);
     lines.push(['missing', `production.ERROR: No query results for model [${model}] ${Math.floor(r() * 1e6)}`]);
-    lines.push(['redis', `production.DEBUG: Redis connection [${pick(r, ['default', 'cache', 'queue'])}] reconnected after ${1 + Math.floor(r() * 5)} attempts`]);
+    lines.push([
+      'redis',
+      `production.DEBUG: Redis connection [${pick(r, ['default', 'cache', 'queue'])}] reconnected after ${1 + Math.floor(r() * 5)} attempts`,
+    ]);
   }
   exact(lines);
 });
@@ -2230,7 +2233,10 @@ test('names in square brackets (opposite): two of them keep their words, and tag
     const mode = pick(r, ['read', 'write']);
     lines.push([mode, `session ${Math.floor(r() * 1e5)} lock [${mode}] granted after ${Math.floor(r() * 900)} ms`]);
     const tag = pick(r, ['PWR', 'NM', 'SEC']);
-    lines.push([tag, `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [${tag}] ${tag === 'PWR' ? 'ignition on' : tag === 'NM' ? 'bus entered sleep' : 'key accepted'}`]);
+    lines.push([
+      tag,
+      `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [${tag}] ${tag === 'PWR' ? 'ignition on' : tag === 'NM' ? 'bus entered sleep' : 'key accepted'}`,
+    ]);
   }
   exact(lines);
 });
