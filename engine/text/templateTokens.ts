@@ -69,6 +69,10 @@ const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\
  * (`worker-jpfwmslfzj`, a Kubernetes name's hash from an alphabet without vowels, one in twenty without a
  * digit). A word has a vowel (or a `y`) within seven letters.
  */
+/** An e-mail address (`dope@outlook.com`): a value, with a digit or without. */
+const EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
+/** A digit-free token with a piece that is an e-mail address (`'dope@outlook.com'`, `<ann@example.org>`). */
+const EMAIL_PIECE = /(?:^|[=:,;()[\]{}<>"'|])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?:$|[=:,;()[\]{}<>"'|])/;
 const VOWELLESS = /(?:^|[^A-Za-z])[b-df-hj-np-tv-xz]{7,}(?:$|[^A-Za-z])/;
 /**
  * A leader printed to reach a column (`App\Jobs\Sync ........ RUNNING`): three or more of one mark
@@ -152,9 +156,11 @@ export function maskToken(token: string): string {
     // A hex id that drew no digit is as much a variable inside a token as alone (`lock:ececfcd,`), and
     // so is a generated id without vowels (`"ingress/worker-jpfwmslfzj"` as `"default/web-7d4b9c8f6d"`).
     const vowelless = VOWELLESS.test(token);
-    if (!vowelless && (token.length < 7 || !HEX_PIECE.test(token))) return token;
+    const email = token.includes('@') && EMAIL_PIECE.test(token);
+    if (!vowelless && !email && (token.length < 7 || !HEX_PIECE.test(token))) return token;
     const pieces = token.split(PIECES);
-    for (let i = 0; i < pieces.length; i += 2) if (HEX_WORD.test(pieces[i]) || (vowelless && VOWELLESS.test(pieces[i]))) pieces[i] = WILDCARD;
+    for (let i = 0; i < pieces.length; i += 2)
+      if (HEX_WORD.test(pieces[i]) || (vowelless && VOWELLESS.test(pieces[i])) || (email && EMAIL.test(pieces[i]))) pieces[i] = WILDCARD;
     return pieces.join('');
   }
   if (PATH.test(token)) return WILDCARD;
@@ -166,7 +172,7 @@ export function maskToken(token: string): string {
   }
   for (let i = 0; i < parts.length; i += 2) {
     const piece = parts[i];
-    if (piece && HEX_WORD.test(piece)) {
+    if (piece && (HEX_WORD.test(piece) || (piece.includes('@') && EMAIL.test(piece)))) {
       parts[i] = WILDCARD;
       continue;
     }

@@ -2241,4 +2241,28 @@ test('names in square brackets (opposite): two of them keep their words, and tag
   exact(lines);
 });
 
+test('an e-mail address is a value with a digit or without (Mail sent to momoga@gmail.com: Your invoice)', () => {
+  const r = rng(317);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const who = `${pick(r, names)}${pick(r, ['', '.', '_'])}${pick(r, names)}@${pick(r, ['gmail.com', 'example.com', 'outlook.com', 'web.de'])}`;
+    lines.push([
+      'mail',
+      `production.NOTICE: Mail sent to ${who}: ${pick(r, ['Your order has shipped', 'Reset your password', 'Welcome to the shop', 'Your invoice'])}`,
+    ]);
+  }
+  exact(lines);
+  assert.equal(templateTokens("[Parameters=[@__email_0='ann@example.org'", 64).tokens, ['[Parameters=', "[<*>='<*>'"]);
+});
+
+test('an e-mail address (opposite): a name at a host without a domain stays a word (pushed to deploy@staging / deploy@production)', () => {
+  const r = rng(318);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const target = pick(r, ['deploy@staging', 'deploy@production']);
+    lines.push([target, `release ${Math.floor(r() * 1e4)} pushed to ${target} in ${Math.floor(r() * 90)} s`]);
+  }
+  exact(lines);
+});
+
 test.run();
