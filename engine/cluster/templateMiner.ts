@@ -94,6 +94,8 @@ const QUOTED_WORD = /^(['"`])[^\s'"`]+\1[,;:.]?$/;
  * bracketed as a quoted name is (a model, a route, a connection the message is about).
  */
 const BRACKETED_WORD = /^\[[A-Za-z][\w.\\:-]*\][,;:.]?$/;
+/** A host name: three or more dot-separated lower-case labels, the last of letters only (`proxy-up.example.net`). */
+const HOST_NAME = /^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.[a-z]{2,}$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
@@ -410,10 +412,11 @@ function generalize(
         // name the event, and so does the last word (`reason = AuthFail:sts:<*>` / `AssocFail:sts:<*>`).
         // A word that fills the frame of a masked token beside it (`chrX` beside `chr<*>`, `node-B` beside
         // `node-<*>`) is one more value of that token: the digits it stands for were letters this time.
+        // A host name beside a masked token (`proxy-up.example.net` beside `parent<*>`) is one more value of it.
         const filled =
           set.some((v) => masked.has(v)) &&
           set.some((v) => !masked.has(v)) &&
-          set.every((v) => masked.has(v) || (fills.get(v) ?? []).some((f) => set.includes(f)));
+          set.every((v) => masked.has(v) || (fills.get(v) ?? []).some((f) => set.includes(f)) || HOST_NAME.test(vocabulary[v] ?? ''));
         const holdsWildcard =
           set.some((v) => v === wildcard || framedWildcards.has(v)) || (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v))) || filled;
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));

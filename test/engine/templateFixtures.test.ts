@@ -2265,4 +2265,27 @@ test('an e-mail address (opposite): a name at a host without a domain stays a wo
   exact(lines);
 });
 
+test('a host name beside a masked token at one position is one more value of it (Detected DEAD Parent: parent2 / proxy-up.example.net)', () => {
+  const r = rng(319);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const state = pick(r, ['DEAD', 'REVIVED']);
+    lines.push([
+      state,
+      `2024/11/28 10:${10 + Math.floor(r() * 50)}:${10 + Math.floor(r() * 50)} kid${1 + Math.floor(r() * 4)}| Detected ${state} Parent: ${pick(r, ['parent1', 'parent2', 'proxy-up.example.net'])}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a host name beside a masked token (opposite): a file name of two labels keeps its word (cache file node<n> / settings.yaml)', () => {
+  const r = rng(320);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const file = r() < 0.5 ? `node${1 + Math.floor(r() * 9)}` : 'settings.yaml';
+    lines.push([file.startsWith('node') ? 'node' : file, `worker ${Math.floor(r() * 1e4)} reloaded cache file ${file}`]);
+  }
+  exact(lines);
+});
+
 test.run();
