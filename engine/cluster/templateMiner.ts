@@ -96,6 +96,10 @@ const QUOTED_WORD = /^(['"`])[^\s'"`]+\1[,;:.]?$/;
 const BRACKETED_WORD = /^\[[A-Za-z][\w.\\:-]*\][,;:.]?$/;
 /** A host name: three or more dot-separated lower-case labels, the last of letters only (`proxy-up.example.net`). */
 const HOST_NAME = /^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.[a-z]{2,}$/;
+/** A single letter, at most a separator after it (`D`, `R,`). */
+const LETTER = /^[A-Za-z][,;.]?$/;
+/** Single letters at one position are values from this many on. */
+const LETTERS_MIN = 3;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
@@ -449,7 +453,10 @@ function generalize(
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
         // wording: three or more of them are a variable at the last position too.
         const closingValues = p === length - 1 && length > 2 && set.length >= 3 && set.every((v) => keyValues.has(v) && closers.has(v));
-        if ((holdsWildcard && valueLike) || many || weak || closingValues) for (const v of set) variable.add(v);
+        // Three or more single letters at one position (`gear D` / `N` / `P`, a process state `R` / `S` / `D`)
+        // are values: one letter names no event. The leading token keeps its anchor.
+        const letters = p > 0 && !leading && set.length >= LETTERS_MIN && set.every((v) => LETTER.test(vocabulary[v] ?? ''));
+        if ((holdsWildcard && valueLike) || many || weak || closingValues || letters) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;

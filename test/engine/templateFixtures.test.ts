@@ -2288,4 +2288,27 @@ test('a host name beside a masked token (opposite): a file name of two labels ke
   exact(lines);
 });
 
+test('three or more single letters at one position are values, the last too (engine 1110 rpm, gear D / N / P / R / S)', () => {
+  const r = rng(321);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++)
+    lines.push([
+      'signal',
+      `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [SIG] vehicle speed ${Math.floor(r() * 180)} km/h, engine ${Math.floor(r() * 6500)} rpm, gear ${pick(r, ['D', 'D', 'N', 'P', 'R', 'S'])}`,
+    ]);
+  exact(lines);
+});
+
+test('single letters (opposite): two of them keep their words, and a leading letter anchors its line (failover to bank A / B)', () => {
+  const r = rng(322);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const bank = pick(r, ['A', 'B']);
+    lines.push([bank, `controller ${Math.floor(r() * 1e4)} failover to bank ${bank}`]);
+    const lead = pick(r, ['X', 'Y', 'Z']);
+    lines.push([lead, `${lead} axis homed in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
 test.run();
