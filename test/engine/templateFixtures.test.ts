@@ -2311,4 +2311,39 @@ test('single letters (opposite): two of them keep their words, and a leading let
   exact(lines);
 });
 
+test('a last value of one word that some lines print as two joins it after many one-word values (sync for job / cronjob / … / daemon sets)', () => {
+  const r = rng(323);
+  const controllers = [
+    'deployment',
+    'ReplicaSet',
+    'job',
+    'cronjob',
+    'endpoint_slice',
+    'namespace',
+    'taint',
+    'disruption',
+    'garbage collector',
+    'persistent volume',
+    'resource quota',
+    'daemon sets',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const waiting = r() < 0.5;
+    const head = `I1128 ${10 + Math.floor(r() * 13)}:${10 + Math.floor(r() * 50)}:${10 + Math.floor(r() * 50)}.${100000 + Math.floor(r() * 9e5)}       1 shared_informer.go:${waiting ? 311 : 318}]`;
+    lines.push([waiting ? 'waiting' : 'synced', `${head} ${waiting ? 'Waiting for caches to sync for' : 'Caches are synced for'} ${pick(r, controllers)}`]);
+  }
+  exact(lines);
+});
+
+test('a last value of one word (opposite): after few one-word values a longer last text names its own event (job <n> begin / end / begin again)', () => {
+  const r = rng(324);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const what = pick(r, ['begin', 'end', 'begin again']);
+    lines.push([what, `scheduler run ${Math.floor(r() * 1e4)} backup job ${Math.floor(r() * 99)} ${what}`]);
+  }
+  exact(lines);
+});
+
 test.run();
