@@ -100,6 +100,11 @@ const HOST_NAME = /^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.[a-z]{2,}$/;
 const LETTER = /^[A-Za-z][,;.]?$/;
 /** Single letters at one position are values from this many on. */
 const LETTERS_MIN = 3;
+/**
+ * An identifier of several words joined as code joins them (`basic_ncsa_auth`, `extendedDiagnosticSession`):
+ * a name the line prints, as a quoted one is.
+ */
+const IDENTIFIER = /^(?:[a-z]+(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)[,;:.]?$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
@@ -182,7 +187,7 @@ export function mineTemplates(
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
-    if (QUOTED_WORD.test(t) || BRACKETED_WORD.test(t)) quotedWords.add(id);
+    if (QUOTED_WORD.test(t) || BRACKETED_WORD.test(t) || IDENTIFIER.test(t)) quotedWords.add(id);
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
     if (CLOSER.test(t)) closers.add(id);
