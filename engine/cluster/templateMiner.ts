@@ -35,7 +35,9 @@
  *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
  *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys).
  * Three or more words wholly in quotes (`'settings:get'`, SQL's back quotes too) varying in one context
- * inside the line are a variable, as three values after a key are. Two forms of one verb (`Executing` /
+ * inside the line are a variable, as three values after a key are; so are names in square brackets
+ * (`[App\Models\Order]`) and identifiers joined as code joins words (`basic_ncsa_auth`,
+ * `extendedDiagnosticSession`). Two forms of one verb (`Executing` /
  * `Executed`) are two events however many contexts they vary in.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
  * elsewhere). Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a

@@ -2346,4 +2346,31 @@ test('a last value of one word (opposite): after few one-word values a longer la
   exact(lines);
 });
 
+test('identifiers joined as code joins words are names: three or more varying in one context are a value (All 10/64 basic_ncsa_auth processes / session extendedDiagnosticSession entered)', () => {
+  const r = rng(325);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const helper = pick(r, ['basic_ncsa_auth', 'ext_ldap_group_acl', 'negotiate_kerberos_auth', 'security_file_certgen', 'storeid_rewrite']);
+    lines.push([
+      'busy',
+      `2024/11/28 10:20:30 kid${1 + Math.floor(r() * 4)}| WARNING: All ${pick(r, [5, 10, 20])}/${pick(r, [20, 32, 64])} ${helper} processes are busy.`,
+    ]);
+    const session = pick(r, ['extendedDiagnosticSession', 'defaultSession', 'programmingSession']);
+    lines.push(['session', `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [UDS] 0x7E${Math.floor(r() * 8)} session ${session} entered`]);
+  }
+  exact(lines);
+});
+
+test('identifiers (opposite): two of them keep their words, and three plain words in one context stay events (mounted read_only / read_write; job queued / running / stopped)', () => {
+  const r = rng(326);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const mode = pick(r, ['read_only', 'read_write']);
+    lines.push([mode, `volume ${Math.floor(r() * 1e4)} mounted ${mode} now`]);
+    const state = pick(r, ['queued', 'running', 'stopped']);
+    lines.push([state, `job ${Math.floor(r() * 1e4)} state ${state} ok`]);
+  }
+  exact(lines);
+});
+
 test.run();
