@@ -463,7 +463,16 @@ function generalize(
         // Three or more single letters at one position (`gear D` / `N` / `P`, a process state `R` / `S` / `D`)
         // are values: one letter names no event. The leading token keeps its anchor.
         const letters = p > 0 && !leading && set.length >= LETTERS_MIN && set.every((v) => LETTER.test(vocabulary[v] ?? ''));
-        if ((holdsWildcard && valueLike) || many || weak || closingValues || letters) for (const v of set) variable.add(v);
+        // Three or more identifiers ending a line after a variable (`NRC <*> requestOutOfRange` /
+        // `securityAccessDenied` / `responsePending`, a code's name) are values there too.
+        const namesAtEnd =
+          p === length - 1 &&
+          p > 1 &&
+          !leading &&
+          set.length >= 3 &&
+          set.every((v) => IDENTIFIER.test(vocabulary[v] ?? '')) &&
+          members.every((r) => !set.includes(current[r][p]) || holdsVariable(current[r][p - 1]));
+        if ((holdsWildcard && valueLike) || many || weak || closingValues || letters || namesAtEnd) for (const v of set) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;

@@ -2373,4 +2373,26 @@ test('identifiers (opposite): two of them keep their words, and three plain word
   exact(lines);
 });
 
+test('identifiers ending a line right after a variable are values: a code and its name (NRC 0x31 requestOutOfRange / 0x33 securityAccessDenied)', () => {
+  const r = rng(327);
+  const nrcs = ['31 requestOutOfRange', '22 conditionsNotCorrect', '33 securityAccessDenied', '78 responsePending', '7F serviceNotSupportedInActiveSession'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++)
+    lines.push([
+      'nrc',
+      `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [UDS] 0x7E${Math.floor(r() * 8)} -> 0x7E${8 + Math.floor(r() * 2)} ${pick(r, ['ReadDataByIdentifier', 'RoutineControl', 'TesterPresent'])} NRC 0x${pick(r, nrcs)}`,
+    ]);
+  exact(lines);
+});
+
+test('identifiers ending a line (opposite): after a constant word they name the event (activity <n> entered onCreate / onResume / onPause)', () => {
+  const r = rng(328);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const callback = pick(r, ['onCreate', 'onResume', 'onPause']);
+    lines.push([callback, `activity ${Math.floor(r() * 1e4)} entered ${callback}`]);
+  }
+  exact(lines);
+});
+
 test.run();
