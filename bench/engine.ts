@@ -77,6 +77,7 @@ import {
   WRITTEN_ELEVENTH_ROUND,
   WRITTEN_SEVENTH_ROUND,
   WRITTEN_NINTH_ROUND,
+  WRITTEN_TENTH_ROUND,
   WRITTEN_SIXTH_ROUND,
   WRITTEN_THIRD_ROUND,
 } from '../fixtures/heldoutLogs.ts';
@@ -447,6 +448,7 @@ async function heldoutSection() {
     round('seventh', "after the sixth round's rules", WRITTEN_SEVENTH_ROUND),
     round('eighth', "after the seventh round's rules", WRITTEN_EIGHTH_ROUND),
     round('ninth', "beside the eighth, after the seventh round's rules and the rules for the fifth to seventh rounds' remaining classes", WRITTEN_NINTH_ROUND),
+    round('tenth', "after the ninth round's rules", WRITTEN_TENTH_ROUND),
     round('eleventh', 'blind to the session-18 rules', WRITTEN_ELEVENTH_ROUND),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];

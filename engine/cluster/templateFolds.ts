@@ -420,6 +420,14 @@ export function foldValueLists(current: Int32Array[], original: Int32Array[], wi
 const WIDE_VALUE_EXTRA = [1, 2];
 /** The one-word values seen must be at least this many: the position is a variable, not a word. */
 const WIDE_VALUE_MIN_VALUES = 3;
+/**
+ * A last value of plain words folds its longer forms only after this many one-word values: as many as
+ * make a position a variable on the strong evidence (the miner's default `minDistinct`); fewer are
+ * words naming the event (`begin` / `begin again`).
+ */
+const WIDE_END_MIN_VALUES = 6;
+/** A word of letters, digits, `_` and `-`, nothing around it (`daemon`, `endpoint_slice`). */
+const PLAIN_WORD = /^[A-Za-z][\w-]*$/;
 /** The leading punctuation of a token (`(` of `(IDLE`, `[` of `[auto(bulk`). */
 const LEAD = /^[^\w<>*]+/;
 
@@ -435,7 +443,8 @@ const LEAD = /^[^\w<>*]+/;
  * quoted name closed by its last word is one value with a number inside it too (`'Wired connection 1'`
  * beside `'HomeNet'` / `'eduroam'` / `'CORP-WLAN'`). Strictly inside the line, with
  * a frame of OPTIONAL_SEGMENT_FRAME constant tokens as the optional segments need; a word printed
- * without the punctuation (`begin` / `begin again`) is no such value.
+ * without the punctuation (`begin` / `begin again`) is no such value, except at the end of a line after
+ * WIDE_END_MIN_VALUES one-word values (`Waiting for caches to sync for <*>` / `… for daemon sets`).
  */
 export function foldWideValues(current: Int32Array[], original: Int32Array[], wildcard: number, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -453,8 +462,9 @@ export function foldWideValues(current: Int32Array[], original: Int32Array[], wi
         let frame = 0;
         for (const t of s.tokens) if (!holdsVariable(t)) frame++;
         if (frame < OPTIONAL_SEGMENT_FRAME) continue;
-        for (let i = 1; i < length - 1; i++) {
+        for (let i = 1; i < length; i++) {
           if (s.tokens[i] !== wildcard) continue;
+          const atEnd = i === length - 1;
           // The one-word values the variable took, and the punctuation each opened with.
           const values = new Set<number>();
           const leads = new Set<string>();
@@ -465,7 +475,9 @@ export function foldWideValues(current: Int32Array[], original: Int32Array[], wi
           }
           if (leads.size !== 1) continue;
           const lead = [...leads][0];
-          if (!lead) continue;
+          // Plain words (no punctuation to open them) only at the end of a line, and only after many
+          // one-word values: `… sync for <*>` (job, cronjob, taint, …) and `… sync for daemon sets`.
+          if (atEnd ? lead || values.size < WIDE_END_MIN_VALUES : !lead) continue;
           for (const l of longer) {
             if (l.into) continue;
             let equal = true;
@@ -475,6 +487,8 @@ export function foldWideValues(current: Int32Array[], original: Int32Array[], wi
             const quoted = closesQuote(vocabulary[l.tokens[i + extra]] ?? '', lead);
             let words = true;
             for (let q = i + 1; q <= i + extra; q++) if (holdsVariable(l.tokens[q]) && !quoted) words = false;
+            // At the end, a name of plain words (`daemon sets`), not a list (`maintenance, locked`).
+            if (atEnd) for (let q = i; q <= i + extra; q++) if (!PLAIN_WORD.test(vocabulary[l.tokens[q]] ?? '')) words = false;
             if (!words) continue;
             // The longer value's first word: one word with the lead beside at least three one-word values, or
             // itself a variable of two or more words each with the lead (`[auto(bulk` / `[auto(index` beside
@@ -483,7 +497,8 @@ export function foldWideValues(current: Int32Array[], original: Int32Array[], wi
             if (firstWords) {
               if (firstWords.size < 2 || values.size + firstWords.size < WIDE_VALUE_MIN_VALUES) continue;
               if ([...firstWords].some((w) => LEAD.exec(vocabulary[w] ?? '')?.[0] !== lead)) continue;
-            } else if (values.size < WIDE_VALUE_MIN_VALUES || holdsVariable(l.tokens[i]) || LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] !== lead) continue;
+            } else if (values.size < WIDE_VALUE_MIN_VALUES || holdsVariable(l.tokens[i]) || (LEAD.exec(vocabulary[l.tokens[i]] ?? '')?.[0] ?? '') !== lead)
+              continue;
             l.into = rootOf(s);
             changed = true;
           }

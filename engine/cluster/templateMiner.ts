@@ -39,8 +39,11 @@
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
  *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys).
- * Three or more words wholly in quotes (`'settings:get'`) varying in one context inside the line are a
- * variable, as three values after a key are.
+ * Three or more words wholly in quotes (`'settings:get'`, SQL's back quotes too) varying in one context
+ * inside the line are a variable, as three values after a key are; so are names in square brackets
+ * (`[App\Models\Order]`) and identifiers joined as code joins words (`basic_ncsa_auth`,
+ * `extendedDiagnosticSession`). Two forms of one verb (`Executing` /
+ * `Executed`) are two events however many contexts they vary in.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
  * elsewhere). Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
  * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
@@ -94,8 +97,24 @@ export interface MinedTemplates {
 const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
 /** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
-/** One word wholly in single or double quotes, at most a separator after it (`'settings:get'`, `"eu-west",`). */
-const QUOTED_WORD = /^(['"])[^\s'"]+\1[,;:.]?$/;
+/** One word wholly in single, double or back quotes, at most a separator after it (`'settings:get'`, `"eu-west",`, SQL's `` `users` ``). */
+const QUOTED_WORD = /^(['"`])[^\s'"`]+\1[,;:.]?$/;
+/**
+ * One name wholly in square brackets inside a line (`[App\\Models\\Order]`, `[orders.show]`, `[queue]`):
+ * bracketed as a quoted name is (a model, a route, a connection the message is about).
+ */
+const BRACKETED_WORD = /^\[[A-Za-z][\w.\\:-]*\][,;:.]?$/;
+/** A host name: three or more dot-separated lower-case labels, the last of letters only (`proxy-up.example.net`). */
+const HOST_NAME = /^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.[a-z]{2,}$/;
+/** A single letter, at most a separator after it (`D`, `R,`). */
+const LETTER = /^[A-Za-z][,;.]?$/;
+/** Single letters at one position are values from this many on. */
+const LETTERS_MIN = 3;
+/**
+ * An identifier of several words joined as code joins them (`basic_ncsa_auth`, `extendedDiagnosticSession`):
+ * a name the line prints, as a quoted one is.
+ */
+const IDENTIFIER = /^(?:[a-z]+(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)[,;:.]?$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
@@ -180,7 +199,7 @@ export function mineTemplates(
     if ((t.length > 1 && t.endsWith('=')) || (t.length > 2 && t.endsWith('=>'))) keys.add(id);
     if (t !== WILDCARD && FRAMED_WILDCARD.test(t)) framedWildcards.add(id);
     if (QUOTE_LEAD.test(t)) quoteLeads.add(id);
-    if (QUOTED_WORD.test(t)) quotedWords.add(id);
+    if (QUOTED_WORD.test(t) || BRACKETED_WORD.test(t) || IDENTIFIER.test(t)) quotedWords.add(id);
     if (MARK.test(t)) marks.add(id);
     if (LEVEL.test(t) || (t !== WILDCARD && FRAMED_WILDCARD.test(t))) levels.add(id);
     if (CLOSER.test(t)) closers.add(id);
@@ -234,8 +253,8 @@ export function mineTemplates(
         fills,
         printed,
         options,
+        vocabulary,
         frameOf,
-        (id: number) => vocabulary[id] ?? '',
       );
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
@@ -292,8 +311,8 @@ function generalize(
   fills: Map<number, number[]>,
   printed: Float64Array,
   options: MinerOptions,
+  vocabulary: readonly string[],
   frameOf: (id: number) => string,
-  textOf: (id: number) => string,
 ) {
   const h1 = new Uint32Array(members.length);
   const h2 = new Uint32Array(members.length);
@@ -449,10 +468,11 @@ function generalize(
         // name the event, and so does the last word (`reason = AuthFail:sts:<*>` / `AssocFail:sts:<*>`).
         // A word that fills the frame of a masked token beside it (`chrX` beside `chr<*>`, `node-B` beside
         // `node-<*>`) is one more value of that token: the digits it stands for were letters this time.
+        // A host name beside a masked token (`proxy-up.example.net` beside `parent<*>`) is one more value of it.
         const filled =
           set.some((v) => masked.has(v)) &&
           set.some((v) => !masked.has(v)) &&
-          set.every((v) => masked.has(v) || (fills.get(v) ?? []).some((f) => set.includes(f)));
+          set.every((v) => masked.has(v) || (fills.get(v) ?? []).some((f) => set.includes(f)) || HOST_NAME.test(vocabulary[v] ?? ''));
         const holdsWildcard =
           set.some((v) => v === wildcard || framedWildcards.has(v)) || (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v))) || filled;
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
@@ -480,6 +500,9 @@ function generalize(
         // beside them (`Scaled up` / `down replica set <*> to <*>`, `method= GET` / `POST path= <*>`: a
         // pair of words is an event's name as often as a parameter's values).
         const amongValues = set.length >= MASKED_FRAMES_MIN && set.every((v) => (neighbours.get(v) ?? 0) >= VALUE_NEIGHBOURS);
+        // Two forms of one verb (`Executing` / `Executed endpoint …`, `Starting` / `Started`) say where an
+        // action is, begin or end: two events however many contexts they vary in, as `begin` / `end` are.
+        const tenses = set.length === 2 && inflections(vocabulary[set[0]], vocabulary[set[1]]);
         const weak =
           (inside || source) &&
           !leading &&
@@ -487,12 +510,24 @@ function generalize(
           !banner &&
           ((shared >= 2 && set.length >= 3) ||
             (inside && amongValues) ||
-            (contextsOfSet >= options.minContexts && !state) ||
+            (contextsOfSet >= options.minContexts && !state && !tenses) ||
             (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))) ||
-            (inside && framedPiece(set.map(textOf))));
+            (inside && framedPiece(set.map((v) => vocabulary[v] ?? ''))));
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's
         // wording: three or more of them are a variable at the last position too.
         const closingValues = p === length - 1 && length > 2 && set.length >= 3 && set.every((v) => keyValues.has(v) && closers.has(v));
+        // Three or more single letters at one position (`gear D` / `N` / `P`, a process state `R` / `S` / `D`)
+        // are values: one letter names no event. The leading token keeps its anchor.
+        const letters = p > 0 && !leading && set.length >= LETTERS_MIN && set.every((v) => LETTER.test(vocabulary[v] ?? ''));
+        // Three or more identifiers ending a line after a variable (`NRC <*> requestOutOfRange` /
+        // `securityAccessDenied` / `responsePending`, a code's name) are values there too.
+        const namesAtEnd =
+          p === length - 1 &&
+          p > 1 &&
+          !leading &&
+          set.length >= 3 &&
+          set.every((v) => IDENTIFIER.test(vocabulary[v] ?? '')) &&
+          members.every((r) => !set.includes(current[r][p]) || holdsVariable(current[r][p - 1]));
         // Values in punctuation (`[<*>]`, `[web-<*>]`, or masked already from `[all]`) say the words in
         // punctuation linked with them are values (`[webservers]`, `[all]`); a bare word among them (`PLAY
         // RECAP` beside `PLAY [<*>]`) names the event, unless a value printed bare stands there too.
@@ -502,7 +537,7 @@ function generalize(
           const beside = framesBeside(keptWords);
           if (!beside.length || beside.some((f) => !ENCLOSED.test(f))) keptWords.length = 0;
         }
-        if ((holdsWildcard && valueLike) || many || weak || closingValues) for (const v of set) if (!keptWords.includes(v)) variable.add(v);
+        if ((holdsWildcard && valueLike) || many || weak || closingValues || letters || namesAtEnd) for (const v of set) if (!keptWords.includes(v)) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;
@@ -553,6 +588,20 @@ function punctuationFrame(t: string): string {
     .replaceAll(WILDCARD, ' ')
     .replace(/[\w.@+-]+/g, ' ')
     .replace(/ +/g, ' ');
+}
+
+/** The endings of a verb's forms (`execut`+`ing` / `ed` / `e`, `start` / `started`, `connects`). */
+const INFLECTIONS = new Set(['', 'e', 's', 'es', 'd', 'ed', 'ing']);
+/** A verb's stem is at least this many letters (`Start`): shorter words share a prefix by chance. */
+const STEM_LETTERS = 5;
+
+/** Whether two words are two forms of one verb: letters only, a common stem of STEM_LETTERS or more, endings of INFLECTIONS. */
+function inflections(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || a === b || !/^[A-Za-z]+$/.test(a) || !/^[A-Za-z]+$/.test(b)) return false;
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  for (let stem = n; stem >= STEM_LETTERS; stem--) if (INFLECTIONS.has(a.slice(stem)) && INFLECTIONS.has(b.slice(stem))) return true;
+  return false;
 }
 
 /** A frame's filler: the one or two letters or digits a word prints where a masked token holds its variable. */
@@ -815,9 +864,15 @@ function reasonTexts(group: TemplateEntry[], k: number, vocabulary: readonly str
   if (group.length < REASON_MIN_TEXTS) return false;
   const prefix = group[0].tokens.subarray(0, k);
   if (!prefix.some((id) => vocabulary[id]?.includes(WILDCARD))) return false;
-  if (group.filter((e) => e.tokens.length - k >= REASON_MIN_WORDS).length < REASON_MIN_SENTENCES) return false;
-  return group.every((e) => e.tokens.subarray(k).every((id) => REASON_WORD.test(vocabulary[id] ?? '')));
+  // A code in its brackets before the words (`failure: (32) Broken pipe` / `(104) Connection reset by peer`,
+  // an errno and its text) is part of the reason when every text opens with it.
+  const code = group.every((e) => e.tokens.length > k + 1 && e.tokens[k] === group[0].tokens[k]) && CODE.test(vocabulary[group[0].tokens[k]] ?? '') ? 1 : 0;
+  if (group.filter((e) => e.tokens.length - k - code >= REASON_MIN_WORDS).length < REASON_MIN_SENTENCES) return false;
+  return group.every((e) => e.tokens.subarray(k + code).every((id) => REASON_WORD.test(vocabulary[id] ?? '')));
 }
+
+/** A masked code in brackets (`(<*>)`, `[<*>]`): an errno before its text. */
+const CODE = /^[([]<\*>[)\]]:?$/;
 
 /**
  * Two variables in one line without a key (`ANR in com.cedar.maple (com.basil.iris/.MainActivity)`):

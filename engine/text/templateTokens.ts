@@ -43,6 +43,10 @@
  * speaker's tag right after the leading label (`<alice> free words…`) is `<<*>>` and the rest one `<*>`.
  * A double-quoted value of a key with spaces (`tag="View Lock",`) is one token; so is a keyless quoted
  * phrase that opens with a variable (`"Mozilla/5.0 (X11; Linux x86_64) …"` → `"<*>"`): a value, not words.
+ * A generated id without a digit but without vowels either (`worker-jpfwmslfzj`) is masked as a hex id
+ * without a digit is; a leader run between words (`SyncInventory ........ RUNNING`) is one mark (`...`)
+ * whatever its length; a key holding a slash is no key (`application/json;charset=utf-8` is one value);
+ * bytes right after their count in brackets (`[2] DC CA`) are a dump however few.
  * Variables without digits (user and host names, weekdays) are found by the miner, not here.
  */
 export const WILDCARD = '<*>';
@@ -76,6 +80,21 @@ const PIECE_CHAR = /[=:,;()[\]{}<>"'|]/;
 /** A digit-free token with a piece that is a hex id (`lock:ececfcd,`, `Record{fdbbeaf`). */
 const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\]{}<>"'|])/;
 /**
+ * A generated id that drew no digit: seven or more lower-case consonants between non-letters
+ * (`worker-jpfwmslfzj`, a Kubernetes name's hash from an alphabet without vowels, one in twenty without a
+ * digit). A word has a vowel (or a `y`) within seven letters.
+ */
+/** An e-mail address (`dope@outlook.com`): a value, with a digit or without. */
+const EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
+/** A digit-free token with a piece that is an e-mail address (`'dope@outlook.com'`, `<ann@example.org>`). */
+const EMAIL_PIECE = /(?:^|[=:,;()[\]{}<>"'|])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?:$|[=:,;()[\]{}<>"'|])/;
+const VOWELLESS = /(?:^|[^A-Za-z])[b-df-hj-np-tv-xz]{7,}(?:$|[^A-Za-z])/;
+/**
+ * A leader printed to reach a column (`App\Jobs\Sync ........ RUNNING`): three or more of one mark
+ * between two words; its length says how long the words before it were, not which event it is.
+ */
+const FILLER = /^([.*=~_·-])\1{2,}$/;
+/**
  * A message tag with a one-digit severity between upper-case words (`%LINK-3-UPDOWN`,
  * `%SEC-6-IPACCESSLOGP`, `PLATFORM-4-ELEMENT_WARNING`): the digit is part of the tag's name.
  */
@@ -84,6 +103,8 @@ const SEVERITY_TAG = /^%?[A-Z][A-Z0-9_]*-\d-[A-Z][A-Z0-9_]*$/;
 const HEX_BYTE = /^[0-9a-fA-F]{2}[,;]?$/;
 /** A run of this many bytes or more, one with a digit, is a hex dump (a SCSI CDB, a kernel `Code:` line, packet bytes). */
 const HEX_DUMP_BYTES = 4;
+/** A byte count in brackets before a dump (`[8]`, `(2)`). */
+const COUNTED = /^[[(]\d{1,4}[\])]:?$/;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
 /** A word followed by a bracketed variable, the whole token (`cn[<*>]`, `node-[<*>],`). */
@@ -154,13 +175,18 @@ export function maskToken(token: string): string {
   if (FILL.test(token)) return token.slice(0, FILL_KEPT);
   const path = hasPath(token);
   if (!path && !DIGIT.test(token)) {
-    // A hex id that drew no digit is a variable alone (`effcfd`) and inside a token (`lock:ececfcd,`);
-    // only here can a token be one (HEX_WORD has no digit and no slash), and only from six letters.
-    if (token.length < 6) return token;
+    // A hex id that drew no digit is a variable alone (`effcfd`) and inside a token (`lock:ececfcd,`), and
+    // so is a generated id without vowels (`"ingress/worker-jpfwmslfzj"` as `"default/web-7d4b9c8f6d"`)
+    // and an e-mail address; only here can a token be one of them (none has a digit or a path), and none
+    // is shorter than five characters (`a@b.c`; a hex word has six letters).
+    if (token.length < 5) return token;
     if (HEX_WORD.test(token)) return WILDCARD;
-    if (token.length < 7 || !HEX_PIECE.test(token)) return token;
+    const vowelless = VOWELLESS.test(token);
+    const email = token.includes('@') && EMAIL_PIECE.test(token);
+    if (!vowelless && !email && (token.length < 7 || !HEX_PIECE.test(token))) return token;
     const pieces = token.split(PIECES);
-    for (let i = 0; i < pieces.length; i += 2) if (HEX_WORD.test(pieces[i])) pieces[i] = WILDCARD;
+    for (let i = 0; i < pieces.length; i += 2)
+      if (HEX_WORD.test(pieces[i]) || (vowelless && VOWELLESS.test(pieces[i])) || (email && EMAIL.test(pieces[i]))) pieces[i] = WILDCARD;
     return pieces.join('');
   }
   if (path) return WILDCARD;
@@ -176,7 +202,7 @@ export function maskToken(token: string): string {
     if (!piece) continue;
     const digit = DIGIT.test(piece);
     // HEX_WORD has no digit: a piece with one is no hex word to test.
-    if (!digit && HEX_WORD.test(piece)) {
+    if ((!digit && HEX_WORD.test(piece)) || (piece.includes('@') && EMAIL.test(piece))) {
       parts[i] = WILDCARD;
       continue;
     }
@@ -199,7 +225,8 @@ export function maskToken(token: string): string {
 /** Splits `key=value` into `key=` and the masked value; a comma-joined list of them is one `<*>`. */
 function pushToken(out: string[], token: string) {
   const eq = token.indexOf('=');
-  if (eq > 0 && /\w/.test(token[eq - 1]) && !hasPath(token.slice(0, eq))) {
+  // A key holding a slash is none: `application/json;charset=utf-8` is a media type with its parameter, one value.
+  if (eq > 0 && /\w/.test(token[eq - 1]) && !token.slice(0, eq).includes('/')) {
     // KEY_LIST needs a comma between items, or one item in `[…]` or `{…}`: most `key=value` tokens have neither.
     if ((token.includes(',') || token[0] === '[' || token[0] === '{') && KEY_LIST.test(token)) {
       const open = /^[[({]/.test(token) ? token[0] : '';
@@ -562,7 +589,8 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       let end = i;
       let digits = 0;
       while (end < words.length && HEX_BYTE.test(words[end])) if (DIGIT.test(words[end++])) digits++;
-      if (end - i >= HEX_DUMP_BYTES && digits > 0) {
+      // After its byte count (`[2] DC CA`, a bus frame's length then its data) a dump of any length is one.
+      if ((end - i >= HEX_DUMP_BYTES && digits > 0) || (i > 0 && COUNTED.test(words[i - 1]))) {
         for (let j = i; j < end; j++) tokens.push(`${WILDCARD}${words[j].slice(2)}`);
         i = end - 1;
         continue;
@@ -613,7 +641,9 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       i = phrase;
       continue;
     }
-    pushToken(tokens, words[i]);
+    // A leader between words (`SyncInventory ........ RUNNING`) is one mark whatever its length; a rule
+    // closing the line (`TASK [x] *****`, `PLAY RECAP *****`) keeps its own, as a banner's frame does.
+    pushToken(tokens, i + 1 < words.length && FILLER.test(words[i]) ? words[i].slice(0, 3) : words[i]);
   }
   return { tokens: dropOptional(tokens), length };
 }

@@ -2299,4 +2299,387 @@ test('a length-free join (opposite): one or two phrases of words against a varia
   exact(lines);
 });
 
+// Session 18, tenth round (branch heldout10; fixtures/heldoutLogs.ts, WRITTEN_TENTH_ROUND; every rule below was found there).
+
+const K8S_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const k8sHash = (r: () => number, n: number, digits = true) =>
+  Array.from({ length: n }, () => (digits ? K8S_ALPHABET : K8S_ALPHABET.slice(0, 20))[Math.floor(r() * (digits ? 27 : 20))]).join('');
+
+test('a generated id without a digit is a variable as one with digits is ("ingress/web-jpfwmslfzj" beside "default/web-7d4b9c8f6d")', () => {
+  const r = rng(301);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    // One name in twelve drew no digit, in its hash and its pod's suffix alike.
+    const digits = i % 12 !== 0;
+    const rs = `${pick(r, ['web', 'api', 'worker', 'search'])}-${k8sHash(r, 10, digits)}`;
+    const verb = r() < 0.75 ? 'Created' : 'Deleted';
+    lines.push([
+      verb,
+      `"Event occurred" object="${pick(r, ['default', 'ingress', 'batch'])}/${rs}" kind="ReplicaSet" reason="Successful${verb === 'Created' ? 'Create' : 'Delete'}" message="${verb} pod: ${rs}-${k8sHash(r, 5, digits)}"`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a generated id without a digit (opposite): upper-case acronyms and short consonant words stay words (speaks HTTPS / SMTPS, ran fsck / lsblk)', () => {
+  const r = rng(302);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const proto = pick(r, ['HTTPS', 'SMTPS']);
+    lines.push([proto, `upstream ${Math.floor(r() * 1e5)} speaks ${proto} only`]);
+    const tool = pick(r, ['fsck', 'lsblk']);
+    lines.push([tool, `ran ${tool} on /dev/sd${pick(r, ['a', 'b', 'c'])}${1 + Math.floor(r() * 4)} in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a filler run to a column is one mark whatever its length (App\\Jobs\\SyncInventory ...... RUNNING / … 12.5ms DONE)', () => {
+  const r = rng(303);
+  const jobs = [
+    'App\\Jobs\\SendOrderConfirmation',
+    'App\\Jobs\\SyncInventory',
+    'App\\Listeners\\SendWelcomeEmail',
+    'App\\Jobs\\GenerateInvoicePdf',
+    'App\\Jobs\\ImportProductFeed',
+    'Illuminate\\Notifications\\SendQueuedNotifications',
+    'App\\Jobs\\PruneCarts',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const status = pick(r, ['RUNNING', 'DONE']);
+    const head = `  2024-11-28 ${10 + Math.floor(r() * 10)}:${10 + Math.floor(r() * 50)}:${10 + Math.floor(r() * 50)} ${pick(r, jobs)} `;
+    const tail = ` ${status === 'DONE' ? `${Math.floor(r() * 9000)}.${10 + Math.floor(r() * 90)}ms ` : ''}${status}`;
+    lines.push([status, `${head}${'.'.repeat(100 - head.length - tail.length)}${tail}`]);
+  }
+  exact(lines);
+  assert.equal(templateTokens('App\\Jobs\\SyncInventory ........ RUNNING', 64).tokens, templateTokens('App\\Jobs\\SyncInventory .... RUNNING', 64).tokens);
+});
+
+test('a filler run (opposite): the words before it still name the event (Compiling assets ..... done / Linking binaries ... done)', () => {
+  const r = rng(304);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const step = pick(r, ['Compiling assets', 'Linking binaries', 'Running migrations']);
+    lines.push([step, `${step} ${'.'.repeat(3 + Math.floor(r() * 30))} done in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a media type with a parameter is one value, not a key (application/json;+charset=utf-8 beside application/json and -)', () => {
+  const r = rng(305);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const type = pick(r, ['-', 'application/json', 'application/json;+charset=utf-8', 'text/html;+charset=utf-8', 'application/problem+json;+charset=utf-8']);
+    lines.push([
+      'finished',
+      `Request finished HTTP/1.1 ${pick(r, ['GET', 'POST', 'PUT'])} http://shop.example.com/api/orders/${Math.floor(r() * 1e5)} - ${pick(r, [200, 204, 404, 500])} ${Math.floor(r() * 9e4)} ${type} ${Math.floor(r() * 3000)}.${Math.floor(r() * 9000) + 1000}ms`,
+    ]);
+  }
+  exact(lines);
+  assert.equal(templateTokens('- 200 12 application/json;+charset=utf-8 3.5ms', 64).tokens, ['-', '<*>', 'application/json;+charset=utf-<*>', '<*>']);
+});
+
+test('a media type with a parameter (opposite): a key without a slash still anchors its line (charset=<*> / encoding=<*>)', () => {
+  const r = rng(306);
+  const lines: Array<[string, string]> = [];
+  const values = ['utf-8', 'latin-1', 'utf-16', 'cp1252', 'iso-8859-15', 'koi8-r', 'shift_jis', 'euc-kr'];
+  for (let i = 0; i < 160; i++) {
+    const key = pick(r, ['charset', 'encoding']);
+    lines.push([key, `reader ${Math.floor(r() * 1e4)} set ${key}=${pick(r, values)}`]);
+  }
+  exact(lines);
+});
+
+test('two forms of one verb name two events however many contexts they vary in (Executing / Executed endpoint …)', () => {
+  const r = rng(307);
+  const actions = [
+    'OrdersController.Get',
+    'ProductsController.List',
+    'CartController.Add',
+    'CheckoutController.Post',
+    'ProductsController.Get',
+    'AddressesController.List',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const verb = pick(r, ['Executing', 'Executed']);
+    lines.push([
+      verb,
+      `info: Microsoft.AspNetCore.Routing.EndpointMiddleware[${verb === 'Executing' ? 0 : 1}] ${verb} endpoint 'Shop.Api.Controllers.${pick(r, actions)} (Shop.Api)'`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('two forms of one verb (opposite): two words sharing a stem but no verb ending vary as a value (tier Standard / Standby)', () => {
+  const r = rng(308);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++)
+    lines.push([
+      'synced',
+      `replica in tier ${pick(r, ['Standard', 'Standby'])} synced from ${pick(r, names)} via ${pick(r, ['rsync', 'scp', 'http', 'nfs'])} mode`,
+    ]);
+  exact(lines);
+});
+
+test('a code in brackets before a reason is part of it (read/write failure: (32) Broken pipe / (104) Connection reset by peer)', () => {
+  const r = rng(309);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const why = pick(r, ['(32) Broken pipe', '(104) Connection reset by peer', '(110) Connection timed out']);
+    lines.push([
+      'failure',
+      `kid1| local=10.0.0.1:3128 remote=10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}:${1024 + Math.floor(r() * 6e4)} FD ${Math.floor(r() * 4000)} flags=1: read/write failure: ${why}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a code in brackets before a reason (opposite): two texts after it keep their words (link: (7) up / (7) down)', () => {
+  const r = rng(310);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const state = pick(r, ['up', 'going down']);
+    lines.push([state, `port ${Math.floor(r() * 48)} on switch ${Math.floor(r() * 9)} link: (${Math.floor(r() * 9)}) ${state}`]);
+  }
+  exact(lines);
+});
+
+test('words in back quotes are names the line prints: three or more varying in one context are a value (from `users` / `carts` / `orders`)', () => {
+  const r = rng(311);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++)
+    lines.push([
+      'refused',
+      `production.ERROR: SQLSTATE[HY000] [2002] Connection refused (SQL: select * from \`${pick(r, ['sessions', 'users', 'carts', 'orders'])}\` where \`id\` = ${Math.floor(r() * 1e5)} limit 1)`,
+    ]);
+  exact(lines);
+});
+
+test('words in back quotes (opposite): two of them keep their words (lock on `read` / `write` granted)', () => {
+  const r = rng(312);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const mode = pick(r, ['read', 'write']);
+    lines.push([mode, `session ${Math.floor(r() * 1e5)} lock on \`${mode}\` granted after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('bytes after their count in brackets are one dump whatever their number (can0 RX 0x1A0 [2] DC CA / [8] 8F 9C …)', () => {
+  const r = rng(313);
+  const hex = () =>
+    Math.floor(r() * 256)
+      .toString(16)
+      .toUpperCase()
+      .padStart(2, '0');
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const n = pick(r, [8, 8, 6, 4, 2, 1, 3]);
+    lines.push([
+      'rx',
+      `T+${Math.floor(r() * 86400)}.${Math.floor(r() * 900) + 100} [CAN] can${Math.floor(r() * 3)} RX 0x${Math.floor(r() * 4096)
+        .toString(16)
+        .toUpperCase()} [${n}] ${Array.from({ length: n }, hex).join(' ')}`,
+    ]);
+  }
+  // A frame whose two bytes drew no digit (one in fifty of two bytes).
+  lines.push(['rx', 'T+12.345 [CAN] can1 RX 0x2F1 [2] DC CA']);
+  exact(lines);
+  assert.equal(templateTokens('can1 RX 0x2F1 [2] DC CA', 64).tokens, templateTokens('can1 RX 0x2F1 [2] 8F 9C', 64).tokens);
+});
+
+test('bytes after their count (opposite): two-letter words without a count before them stay words (zone DE / zone CA)', () => {
+  const r = rng(314);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const zone = pick(r, ['DE', 'CA']);
+    lines.push([zone, `tariff ${Math.floor(r() * 1e4)} applied for zone ${zone}`]);
+  }
+  exact(lines);
+});
+
+test('names wholly in square brackets inside a line are quoted names: three or more varying in one context are a value (model [App\\Models\\Order] / [Product] / …)', () => {
+  const r = rng(315);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const model = pick(r, ['App\\Models\\Order', 'App\\Models\\Product', 'App\\Models\\User', 'App\\Models\\Coupon']);
+    lines.push(['missing', `production.ERROR: No query results for model [${model}] ${Math.floor(r() * 1e6)}`]);
+    lines.push([
+      'redis',
+      `production.DEBUG: Redis connection [${pick(r, ['default', 'cache', 'queue'])}] reconnected after ${1 + Math.floor(r() * 5)} attempts`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('names in square brackets (opposite): two of them keep their words, and tags leading different messages stay apart', () => {
+  const r = rng(316);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const mode = pick(r, ['read', 'write']);
+    lines.push([mode, `session ${Math.floor(r() * 1e5)} lock [${mode}] granted after ${Math.floor(r() * 900)} ms`]);
+    const tag = pick(r, ['PWR', 'NM', 'SEC']);
+    lines.push([
+      tag,
+      `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [${tag}] ${tag === 'PWR' ? 'ignition on' : tag === 'NM' ? 'bus entered sleep' : 'key accepted'}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('an e-mail address is a value with a digit or without (Mail sent to momoga@gmail.com: Your invoice)', () => {
+  const r = rng(317);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const who = `${pick(r, names)}${pick(r, ['', '.', '_'])}${pick(r, names)}@${pick(r, ['gmail.com', 'example.com', 'outlook.com', 'web.de'])}`;
+    lines.push([
+      'mail',
+      `production.NOTICE: Mail sent to ${who}: ${pick(r, ['Your order has shipped', 'Reset your password', 'Welcome to the shop', 'Your invoice'])}`,
+    ]);
+  }
+  exact(lines);
+  assert.equal(templateTokens("[Parameters=[@__email_0='ann@example.org'", 64).tokens, ['[Parameters=', "[<*>='<*>'"]);
+});
+
+test('an e-mail address (opposite): a name at a host without a domain stays a word (pushed to deploy@staging / deploy@production)', () => {
+  const r = rng(318);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 80; i++) {
+    const target = pick(r, ['deploy@staging', 'deploy@production']);
+    lines.push([target, `release ${Math.floor(r() * 1e4)} pushed to ${target} in ${Math.floor(r() * 90)} s`]);
+  }
+  exact(lines);
+});
+
+test('a host name beside a masked token at one position is one more value of it (Detected DEAD Parent: parent2 / proxy-up.example.net)', () => {
+  const r = rng(319);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const state = pick(r, ['DEAD', 'REVIVED']);
+    lines.push([
+      state,
+      `2024/11/28 10:${10 + Math.floor(r() * 50)}:${10 + Math.floor(r() * 50)} kid${1 + Math.floor(r() * 4)}| Detected ${state} Parent: ${pick(r, ['parent1', 'parent2', 'proxy-up.example.net'])}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a host name beside a masked token (opposite): a file name of two labels keeps its word (cache file node<n> / settings.yaml)', () => {
+  const r = rng(320);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const file = r() < 0.5 ? `node${1 + Math.floor(r() * 9)}` : 'settings.yaml';
+    lines.push([file.startsWith('node') ? 'node' : file, `worker ${Math.floor(r() * 1e4)} reloaded cache file ${file}`]);
+  }
+  exact(lines);
+});
+
+test('three or more single letters at one position are values, the last too (engine 1110 rpm, gear D / N / P / R / S)', () => {
+  const r = rng(321);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++)
+    lines.push([
+      'signal',
+      `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [SIG] vehicle speed ${Math.floor(r() * 180)} km/h, engine ${Math.floor(r() * 6500)} rpm, gear ${pick(r, ['D', 'D', 'N', 'P', 'R', 'S'])}`,
+    ]);
+  exact(lines);
+});
+
+test('single letters (opposite): two of them keep their words, and a leading letter anchors its line (failover to bank A / B)', () => {
+  const r = rng(322);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const bank = pick(r, ['A', 'B']);
+    lines.push([bank, `controller ${Math.floor(r() * 1e4)} failover to bank ${bank}`]);
+    const lead = pick(r, ['X', 'Y', 'Z']);
+    lines.push([lead, `${lead} axis homed in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a last value of one word that some lines print as two joins it after many one-word values (sync for job / cronjob / … / daemon sets)', () => {
+  const r = rng(323);
+  const controllers = [
+    'deployment',
+    'ReplicaSet',
+    'job',
+    'cronjob',
+    'endpoint_slice',
+    'namespace',
+    'taint',
+    'disruption',
+    'garbage collector',
+    'persistent volume',
+    'resource quota',
+    'daemon sets',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const waiting = r() < 0.5;
+    const head = `I1128 ${10 + Math.floor(r() * 13)}:${10 + Math.floor(r() * 50)}:${10 + Math.floor(r() * 50)}.${100000 + Math.floor(r() * 9e5)}       1 shared_informer.go:${waiting ? 311 : 318}]`;
+    lines.push([waiting ? 'waiting' : 'synced', `${head} ${waiting ? 'Waiting for caches to sync for' : 'Caches are synced for'} ${pick(r, controllers)}`]);
+  }
+  exact(lines);
+});
+
+test('a last value of one word (opposite): after few one-word values a longer last text names its own event (job <n> begin / end / begin again)', () => {
+  const r = rng(324);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const what = pick(r, ['begin', 'end', 'begin again']);
+    lines.push([what, `scheduler run ${Math.floor(r() * 1e4)} backup job ${Math.floor(r() * 99)} ${what}`]);
+  }
+  exact(lines);
+});
+
+test('identifiers joined as code joins words are names: three or more varying in one context are a value (All 10/64 basic_ncsa_auth processes / session extendedDiagnosticSession entered)', () => {
+  const r = rng(325);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 160; i++) {
+    const helper = pick(r, ['basic_ncsa_auth', 'ext_ldap_group_acl', 'negotiate_kerberos_auth', 'security_file_certgen', 'storeid_rewrite']);
+    lines.push([
+      'busy',
+      `2024/11/28 10:20:30 kid${1 + Math.floor(r() * 4)}| WARNING: All ${pick(r, [5, 10, 20])}/${pick(r, [20, 32, 64])} ${helper} processes are busy.`,
+    ]);
+    const session = pick(r, ['extendedDiagnosticSession', 'defaultSession', 'programmingSession']);
+    lines.push(['session', `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [UDS] 0x7E${Math.floor(r() * 8)} session ${session} entered`]);
+  }
+  exact(lines);
+});
+
+test('identifiers (opposite): two of them keep their words, and three plain words in one context stay events (mounted read_only / read_write; job queued / running / stopped)', () => {
+  const r = rng(326);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const mode = pick(r, ['read_only', 'read_write']);
+    lines.push([mode, `volume ${Math.floor(r() * 1e4)} mounted ${mode} now`]);
+    const state = pick(r, ['queued', 'running', 'stopped']);
+    lines.push([state, `job ${Math.floor(r() * 1e4)} state ${state} ok`]);
+  }
+  exact(lines);
+});
+
+test('identifiers ending a line right after a variable are values: a code and its name (NRC 0x31 requestOutOfRange / 0x33 securityAccessDenied)', () => {
+  const r = rng(327);
+  const nrcs = ['31 requestOutOfRange', '22 conditionsNotCorrect', '33 securityAccessDenied', '78 responsePending', '7F serviceNotSupportedInActiveSession'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++)
+    lines.push([
+      'nrc',
+      `T+${Math.floor(r() * 9e4)}.${100 + Math.floor(r() * 900)} [UDS] 0x7E${Math.floor(r() * 8)} -> 0x7E${8 + Math.floor(r() * 2)} ${pick(r, ['ReadDataByIdentifier', 'RoutineControl', 'TesterPresent'])} NRC 0x${pick(r, nrcs)}`,
+    ]);
+  exact(lines);
+});
+
+test('identifiers ending a line (opposite): after a constant word they name the event (activity <n> entered onCreate / onResume / onPause)', () => {
+  const r = rng(328);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 150; i++) {
+    const callback = pick(r, ['onCreate', 'onResume', 'onPause']);
+    lines.push([callback, `activity ${Math.floor(r() * 1e4)} entered ${callback}`]);
+  }
+  exact(lines);
+});
+
 test.run();
