@@ -537,7 +537,8 @@ function generalize(
           const beside = framesBeside(keptWords);
           if (!beside.length || beside.some((f) => !ENCLOSED.test(f))) keptWords.length = 0;
         }
-        if ((holdsWildcard && valueLike) || many || weak || closingValues || letters || namesAtEnd) for (const v of set) if (!keptWords.includes(v)) variable.add(v);
+        if ((holdsWildcard && valueLike) || many || weak || closingValues || letters || namesAtEnd)
+          for (const v of set) if (!keptWords.includes(v)) variable.add(v);
       }
       variable.delete(wildcard);
       if (!variable.size) continue;
