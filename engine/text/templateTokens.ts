@@ -68,11 +68,12 @@ const DIGIT = /\d/;
  */
 const HEX_WORD = /^(?:[a-f]{6,}|[A-F]{6,})$/;
 /**
- * A fill: one punctuation character repeated (`*****…` padding a header to a column, `-----`, `=====`).
- * Its length follows the text before it, so it keeps FILL_KEPT characters: one token whatever the padding.
+ * A fill: one punctuation character three or more times (`*****…` padding a header to a column, a leader
+ * `App\Jobs\Sync ........ RUNNING` between words, `-----`). Its length follows the text before it, not
+ * the event, so it keeps FILL_KEPT characters: one token whatever the padding.
  */
-const FILL = /^([^\w\s<>])\1{3,}$/;
-const FILL_KEPT = 4;
+const FILL = /^([^\w\s<>])\1{2,}$/;
+const FILL_KEPT = 3;
 /** The punctuation that frames a variable inside a token. */
 const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** One character of PIECES: a token without one is a single piece (its split is the token alone). */
@@ -89,11 +90,6 @@ const EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
 /** A digit-free token with a piece that is an e-mail address (`'dope@outlook.com'`, `<ann@example.org>`). */
 const EMAIL_PIECE = /(?:^|[=:,;()[\]{}<>"'|])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?:$|[=:,;()[\]{}<>"'|])/;
 const VOWELLESS = /(?:^|[^A-Za-z])[b-df-hj-np-tv-xz]{7,}(?:$|[^A-Za-z])/;
-/**
- * A leader printed to reach a column (`App\Jobs\Sync ........ RUNNING`): three or more of one mark
- * between two words; its length says how long the words before it were, not which event it is.
- */
-const FILLER = /^([.*=~_·-])\1{2,}$/;
 /**
  * A message tag with a one-digit severity between upper-case words (`%LINK-3-UPDOWN`,
  * `%SEC-6-IPACCESSLOGP`, `PLATFORM-4-ELEMENT_WARNING`): the digit is part of the tag's name.
@@ -641,9 +637,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
       i = phrase;
       continue;
     }
-    // A leader between words (`SyncInventory ........ RUNNING`) is one mark whatever its length; a rule
-    // closing the line (`TASK [x] *****`, `PLAY RECAP *****`) keeps its own, as a banner's frame does.
-    pushToken(tokens, i + 1 < words.length && FILLER.test(words[i]) ? words[i].slice(0, 3) : words[i]);
+    pushToken(tokens, words[i]);
   }
   return { tokens: dropOptional(tokens), length };
 }
