@@ -80,6 +80,7 @@ import {
   WRITTEN_TENTH_ROUND,
   WRITTEN_SIXTH_ROUND,
   WRITTEN_THIRD_ROUND,
+  WRITTEN_TWELFTH_ROUND,
 } from '../fixtures/heldoutLogs.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
 import { TEMPLATE_TOKEN_LIMIT, templateColumn } from '../engine/stages/02_normalize.ts';
@@ -450,6 +451,7 @@ async function heldoutSection() {
     round('ninth', "beside the eighth, after the seventh round's rules and the rules for the fifth to seventh rounds' remaining classes", WRITTEN_NINTH_ROUND),
     round('tenth', "after the ninth round's rules", WRITTEN_TENTH_ROUND),
     round('eleventh', 'blind to the session-18 rules', WRITTEN_ELEVENTH_ROUND),
+    round('twelfth', 'blind to the session-18 rules', WRITTEN_TWELFTH_ROUND),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];
   for (const system of Object.keys(heldoutSystems)) {
