@@ -343,9 +343,11 @@ if (chromiumAvailable('the tenant console browser tests')) {
     await page.getByText('Moved to Submitted.').waitFor();
     await bobPage.goto(`${c.url}/remediation/reviews`);
     await tabA.goto(`${c.url}/remediation/reviews`);
+    // Tab A must hold the review as waiting before Bob decides it (the page loads its list after navigation).
+    const late = tabA.locator('.review-list li').filter({ hasText: 'Replace the belts' });
+    await late.waitFor();
     await bobPage.locator('.review-list li').filter({ hasText: 'Replace the belts' }).getByRole('button', { name: 'Reject' }).click();
     await bobPage.getByRole('heading', { name: 'Waiting for a decision (0)' }).waitFor();
-    const late = tabA.locator('.review-list li').filter({ hasText: 'Replace the belts' });
     await late.getByRole('button', { name: 'Approve' }).click();
     await late
       .getByRole('alert')
