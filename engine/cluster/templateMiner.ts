@@ -257,6 +257,15 @@ export function mineTemplates(
         frameOf,
       );
   }
+  for (let round = 0; round < 4; round++) {
+    const touched = crossProduct(current, wildcard, keys, levels, masked, printed);
+    if (!touched.size) break;
+    for (const length of [...touched].sort((a, b) => a - b)) {
+      const members = byLength.get(length)!;
+      if (members.length > 1)
+        generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, quotedWords, marks, masked, levels, closers, bracketed, fills, printed, options, vocabulary, frameOf);
+    }
+  }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
@@ -556,6 +565,129 @@ function generalize(
 }
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
+
+const XP_CONTEXTS = Number(process.env.XP_C ?? 4);
+const XP_COVER = Number(process.env.XP_COVER ?? 0.8);
+const XP_LENGTH = Number(process.env.XP_LEN ?? 3);
+const XP_OFF = process.env.XP_OFF === '1';
+
+/**
+ * The cross product at the leading position, once the passes have settled: a linked set of two or more
+ * leading tokens (linked where they print the same rest of the line, of any length) is a source (a
+ * channel, a job's kind), not an event's first word, when every one of them prints the same `XP_CONTEXTS`
+ * or more different events (rest-of-line contexts that stay different once their parameters are erased)
+ * and those shared events hold at least `XP_COVER` of each token's lines: a source prints every event,
+ * a word naming an event only its own. Masks them to the wildcard in place; the lengths touched.
+ */
+function crossProduct(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, masked: Set<number>, printed: Float64Array): Set<number> {
+  const touched = new Set<number>();
+  if (XP_OFF) return touched;
+  const contextOf: string[] = [];
+  const contexts = new Map<string, Set<number>>();
+  current.forEach((row, r) => {
+    if (row.length < XP_LENGTH) {
+      contextOf.push('');
+      return;
+    }
+    const k = `${row.length}|${row.subarray(1).join(',')}`;
+    contextOf.push(k);
+    const values = contexts.get(k);
+    if (!values) contexts.set(k, new Set([row[0]]));
+    else values.add(row[0]);
+    void r;
+  });
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    let root = x;
+    while (parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(x, root);
+    return root;
+  };
+  for (const values of contexts.values()) {
+    if (values.size < 2) continue;
+    const list = [...values];
+    for (const v of list) if (!parent.has(v)) parent.set(v, v);
+    for (let i = 1; i < list.length; i++) {
+      const a = find(list[0]);
+      const b = find(list[i]);
+      if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
+    }
+  }
+  const sets = new Map<number, number[]>();
+  for (const v of parent.keys()) {
+    const root = find(v);
+    const set = sets.get(root);
+    if (set) set.push(v);
+    else sets.set(root, [v]);
+  }
+  const variable = new Set<number>();
+  for (const set of sets.values()) {
+    if (set.length < 2 || set.some((v) => v === wildcard || keys.has(v) || (levels.has(v) && !masked.has(v)))) continue;
+    const shared = new Set<string>();
+    for (const [k, values] of contexts) if (values.size >= set.length && set.every((v) => values.has(v))) shared.add(k);
+    if (shared.size < XP_CONTEXTS || events(current, contextOf, shared) < XP_CONTEXTS) continue;
+    const all = new Map<number, number>();
+    const covered = new Map<number, number>();
+    current.forEach((row, r) => {
+      const t = row[0];
+      if (!contextOf[r] || !set.includes(t)) return;
+      all.set(t, (all.get(t) ?? 0) + printed[r]);
+      if (shared.has(contextOf[r])) covered.set(t, (covered.get(t) ?? 0) + printed[r]);
+    });
+    if (set.every((v) => (covered.get(v) ?? 0) >= XP_COVER * (all.get(v) ?? 0))) for (const v of set) variable.add(v);
+  }
+  current.forEach((row, r) => {
+    if (!contextOf[r] || !variable.has(row[0])) return;
+    row[0] = wildcard;
+    touched.add(row.length);
+  });
+  return touched;
+}
+
+/**
+ * The events among the contexts `shared` (one line each): a position where two of them (of one length)
+ * differ alone is a parameter of one event (`job backup` / `job nightly` after `start` and `stop`),
+ * erased until none is left; the distinct lines that remain are different events.
+ */
+function events(current: Int32Array[], contextOf: string[], shared: Set<string>): number {
+  const reps: Int32Array[] = [];
+  const seen = new Set<string>();
+  current.forEach((row, r) => {
+    if (!shared.has(contextOf[r]) || seen.has(contextOf[r])) return;
+    seen.add(contextOf[r]);
+    reps.push(row);
+  });
+  let count = 0;
+  const byLength = new Map<number, Int32Array[]>();
+  for (const row of reps) byLength.set(row.length, [...(byLength.get(row.length) ?? []), row]);
+  for (const [length, list] of byLength) {
+    const erased = new Set<number>([0]);
+    const skeleton = (row: Int32Array, skip: number) => {
+      const out: number[] = [];
+      for (let q = 0; q < length; q++) if (q !== skip && !erased.has(q)) out.push(row[q]);
+      return out.join(',');
+    };
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let q = 1; q < length; q++) {
+        if (erased.has(q)) continue;
+        const at = new Map<string, number>();
+        for (const row of list) {
+          const k = skeleton(row, q);
+          const t = at.get(k);
+          if (t === undefined) at.set(k, row[q]);
+          else if (t !== row[q]) {
+            erased.add(q);
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
+    count += new Set(list.map((row) => skeleton(row, -1))).size;
+  }
+  return count;
+}
 
 /** Where a name splits into pieces (`relay-eu.hubcloud.example.net`). */
 const NAME_PIECES = /([.\-_:/@]+)/;
