@@ -258,7 +258,8 @@ export function mineTemplates(
       );
   }
   for (let round = 0; round < 4; round++) {
-    const touched = crossProduct(current, wildcard, keys, levels, masked, printed);
+    const touched = crossProduct(current, wildcard, keys, levels, masked, printed, vocabulary, false);
+    if (process.env.XP_LAST !== '0') for (const l of crossProduct(current, wildcard, keys, levels, masked, printed, vocabulary, true)) touched.add(l);
     if (!touched.size) break;
     for (const length of [...touched].sort((a, b) => a - b)) {
       const members = byLength.get(length)!;
@@ -566,10 +567,12 @@ function generalize(
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
 
-const XP_CONTEXTS = Number(process.env.XP_C ?? 4);
+const XP_CONTEXTS = Number(process.env.XP_C ?? 3);
 const XP_COVER = Number(process.env.XP_COVER ?? 0.8);
 const XP_LENGTH = Number(process.env.XP_LEN ?? 3);
 const XP_OFF = process.env.XP_OFF === '1';
+const XP_MANY = Number(process.env.XP_MANY ?? 3);
+const XP_CONTEXTS_MANY = Number(process.env.XP_CM ?? 2);
 
 /**
  * The cross product at the leading position, once the passes have settled: a linked set of two or more
@@ -579,7 +582,16 @@ const XP_OFF = process.env.XP_OFF === '1';
  * and those shared events hold at least `XP_COVER` of each token's lines: a source prints every event,
  * a word naming an event only its own. Masks them to the wildcard in place; the lengths touched.
  */
-function crossProduct(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, masked: Set<number>, printed: Float64Array): Set<number> {
+function crossProduct(
+  current: Int32Array[],
+  wildcard: number,
+  keys: Set<number>,
+  levels: Set<number>,
+  masked: Set<number>,
+  printed: Float64Array,
+  vocabulary: readonly string[],
+  last: boolean,
+): Set<number> {
   const touched = new Set<number>();
   if (XP_OFF) return touched;
   const contextOf: string[] = [];
@@ -589,11 +601,12 @@ function crossProduct(current: Int32Array[], wildcard: number, keys: Set<number>
       contextOf.push('');
       return;
     }
-    const k = `${row.length}|${row.subarray(1).join(',')}`;
+    const at = last ? row.length - 1 : 0;
+    const k = `${row.length}|${(last ? row.subarray(0, at) : row.subarray(1)).join(',')}`;
     contextOf.push(k);
     const values = contexts.get(k);
-    if (!values) contexts.set(k, new Set([row[0]]));
-    else values.add(row[0]);
+    if (!values) contexts.set(k, new Set([row[at]]));
+    else values.add(row[at]);
     void r;
   });
   const parent = new Map<number, number>();
@@ -625,20 +638,24 @@ function crossProduct(current: Int32Array[], wildcard: number, keys: Set<number>
     if (set.length < 2 || set.some((v) => v === wildcard || keys.has(v) || (levels.has(v) && !masked.has(v)))) continue;
     const shared = new Set<string>();
     for (const [k, values] of contexts) if (values.size >= set.length && set.every((v) => values.has(v))) shared.add(k);
-    if (shared.size < XP_CONTEXTS || events(current, contextOf, shared) < XP_CONTEXTS) continue;
+    const fewest = set.length >= XP_MANY ? XP_CONTEXTS_MANY : XP_CONTEXTS;
+    if (shared.size < fewest || events(current, contextOf, shared, last) < fewest) continue;
     const all = new Map<number, number>();
     const covered = new Map<number, number>();
     current.forEach((row, r) => {
-      const t = row[0];
+      const t = row[last ? row.length - 1 : 0];
       if (!contextOf[r] || !set.includes(t)) return;
       all.set(t, (all.get(t) ?? 0) + printed[r]);
       if (shared.has(contextOf[r])) covered.set(t, (covered.get(t) ?? 0) + printed[r]);
     });
-    if (set.every((v) => (covered.get(v) ?? 0) >= XP_COVER * (all.get(v) ?? 0))) for (const v of set) variable.add(v);
+    const ok = set.every((v) => (covered.get(v) ?? 0) >= XP_COVER * (all.get(v) ?? 0));
+    if (process.env.XP_DEBUG) console.error('XP', ok, shared.size, set.map((v) => `${vocabulary[v]}:${covered.get(v) ?? 0}/${all.get(v) ?? 0}`).join(' '));
+    if (ok) for (const v of set) variable.add(v);
   }
   current.forEach((row, r) => {
-    if (!contextOf[r] || !variable.has(row[0])) return;
-    row[0] = wildcard;
+    const at = last ? row.length - 1 : 0;
+    if (!contextOf[r] || !variable.has(row[at])) return;
+    row[at] = wildcard;
     touched.add(row.length);
   });
   return touched;
@@ -649,7 +666,7 @@ function crossProduct(current: Int32Array[], wildcard: number, keys: Set<number>
  * differ alone is a parameter of one event (`job backup` / `job nightly` after `start` and `stop`),
  * erased until none is left; the distinct lines that remain are different events.
  */
-function events(current: Int32Array[], contextOf: string[], shared: Set<string>): number {
+function events(current: Int32Array[], contextOf: string[], shared: Set<string>, last: boolean): number {
   const reps: Int32Array[] = [];
   const seen = new Set<string>();
   current.forEach((row, r) => {
@@ -661,7 +678,7 @@ function events(current: Int32Array[], contextOf: string[], shared: Set<string>)
   const byLength = new Map<number, Int32Array[]>();
   for (const row of reps) byLength.set(row.length, [...(byLength.get(row.length) ?? []), row]);
   for (const [length, list] of byLength) {
-    const erased = new Set<number>([0]);
+    const erased = new Set<number>([last ? length - 1 : 0]);
     const skeleton = (row: Int32Array, skip: number) => {
       const out: number[] = [];
       for (let q = 0; q < length; q++) if (q !== skip && !erased.has(q)) out.push(row[q]);
@@ -669,7 +686,7 @@ function events(current: Int32Array[], contextOf: string[], shared: Set<string>)
     };
     for (let changed = true; changed; ) {
       changed = false;
-      for (let q = 1; q < length; q++) {
+      for (let q = 0; q < length; q++) {
         if (erased.has(q)) continue;
         const at = new Map<string, number>();
         for (const row of list) {

@@ -2742,4 +2742,32 @@ test('a leading source (opposite): a verb before the same fields (GET / PUT / DE
   exact(lines);
 });
 
+test('a source closing the line: five components in brackets after each of four events join per event (… [WindowsUpdate] / [Defender] / …)', () => {
+  const r = rng(305);
+  const lines: Array<[string, string]> = [];
+  const components = ['[UpdateAgent]', '[Defender]', '[Orchestrator]', '[Servicing]', '[Installer]'];
+  for (let i = 0; i < 600; i++) {
+    const c = pick(r, components);
+    const [event, text] = pick(r, [
+      ['scan', () => `scan finished in ${Math.floor(r() * 900)} ms with ${Math.floor(r() * 9)} findings`],
+      ['download', () => `download of package ${Math.floor(r() * 99999)} completed`],
+      ['reboot', () => `reboot required after ${Math.floor(r() * 9)} updates`],
+      ['policy', () => `policy refresh took ${Math.floor(r() * 900)} ms`],
+    ] as Array<[string, () => string]>);
+    lines.push([event, `${text()} ${c}`]);
+  }
+  exact(lines);
+});
+
+test('a source closing the line (opposite): two words ending the same events keep theirs (port <n> link up / down, tunnel <n> state up / down)', () => {
+  const r = rng(306);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const state = pick(r, ['up', 'down']);
+    lines.push([`port ${state}`, `port ${Math.floor(r() * 48)} link ${state}`]);
+    lines.push([`tunnel ${state}`, `tunnel ${Math.floor(r() * 999)} state ${state}`]);
+  }
+  exact(lines);
+});
+
 test.run();
