@@ -45,7 +45,11 @@
  * `extendedDiagnosticSession`). Two forms of one verb (`Executing` /
  * `Executed`) are two events however many contexts they vary in.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
- * elsewhere). Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
+ * elsewhere). Once they have settled, the cross product judges both ends of the line across lengths
+ * (crossProduct): tokens there that each print the same several different events with most of their
+ * lines (a channel `[CHA]`…`[CHD]` or a job's kind `JOB<*>` / `STC<*>` opening every event, a component
+ * closing it) are a source, a variable, though the leading token otherwise anchors and the last word
+ * names the event; the passes run again on the lengths it touched. Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
  * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
  * singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
  * as the tokeniser reads a run of one variable token; then templates of different lengths whose alignment (longest
@@ -258,13 +262,34 @@ export function mineTemplates(
       );
   }
   for (let round = 0; round < 4; round++) {
-    const touched = crossProduct(current, wildcard, keys, levels, masked, printed, vocabulary, false);
-    if (process.env.XP_LAST !== '0') for (const l of crossProduct(current, wildcard, keys, levels, masked, printed, vocabulary, true)) touched.add(l);
+    const touched = crossProduct(current, wildcard, keys, levels, masked, printed, false);
+    for (const l of crossProduct(current, wildcard, keys, levels, masked, printed, true)) touched.add(l);
     if (!touched.size) break;
     for (const length of [...touched].sort((a, b) => a - b)) {
       const members = byLength.get(length)!;
       if (members.length > 1)
-        generalize(current, rows, members, length, wildcard, multiSlot, keys, framedWildcards, quoteLeads, quotedWords, marks, masked, levels, closers, bracketed, fills, printed, options, vocabulary, frameOf);
+        generalize(
+          current,
+          rows,
+          members,
+          length,
+          wildcard,
+          multiSlot,
+          keys,
+          framedWildcards,
+          quoteLeads,
+          quotedWords,
+          marks,
+          masked,
+          levels,
+          closers,
+          bracketed,
+          fills,
+          printed,
+          options,
+          vocabulary,
+          frameOf,
+        );
     }
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
@@ -567,20 +592,24 @@ function generalize(
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
 
-const XP_CONTEXTS = Number(process.env.XP_C ?? 3);
-const XP_COVER = Number(process.env.XP_COVER ?? 0.8);
-const XP_LENGTH = Number(process.env.XP_LEN ?? 3);
-const XP_OFF = process.env.XP_OFF === '1';
-const XP_MANY = Number(process.env.XP_MANY ?? 3);
-const XP_CONTEXTS_MANY = Number(process.env.XP_CM ?? 2);
+/** Two tokens at an end of the line are a source when both print this many shared events (`up` / `down` share two). */
+const SOURCE_EVENTS_PAIR = 3;
+/** Three or more tokens at an end of the line are a source when all print this many shared events. */
+const SOURCE_EVENTS = 2;
+/** The shared events hold at least this share of each source's lines (a source prints every event). */
+const SOURCE_COVER = 0.8;
+/** Lines of fewer tokens are short messages: their ends are never judged as a source. */
+const SOURCE_LENGTH = 3;
 
 /**
- * The cross product at the leading position, once the passes have settled: a linked set of two or more
- * leading tokens (linked where they print the same rest of the line, of any length) is a source (a
- * channel, a job's kind), not an event's first word, when every one of them prints the same `XP_CONTEXTS`
- * or more different events (rest-of-line contexts that stay different once their parameters are erased)
- * and those shared events hold at least `XP_COVER` of each token's lines: a source prints every event,
- * a word naming an event only its own. Masks them to the wildcard in place; the lengths touched.
+ * The cross product at one end of the line (the leading token, or with `last` the last one), once the
+ * passes have settled: a linked set of tokens there (linked where they print the same rest of the line,
+ * any length) is a source (a channel `[CHA]` / `[CHB]`, a job's kind `JOB<*>` / `STC<*>`, a component
+ * closing the line), not the word naming the event, when every one of them prints the same different
+ * events (rest-of-line contexts still different once a position where two of them differ alone is erased
+ * as a parameter): two or more shared events for three or more tokens, three or more for two (`up` /
+ * `down` after the same two events keep their words), covering `SOURCE_COVER` of each token's lines (a
+ * source prints every event; a word naming an event only its own). Masks them in place; the lengths touched.
  */
 function crossProduct(
   current: Int32Array[],
@@ -589,15 +618,13 @@ function crossProduct(
   levels: Set<number>,
   masked: Set<number>,
   printed: Float64Array,
-  vocabulary: readonly string[],
   last: boolean,
 ): Set<number> {
   const touched = new Set<number>();
-  if (XP_OFF) return touched;
   const contextOf: string[] = [];
   const contexts = new Map<string, Set<number>>();
-  current.forEach((row, r) => {
-    if (row.length < XP_LENGTH) {
+  current.forEach((row) => {
+    if (row.length < SOURCE_LENGTH) {
       contextOf.push('');
       return;
     }
@@ -607,7 +634,6 @@ function crossProduct(
     const values = contexts.get(k);
     if (!values) contexts.set(k, new Set([row[at]]));
     else values.add(row[at]);
-    void r;
   });
   const parent = new Map<number, number>();
   const find = (x: number): number => {
@@ -638,7 +664,7 @@ function crossProduct(
     if (set.length < 2 || set.some((v) => v === wildcard || keys.has(v) || (levels.has(v) && !masked.has(v)))) continue;
     const shared = new Set<string>();
     for (const [k, values] of contexts) if (values.size >= set.length && set.every((v) => values.has(v))) shared.add(k);
-    const fewest = set.length >= XP_MANY ? XP_CONTEXTS_MANY : XP_CONTEXTS;
+    const fewest = set.length >= 3 ? SOURCE_EVENTS : SOURCE_EVENTS_PAIR;
     if (shared.size < fewest || events(current, contextOf, shared, last) < fewest) continue;
     const all = new Map<number, number>();
     const covered = new Map<number, number>();
@@ -648,9 +674,7 @@ function crossProduct(
       all.set(t, (all.get(t) ?? 0) + printed[r]);
       if (shared.has(contextOf[r])) covered.set(t, (covered.get(t) ?? 0) + printed[r]);
     });
-    const ok = set.every((v) => (covered.get(v) ?? 0) >= XP_COVER * (all.get(v) ?? 0));
-    if (process.env.XP_DEBUG) console.error('XP', ok, shared.size, set.map((v) => `${vocabulary[v]}:${covered.get(v) ?? 0}/${all.get(v) ?? 0}`).join(' '));
-    if (ok) for (const v of set) variable.add(v);
+    if (set.every((v) => (covered.get(v) ?? 0) >= SOURCE_COVER * (all.get(v) ?? 0))) for (const v of set) variable.add(v);
   }
   current.forEach((row, r) => {
     const at = last ? row.length - 1 : 0;
@@ -676,7 +700,11 @@ function events(current: Int32Array[], contextOf: string[], shared: Set<string>,
   });
   let count = 0;
   const byLength = new Map<number, Int32Array[]>();
-  for (const row of reps) byLength.set(row.length, [...(byLength.get(row.length) ?? []), row]);
+  for (const row of reps) {
+    const list = byLength.get(row.length);
+    if (list) list.push(row);
+    else byLength.set(row.length, [row]);
+  }
   for (const [length, list] of byLength) {
     const erased = new Set<number>([last ? length - 1 : 0]);
     const skeleton = (row: Int32Array, skip: number) => {

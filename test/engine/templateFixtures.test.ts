@@ -2709,7 +2709,10 @@ test('a leading source printing every event is a value: channels [CHA] … [CHD]
 test('a leading source printing every event: a job id whose letters say its kind (JOB<*> / STC<*> / TSU<*>) does not split the event', () => {
   const r = rng(302);
   const kinds = ['JOB', 'STC', 'TSU'];
-  const lines = bySource(r, kinds, 600).map(([e, l]): [string, string] => [e, l.replace(/^(JOB|STC|TSU)/, (k) => `${k}${String(Math.floor(r() * 99999)).padStart(5, '0')}`)]);
+  const lines = bySource(r, kinds, 600).map(([e, l]): [string, string] => [
+    e,
+    l.replace(/^(JOB|STC|TSU)/, (k) => `${k}${String(Math.floor(r() * 99999)).padStart(5, '0')}`),
+  ]);
   const templates = exact(lines);
   assert.ok(templates[0].startsWith('<*> '), templates[0]);
 });
