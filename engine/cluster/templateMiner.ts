@@ -45,7 +45,11 @@
  * `extendedDiagnosticSession`). Two forms of one verb (`Executing` /
  * `Executed`) are two events however many contexts they vary in.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
- * elsewhere). Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
+ * elsewhere). Once they have settled, the cross product judges both ends of the line across lengths
+ * (crossProduct): tokens there that each print the same several different events with most of their
+ * lines (a channel `[CHA]`…`[CHD]` or a job's kind `JOB<*>` / `STC<*>` opening every event, a component
+ * closing it) are a source, a variable, though the leading token otherwise anchors and the last word
+ * names the event; the passes run again on the lengths it touched. Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
  * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
  * singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
  * as the tokeniser reads a run of one variable token; then templates of different lengths whose alignment (longest
@@ -256,6 +260,37 @@ export function mineTemplates(
         vocabulary,
         frameOf,
       );
+  }
+  for (let round = 0; round < 4; round++) {
+    const touched = crossProduct(current, wildcard, keys, levels, masked, printed, false);
+    for (const l of crossProduct(current, wildcard, keys, levels, masked, printed, true)) touched.add(l);
+    if (!touched.size) break;
+    for (const length of [...touched].sort((a, b) => a - b)) {
+      const members = byLength.get(length)!;
+      if (members.length > 1)
+        generalize(
+          current,
+          rows,
+          members,
+          length,
+          wildcard,
+          multiSlot,
+          keys,
+          framedWildcards,
+          quoteLeads,
+          quotedWords,
+          marks,
+          masked,
+          levels,
+          closers,
+          bracketed,
+          fills,
+          printed,
+          options,
+          vocabulary,
+          frameOf,
+        );
+    }
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
@@ -556,6 +591,148 @@ function generalize(
 }
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
+
+/** Two tokens at an end of the line are a source when both print this many shared events (`up` / `down` share two). */
+const SOURCE_EVENTS_PAIR = 3;
+/** Three or more tokens at an end of the line are a source when all print this many shared events. */
+const SOURCE_EVENTS = 2;
+/** The shared events hold at least this share of each source's lines (a source prints every event). */
+const SOURCE_COVER = 0.8;
+/** Lines of fewer tokens are short messages: their ends are never judged as a source. */
+const SOURCE_LENGTH = 3;
+
+/**
+ * The cross product at one end of the line (the leading token, or with `last` the last one), once the
+ * passes have settled: a linked set of tokens there (linked where they print the same rest of the line,
+ * any length) is a source (a channel `[CHA]` / `[CHB]`, a job's kind `JOB<*>` / `STC<*>`, a component
+ * closing the line), not the word naming the event, when every one of them prints the same different
+ * events (rest-of-line contexts still different once a position where two of them differ alone is erased
+ * as a parameter): two or more shared events for three or more tokens, three or more for two (`up` /
+ * `down` after the same two events keep their words), covering `SOURCE_COVER` of each token's lines (a
+ * source prints every event; a word naming an event only its own). Masks them in place; the lengths touched.
+ */
+function crossProduct(
+  current: Int32Array[],
+  wildcard: number,
+  keys: Set<number>,
+  levels: Set<number>,
+  masked: Set<number>,
+  printed: Float64Array,
+  last: boolean,
+): Set<number> {
+  const touched = new Set<number>();
+  const contextOf: string[] = [];
+  const contexts = new Map<string, Set<number>>();
+  current.forEach((row) => {
+    if (row.length < SOURCE_LENGTH) {
+      contextOf.push('');
+      return;
+    }
+    const at = last ? row.length - 1 : 0;
+    const k = `${row.length}|${(last ? row.subarray(0, at) : row.subarray(1)).join(',')}`;
+    contextOf.push(k);
+    const values = contexts.get(k);
+    if (!values) contexts.set(k, new Set([row[at]]));
+    else values.add(row[at]);
+  });
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    let root = x;
+    while (parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(x, root);
+    return root;
+  };
+  for (const values of contexts.values()) {
+    if (values.size < 2) continue;
+    const list = [...values];
+    for (const v of list) if (!parent.has(v)) parent.set(v, v);
+    for (let i = 1; i < list.length; i++) {
+      const a = find(list[0]);
+      const b = find(list[i]);
+      if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
+    }
+  }
+  const sets = new Map<number, number[]>();
+  for (const v of parent.keys()) {
+    const root = find(v);
+    const set = sets.get(root);
+    if (set) set.push(v);
+    else sets.set(root, [v]);
+  }
+  const variable = new Set<number>();
+  for (const set of sets.values()) {
+    if (set.length < 2 || set.some((v) => v === wildcard || keys.has(v) || (levels.has(v) && !masked.has(v)))) continue;
+    const shared = new Set<string>();
+    for (const [k, values] of contexts) if (values.size >= set.length && set.every((v) => values.has(v))) shared.add(k);
+    const fewest = set.length >= 3 ? SOURCE_EVENTS : SOURCE_EVENTS_PAIR;
+    if (shared.size < fewest || events(current, contextOf, shared, last) < fewest) continue;
+    const all = new Map<number, number>();
+    const covered = new Map<number, number>();
+    current.forEach((row, r) => {
+      const t = row[last ? row.length - 1 : 0];
+      if (!contextOf[r] || !set.includes(t)) return;
+      all.set(t, (all.get(t) ?? 0) + printed[r]);
+      if (shared.has(contextOf[r])) covered.set(t, (covered.get(t) ?? 0) + printed[r]);
+    });
+    if (set.every((v) => (covered.get(v) ?? 0) >= SOURCE_COVER * (all.get(v) ?? 0))) for (const v of set) variable.add(v);
+  }
+  current.forEach((row, r) => {
+    const at = last ? row.length - 1 : 0;
+    if (!contextOf[r] || !variable.has(row[at])) return;
+    row[at] = wildcard;
+    touched.add(row.length);
+  });
+  return touched;
+}
+
+/**
+ * The events among the contexts `shared` (one line each): a position where two of them (of one length)
+ * differ alone is a parameter of one event (`job backup` / `job nightly` after `start` and `stop`),
+ * erased until none is left; the distinct lines that remain are different events.
+ */
+function events(current: Int32Array[], contextOf: string[], shared: Set<string>, last: boolean): number {
+  const reps: Int32Array[] = [];
+  const seen = new Set<string>();
+  current.forEach((row, r) => {
+    if (!shared.has(contextOf[r]) || seen.has(contextOf[r])) return;
+    seen.add(contextOf[r]);
+    reps.push(row);
+  });
+  let count = 0;
+  const byLength = new Map<number, Int32Array[]>();
+  for (const row of reps) {
+    const list = byLength.get(row.length);
+    if (list) list.push(row);
+    else byLength.set(row.length, [row]);
+  }
+  for (const [length, list] of byLength) {
+    const erased = new Set<number>([last ? length - 1 : 0]);
+    const skeleton = (row: Int32Array, skip: number) => {
+      const out: number[] = [];
+      for (let q = 0; q < length; q++) if (q !== skip && !erased.has(q)) out.push(row[q]);
+      return out.join(',');
+    };
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let q = 0; q < length; q++) {
+        if (erased.has(q)) continue;
+        const at = new Map<string, number>();
+        for (const row of list) {
+          const k = skeleton(row, q);
+          const t = at.get(k);
+          if (t === undefined) at.set(k, row[q]);
+          else if (t !== row[q]) {
+            erased.add(q);
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
+    count += new Set(list.map((row) => skeleton(row, -1))).size;
+  }
+  return count;
+}
 
 /** Where a name splits into pieces (`relay-eu.hubcloud.example.net`). */
 const NAME_PIECES = /([.\-_:/@]+)/;

@@ -2682,4 +2682,95 @@ test('identifiers ending a line (opposite): after a constant word they name the 
   exact(lines);
 });
 
+// The cross product at the leading position (Session 18, crossproduct).
+
+/** Events printed by every source: `${source} ${event}` for several events, each source printing each. */
+function bySource(r: () => number, sources: readonly string[], n: number): Array<[string, string]> {
+  const lines: Array<[string, string]> = [];
+  const events: Array<[string, () => string]> = [
+    ['started', () => `infusion started rate=${(r() * 100).toFixed(1)} mL/h volume=${Math.floor(r() * 500)} mL`],
+    ['stopped', () => `infusion stopped after ${Math.floor(r() * 300)} min by ${pick(r, names)}`],
+    ['occlusion', () => `occlusion alarm raised pressure ${Math.floor(r() * 900)} mmHg downstream`],
+    ['battery', () => `battery at ${Math.floor(r() * 100)} percent remaining on mains`],
+    ['door', () => `door opened while running for ${Math.floor(r() * 60)} s`],
+    ['bolus', () => `bolus of ${(r() * 10).toFixed(2)} mL delivered in ${Math.floor(r() * 90)} s`],
+  ];
+  for (let i = 0; i < n; i++) {
+    const [event, text] = pick(r, events);
+    lines.push([event, `${pick(r, sources)} ${text()}`]);
+  }
+  return lines;
+}
+
+test('a leading source printing every event is a value: channels [CHA] … [CHD] before six events join per event', () => {
+  exact(bySource(rng(301), ['[CHA]', '[CHB]', '[CHC]', '[CHD]'], 600));
+});
+
+test('a leading source printing every event: a job id whose letters say its kind (JOB<*> / STC<*> / TSU<*>) does not split the event', () => {
+  const r = rng(302);
+  const kinds = ['JOB', 'STC', 'TSU'];
+  const lines = bySource(r, kinds, 600).map(([e, l]): [string, string] => [
+    e,
+    l.replace(/^(JOB|STC|TSU)/, (k) => `${k}${String(Math.floor(r() * 99999)).padStart(5, '0')}`),
+  ]);
+  const templates = exact(lines);
+  assert.ok(templates[0].startsWith('<*> '), templates[0]);
+});
+
+test('a leading source (opposite): leading words sharing one event only, or events of one word, stay apart (start / stop / pause job <few names>, begin / end layout of <few windows>, normal / warning)', () => {
+  const r = rng(303);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const job = pick(r, ['backup', 'nightly', 'reindex', 'vacuum', 'rotate']);
+    const verb = pick(r, ['start', 'stop', 'pause']);
+    lines.push([verb, `${verb} job ${job}`]);
+    const phase = pick(r, ['begin', 'end']);
+    lines.push([phase, `${phase} layout of ${pick(r, ['Launcher', 'Settings', 'Dialer'])} window`]);
+    const w = pick(r, ['normal', 'warning', 'running', 'idle']);
+    lines.push([w, w]);
+  }
+  // The job and window names are few (the miner keeps them as words); what matters is the leading word.
+  const templates = mine(lines.map(([, line]) => line));
+  lines.forEach(([, line], k) => assert.is(templates[k].split(' ')[0], line.split(' ')[0], templates[k]));
+});
+
+test('a leading source (opposite): a verb before the same fields (GET / PUT / DELETE <path> <status>) among few paths keeps its word when each verb has its own paths', () => {
+  const r = rng(304);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const verb = pick(r, ['open', 'close', 'flush']);
+    const own = { open: ['inbox', 'drafts', 'sent'], close: ['inbox', 'archive', 'trash'], flush: ['journal', 'wal', 'inbox'] }[verb]!;
+    lines.push([verb, `${verb} mailbox ${pick(r, own)} for session ${Math.floor(r() * 99999)}`]);
+  }
+  exact(lines);
+});
+
+test('a source closing the line: five components in brackets after each of four events join per event (… [WindowsUpdate] / [Defender] / …)', () => {
+  const r = rng(305);
+  const lines: Array<[string, string]> = [];
+  const components = ['[UpdateAgent]', '[Defender]', '[Orchestrator]', '[Servicing]', '[Installer]'];
+  for (let i = 0; i < 600; i++) {
+    const c = pick(r, components);
+    const [event, text] = pick(r, [
+      ['scan', () => `scan finished in ${Math.floor(r() * 900)} ms with ${Math.floor(r() * 9)} findings`],
+      ['download', () => `download of package ${Math.floor(r() * 99999)} completed`],
+      ['reboot', () => `reboot required after ${Math.floor(r() * 9)} updates`],
+      ['policy', () => `policy refresh took ${Math.floor(r() * 900)} ms`],
+    ] as Array<[string, () => string]>);
+    lines.push([event, `${text()} ${c}`]);
+  }
+  exact(lines);
+});
+
+test('a source closing the line (opposite): two words ending the same events keep theirs (port <n> link up / down, tunnel <n> state up / down)', () => {
+  const r = rng(306);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const state = pick(r, ['up', 'down']);
+    lines.push([`port ${state}`, `port ${Math.floor(r() * 48)} link ${state}`]);
+    lines.push([`tunnel ${state}`, `tunnel ${Math.floor(r() * 999)} state ${state}`]);
+  }
+  exact(lines);
+});
+
 test.run();
