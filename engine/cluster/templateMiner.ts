@@ -236,7 +236,9 @@ export function mineTemplates(
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
   const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
-  for (const [length, members] of [...byLength.entries()].sort((a, b) => a[0] - b[0])) {
+  // The passes over the lines of one token count.
+  const generalizeLength = (length: number) => {
+    const members = byLength.get(length)!;
     if (members.length > 1)
       generalize(
         current,
@@ -260,37 +262,15 @@ export function mineTemplates(
         vocabulary,
         frameOf,
       );
-  }
-  for (let round = 0; round < 4; round++) {
+  };
+  for (const length of [...byLength.keys()].sort((a, b) => a - b)) generalizeLength(length);
+  // The cross product at the lines' ends, then the passes again over the lengths it changed, until it
+  // changes nothing (a masked source can make other lines equal) or CROSS_PRODUCT_ROUNDS have run.
+  for (let round = 0; round < CROSS_PRODUCT_ROUNDS; round++) {
     const touched = crossProduct(current, wildcard, keys, levels, masked, printed, false);
     for (const l of crossProduct(current, wildcard, keys, levels, masked, printed, true)) touched.add(l);
     if (!touched.size) break;
-    for (const length of [...touched].sort((a, b) => a - b)) {
-      const members = byLength.get(length)!;
-      if (members.length > 1)
-        generalize(
-          current,
-          rows,
-          members,
-          length,
-          wildcard,
-          multiSlot,
-          keys,
-          framedWildcards,
-          quoteLeads,
-          quotedWords,
-          marks,
-          masked,
-          levels,
-          closers,
-          bracketed,
-          fills,
-          printed,
-          options,
-          vocabulary,
-          frameOf,
-        );
-    }
+    for (const length of [...touched].sort((a, b) => a - b)) generalizeLength(length);
   }
   for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
@@ -600,6 +580,8 @@ const SOURCE_EVENTS = 2;
 const SOURCE_COVER = 0.8;
 /** Lines of fewer tokens are short messages: their ends are never judged as a source. */
 const SOURCE_LENGTH = 3;
+/** The cross product and the passes after it repeat at most this many times (a bound on the loop). */
+const CROSS_PRODUCT_ROUNDS = 4;
 
 /**
  * The cross product at one end of the line (the leading token, or with `last` the last one), once the
