@@ -376,32 +376,10 @@ function generalize(
         if (!values) contexts.set(k, [t]);
         else if (!values.includes(t)) values.push(t);
       });
-      const parent = new Map<number, number>();
-      const find = (x: number): number => {
-        let root = x;
-        while (parent.get(root) !== root) root = parent.get(root)!;
-        parent.set(x, root);
-        return root;
-      };
-      for (const values of contexts.values()) {
-        if (values.length < 2) continue;
-        for (const v of values) if (!parent.has(v)) parent.set(v, v);
-        for (let i = 1; i < values.length; i++) {
-          const a = find(values[0]);
-          const b = find(values[i]);
-          if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
-        }
-      }
-      if (!parent.size) continue;
+      const { find, sets } = linkTogether(contexts.values());
+      if (!sets.size) continue;
       const varied = new Map<number, number>();
       for (const values of contexts.values()) if (values.length >= 2) varied.set(find(values[0]), (varied.get(find(values[0])) ?? 0) + 1);
-      const sets = new Map<number, number[]>();
-      for (const v of parent.keys()) {
-        const root = find(v);
-        const set = sets.get(root);
-        if (set) set.push(v);
-        else sets.set(root, [v]);
-      }
       // Lines printed per token at p (for "each value rare").
       const lines = new Map<number, number>();
       for (const r of members) lines.set(current[r][p], (lines.get(current[r][p]) ?? 0) + printed[r]);
@@ -572,6 +550,37 @@ function generalize(
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
 
+/**
+ * Tokens linked where two or more are seen in one group (one context), union-find: `find` gives a
+ * token's set (its smallest token), `sets` every linked set in the order its tokens were first seen.
+ */
+function linkTogether(groups: Iterable<readonly number[]>): { find: (x: number) => number; sets: Map<number, number[]> } {
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    let root = x;
+    while (parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(x, root);
+    return root;
+  };
+  for (const values of groups) {
+    if (values.length < 2) continue;
+    for (const v of values) if (!parent.has(v)) parent.set(v, v);
+    for (let i = 1; i < values.length; i++) {
+      const a = find(values[0]);
+      const b = find(values[i]);
+      if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
+    }
+  }
+  const sets = new Map<number, number[]>();
+  for (const v of parent.keys()) {
+    const root = find(v);
+    const set = sets.get(root);
+    if (set) set.push(v);
+    else sets.set(root, [v]);
+  }
+  return { find, sets };
+}
+
 /** Two tokens at an end of the line are a source when both print this many shared events (`up` / `down` share two). */
 const SOURCE_EVENTS_PAIR = 3;
 /** Three or more tokens at an end of the line are a source when all print this many shared events. */
@@ -617,30 +626,7 @@ function crossProduct(
     if (!values) contexts.set(k, new Set([row[at]]));
     else values.add(row[at]);
   });
-  const parent = new Map<number, number>();
-  const find = (x: number): number => {
-    let root = x;
-    while (parent.get(root) !== root) root = parent.get(root)!;
-    parent.set(x, root);
-    return root;
-  };
-  for (const values of contexts.values()) {
-    if (values.size < 2) continue;
-    const list = [...values];
-    for (const v of list) if (!parent.has(v)) parent.set(v, v);
-    for (let i = 1; i < list.length; i++) {
-      const a = find(list[0]);
-      const b = find(list[i]);
-      if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
-    }
-  }
-  const sets = new Map<number, number[]>();
-  for (const v of parent.keys()) {
-    const root = find(v);
-    const set = sets.get(root);
-    if (set) set.push(v);
-    else sets.set(root, [v]);
-  }
+  const { sets } = linkTogether([...contexts.values()].map((values) => [...values]));
   const variable = new Set<number>();
   for (const set of sets.values()) {
     if (set.length < 2 || set.some((v) => v === wildcard || keys.has(v) || (levels.has(v) && !masked.has(v)))) continue;
