@@ -11,10 +11,10 @@ import type { Queryable } from '../lib/db.ts';
  */
 export async function ensureGeneratedSecret(db: Queryable, key: string): Promise<string> {
   for (;;) {
-    const inserted = await db.query<{ value: string }>(
-      'insert into app_settings (key, value) values ($1, $2) on conflict (key) do nothing returning value',
-      [key, randomToken(48)],
-    );
+    const inserted = await db.query<{ value: string }>('insert into app_settings (key, value) values ($1, $2) on conflict (key) do nothing returning value', [
+      key,
+      randomToken(48),
+    ]);
     if (inserted.rows[0]) return inserted.rows[0].value;
     const existing = await db.query<{ value: string }>('select value from app_settings where key = $1', [key]);
     if (existing.rows[0]) return existing.rows[0].value;
