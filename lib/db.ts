@@ -115,6 +115,23 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
 }
 
 /**
+ * The row `insert` (an `insert … on conflict do nothing returning …`) created, or else the row `read`
+ * finds: a create-once value several processes may ask for at the same moment. Two statements on
+ * purpose: when another transaction's insert of the same key is uncommitted, ours waits for it and then
+ * inserts nothing, and a read in that same statement would use the snapshot taken before the other
+ * committed and find no row either. A fresh statement sees the committed row. Loops only if the row
+ * was deleted in between.
+ */
+export async function insertOrRead<T extends pg.QueryResultRow>(db: Queryable, insert: pg.QueryConfig, read: pg.QueryConfig): Promise<T> {
+  for (;;) {
+    const inserted = await db.query<T>(insert);
+    if (inserted.rows[0]) return inserted.rows[0];
+    const existing = await db.query<T>(read);
+    if (existing.rows[0]) return existing.rows[0];
+  }
+}
+
+/**
  * Postgres errors a fresh attempt of the same transaction can get past: a unique violation (two
  * transactions created the same new key; the retry finds the winner's row), a deadlock, a
  * serialization failure.

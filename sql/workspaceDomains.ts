@@ -1,5 +1,5 @@
 /** E-mail domains claimed by workspaces and their DNS verification (one workspace per verified domain). */
-import type { Queryable } from '../lib/db.ts';
+import { insertOrRead, type Queryable } from '../lib/db.ts';
 import type { ListSource } from './pagination.ts';
 
 export interface WorkspaceDomainRow {
@@ -13,14 +13,15 @@ export interface WorkspaceDomainRow {
 
 /** The workspace's claim of `domain`, created on first call (the same token on a repeat). */
 export async function claimDomain(db: Queryable, workspaceId: string, domain: string, token: string): Promise<WorkspaceDomainRow> {
-  const { rows } = await db.query<WorkspaceDomainRow>(
-    `with ins as (
-       insert into workspace_domains (workspace_id, domain, verification_token) values ($1, $2, $3)
-       on conflict (workspace_id, domain) do nothing returning *)
-     select * from ins union all select * from workspace_domains where workspace_id = $1 and domain = $2 limit 1`,
-    [workspaceId, domain, token],
+  return insertOrRead<WorkspaceDomainRow>(
+    db,
+    {
+      text: `insert into workspace_domains (workspace_id, domain, verification_token) values ($1, $2, $3)
+             on conflict (workspace_id, domain) do nothing returning *`,
+      values: [workspaceId, domain, token],
+    },
+    { text: 'select * from workspace_domains where workspace_id = $1 and domain = $2', values: [workspaceId, domain] },
   );
-  return rows[0];
 }
 
 export async function findDomain(db: Queryable, workspaceId: string, id: string): Promise<WorkspaceDomainRow | null> {
