@@ -83,6 +83,7 @@ import {
   WRITTEN_TWELFTH_ROUND,
   WRITTEN_THIRTEENTH_ROUND,
   WRITTEN_FOURTEENTH_ROUND,
+  WRITTEN_FIFTEENTH_ROUND,
   WRITTEN_SIXTEENTH_ROUND,
 } from '../fixtures/heldoutLogs.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
@@ -457,6 +458,7 @@ async function heldoutSection() {
     round('twelfth', 'blind to the session-18 rules', WRITTEN_TWELFTH_ROUND),
     round('thirteenth', 'blind to the session-18 rules', WRITTEN_THIRTEENTH_ROUND),
     round('fourteenth', 'blind to the session-18 rules', WRITTEN_FOURTEENTH_ROUND),
+    round('fifteenth', 'blind to the session-19 rules', WRITTEN_FIFTEENTH_ROUND),
     round('sixteenth', 'blind to the session-19 rules', WRITTEN_SIXTEENTH_ROUND),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];
