@@ -85,6 +85,7 @@ import {
   WRITTEN_FOURTEENTH_ROUND,
   WRITTEN_FIFTEENTH_ROUND,
   WRITTEN_SIXTEENTH_ROUND,
+  WRITTEN_SEVENTEENTH_ROUND,
 } from '../fixtures/heldoutLogs.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
 import { TEMPLATE_TOKEN_LIMIT, templateColumn } from '../engine/stages/02_normalize.ts';
@@ -460,6 +461,7 @@ async function heldoutSection() {
     round('fourteenth', 'blind to the session-18 rules', WRITTEN_FOURTEENTH_ROUND),
     round('fifteenth', 'blind to the session-19 rules', WRITTEN_FIFTEENTH_ROUND),
     round('sixteenth', 'blind to the session-19 rules', WRITTEN_SIXTEENTH_ROUND),
+    round('seventeenth', 'blind to the session-19 rules', WRITTEN_SEVENTEENTH_ROUND),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];
   for (const system of Object.keys(heldoutSystems)) {
