@@ -45,11 +45,12 @@
  * `extendedDiagnosticSession`). Two forms of one verb (`Executing` /
  * `Executed`) are two events however many contexts they vary in.
  * Passes repeat until nothing changes (a wildcard at one position can make other lines equal
- * elsewhere). Once they have settled, the cross product judges both ends of the line across lengths
- * (crossProduct): tokens there that each print the same several different events with most of their
- * lines (a channel `[CHA]`…`[CHD]` or a job's kind `JOB<*>` / `STC<*>` opening every event, a component
- * closing it) are a source, a variable, though the leading token otherwise anchors and the last word
- * names the event; the passes run again on the lengths it touched. Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
+ * elsewhere). Once they have settled, the cross product judges both ends of the line and the positions
+ * next to them across lengths (crossProduct): tokens there that each print the same several different
+ * events with most of their lines (a channel `[CHA]`…`[CHD]` or a job's kind `JOB<*>` / `STC<*>` opening
+ * every event, a component closing it, a daemon after a host, a component after a thread) are a source,
+ * a variable, though the leading token otherwise anchors, the last word names the event and the passes
+ * see one length at a time; the passes run again on the lengths it touched. Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
  * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
  * singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
  * as the tokeniser reads a run of one variable token; then templates of different lengths whose alignment (longest
@@ -264,11 +265,11 @@ export function mineTemplates(
       );
   };
   for (const length of [...byLength.keys()].sort((a, b) => a - b)) generalizeLength(length);
-  // The cross product at the lines' ends, then the passes again over the lengths it changed, until it
+  // The cross product at the lines' ends and next to them, then the passes again over the lengths it changed, until it
   // changes nothing (a masked source can make other lines equal) or CROSS_PRODUCT_ROUNDS have run.
   for (let round = 0; round < CROSS_PRODUCT_ROUNDS; round++) {
-    const touched = crossProduct(current, wildcard, keys, levels, masked, printed, false);
-    for (const l of crossProduct(current, wildcard, keys, levels, masked, printed, true)) touched.add(l);
+    const touched = new Set<number>();
+    for (const slot of SOURCE_SLOTS) for (const l of crossProduct(current, rows, wildcard, keys, levels, masked, marks, printed, slot)) touched.add(l);
     if (!touched.size) break;
     for (const length of [...touched].sort((a, b) => a - b)) generalizeLength(length);
   }
@@ -593,10 +594,35 @@ const SOURCE_LENGTH = 3;
 const CROSS_PRODUCT_ROUNDS = 4;
 
 /**
- * The cross product at one end of the line (the leading token, or with `last` the last one), once the
- * passes have settled: a linked set of tokens there (linked where they print the same rest of the line,
- * any length) is a source (a channel `[CHA]` / `[CHB]`, a job's kind `JOB<*>` / `STC<*>`, a component
- * closing the line), not the word naming the event, when every one of them prints the same different
+ * Where the cross product looks: a position counted from the start of the line or (`last`) from its end,
+ * `offset` tokens in (0: the line's leading or last token).
+ */
+interface SourceSlot {
+  last: boolean;
+  offset: number;
+}
+
+/** The slots judged, in order: both ends, then the middle. */
+const SOURCE_SLOTS: readonly SourceSlot[] = [
+  { last: false, offset: 0 },
+  { last: true, offset: 0 },
+  { last: false, offset: 1 },
+  { last: false, offset: 2 },
+  { last: true, offset: 1 },
+];
+
+/** The position of `slot` in a line of `length` tokens, or -1 where the line is too short for it (a middle slot never at an end). */
+function slotAt(slot: SourceSlot, length: number): number {
+  if (length < SOURCE_LENGTH || (slot.offset > 0 && length < slot.offset + 2)) return -1;
+  return slot.last ? length - 1 - slot.offset : slot.offset;
+}
+
+/**
+ * The cross product at one slot of the line (the leading token, the last one, or one `offset` tokens in
+ * from either end), once the passes have settled: a linked set of tokens there (linked where they print
+ * the same rest of the line, any length; a token the passes masked counts as the one the line printed) is
+ * a source (a channel `[CHA]` / `[CHB]`, a job's kind `JOB<*>` / `STC<*>`, a component closing the line,
+ * a daemon after a host, a component after a thread), not the word naming the event, when every one of them prints the same different
  * events (rest-of-line contexts still different once a position where two of them differ alone is erased
  * as a parameter): two or more shared events for three or more tokens, three or more for two (`up` /
  * `down` after the same two events keep their words), covering `SOURCE_COVER` of each token's lines (a
@@ -604,27 +630,33 @@ const CROSS_PRODUCT_ROUNDS = 4;
  */
 function crossProduct(
   current: Int32Array[],
+  original: Int32Array[],
   wildcard: number,
   keys: Set<number>,
   levels: Set<number>,
   masked: Set<number>,
+  marks: Set<number>,
   printed: Float64Array,
-  last: boolean,
+  slot: SourceSlot,
 ): Set<number> {
   const touched = new Set<number>();
   const contextOf: string[] = [];
   const contexts = new Map<string, Set<number>>();
-  current.forEach((row) => {
-    if (row.length < SOURCE_LENGTH) {
+  // The token a line prints at the slot: the original one where the passes masked it, so a source's
+  // events masked already by a pass (within one length) still count as its events.
+  const tokenAt = (r: number, at: number) => (current[r][at] === wildcard ? original[r][at] : current[r][at]);
+  current.forEach((row, r) => {
+    const at = slotAt(slot, row.length);
+    // A word between two equal marks (`** START **`) is a banner's label: never judged as a source.
+    if (at < 0 || (at > 0 && at < row.length - 1 && row[at - 1] === row[at + 1] && marks.has(row[at - 1]))) {
       contextOf.push('');
       return;
     }
-    const at = last ? row.length - 1 : 0;
-    const k = `${row.length}|${(last ? row.subarray(0, at) : row.subarray(1)).join(',')}`;
+    const k = `${row.length}|${row.subarray(0, at).join(',')}|${row.subarray(at + 1).join(',')}`;
     contextOf.push(k);
     const values = contexts.get(k);
-    if (!values) contexts.set(k, new Set([row[at]]));
-    else values.add(row[at]);
+    if (!values) contexts.set(k, new Set([tokenAt(r, at)]));
+    else values.add(tokenAt(r, at));
   });
   const { sets } = linkTogether([...contexts.values()].map((values) => [...values]));
   const variable = new Set<number>();
@@ -633,19 +665,20 @@ function crossProduct(
     const shared = new Set<string>();
     for (const [k, values] of contexts) if (values.size >= set.length && set.every((v) => values.has(v))) shared.add(k);
     const fewest = set.length >= 3 ? SOURCE_EVENTS : SOURCE_EVENTS_PAIR;
-    if (shared.size < fewest || events(current, contextOf, shared, last) < fewest) continue;
+    if (shared.size < fewest || events(current, contextOf, shared, slot) < fewest) continue;
     const all = new Map<number, number>();
     const covered = new Map<number, number>();
     current.forEach((row, r) => {
-      const t = row[last ? row.length - 1 : 0];
-      if (!contextOf[r] || !set.includes(t)) return;
+      if (!contextOf[r]) return;
+      const t = tokenAt(r, slotAt(slot, row.length));
+      if (!set.includes(t)) return;
       all.set(t, (all.get(t) ?? 0) + printed[r]);
       if (shared.has(contextOf[r])) covered.set(t, (covered.get(t) ?? 0) + printed[r]);
     });
     if (set.every((v) => (covered.get(v) ?? 0) >= SOURCE_COVER * (all.get(v) ?? 0))) for (const v of set) variable.add(v);
   }
   current.forEach((row, r) => {
-    const at = last ? row.length - 1 : 0;
+    const at = slotAt(slot, row.length);
     if (!contextOf[r] || !variable.has(row[at])) return;
     row[at] = wildcard;
     touched.add(row.length);
@@ -658,7 +691,7 @@ function crossProduct(
  * differ alone is a parameter of one event (`job backup` / `job nightly` after `start` and `stop`),
  * erased until none is left; the distinct lines that remain are different events.
  */
-function events(current: Int32Array[], contextOf: string[], shared: Set<string>, last: boolean): number {
+function events(current: Int32Array[], contextOf: string[], shared: Set<string>, slot: SourceSlot): number {
   const reps: Int32Array[] = [];
   const seen = new Set<string>();
   current.forEach((row, r) => {
@@ -674,7 +707,7 @@ function events(current: Int32Array[], contextOf: string[], shared: Set<string>,
     else byLength.set(row.length, [row]);
   }
   for (const [length, list] of byLength) {
-    const erased = new Set<number>([last ? length - 1 : 0]);
+    const erased = new Set<number>([slotAt(slot, length)]);
     const skeleton = (row: Int32Array, skip: number) => {
       const out: number[] = [];
       for (let q = 0; q < length; q++) if (q !== skip && !erased.has(q)) out.push(row[q]);

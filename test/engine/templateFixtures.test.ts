@@ -2773,4 +2773,67 @@ test('a source closing the line (opposite): two words ending the same events kee
   exact(lines);
 });
 
+// The cross product in the middle of the line (Session 19, midsource).
+
+test('a source in the middle: a daemon after a host, printing every event (node<n> ingestd: / exportd: …), does not split the event', () => {
+  const r = rng(311);
+  const lines = bySource(r, ['ingestd:', 'exportd:'], 600).map(([e, l]): [string, string] => [e, `node${Math.floor(r() * 40)} ${l}`]);
+  const templates = exact(lines);
+  assert.ok(
+    templates.every((t) => t.split(' ')[1] === '<*>'),
+    templates[0],
+  );
+});
+
+test('a source in the middle: a component after a thread, or a module after a session number, printing every event joins per event', () => {
+  const r = rng(312);
+  const threads = bySource(r, ['OrderService', 'PaymentService', 'StockService'], 600).map(([e, l]): [string, string] => {
+    const [component, ...text] = l.split(' ');
+    return [e, `[pool-${Math.floor(r() * 8)}-thread-${Math.floor(r() * 20)}] ${component} - ${text.join(' ')}`];
+  });
+  exact(threads);
+  const modules = bySource(r, ['ldap:', 'kerberos:', 'radius:'], 600).map(([e, l]): [string, string] => [e, `Auth: (${Math.floor(r() * 9999)}) ${l}`]);
+  exact(modules);
+});
+
+test('a source in the middle (opposite): a banner label between equal marks (Agent ** START ** / ** END ** Agent: …) stays the event, though printed with the same events', () => {
+  const r = rng(313);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const phase = pick(r, ['START', 'END']);
+    const [component, mark, text] = pick(r, [
+      ['Agent', '**', `Agent: Finding updates [CallerId = ${Math.floor(r() * 9999)}]`],
+      ['AU', '##', 'AU: Search for updates'],
+      ['COMAPI', '--', `COMAPI: Search [ClientId = ${Math.floor(r() * 9999)}]`],
+      ['Handler', '::', `Handler: Install ${Math.floor(r() * 9)} updates of ${Math.floor(r() * 99)} MB`],
+    ] as Array<[string, string, string]>);
+    lines.push([`${component} ${phase}`, `${component} ${mark} ${phase} ${mark} ${text}`]);
+  }
+  exact(lines);
+});
+
+test('a source in the middle (opposite): a state word after a host printed with its own event only stays apart (link up / down, feature enabled / disabled, phase begin / end)', () => {
+  const r = rng(314);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    const host = `node${Math.floor(r() * 40)}`;
+    const [event, line] = pick(r, [
+      () => {
+        const s = pick(r, ['up', 'down']);
+        return [`link ${s}`, `${host} link ${s} on eth${Math.floor(r() * 4)}`];
+      },
+      () => {
+        const s = pick(r, ['enabled', 'disabled']);
+        return [`feature ${s}`, `${host} feature ${s} for pool ${Math.floor(r() * 99)}`];
+      },
+      () => {
+        const s = pick(r, ['begin', 'end']);
+        return [`phase ${s}`, `${host} ${s} phase ${Math.floor(r() * 9)} of rebuild after ${Math.floor(r() * 900)} ms`];
+      },
+    ] as Array<() => [string, string]>)();
+    lines.push([event, line]);
+  }
+  exact(lines);
+});
+
 test.run();
