@@ -2773,4 +2773,69 @@ test('a source closing the line (opposite): two words ending the same events kee
   exact(lines);
 });
 
+// Session 19 (blindfixb): classes of the blind rounds.
+
+test('a record of values only: short messages after the same values are not folded into it (<pid> <user> <host> <user> beside <pid> <user> disk quota exceeded)', () => {
+  const r = rng(401);
+  const words = ['cedar', 'ember', 'fjord', 'granite', 'harbor', 'juniper', 'lagoon', 'meadow', 'nectar', 'orchid'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const u = r();
+    const pid = Math.floor(r() * 99999);
+    if (u < 0.5) lines.push(['record', `${pid} ${pick(r, names)} ${pick(r, words)}.${pick(r, words)}.example.net ${pick(r, names)}`]);
+    else if (u < 0.7) lines.push(['quota', `${pid} ${pick(r, names)} disk quota exceeded`]);
+    else if (u < 0.85) lines.push(['opened', `${pid} ${pick(r, names)} session opened by peer`]);
+    else lines.push(['down', `${pid} ${pick(r, names)} link went down`]);
+  }
+  exact(lines);
+});
+
+test('a record of values only (opposite): an optional value inside a message with a frame of words still folds (<id> <n> <user> moved to queue <q> / <id> <user> moved to queue <q>)', () => {
+  const r = rng(402);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const id = Math.floor(r() * 99999);
+    const extra = r() < 0.5 ? ` ${pick(r, names)}` : '';
+    lines.push(['moved', `job ${id}${extra} ${pick(r, names)} moved to queue q${Math.floor(r() * 9)} now`]);
+  }
+  exact(lines);
+});
+
+test('a logfmt message: msg="<phrase>" texts are the events, not one value, when each prints its own fields (msg="device-session saved" dev_addr= … / "gateway stats received" gateway_id= …)', () => {
+  const r = rng(403);
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const messages: Array<[string, () => string]> = [
+    ['device-session saved', () => `ctx_id=${hex(8)} dev_addr=${hex(8)} dev_eui=${hex(16)}`],
+    ['device-session created', () => `ctx_id=${hex(8)} dev_addr=${hex(8)} dev_eui=${hex(16)}`],
+    ['gateway stats packet received', () => `gateway_id=${hex(16)}`],
+    ['uplink meta-data saved', () => `ctx_id=${hex(8)} dev_eui=${hex(16)}`],
+    ['publishing message', () => `qos=${Math.floor(r() * 2)} topic=application/${Math.floor(r() * 40)}/device/${hex(16)}/event/up`],
+    ['connected to mqtt broker', () => ''],
+    ['mac-command received', () => `ctx_id=${hex(8)} cid=LinkADRAns dev_eui=${hex(16)}`],
+    ['device queue flushed', () => `dev_eui=${hex(16)} items=${Math.floor(r() * 9)}`],
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    const [m, fields] = pick(r, messages);
+    lines.push([m, `level=info msg="${m}" ${fields()}`.trim()]);
+  }
+  exact(lines);
+});
+
+test('a logfmt message (opposite): a key with single-word values from a large pool stays a variable everywhere, and error="<text>" reasons of one message join', () => {
+  const r = rng(404);
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const reasons = ['object does not exist', 'frame-counter did not increment', 'unexpected EOF', 'context deadline exceeded', 'invalid MIC'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    if (r() < 0.5) lines.push(['login', `level=info msg="user logged in" user=${pick(r, names)}${pick(r, names)} session=${hex(12)}`]);
+    else lines.push(['uplink error', `level=error msg="processing uplink frame error" ctx_id=${hex(8)} error="${pick(r, reasons)}"`]);
+  }
+  const templates = exact(lines);
+  assert.ok(
+    templates.some((t) => t.includes('user= <*>')),
+    templates[0],
+  );
+});
+
 test.run();
