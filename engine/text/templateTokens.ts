@@ -37,6 +37,9 @@
  * JSON fields are keys and values too: a token holding `"key":` fields splits after each `"key":` and
  * before each `"` after a comma (`{"command":` `"git-upload-pack",` `"level":` `"info",`), unless the
  * object is the value of a `key=` (`result={"score":92,…}` stays that key's one value).
+ * A record of four or more fields joined by `|` in one word (`R|1|^^^GLU|5.4|mmol/L||N`, an ASTM or HL7
+ * segment; `alice|<ip>|<host>|public|openat|ok|<path>`, an audit record) is one token per field (`R|`,
+ * `<*>|`, `^^^GLU|`, …): its type or operation names the event, its other fields vary.
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
  * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value);
  * a leading `[thread name/LEVEL]:` is `[<*>/LEVEL]:` (a thread is a value, the level a severity); a
@@ -124,6 +127,8 @@ const PADDED_NUMBER = /^[+-]?\d[\d.,:]*[\])}][^\w\s]*$/;
 const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
 /** A JSON field inside a token: a quoted key and a colon before a value (`"level":"info"`, `{"gl_key_id":8370`). */
 const JSON_FIELD = /"[A-Za-z_][\w.-]*":["{[\d-]/;
+/** A word of this many `|`-separated fields or more is a record (`P|1||<id>||^^|||F`): one token per field. */
+const RECORD_FIELDS = 4;
 /** Where a JSON token splits: after a `"key":`, and before a `"` that follows a comma. */
 const JSON_PIECES = /(?<=[A-Za-z_\d]":)|(?<=,)(?=")/;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
@@ -619,6 +624,17 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     if (words[i + 1] === '=>' && i + 2 < words.length && /^[A-Za-z][\w.-]*$/.test(words[i])) {
       tokens.push(`${maskToken(words[i])}=>`);
       i++;
+      continue;
+    }
+    // A record of RECORD_FIELDS or more fields joined by `|` in one word (an ASTM or HL7 segment
+    // `R|1|^^^GLU|5.4|mmol/L||N`, an audit record `alice|<ip>|<host>|share|openat|ok|<path>`) is read field
+    // by field, as words are: its type or its operation names the event, its ids and names vary.
+    if (!quoted && words[i].split('|', RECORD_FIELDS).length === RECORD_FIELDS) {
+      const fields = words[i].split('|');
+      fields.forEach((f, k) => {
+        if (k < fields.length - 1) pushToken(tokens, `${f}|`);
+        else if (f) pushToken(tokens, f);
+      });
       continue;
     }
     // JSON fields (`{"command":"git-upload-pack","level":"info",…`) are keys and values as `key=value`

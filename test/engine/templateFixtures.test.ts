@@ -2838,4 +2838,43 @@ test('a logfmt message (opposite): a key with single-word values from a large po
   );
 });
 
+test('a delimited record: fields joined by | in one word are read field by field (ASTM H| / P| / O| / R| records and ENQ / EOT after the same prefix)', () => {
+  const r = rng(405);
+  const digits = (n: number) => String(Math.floor(r() * 10 ** n)).padStart(n, '0');
+  const tests = ['GLU', 'NA', 'K', 'CREA', 'TSH', 'ALT', 'TRIG', 'TBIL'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    const u = r();
+    if (u < 0.45)
+      lines.push([
+        'result',
+        `[ASTM] <- R|${1 + Math.floor(r() * 12)}|^^^${pick(r, tests)}|${(r() * 200).toFixed(2)}|${pick(r, ['mmol/L', 'g/L', 'U/L'])}||${pick(r, ['N', 'H', 'L', 'HH'])}||F||||2024${digits(10)}`,
+      ]);
+    else if (u < 0.6) lines.push(['order', `[ASTM] <- O|1|24${digits(8)}||^^^${pick(r, tests)}|R||||||N||||||||||||||F`]);
+    else if (u < 0.7) lines.push(['patient', `[ASTM] <- P|1||${digits(8)}||^^|||${pick(r, ['M', 'F', 'U'])}`]);
+    else if (u < 0.8) lines.push(['header', `[ASTM] <- H|\\^&|||${pick(r, ['cobas', 'architect', 'atellica'])}^${digits(2)}|||||||P|1|2024${digits(10)}`]);
+    else if (u < 0.9) lines.push(['enq', '[ASTM] <- ENQ']);
+    else lines.push(['eot', '[ASTM] <- EOT']);
+  }
+  exact(lines);
+});
+
+test('a delimited record (opposite): a name and a counter joined by one | stay one word ([orders-sink|task-4]), and the records of one operation by many users join', () => {
+  assert.equal(templateTokens('INFO [orders-sink|task-4] Committing offsets', 64).tokens, ['INFO', '[orders-sink|task-<*>]', 'Committing', 'offsets']);
+  const r = rng(406);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const user = `${pick(r, names)}${pick(r, names)}`;
+    const ip = `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    if (r() < 0.6)
+      lines.push(['open', `smbd_audit: ${user}|${ip}|ws-${Math.floor(r() * 999)}|public|openat|ok|${pick(r, ['r', 'w'])}|Documents/${pick(r, names)}.txt`]);
+    else
+      lines.push([
+        'rename',
+        `smbd_audit: ${user}|${ip}|ws-${Math.floor(r() * 999)}|public|renameat|ok|Documents/${pick(r, names)}.txt|Scans/${pick(r, names)}.pdf`,
+      ]);
+  }
+  exact(lines);
+});
+
 test.run();
