@@ -8,7 +8,8 @@
  * lines, for every position p in turn:
  *   1. the lines equal everywhere but at p form a "context"; the tokens seen together at p in one
  *      context are linked (union-find), so `Mon` and `Sat` are linked through any context that holds
- *      both;
+ *      both; a context whose rest of the line is variables only (`JOB<*> <*>` before `KEPT` / `DELETED` /
+ *      a masked record) is no event's wording and never links a word with a value;
  *   2. a linked set of tokens is a variable, and each of its tokens becomes the wildcard at p, when it
  *      holds the wildcard already, bare or inside its punctuation (`"<*>"`: a masked value sits where a
  *      word sits elsewhere), or when it has
@@ -371,7 +372,11 @@ function generalize(
         if (seen.has(full)) return;
         seen.add(full);
         const t = current[r][p];
-        const k = key((h1[m] - mix1(p, t)) >>> 0, (h2[m] - mix2(p, t)) & 0x1fffff);
+        const k0 = key((h1[m] - mix1(p, t)) >>> 0, (h2[m] - mix2(p, t)) & 0x1fffff);
+        // A rest of the line of variables only (`JOB<*> <*>` before `KEPT` / `DELETED` / a masked record) is
+        // no event's wording: the words there are linked among themselves, the values among themselves, a
+        // word never with a value.
+        const k = variablesOf[m] - (holdsVariable(t) ? 1 : 0) === length - 1 && !holdsVariable(t) ? -k0 - 1 : k0;
         const values = contexts.get(k);
         if (!values) contexts.set(k, [t]);
         else if (!values.includes(t)) values.push(t);

@@ -629,7 +629,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // A record of RECORD_FIELDS or more fields joined by `|` in one word (an ASTM or HL7 segment
     // `R|1|^^^GLU|5.4|mmol/L||N`, an audit record `alice|<ip>|<host>|share|openat|ok|<path>`) is read field
     // by field, as words are: its type or its operation names the event, its ids and names vary.
-    if (!quoted && words[i].split('|', RECORD_FIELDS).length === RECORD_FIELDS) {
+    if (!quoted && words[i].includes('|') && words[i].split('|', RECORD_FIELDS).length === RECORD_FIELDS) {
       const fields = words[i].split('|');
       fields.forEach((f, k) => {
         if (k < fields.length - 1) pushToken(tokens, `${f}|`);

@@ -2877,4 +2877,30 @@ test('a delimited record (opposite): a name and a counter joined by one | stay o
   exact(lines);
 });
 
+test('a rest of the line of values only: words after it are not linked with the values printed there (<job> <code> KEPT / DELETED beside <job> <code> <record of values>)', () => {
+  const r = rng(409);
+  const n = (d: number) => String(Math.floor(r() * 10 ** d)).padStart(d, '0');
+  const words = ['REPORT', 'SORT', 'MASTER', 'INFILE', 'BACKUP', 'UNLOAD', 'EXTRACT'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 500; i++) {
+    const job = `JOB${n(5)}`;
+    const u = r();
+    if (u < 0.35) lines.push(['kept', `${job} 00000090 IEF285I SYS${n(1)}.${pick(r, words)}.G${n(4)}V00 KEPT`]);
+    else if (u < 0.6) lines.push(['deleted', `${job} 00000090 IEF285I SYS${n(1)}.${pick(r, words)}.G${n(4)}V00 DELETED`]);
+    else
+      lines.push([
+        'record',
+        `${job} 00000090 IEC161I ${n(3)}-${n(3)},${pick(r, ['GLDD', 'INVN', 'RPTM', 'ARXN'])}${n(3)},${pick(r, words)},${pick(r, words)},,,SYS${n(1)}.${pick(r, words)},`,
+      ]);
+  }
+  exact(lines);
+});
+
+test('a rest of the line of values only (opposite): many rare words after it are still a variable (<pid> <uid> <user>, user names from a large pool)', () => {
+  const r = rng(410);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) lines.push(['user', `${Math.floor(r() * 99999)} ${Math.floor(r() * 999)} ${pick(r, names)}${pick(r, names)}`]);
+  exact(lines);
+});
+
 test.run();
