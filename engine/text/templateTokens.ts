@@ -39,7 +39,8 @@
  * object is the value of a `key=` (`result={"score":92,…}` stays that key's one value).
  * A record of four or more fields joined by `|` in one word (`R|1|^^^GLU|5.4|mmol/L||N`, an ASTM or HL7
  * segment; `alice|<ip>|<host>|public|openat|ok|<path>`, an audit record) is one token per field (`R|`,
- * `<*>|`, `^^^GLU|`, …): its type or operation names the event, its other fields vary.
+ * `<*>|`, `^^^GLU|`, …): its type or operation names the event, its other fields vary; so is a record
+ * joined by commas with an empty field (`056-084,GLDD055,REPORT,INFILE,,,SYS1.MASTER,`), without a key.
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
  * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value);
  * a leading `[thread name/LEVEL]:` is `[<*>/LEVEL]:` (a thread is a value, the level a severity); a
@@ -628,11 +629,14 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     }
     // A record of RECORD_FIELDS or more fields joined by `|` in one word (an ASTM or HL7 segment
     // `R|1|^^^GLU|5.4|mmol/L||N`, an audit record `alice|<ip>|<host>|share|openat|ok|<path>`) is read field
-    // by field, as words are: its type or its operation names the event, its ids and names vary.
-    if (!quoted && words[i].includes('|') && words[i].split('|', RECORD_FIELDS).length === RECORD_FIELDS) {
-      const fields = words[i].split('|');
+    // by field, as words are: its type or its operation names the event, its ids and names vary. So is
+    // one joined by commas with an empty field (`056-084,GLDD055,REPORT,INFILE,,,SYS1.MASTER,`, a
+    // positional record); a comma list without one (`web-21,app-04`, `a=1,b=2`) stays one token.
+    const sep = words[i].includes('|') ? '|' : words[i].includes(',,') && !words[i].includes('=') ? ',' : '';
+    if (!quoted && sep && words[i].split(sep, RECORD_FIELDS).length === RECORD_FIELDS) {
+      const fields = words[i].split(sep);
       fields.forEach((f, k) => {
-        if (k < fields.length - 1) pushToken(tokens, `${f}|`);
+        if (k < fields.length - 1) pushToken(tokens, `${f}${sep}`);
         else if (f) pushToken(tokens, f);
       });
       continue;

@@ -2903,4 +2903,23 @@ test('a rest of the line of values only (opposite): many rare words after it are
   exact(lines);
 });
 
+test('a delimited record: comma-separated fields with an empty field are read field by field (AUDIT <n>,<user>,LOGIN,,<ip>, / LOGOUT,,, / FAILED,<code>,<ip>,)', () => {
+  const r = rng(411);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const head = `AUDIT ${Math.floor(r() * 99999)},${pick(r, names)}${pick(r, names)}`;
+    const ip = `10.0.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    const u = r();
+    if (u < 0.5) lines.push(['login', `${head},LOGIN,,${ip},`]);
+    else if (u < 0.8) lines.push(['logout', `${head},LOGOUT,,,`]);
+    else lines.push(['failed', `${head},FAILED,E${Math.floor(r() * 99)},${ip},`]);
+  }
+  exact(lines);
+});
+
+test('a delimited record (opposite): a comma list without an empty field stays one token (web-21,app-04,db-07; a=1,b=x,c=,d=4)', () => {
+  assert.equal(templateTokens('hosts web-21,app-04,db-07 ready', 64).tokens, ['hosts', 'web-<*>,app-<*>,db-<*>', 'ready']);
+  assert.equal(templateTokens('limits a=1,b=x,c=,d=4 set', 64).tokens, ['limits', 'a=<*>,b=x,c=,d=<*>', 'set']);
+});
+
 test.run();
