@@ -105,6 +105,9 @@ const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
  * position equal or a variable on either side (the variable wins). Only a digit-free word without `=`
  * strictly inside the line and with at least OPTIONAL_FLAG_MIN_LENGTH other tokens: a short message
  * that differs by one word (`layout begin` / `layout begin again`) keeps it, as does a last word.
+ * The two must share a frame of OPTIONAL_SEGMENT_FRAME equal constants, as optional segments must: a
+ * template of variables only (a record of values, `<pid> <user> <host> <user>`) lines up with anything
+ * and would take every shorter message after the same values (`<pid> <user> disk quota exceeded`).
  */
 export function foldOptionalFlags(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
@@ -121,6 +124,7 @@ export function foldOptionalFlags(current: Int32Array[], wildcard: number, keys:
         const optionalVariable = vocabulary[long.tokens[i]]?.includes(WILDCARD);
         if (!(optionalVariable || (isFlag(long.tokens[i]) && length - 1 >= OPTIONAL_FLAG_MIN_LENGTH))) continue;
         const match = shorter.find((s) => {
+          let frame = 0;
           for (let q = 0; q < length - 1; q++) {
             const a = s.tokens[q];
             const b = long.tokens[q < i ? q : q + 1];
@@ -129,8 +133,10 @@ export function foldOptionalFlags(current: Int32Array[], wildcard: number, keys:
             const anchor = q === 0 || (q === 1 && levels.has(s.tokens[0]));
             if (a !== b && anchor && !(vocabulary[a]?.includes(WILDCARD) && vocabulary[b]?.includes(WILDCARD))) return false;
             if (a !== b && a !== wildcard && b !== wildcard) return false;
+            if (a === b && !vocabulary[a]?.includes(WILDCARD)) frame++;
           }
-          return true;
+          // The two share a frame of constants: a template of variables lines up with anything.
+          return frame >= OPTIONAL_SEGMENT_FRAME;
         });
         if (!match) continue;
         const target = rootOf(match);

@@ -8,7 +8,8 @@
  * lines, for every position p in turn:
  *   1. the lines equal everywhere but at p form a "context"; the tokens seen together at p in one
  *      context are linked (union-find), so `Mon` and `Sat` are linked through any context that holds
- *      both;
+ *      both; a context whose rest of the line is variables only (`JOB<*> <*>` before `KEPT` / `DELETED` /
+ *      a masked record) is no event's wording and never links a word with a value;
  *   2. a linked set of tokens is a variable, and each of its tokens becomes the wildcard at p, when it
  *      holds the wildcard already, bare or inside its punctuation (`"<*>"`: a masked value sits where a
  *      word sits elsewhere), or when it has
@@ -233,7 +234,7 @@ export function mineTemplates(
     else byLength.set(row.length, [r]);
   });
   const current = rows.map((row) => Int32Array.from(row));
-  maskKeyValues(current, keys, wildcard, printed, options);
+  maskKeyValues(current, keys, wildcard, printed, options, vocabulary);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
   const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
@@ -372,7 +373,11 @@ function generalize(
         if (seen.has(full)) return;
         seen.add(full);
         const t = current[r][p];
-        const k = key((h1[m] - mix1(p, t)) >>> 0, (h2[m] - mix2(p, t)) & 0x1fffff);
+        const k0 = key((h1[m] - mix1(p, t)) >>> 0, (h2[m] - mix2(p, t)) & 0x1fffff);
+        // A rest of the line of variables only (`JOB<*> <*>` before `KEPT` / `DELETED` / a masked record) is
+        // no event's wording: the words there are linked among themselves, the values among themselves, a
+        // word never with a value.
+        const k = variablesOf[m] - (holdsVariable(t) ? 1 : 0) === length - 1 && !holdsVariable(t) ? -k0 - 1 : k0;
         const values = contexts.get(k);
         if (!values) contexts.set(k, [t]);
         else if (!values.includes(t)) values.push(t);
@@ -902,15 +907,29 @@ function keyValueCounts(rows: Int32Array[], keys: Set<number>, printed: Float64A
  * same `minDistinct` / `rareShare` evidence as inside a line) has a variable value wherever it appears.
  * Two lines with two such digit-free values (`rhost=cedar.example.net user=alice`) share no context
  * position by position, so the per-position passes alone would never see them vary. A key with few or
- * frequent values (`mDrawState=HAS_DRAWN` / `NO_SURFACE`) keeps them: they name the event.
+ * frequent values (`mDrawState=HAS_DRAWN` / `NO_SURFACE`) keeps them: they name the event. So does a
+ * key whose every value is a quoted phrase of several words (logfmt's `msg="device-session saved"`):
+ * the text of the message, whose words name the event; the passes judge it where lines print it
+ * among the same fields (three or more texts varying in one context are still a variable there).
  */
-function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: number, printed: Float64Array, options: MinerOptions) {
+function maskKeyValues(
+  current: Int32Array[],
+  keys: Set<number>,
+  wildcard: number,
+  printed: Float64Array,
+  options: MinerOptions,
+  vocabulary: readonly string[],
+) {
   if (!keys.size) return;
   const variableKeys = new Set<number>();
-  for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options)) variableKeys.add(k);
+  const phrase = (v: number) => QUOTED_PHRASE.test(vocabulary[v] ?? '');
+  for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options) && ![...counts.keys()].every(phrase)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
 }
+
+/** A quoted phrase of two or more words, one token (`"device-session saved"`, `"request completed",`). */
+const QUOTED_PHRASE = /^"[^"\s]+(?: [^"\s]+)+"[,;]?$/;
 
 /** What a JSON field's value opens with, as the tokeniser leaves it: a string, an object, an array, a number or a masked value. */
 const JSON_VALUE = /^(?:["{[\d-]|<\*>)/;

@@ -37,6 +37,10 @@
  * JSON fields are keys and values too: a token holding `"key":` fields splits after each `"key":` and
  * before each `"` after a comma (`{"command":` `"git-upload-pack",` `"level":` `"info",`), unless the
  * object is the value of a `key=` (`result={"score":92,…}` stays that key's one value).
+ * A record of four or more fields joined by `|` in one word (`R|1|^^^GLU|5.4|mmol/L||N`, an ASTM or HL7
+ * segment; `alice|<ip>|<host>|public|openat|ok|<path>`, an audit record) is one token per field (`R|`,
+ * `<*>|`, `^^^GLU|`, …): its type or operation names the event, its other fields vary; so is a record
+ * joined by commas with an empty field (`056-084,GLDD055,REPORT,INFILE,,,SYS1.MASTER,`), without a key.
  * `name => value` is a key and its value as `name=value` is (`name=>` anchors as `name=` does); a
  * leading `service(name)…` is `service(` and `name)…` (`imap(alice)<…>:`: the name is judged as a value);
  * a leading `[thread name/LEVEL]:` is `[<*>/LEVEL]:` (a thread is a value, the level a severity); a
@@ -124,6 +128,8 @@ const PADDED_NUMBER = /^[+-]?\d[\d.,:]*[\])}][^\w\s]*$/;
 const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
 /** A JSON field inside a token: a quoted key and a colon before a value (`"level":"info"`, `{"gl_key_id":8370`). */
 const JSON_FIELD = /"[A-Za-z_][\w.-]*":["{[\d-]/;
+/** A word of this many `|`-separated fields or more is a record (`P|1||<id>||^^|||F`): one token per field. */
+const RECORD_FIELDS = 4;
 /** Where a JSON token splits: after a `"key":`, and before a `"` that follows a comma. */
 const JSON_PIECES = /(?<=[A-Za-z_\d]":)|(?<=,)(?=")/;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
@@ -619,6 +625,20 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     if (words[i + 1] === '=>' && i + 2 < words.length && /^[A-Za-z][\w.-]*$/.test(words[i])) {
       tokens.push(`${maskToken(words[i])}=>`);
       i++;
+      continue;
+    }
+    // A record of RECORD_FIELDS or more fields joined by `|` in one word (an ASTM or HL7 segment
+    // `R|1|^^^GLU|5.4|mmol/L||N`, an audit record `alice|<ip>|<host>|share|openat|ok|<path>`) is read field
+    // by field, as words are: its type or its operation names the event, its ids and names vary. So is
+    // one joined by commas with an empty field (`056-084,GLDD055,REPORT,INFILE,,,SYS1.MASTER,`, a
+    // positional record); a comma list without one (`web-21,app-04`, `a=1,b=2`) stays one token.
+    const sep = words[i].includes('|') ? '|' : words[i].includes(',,') && !words[i].includes('=') ? ',' : '';
+    if (!quoted && sep && words[i].split(sep, RECORD_FIELDS).length === RECORD_FIELDS) {
+      const fields = words[i].split(sep);
+      fields.forEach((f, k) => {
+        if (k < fields.length - 1) pushToken(tokens, `${f}${sep}`);
+        else if (f) pushToken(tokens, f);
+      });
       continue;
     }
     // JSON fields (`{"command":"git-upload-pack","level":"info",…`) are keys and values as `key=value`

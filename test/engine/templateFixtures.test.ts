@@ -2836,4 +2836,153 @@ test('a source in the middle (opposite): a state word after a host printed with 
   exact(lines);
 });
 
+// Session 19 (blindfixb): classes of the blind rounds.
+
+test('a record of values only: short messages after the same values are not folded into it (<pid> <user> <host> <user> beside <pid> <user> disk quota exceeded)', () => {
+  const r = rng(401);
+  const words = ['cedar', 'ember', 'fjord', 'granite', 'harbor', 'juniper', 'lagoon', 'meadow', 'nectar', 'orchid'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const u = r();
+    const pid = Math.floor(r() * 99999);
+    if (u < 0.5) lines.push(['record', `${pid} ${pick(r, names)} ${pick(r, words)}.${pick(r, words)}.example.net ${pick(r, names)}`]);
+    else if (u < 0.7) lines.push(['quota', `${pid} ${pick(r, names)} disk quota exceeded`]);
+    else if (u < 0.85) lines.push(['opened', `${pid} ${pick(r, names)} session opened by peer`]);
+    else lines.push(['down', `${pid} ${pick(r, names)} link went down`]);
+  }
+  exact(lines);
+});
+
+test('a record of values only (opposite): an optional value inside a message with a frame of words still folds (<id> <n> <user> moved to queue <q> / <id> <user> moved to queue <q>)', () => {
+  const r = rng(402);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const id = Math.floor(r() * 99999);
+    const extra = r() < 0.5 ? ` ${pick(r, names)}` : '';
+    lines.push(['moved', `job ${id}${extra} ${pick(r, names)} moved to queue q${Math.floor(r() * 9)} now`]);
+  }
+  exact(lines);
+});
+
+test('a logfmt message: msg="<phrase>" texts are the events, not one value, when each prints its own fields (msg="device-session saved" dev_addr= … / "gateway stats received" gateway_id= …)', () => {
+  const r = rng(403);
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const messages: Array<[string, () => string]> = [
+    ['device-session saved', () => `ctx_id=${hex(8)} dev_addr=${hex(8)} dev_eui=${hex(16)}`],
+    ['device-session created', () => `ctx_id=${hex(8)} dev_addr=${hex(8)} dev_eui=${hex(16)}`],
+    ['gateway stats packet received', () => `gateway_id=${hex(16)}`],
+    ['uplink meta-data saved', () => `ctx_id=${hex(8)} dev_eui=${hex(16)}`],
+    ['publishing message', () => `qos=${Math.floor(r() * 2)} topic=application/${Math.floor(r() * 40)}/device/${hex(16)}/event/up`],
+    ['connected to mqtt broker', () => ''],
+    ['mac-command received', () => `ctx_id=${hex(8)} cid=LinkADRAns dev_eui=${hex(16)}`],
+    ['device queue flushed', () => `dev_eui=${hex(16)} items=${Math.floor(r() * 9)}`],
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    const [m, fields] = pick(r, messages);
+    lines.push([m, `level=info msg="${m}" ${fields()}`.trim()]);
+  }
+  exact(lines);
+});
+
+test('a logfmt message (opposite): a key with single-word values from a large pool stays a variable everywhere, and error="<text>" reasons of one message join', () => {
+  const r = rng(404);
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const reasons = ['object does not exist', 'frame-counter did not increment', 'unexpected EOF', 'context deadline exceeded', 'invalid MIC'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    if (r() < 0.5) lines.push(['login', `level=info msg="user logged in" user=${pick(r, names)}${pick(r, names)} session=${hex(12)}`]);
+    else lines.push(['uplink error', `level=error msg="processing uplink frame error" ctx_id=${hex(8)} error="${pick(r, reasons)}"`]);
+  }
+  const templates = exact(lines);
+  assert.ok(
+    templates.some((t) => t.includes('user= <*>')),
+    templates[0],
+  );
+});
+
+test('a delimited record: fields joined by | in one word are read field by field (ASTM H| / P| / O| / R| records and ENQ / EOT after the same prefix)', () => {
+  const r = rng(405);
+  const digits = (n: number) => String(Math.floor(r() * 10 ** n)).padStart(n, '0');
+  const tests = ['GLU', 'NA', 'K', 'CREA', 'TSH', 'ALT', 'TRIG', 'TBIL'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    const u = r();
+    if (u < 0.45)
+      lines.push([
+        'result',
+        `[ASTM] <- R|${1 + Math.floor(r() * 12)}|^^^${pick(r, tests)}|${(r() * 200).toFixed(2)}|${pick(r, ['mmol/L', 'g/L', 'U/L'])}||${pick(r, ['N', 'H', 'L', 'HH'])}||F||||2024${digits(10)}`,
+      ]);
+    else if (u < 0.6) lines.push(['order', `[ASTM] <- O|1|24${digits(8)}||^^^${pick(r, tests)}|R||||||N||||||||||||||F`]);
+    else if (u < 0.7) lines.push(['patient', `[ASTM] <- P|1||${digits(8)}||^^|||${pick(r, ['M', 'F', 'U'])}`]);
+    else if (u < 0.8) lines.push(['header', `[ASTM] <- H|\\^&|||${pick(r, ['cobas', 'architect', 'atellica'])}^${digits(2)}|||||||P|1|2024${digits(10)}`]);
+    else if (u < 0.9) lines.push(['enq', '[ASTM] <- ENQ']);
+    else lines.push(['eot', '[ASTM] <- EOT']);
+  }
+  exact(lines);
+});
+
+test('a delimited record (opposite): a name and a counter joined by one | stay one word ([orders-sink|task-4]), and the records of one operation by many users join', () => {
+  assert.equal(templateTokens('INFO [orders-sink|task-4] Committing offsets', 64).tokens, ['INFO', '[orders-sink|task-<*>]', 'Committing', 'offsets']);
+  const r = rng(406);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const user = `${pick(r, names)}${pick(r, names)}`;
+    const ip = `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    if (r() < 0.6)
+      lines.push(['open', `smbd_audit: ${user}|${ip}|ws-${Math.floor(r() * 999)}|public|openat|ok|${pick(r, ['r', 'w'])}|Documents/${pick(r, names)}.txt`]);
+    else
+      lines.push([
+        'rename',
+        `smbd_audit: ${user}|${ip}|ws-${Math.floor(r() * 999)}|public|renameat|ok|Documents/${pick(r, names)}.txt|Scans/${pick(r, names)}.pdf`,
+      ]);
+  }
+  exact(lines);
+});
+
+test('a rest of the line of values only: words after it are not linked with the values printed there (<job> <code> KEPT / DELETED beside <job> <code> <record of values>)', () => {
+  const r = rng(409);
+  const n = (d: number) => String(Math.floor(r() * 10 ** d)).padStart(d, '0');
+  const words = ['REPORT', 'SORT', 'MASTER', 'INFILE', 'BACKUP', 'UNLOAD', 'EXTRACT'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 500; i++) {
+    const job = `JOB${n(5)}`;
+    const u = r();
+    if (u < 0.35) lines.push(['kept', `${job} 00000090 IEF285I SYS${n(1)}.${pick(r, words)}.G${n(4)}V00 KEPT`]);
+    else if (u < 0.6) lines.push(['deleted', `${job} 00000090 IEF285I SYS${n(1)}.${pick(r, words)}.G${n(4)}V00 DELETED`]);
+    else
+      lines.push([
+        'record',
+        `${job} 00000090 IEC161I ${n(3)}-${n(3)},${pick(r, ['GLDD', 'INVN', 'RPTM', 'ARXN'])}${n(3)},${pick(r, words)},${pick(r, words)},,,SYS${n(1)}.${pick(r, words)},`,
+      ]);
+  }
+  exact(lines);
+});
+
+test('a rest of the line of values only (opposite): many rare words after it are still a variable (<pid> <uid> <user>, user names from a large pool)', () => {
+  const r = rng(410);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) lines.push(['user', `${Math.floor(r() * 99999)} ${Math.floor(r() * 999)} ${pick(r, names)}${pick(r, names)}`]);
+  exact(lines);
+});
+
+test('a delimited record: comma-separated fields with an empty field are read field by field (AUDIT <n>,<user>,LOGIN,,<ip>, / LOGOUT,,, / FAILED,<code>,<ip>,)', () => {
+  const r = rng(411);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const head = `AUDIT ${Math.floor(r() * 99999)},${pick(r, names)}${pick(r, names)}`;
+    const ip = `10.0.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+    const u = r();
+    if (u < 0.5) lines.push(['login', `${head},LOGIN,,${ip},`]);
+    else if (u < 0.8) lines.push(['logout', `${head},LOGOUT,,,`]);
+    else lines.push(['failed', `${head},FAILED,E${Math.floor(r() * 99)},${ip},`]);
+  }
+  exact(lines);
+});
+
+test('a delimited record (opposite): a comma list without an empty field stays one token (web-21,app-04,db-07; a=1,b=x,c=,d=4)', () => {
+  assert.equal(templateTokens('hosts web-21,app-04,db-07 ready', 64).tokens, ['hosts', 'web-<*>,app-<*>,db-<*>', 'ready']);
+  assert.equal(templateTokens('limits a=1,b=x,c=,d=4 set', 64).tokens, ['limits', 'a=<*>,b=x,c=,d=<*>', 'set']);
+});
+
 test.run();
