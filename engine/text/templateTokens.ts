@@ -103,6 +103,19 @@ const HEX_DUMP_BYTES = 4;
 const COUNTED = /^[[(]\d{1,4}[\])]:?$/;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
+/** The hex letters closing a suffixed token's word, after its last `-` or `_` (`de` in `de12345`, `e` in `C-e3927067`). */
+const HEX_LEAD = /(?<=^|[_-])[a-fA-F]+$/;
+/**
+ * Whether `word`, the letters before the number of a suffixed `token` (SUFFIXED), is a word (`eth0`,
+ * `node-D12`) and not a hex id that happens to start with letters: the word needs two letters and, when
+ * its last part is all hex digits (`de12345`, `C-e3927067`: a call id `C-` and eight hex digits, one in
+ * three of which opens with a letter), a short number after that part (`ee0`, `D12`).
+ */
+function suffixedWord(word: string, token: string): boolean {
+  if (!/[A-Za-z].*[A-Za-z]/.test(word)) return false;
+  const lead = HEX_LEAD.exec(word);
+  return !lead || token.length - lead.index < 6;
+}
 /** A word followed by a bracketed variable, the whole token (`cn[<*>]`, `node-[<*>],`). */
 const RANGED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)\[<\*>\]([,;]?)$/;
 const KEY_LIST = /^(?:[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?|[[{][\w.-]+=[^,=]*[\]}])$/;
@@ -191,7 +204,7 @@ export function maskToken(token: string): string {
   if (parts.length === 1) {
     if (SEVERITY_TAG.test(token)) return token;
     const m = SUFFIXED.exec(token);
-    return m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || token.length < 6) ? `${m[1]}${WILDCARD}` : WILDCARD;
+    return m && suffixedWord(m[1], token) ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
   for (let i = 0; i < parts.length; i += 2) {
     const piece = parts[i];
@@ -204,10 +217,7 @@ export function maskToken(token: string): string {
     }
     if ((!digit && !hasPath(piece)) || SEVERITY_TAG.test(piece)) continue;
     const m = SUFFIXED.exec(piece);
-    // A hex id that happens to start with letters (`de12345`) is no word: the word needs two letters
-    // and, when they are all hex digits, a short number (`ee0`).
-    const word = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || piece.length < 6);
-    parts[i] = word ? `${m[1]}${WILDCARD}` : WILDCARD;
+    parts[i] = m && suffixedWord(m[1], piece) ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
   let joined = '';
   for (const part of parts) joined += part; // as parts.join(''), which costs more in V8 for a few parts

@@ -2773,4 +2773,31 @@ test('a source closing the line (opposite): two words ending the same events kee
   exact(lines);
 });
 
+test('a hex id after a word and a dash is one value whatever its first digit (channel [C-be6610c6] / [C-e3927067] / [C-0a3f9b12])', () => {
+  const r = rng(401);
+  const hex8 = () => Math.floor(r() * 2 ** 32).toString(16).padStart(8, '0');
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const id = `[${Math.floor(r() * 99999)}][C-${hex8()}]`;
+    lines.push(['called', `VERBOSE${id} app_dial.c: Called PJSIP/${100 + Math.floor(r() * 400)}`]);
+    lines.push(['ringing', `VERBOSE${id} app_dial.c: PJSIP/${100 + Math.floor(r() * 400)}-${hex8()} is ringing`]);
+  }
+  // Ids whose hex digits open with letters (one in three of eight hex digits opens with a-f).
+  lines.push(['called', 'VERBOSE[11979][C-e3927067] app_dial.c: Called PJSIP/525']);
+  lines.push(['ringing', 'VERBOSE[72237][C-dfcc9303] app_dial.c: PJSIP/227-af4eaab5 is ringing']);
+  exact(lines);
+  assert.is(templateTokens('[C-e3927067]', 64).tokens.join(' '), templateTokens('[C-be6610c6]', 64).tokens.join(' '));
+});
+
+test('a hex id after a word and a dash (opposite): a word with a short number after it keeps its word (port-ee0 / port-alt0, node-D12)', () => {
+  const r = rng(402);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const port = pick(r, ['port-ee0', 'port-alt0']);
+    lines.push([port, `link on ${port} lost after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+  assert.is(templateTokens('node-D12', 64).tokens.join(' '), 'node-D<*>');
+});
+
 test.run();
