@@ -58,7 +58,12 @@ export interface TemplateTokens {
   length: number;
 }
 
-const PATH = /\/[^/]*\/|^["'(]?\/\w/;
+/**
+ * A path: two slashes (`/var/log/`, `x/y/z`, `http://host`) or one leading slash before a name (`/usr`).
+ * Two slashes opening a token are a mark (`//action:pause`, a host command in a serial protocol; `//
+ * comment`), not a path: a path's slashes hold a name or follow a word.
+ */
+const PATH = /(?!^\/\/)\/[^/]*\/|^["'(]?\/\w/;
 /** Whether a token holds a path; the slash check first, as every PATH match holds one (most tokens have none). */
 const hasPath = (t: string) => t.includes('/') && PATH.test(t);
 const DIGIT = /\d/;

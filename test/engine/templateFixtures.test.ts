@@ -2800,4 +2800,27 @@ test('a hex id after a word and a dash (opposite): a word with a short number af
   assert.is(templateTokens('node-D12', 64).tokens.join(' '), 'node-D<*>');
 });
 
+test('two slashes opening a token are a mark, not a path: a host command (Recv: //action:pause) stays apart from the acknowledgement (Recv: ok)', () => {
+  const r = rng(403);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) lines.push(['ok', 'Recv: ok']);
+  for (let i = 0; i < 40; i++) {
+    const action = pick(r, ['pause', 'resume', 'cancel']);
+    lines.push([action, `Recv: //action:${action}`]);
+    lines.push(['temp', `Recv: T:${(180 + r() * 40).toFixed(2)} /210.00 B:${(50 + r() * 10).toFixed(2)} /60.00`]);
+  }
+  exact(lines);
+});
+
+test('two slashes opening a token (opposite): a path or a link with two slashes is still one value (fetched //cdn.example.com/app.js / http://mirror.example.net/pkg)', () => {
+  const r = rng(404);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const url = pick(r, ['//cdn.example.com/app.js', 'http://mirror.example.net/pkg', '//static.example.org/site.css', 'https://repo.example.com/index', 'sftp://backup.example.net/']);
+    lines.push(['fetched', `fetched ${url} in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+  assert.is(templateTokens('fetched //cdn.example.com/app.js', 64).tokens.join(' '), 'fetched <*>');
+});
+
 test.run();
