@@ -2823,4 +2823,21 @@ test('two slashes opening a token (opposite): a path or a link with two slashes 
   assert.is(templateTokens('fetched //cdn.example.com/app.js', 64).tokens.join(' '), 'fetched <*>');
 });
 
+test('a key\'s quoted message masked whole is no value against a longer quoted message (message="Scaled up replica set <n> to <n>" / message="Scaled down … from <n>")', () => {
+  const r = rng(405);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const stamp = `I1128 ${String(Math.floor(r() * 24)).padStart(2, '0')}:${String(Math.floor(r() * 60)).padStart(2, '0')}:00.${Math.floor(r() * 1e6)}`;
+    const object = `object="${pick(r, ['default', 'staging', 'payments'])}/${pick(r, ['api', 'web', 'worker', 'auth'])}"`;
+    const set = `web-${Math.floor(r() * 1e6).toString(36)}${Math.floor(r() * 9)}`;
+    if (r() < 0.6) lines.push(['up', `${stamp} 1 event.go:389] "Event occurred" ${object} reason="ScalingReplicaSet" message="Scaled up replica set ${set} to ${1 + Math.floor(r() * 20)}"`]);
+    else
+      lines.push([
+        'down',
+        `${stamp} 1 event.go:389] "Event occurred" ${object} reason="ScalingReplicaSet" message="Scaled down replica set ${set} to ${Math.floor(r() * 20)} from ${1 + Math.floor(r() * 20)}"`,
+      ]);
+  }
+  exact(lines);
+});
+
 test.run();
