@@ -630,7 +630,7 @@ function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
  * (the tokens of each template between two matched tokens) must be values on both sides: tokens
  * holding a variable, with punctuation-only tokens between them, or nothing (`<*> -> <*> done` /
  * `<*> done`, `(<*>)<*> (<*>)` / `<*>`); or a phrase wholly in quotes against values (`user-agent <*>` /
- * `user-agent "PortSIP VoIP SDK <*>"`), unless the gap follows a `key=` (the tokeniser masks a key's short quoted
+ * `user-agent "PortSIP VoIP SDK <*>"`; values with one, `NoOp("<*>", "Inbound call from <*>")`), unless the gap follows a `key=` (the tokeniser masks a key's short quoted
  * value whole, `message="<*>"`, when one word holds a digit: no sign that a longer quoted message there is
  * a value); or the same text with and without a space (`size:<*>` /
  * `size: <*>`). A gap holding a plain word (`closed after` / `closed by peer after`) or a `key=` is
@@ -697,6 +697,20 @@ export function foldAlignedGaps(
       if (inner.includes(mark)) return false;
     }
     return true;
+  };
+  // Values and quoted phrases, one phrase at least (`NoOp("<*>", "Inbound call from <*>")`: a call's
+  // arguments, a value and a quoted text): one value as a quoted phrase alone is.
+  const quotedValues = (t: Int32Array, from: number, to: number) => {
+    let phrase = false;
+    for (let q = from; q < to; q++) {
+      if (valueToken(t[q]) && !/^["']/.test(vocabulary[t[q]] ?? '')) continue;
+      let end = q + 1;
+      while (end <= to && !quoted(t, q, end)) end++;
+      if (end > to) return false;
+      phrase = true;
+      q = end - 1;
+    }
+    return phrase;
   };
   // The last constant word, a field's label not counted as one (`size: <*>`): it names the event.
   const lastConstant = (t: Int32Array): number => {
@@ -881,8 +895,8 @@ export function foldAlignedGaps(
         const afterKey = i0 > 0 && keys.has(a[i0 - 1]);
         const valueGap =
           (values(a, i0, i1) && values(b, j0, j1)) ||
-          (!afterKey && i1 > i0 && values(a, i0, i1) && quoted(b, j0, j1)) ||
-          (!afterKey && j1 > j0 && values(b, j0, j1) && quoted(a, i0, i1));
+          (!afterKey && i1 > i0 && values(a, i0, i1) && quotedValues(b, j0, j1)) ||
+          (!afterKey && j1 > j0 && values(b, j0, j1) && quotedValues(a, i0, i1));
         if (!sameText && !valueGap) return undefined;
         const holdsA = la >= i0 && la < i1;
         const holdsB = lb >= j0 && lb < j1;

@@ -272,7 +272,8 @@ export function mineTemplates(
     if (!touched.size) break;
     for (const length of [...touched].sort((a, b) => a - b)) generalizeLength(length);
   }
-  for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
+  for (const members of byLength.values())
+    if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, masked, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
   foldListItems(current, rows, vocabulary);
@@ -1027,14 +1028,27 @@ const CODE = /^[([]<\*>[)\]]:?$/;
  * equal everywhere but at two positions p and q (neither the leading token) form a group; if the group
  * shows the per-position evidence at both positions at once (at least `minDistinct` distinct values at
  * p and at q, none printed in more than `rareShare` of the group's lines), both are variables there.
- * Two or three words naming the event (`Local IP` / `Remote IP`) are too few values to count.
+ * Two or three words naming the event (`Local IP` / `Remote IP`) are too few values to count. Beside a
+ * template of the context already holding the variable at both positions, a template holding a value in
+ * a frame at both (`Set("<*>",` `"CDR(userfield)=<*>")` beside `<*>` `<*>`: an application and its
+ * arguments, each application with arguments of its own shape) is one more value of the pair, however
+ * few: a masked value where the variable sits, as at one position.
  */
-function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: number, keys: Set<number>, printed: Float64Array, options: MinerOptions) {
+function maskVaryingPairs(
+  current: Int32Array[],
+  members: number[],
+  wildcard: number,
+  keys: Set<number>,
+  masked: ReadonlySet<number>,
+  printed: Float64Array,
+  options: MinerOptions,
+) {
   const length = current[members[0]].length;
   if (length < 3) return;
   // Distinct current templates of this length, with the lines they print.
   const templates = distinctTemplates(current, printed, members);
-  if (templates.length < options.minDistinct) return;
+  // Fewer than `minDistinct` templates can still hold a framed pair beside the variable (below).
+  if (templates.length < 2) return;
   const h1 = new Uint32Array(templates.length);
   const h2 = new Uint32Array(templates.length);
   templates.forEach((t, m) => {
@@ -1053,32 +1067,44 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
     }
     return manyRare(lines, options);
   };
-  const masked = new Uint8Array(templates.length);
+  const done = new Uint8Array(templates.length);
   for (let p = 1; p < length; p++) {
     for (let q = p + 1; q < length; q++) {
       const groups = new Map<number, number[]>();
       // Templates of the same context already holding the variable at one of the two positions (a pass
       // before saw that one vary alone) print the same event: their other value is one more of the pair's.
       const halfOpen = new Map<number, number[]>();
+      // Contexts where a template holds the variable at both positions already (the pair varies there).
+      const bothWild = new Set<number>();
       templates.forEach((t, m) => {
-        if (masked[m]) return;
+        if (done[m]) return;
         const row = current[t.rows[0]];
         const openP = open(row, p);
         const openQ = open(row, q);
         const half = (openP && row[q] === wildcard) || (openQ && row[p] === wildcard);
-        if (!(openP && openQ) && !half) return;
+        const both = row[p] === wildcard && row[q] === wildcard;
+        if (!(openP && openQ) && !half && !both) return;
         const a = (h1[m] - mix1(p, row[p]) - mix1(q, row[q])) >>> 0;
         const b = (h2[m] - mix2(p, row[p]) - mix2(q, row[q])) & 0x1fffff;
         const k = key(a, b);
+        if (both) {
+          bothWild.add(k);
+          return;
+        }
         const into = half ? halfOpen : groups;
         const group = into.get(k);
         if (group) group.push(m);
         else into.set(k, [m]);
       });
       for (const [k, group] of groups) {
-        if (group.length < options.minDistinct || !evidence(group, p) || !evidence(group, q)) continue;
-        for (const m of [...group, ...(halfOpen.get(k) ?? [])]) {
-          masked[m] = 1;
+        // Beside a template holding the variable at both positions, a template holding a value in a frame
+        // at both (`Set("<*>",` `"CDR(userfield)=<*>")` beside `<*>` `<*>`: an application and its
+        // arguments) prints more values of the pair, as a masked token beside the wildcard does at one position.
+        const framed = bothWild.has(k) ? group.filter((m) => masked.has(current[templates[m].rows[0]][p]) && masked.has(current[templates[m].rows[0]][q])) : [];
+        const varies = group.length >= options.minDistinct && evidence(group, p) && evidence(group, q);
+        if (!varies && !framed.length) continue;
+        for (const m of varies ? [...group, ...(halfOpen.get(k) ?? [])] : framed) {
+          done[m] = 1;
           for (const r of templates[m].rows) {
             current[r][p] = wildcard;
             current[r][q] = wildcard;

@@ -84,7 +84,11 @@ const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** One character of PIECES: a token without one is a single piece (its split is the token alone). */
 const PIECE_CHAR = /[=:,;()[\]{}<>"'|]/;
 /** A digit-free token with a piece that is a hex id (`lock:ececfcd,`, `Record{fdbbeaf`). */
-const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\]{}<>"'|])/;
+const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|_-])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\]{}<>"'|])/;
+/** A hex id that drew no digit after a word and a dash (`C-ecbcdece`, as `C-e3927067` is one value: see suffixedWord). */
+const DASHED_HEX = /^[A-Za-z]+(?:[_-][A-Za-z]+)*[_-](?:[a-f]{6,}|[A-F]{6,})$/;
+/** A piece that is a hex id without a digit, alone or after a word and a dash. */
+const hexId = (piece: string) => HEX_WORD.test(piece) || DASHED_HEX.test(piece);
 /**
  * A generated id that drew no digit: seven or more lower-case consonants between non-letters
  * (`worker-jpfwmslfzj`, a Kubernetes name's hash from an alphabet without vowels, one in twenty without a
@@ -200,7 +204,7 @@ export function maskToken(token: string): string {
     if (!vowelless && !email && (token.length < 7 || !HEX_PIECE.test(token))) return token;
     const pieces = token.split(PIECES);
     for (let i = 0; i < pieces.length; i += 2)
-      if (HEX_WORD.test(pieces[i]) || (vowelless && VOWELLESS.test(pieces[i])) || (email && EMAIL.test(pieces[i]))) pieces[i] = WILDCARD;
+      if (hexId(pieces[i]) || (vowelless && VOWELLESS.test(pieces[i])) || (email && EMAIL.test(pieces[i]))) pieces[i] = WILDCARD;
     return pieces.join('');
   }
   if (path) return WILDCARD;
@@ -216,7 +220,7 @@ export function maskToken(token: string): string {
     if (!piece) continue;
     const digit = DIGIT.test(piece);
     // HEX_WORD has no digit: a piece with one is no hex word to test.
-    if ((!digit && HEX_WORD.test(piece)) || (piece.includes('@') && EMAIL.test(piece))) {
+    if ((!digit && hexId(piece)) || (piece.includes('@') && EMAIL.test(piece))) {
       parts[i] = WILDCARD;
       continue;
     }

@@ -2773,9 +2773,12 @@ test('a source closing the line (opposite): two words ending the same events kee
   exact(lines);
 });
 
-test('a hex id after a word and a dash is one value whatever its first digit (channel [C-be6610c6] / [C-e3927067] / [C-0a3f9b12])', () => {
+test('a hex id after a word and a dash is one value whatever its first digit (channel [C-be6610c6] / [C-e3927067] / [C-ecbcdece])', () => {
   const r = rng(401);
-  const hex8 = () => Math.floor(r() * 2 ** 32).toString(16).padStart(8, '0');
+  const hex8 = () =>
+    Math.floor(r() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 300; i++) {
     const id = `[${Math.floor(r() * 99999)}][C-${hex8()}]`;
@@ -2785,16 +2788,22 @@ test('a hex id after a word and a dash is one value whatever its first digit (ch
   // Ids whose hex digits open with letters (one in three of eight hex digits opens with a-f).
   lines.push(['called', 'VERBOSE[11979][C-e3927067] app_dial.c: Called PJSIP/525']);
   lines.push(['ringing', 'VERBOSE[72237][C-dfcc9303] app_dial.c: PJSIP/227-af4eaab5 is ringing']);
+  // One that drew no digit (one in 2,500 of eight hex digits).
+  lines.push(['called', 'VERBOSE[53133][C-ecbcdece] app_dial.c: Called PJSIP/230']);
   exact(lines);
   assert.is(templateTokens('[C-e3927067]', 64).tokens.join(' '), templateTokens('[C-be6610c6]', 64).tokens.join(' '));
 });
 
-test('a hex id after a word and a dash (opposite): a word with a short number after it keeps its word (port-ee0 / port-alt0, node-D12)', () => {
+test('a hex id after a word and a dash (opposite): a word with a short number or a short hex word after it keeps its word (port-ee0 / port-alt0, node-D12, mode-fade / mode-bead)', () => {
   const r = rng(402);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 120; i++) {
     const port = pick(r, ['port-ee0', 'port-alt0']);
     lines.push([port, `link on ${port} lost after ${Math.floor(r() * 900)} ms`]);
+  }
+  for (let i = 0; i < 120; i++) {
+    const mode = pick(r, ['mode-fade', 'mode-bead']);
+    lines.push([mode, `panel ${Math.floor(r() * 99)} switched to ${mode}`]);
   }
   exact(lines);
   assert.is(templateTokens('node-D12', 64).tokens.join(' '), 'node-D<*>');
@@ -2816,7 +2825,13 @@ test('two slashes opening a token (opposite): a path or a link with two slashes 
   const r = rng(404);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 120; i++) {
-    const url = pick(r, ['//cdn.example.com/app.js', 'http://mirror.example.net/pkg', '//static.example.org/site.css', 'https://repo.example.com/index', 'sftp://backup.example.net/']);
+    const url = pick(r, [
+      '//cdn.example.com/app.js',
+      'http://mirror.example.net/pkg',
+      '//static.example.org/site.css',
+      'https://repo.example.com/index',
+      'sftp://backup.example.net/',
+    ]);
     lines.push(['fetched', `fetched ${url} in ${Math.floor(r() * 900)} ms`]);
   }
   exact(lines);
@@ -2830,11 +2845,86 @@ test('a key\'s quoted message masked whole is no value against a longer quoted m
     const stamp = `I1128 ${String(Math.floor(r() * 24)).padStart(2, '0')}:${String(Math.floor(r() * 60)).padStart(2, '0')}:00.${Math.floor(r() * 1e6)}`;
     const object = `object="${pick(r, ['default', 'staging', 'payments'])}/${pick(r, ['api', 'web', 'worker', 'auth'])}"`;
     const set = `web-${Math.floor(r() * 1e6).toString(36)}${Math.floor(r() * 9)}`;
-    if (r() < 0.6) lines.push(['up', `${stamp} 1 event.go:389] "Event occurred" ${object} reason="ScalingReplicaSet" message="Scaled up replica set ${set} to ${1 + Math.floor(r() * 20)}"`]);
+    if (r() < 0.6)
+      lines.push([
+        'up',
+        `${stamp} 1 event.go:389] "Event occurred" ${object} reason="ScalingReplicaSet" message="Scaled up replica set ${set} to ${1 + Math.floor(r() * 20)}"`,
+      ]);
     else
       lines.push([
         'down',
         `${stamp} 1 event.go:389] "Event occurred" ${object} reason="ScalingReplicaSet" message="Scaled down replica set ${set} to ${Math.floor(r() * 20)} from ${1 + Math.floor(r() * 20)}"`,
+      ]);
+  }
+  exact(lines);
+});
+
+const asteriskStamp = (r: () => number) =>
+  `VERBOSE[${Math.floor(r() * 99999)}][C-${Math.floor(r() * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0')}] pbx.c:`;
+const asteriskChannel = (r: () => number) =>
+  `PJSIP/${100 + Math.floor(r() * 400)}-${Math.floor(r() * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0')}`;
+const asteriskContext = (r: () => number) =>
+  `[${pick(r, ['s', String(100 + Math.floor(r() * 300))])}@${pick(r, ['from-internal', 'ext-queues', 'macro-dial'])}:${1 + Math.floor(r() * 12)}]`;
+
+test('a template holding a value in a frame at two positions beside one holding the variable at both is one more value of the pair (Executing … Set("<chan>", "CDR(userfield)=<n>") / Answer("<chan>", ""))', () => {
+  const r = rng(406);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const app = pick(r, [
+      () => `Answer("${asteriskChannel(r)}", "")`,
+      () => `Dial("${asteriskChannel(r)}", "PJSIP/${100 + Math.floor(r() * 400)},${pick(r, [20, 30, 45])}")`,
+      () => `Hangup("${asteriskChannel(r)}", "")`,
+      () => `Queue("${asteriskChannel(r)}", "${pick(r, ['support', 'sales', 'billing'])},t,,,${pick(r, [60, 300])}")`,
+      () => `Set("${asteriskChannel(r)}", "CDR(userfield)=${Math.floor(r() * 1e6)}")`,
+      () => `VoiceMail("${asteriskChannel(r)}", "${100 + Math.floor(r() * 800)}@default,u")`,
+      () => `Playback("${asteriskChannel(r)}", "${pick(r, ['custom/welcome', 'vm-goodbye', 'followme/status'])}")`,
+      () => `Gosub("${asteriskChannel(r)}", "sub-record-check,s,1(${pick(r, ['in', 'out'])},${100 + Math.floor(r() * 400)})")`,
+    ])();
+    lines.push(['executing', `${asteriskStamp(r)} Executing ${asteriskContext(r)} ${app} in new stack`]);
+    if (r() < 0.3) lines.push(['spawn', `${asteriskStamp(r)} Spawn extension exited non-zero on '${asteriskChannel(r)}'`]);
+  }
+  exact(lines);
+});
+
+test('a value in a frame at two positions (opposite): plain words at both positions beside the variable name an event (task <n> moved <a> <b> done / moved to archive done)', () => {
+  const r = rng(407);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    if (r() < 0.8) lines.push(['moved', `task ${Math.floor(r() * 1e5)} moved bin${Math.floor(r() * 99)} shelf${Math.floor(r() * 99)} done`]);
+    else lines.push(['archived', `task ${Math.floor(r() * 1e5)} moved to archive done`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join: values and a quoted text against values are one value (Executing … NoOp("<chan>", "Inbound call from <n>") / Answer("<chan>", ""))', () => {
+  const r = rng(408);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const app = pick(r, [
+      () => `Answer("${asteriskChannel(r)}", "")`,
+      () => `Hangup("${asteriskChannel(r)}", "")`,
+      () => `Dial("${asteriskChannel(r)}", "PJSIP/${100 + Math.floor(r() * 400)},${pick(r, [20, 30, 45])}")`,
+      () => `NoOp("${asteriskChannel(r)}", "Inbound call from ${Math.floor(r() * 1e7)}")`,
+    ])();
+    lines.push(['executing', `${asteriskStamp(r)} Executing ${asteriskContext(r)} ${app} in new stack`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): values and unquoted words against values stay apart (sent <n> to <peer> in <n> ms / sent <n> to <peer> then retried twice in <n> ms)', () => {
+  const r = rng(409);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const peer = `10.0.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}:${1000 + Math.floor(r() * 9000)}`;
+    if (r() < 0.7) lines.push(['sent', `frame ${Math.floor(r() * 1e6)} sent to ${peer} in ${Math.floor(r() * 900)} ms`]);
+    else
+      lines.push([
+        'retried',
+        `frame ${Math.floor(r() * 1e6)} sent to ${peer} (attempt ${1 + Math.floor(r() * 5)}) then retried twice in ${Math.floor(r() * 900)} ms`,
       ]);
   }
   exact(lines);
