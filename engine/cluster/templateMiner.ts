@@ -18,7 +18,8 @@
  *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
  *      event), three or more tokens whose every line holds variables at two or more other
  *      positions (a few-valued parameter among parameters: `save failed to INBOX:` / `Drafts:` / `Junk:`
- *      between a user and a message id), or tokens varying in at least `minContexts` contexts of the original
+ *      between a user and a message id; a lower-case word before every variable of its line is wording:
+ *      `Print job started - origin: <*>` / `done` / `cancelled`), or tokens varying in at least `minContexts` contexts of the original
  *      lines (two months, varying under every weekday and host), or three or more names equal but for
  *      one piece between constant pieces (`relay-eu` / `relay-us` / `relay-ap` `.hubcloud.example.net`), unless two plain words between a
  *      value and the message's wording vary in fewer than half the contexts they appear in (a state:
@@ -38,7 +39,8 @@
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
- *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys).
+ *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys), as
+ *      is a label in a record of fields (`owner: root, user: guest`: recordLabels).
  * Three or more words wholly in quotes (`'settings:get'`, SQL's back quotes too) varying in one context
  * inside the line are a variable, as three values after a key are; so are names in square brackets
  * (`[App\Models\Order]`) and identifiers joined as code joins words (`basic_ncsa_auth`,
@@ -133,6 +135,8 @@ const LEVEL = new RegExp(`^(?:[<[]?|\\[<\\*>/)(?:${SEVERITY_WORDS})[>\\]]?:?$`, 
 const MASKED_FRAMES_MIN = 3;
 /** A slot among values: the fewest other positions holding a variable in every line of three or more varying tokens. */
 const VALUE_NEIGHBOURS = 2;
+/** A plain lower-case word (`started`, `done`): wording, where it stands before a line's values. */
+const LOWER_WORD = /^[a-z]+$/;
 /** A name in square brackets (`[ADT_Inbound]`, `[main]`): before a severity, the source of the line (a channel, a thread). */
 const BRACKETED_NAME = /^\[[A-Za-z][\w.-]*\]$/;
 
@@ -233,6 +237,7 @@ export function mineTemplates(
   });
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
+  maskKeyValues(current, recordLabels(rows, vocabulary), wildcard, printed, options);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
   const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
@@ -429,12 +434,17 @@ function generalize(
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
-      // Per token at p: the fewest variables at the other positions of a line printing it.
+      // Per token at p: the fewest variables at the other positions of a line printing it. A lower-case
+      // word before every variable of its line is the message's wording, not a slot among values
+      // (`Print job started - origin: <*>, path: <*>` / `done` / `cancelled`): none.
       const neighbours = new Map<number, number>();
       if (inside)
         members.forEach((r, m) => {
-          const t = current[r][p];
-          const n = variablesOf[m] - (holdsVariable(t) ? 1 : 0);
+          const row = current[r];
+          const t = row[p];
+          let before = !LOWER_WORD.test(vocabulary[t] ?? '');
+          for (let q = 0; q < p && !before; q++) before = holdsVariable(row[q]);
+          const n = before ? variablesOf[m] - (holdsVariable(t) ? 1 : 0) : 0;
           neighbours.set(t, Math.min(n, neighbours.get(t) ?? n));
         });
       for (const [root, set] of sets) {
@@ -878,6 +888,31 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
+}
+
+/** A field's label printed apart from its value (`owner:`, `check duration:`'s `duration:`). */
+const RECORD_LABEL = /^[A-Za-z_][\w.-]*:$/;
+/** A value closing its field with a comma (`root,`, `<*>,`). */
+const FIELD_VALUE = /^[^\s:=]+,$/;
+
+/**
+ * Labels of a record of fields (`origin: local, path: x.gcode, owner: root, user: guest`; nginx's
+ * `client: <ip>, server: www.example.com, request: …`): a label, one value closed by a comma, and
+ * another label. Such a label is a key as `key=` is: its value is judged across every line printing it
+ * (maskKeyValues), so user and host names without a digit are values where many rare ones follow it.
+ * A label before words (`Recv: ok`, `kernel: usb …`) opens a message, not a field, and is none.
+ */
+function recordLabels(rows: Int32Array[], vocabulary: readonly string[]): Set<number> {
+  const labels = new Set<number>();
+  if (!vocabulary.length) return labels;
+  const label = (id: number) => RECORD_LABEL.test(vocabulary[id] ?? '');
+  for (const row of rows)
+    for (let p = 0; p + 2 < row.length; p++)
+      if (label(row[p]) && FIELD_VALUE.test(vocabulary[row[p + 1]] ?? '') && label(row[p + 2])) {
+        labels.add(row[p]);
+        labels.add(row[p + 2]);
+      }
+  return labels;
 }
 
 /** What a JSON field's value opens with, as the tokeniser leaves it: a string, an object, an array, a number or a masked value. */

@@ -2930,4 +2930,35 @@ test('a length-free join (opposite): values and unquoted words against values st
   exact(lines);
 });
 
+const gcodeUsers = ['root', 'admin', 'guest', 'kaor', 'sielel', 'yafi', 'kamo', 'doli', 'sibeal', 'test', 'nagios', 'ubuntu', 'beka', 'quga', 'caelya', 'rara'];
+const gcodeFile = (r: () => number) =>
+  `${pick(r, ['', 'gifts/', 'parts/', 'calibration/'])}${pick(r, ['vase', 'gear', 'benchy', 'bracket', 'cable_clip', 'xyz_cube', 'hinge', 'case_lid'])}${pick(r, ['', '_PLA', '_PETG', '_v2'])}.gcode`;
+
+test('a record of labelled fields: a label before a value closed by a comma and another label is a key, its many rare values one variable (origin: local, path: <file>, owner: root, user: guest)', () => {
+  const r = rng(410);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 240; i++) {
+    const verb = pick(r, ['started', 'done', 'cancelled']);
+    lines.push([
+      verb,
+      `octoprint.printer.standard.job - INFO - Print job ${verb} - origin: ${pick(r, ['local', 'local', 'sdcard'])}, path: ${gcodeFile(r)}, owner: ${pick(r, gcodeUsers)}, user: ${pick(r, gcodeUsers)}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a record of labelled fields (opposite): a label opening words is no key (Recv: ok / Recv: echo:busy: processing / Recv: wait), and a lower-case word among values on both sides is still one value (moved to spam / trash / junk / archive)', () => {
+  const r = rng(411);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const reply = pick(r, ['ok', 'echo:busy: processing', 'wait']);
+    lines.push([reply, `Recv: ${reply}`]);
+    lines.push([
+      'moved',
+      `lmtp(${pick(r, names)}.${pick(r, names)}@${pick(r, names)}.example) msgid=<${Math.floor(r() * 1e9)}@mx>: moved to ${pick(r, ['spam', 'trash', 'junk', 'archive'])} in ${Math.floor(r() * 900)} ms`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
