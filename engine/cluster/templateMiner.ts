@@ -52,8 +52,8 @@
  * lines (a channel `[CHA]`…`[CHD]` or a job's kind `JOB<*>` / `STC<*>` opening every event, a component
  * closing it) are a source, a variable, though the leading token otherwise anchors and the last word
  * names the event; the passes run again on the lengths it touched. Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
- * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
- * singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
+ * shorter one with something optional or repeated inserted joins it) and the field-line (a tag before many
+ * rare field labels, one field a line: maskFieldLines), free-text, code-text and singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
  * as the tokeniser reads a run of one variable token; then templates of different lengths whose alignment (longest
  * common subsequence) differs only by values, a quoted phrase or phrases seen in several frames join
  * (foldAlignedGaps: the token count does not separate an event alone). The result does not depend on the order of the
@@ -287,6 +287,7 @@ export function mineTemplates(
   foldValueLists(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
+  maskFieldLines(current, wildcard, vocabulary, printed, options);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   foldVariableRuns(current, wildcard);
@@ -1020,6 +1021,44 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
     if ((keyText || reasons) && tails.some((a) => tails.some((b) => a !== b && b.startsWith(`${a},`)))) continue;
     const masked = Int32Array.from([...group[0].tokens.subarray(0, k), wildcard]);
     for (const e of group) {
+      done.add(e);
+      for (const r of e.rows) current[r] = masked;
+    }
+  }
+}
+
+/** A tag before fields printed one per line is at most this many tokens (`-   ReqHeader`). */
+const FIELD_TAG_TOKENS = 3;
+
+/**
+ * A record's fields printed one per line after a tag (a request's headers: `- ReqHeader Host: <*>` /
+ * `User-Agent: <*>` / `Accept: <*>` / `Cookie: …`): templates opening with the same constant tokens
+ * (at most FIELD_TAG_TOKENS) each continue with a field's label and its value, and the labels are many
+ * and each rare (the per-position `minDistinct` / `rareShare` evidence). The label is then a value of
+ * the line as its value is: the tag is the event. A tag before few labels (`Timestamp Start:` / `Resp:`
+ * / `Fetch:`) keeps them as events' names, and a tag before anything but labels (`kernel: ACPI: …` /
+ * `kernel: usb 1-1: …`) opens messages, not fields.
+ */
+function maskFieldLines(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
+  if (!vocabulary.length) return;
+  const holdsVariable = variableIn(vocabulary);
+  const groups = new Map<string, { k: number; labels: Map<number, number>; entries: TemplateEntry[]; labelled: boolean }>();
+  for (const entry of distinctTemplates(current, printed)) {
+    const t = entry.tokens;
+    for (let k = 1; k <= FIELD_TAG_TOKENS && k + 1 < t.length && !holdsVariable(t[k - 1]); k++) {
+      const key = t.subarray(0, k).join(',');
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { k, labels: new Map(), entries: [], labelled: true }));
+      group.entries.push(entry);
+      if (RECORD_LABEL.test(vocabulary[t[k]] ?? '')) group.labels.set(t[k], (group.labels.get(t[k]) ?? 0) + entry.lines);
+      else group.labelled = false;
+    }
+  }
+  const done = new Set<TemplateEntry>();
+  for (const group of [...groups.values()].sort((a, b) => b.k - a.k)) {
+    if (!group.labelled || !manyRare(group.labels, options) || group.entries.some((e) => done.has(e))) continue;
+    const masked = Int32Array.from([...group.entries[0].tokens.subarray(0, group.k), wildcard]);
+    for (const e of group.entries) {
       done.add(e);
       for (const r of e.rows) current[r] = masked;
     }

@@ -2961,4 +2961,50 @@ test('a record of labelled fields (opposite): a label opening words is no key (R
   exact(lines);
 });
 
+const headerValue = (r: () => number, label: string) =>
+  ({
+    'Host:': () => `${pick(r, ['api', 'www', 'cdn', 'shop'])}.${pick(r, ['raven', 'lumen', 'cedar'])}.example.com`,
+    'User-Agent:': () =>
+      pick(r, ['curl/8.4.0', `python-requests/2.${Math.floor(r() * 32)}.1`, `Mozilla/5.0 (X11; Linux x86_64) Firefox/${100 + Math.floor(r() * 30)}.0`]),
+    'Accept:': () => pick(r, ['*/*', 'application/json', 'text/html,application/xhtml+xml']),
+    'Accept-Encoding:': () => pick(r, ['gzip', 'br', 'gzip, deflate, br']),
+    'X-Forwarded-For:': () => `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`,
+    'Cookie:': () => `${pick(r, ['_ga', 'session', 'cart'])}=${Math.floor(r() * 2 ** 32).toString(16)}`,
+    'X-Varnish:': () => String(Math.floor(r() * 1e8)),
+  })[label]!();
+
+test('fields printed one per line after a tag: many rare labels after the same tag are values of one event (- ReqHeader Host: <*> / User-Agent: <*> / Accept: … / Cookie: …)', () => {
+  const r = rng(412);
+  const lines: Array<[string, string]> = [];
+  const labels = ['Host:', 'Host:', 'Host:', 'User-Agent:', 'User-Agent:', 'Accept:', 'Accept-Encoding:', 'X-Forwarded-For:', 'Cookie:', 'X-Varnish:'];
+  for (let i = 0; i < 400; i++) {
+    const label = pick(r, labels);
+    lines.push(['header', `-   ReqHeader      ${label} ${headerValue(r, label)}`]);
+    if (r() < 0.3) lines.push(['url', `-   ReqURL         /api/v1/orders/${Math.floor(r() * 1e5)}`]);
+  }
+  exact(lines);
+});
+
+test('fields printed one per line (opposite): a tag before few labels keeps them as events (- Timestamp Start: / Resp: / Fetch:), and a tag before labels and words opens messages (kernel: ACPI: … / kernel: usb <n>-<n>: …)', () => {
+  const r = rng(413);
+  const lines: Array<[string, string]> = [];
+  const stamp = () => `${1732780000 + Math.floor(r() * 1e5)}.${Math.floor(r() * 1e6)}`;
+  for (let i = 0; i < 200; i++) {
+    const label = pick(r, ['Start:', 'Resp:', 'Fetch:']);
+    lines.push([label, `-   Timestamp      ${label} ${stamp()} ${r().toFixed(6)} ${r().toFixed(6)}`]);
+    const [event, text] = pick(r, [
+      ['acpi', () => `ACPI: Added _OSI(Module Device) ${Math.floor(r() * 9)}`],
+      ['pci', () => `PCI: Using host bridge windows from ACPI ${Math.floor(r() * 9)}`],
+      ['usb', () => `usb ${1 + Math.floor(r() * 3)}-${1 + Math.floor(r() * 4)}: new high-speed USB device number ${Math.floor(r() * 99)} using xhci_hcd`],
+      ['ext4', () => `EXT4-fs: mounted filesystem ${Math.floor(r() * 1e8).toString(16)} with ordered data mode`],
+      ['audit', () => `audit: type=${1300 + Math.floor(r() * 99)} audit(${stamp()}:${Math.floor(r() * 999)}): pid=${Math.floor(r() * 99999)}`],
+      ['net', () => `NET: Registered PF_INET protocol family ${Math.floor(r() * 9)}`],
+      ['clock', () => `clocksource: Switched to clocksource tsc ${Math.floor(r() * 9)}`],
+      ['drm', () => `drm: Initialized i915 ${Math.floor(r() * 9)}.${Math.floor(r() * 9)}.0 for 0000:00:02.0 on minor ${Math.floor(r() * 3)}`],
+    ] as Array<[string, () => string]>);
+    lines.push([event, `kernel: ${text()}`]);
+  }
+  exact(lines);
+});
+
 test.run();
