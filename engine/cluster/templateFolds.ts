@@ -636,7 +636,9 @@ function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
  * (the tokens of each template between two matched tokens) must be values on both sides: tokens
  * holding a variable, with punctuation-only tokens between them, or nothing (`<*> -> <*> done` /
  * `<*> done`, `(<*>)<*> (<*>)` / `<*>`); or a phrase wholly in quotes against values (`user-agent <*>` /
- * `user-agent "PortSIP VoIP SDK <*>"`); or the same text with and without a space (`size:<*>` /
+ * `user-agent "PortSIP VoIP SDK <*>"`; values with one, `NoOp("<*>", "Inbound call from <*>")`), unless the gap follows a `key=` (the tokeniser masks a key's short quoted
+ * value whole, `message="<*>"`, when one word holds a digit: no sign that a longer quoted message there is
+ * a value); or the same text with and without a space (`size:<*>` /
  * `size: <*>`). A gap holding a plain word (`closed after` / `closed by peer after`) or a `key=` is
  * another event. The anchors hold: templates join only with equal tokens up to the first constant
  * word (and the word after it when that is a severity), and the last constant words (a field's label
@@ -701,6 +703,20 @@ export function foldAlignedGaps(
       if (inner.includes(mark)) return false;
     }
     return true;
+  };
+  // Values and quoted phrases, one phrase at least (`NoOp("<*>", "Inbound call from <*>")`: a call's
+  // arguments, a value and a quoted text): one value as a quoted phrase alone is.
+  const quotedValues = (t: Int32Array, from: number, to: number) => {
+    let phrase = false;
+    for (let q = from; q < to; q++) {
+      if (valueToken(t[q]) && !/^["']/.test(vocabulary[t[q]] ?? '')) continue;
+      let end = q + 1;
+      while (end <= to && !quoted(t, q, end)) end++;
+      if (end > to) return false;
+      phrase = true;
+      q = end - 1;
+    }
+    return phrase;
   };
   // The last constant word, a field's label not counted as one (`size: <*>`): it names the event.
   const lastConstant = (t: Int32Array): number => {
@@ -880,10 +896,13 @@ export function foldAlignedGaps(
         for (let q = i0; q < i1; q++) if (keys.has(a[q])) return undefined;
         for (let q = j0; q < j1; q++) if (keys.has(b[q])) return undefined;
         const sameText = text(a, i0, i1) === text(b, j0, j1);
+        // After a `key=` a value masked whole is the tokeniser's join of a short quoted value (`message="<*>"`),
+        // no evidence that a longer quoted text there (`message="Scaled down replica set …"`) is a value.
+        const afterKey = i0 > 0 && keys.has(a[i0 - 1]);
         const valueGap =
           (values(a, i0, i1) && values(b, j0, j1)) ||
-          (i1 > i0 && values(a, i0, i1) && quoted(b, j0, j1)) ||
-          (j1 > j0 && values(b, j0, j1) && quoted(a, i0, i1));
+          (!afterKey && i1 > i0 && values(a, i0, i1) && quotedValues(b, j0, j1)) ||
+          (!afterKey && j1 > j0 && values(b, j0, j1) && quotedValues(a, i0, i1));
         if (!sameText && !valueGap) return undefined;
         const holdsA = la >= i0 && la < i1;
         const holdsB = lb >= j0 && lb < j1;

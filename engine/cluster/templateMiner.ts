@@ -19,7 +19,8 @@
  *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
  *      event), three or more tokens whose every line holds variables at two or more other
  *      positions (a few-valued parameter among parameters: `save failed to INBOX:` / `Drafts:` / `Junk:`
- *      between a user and a message id), or tokens varying in at least `minContexts` contexts of the original
+ *      between a user and a message id; a lower-case word before every variable of its line is wording:
+ *      `Print job started - origin: <*>` / `done` / `cancelled`), or tokens varying in at least `minContexts` contexts of the original
  *      lines (two months, varying under every weekday and host), or three or more names equal but for
  *      one piece between constant pieces (`relay-eu` / `relay-us` / `relay-ap` `.hubcloud.example.net`), unless two plain words between a
  *      value and the message's wording vary in fewer than half the contexts they appear in (a state:
@@ -39,7 +40,8 @@
  *      splits `key=value`) is never a variable. Before the passes, the value after a key is judged
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
- *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys).
+ *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys), as
+ *      is a label in a record of fields (`owner: root, user: guest`: recordLabels).
  * Three or more words wholly in quotes (`'settings:get'`, SQL's back quotes too) varying in one context
  * inside the line are a variable, as three values after a key are; so are names in square brackets
  * (`[App\Models\Order]`) and identifiers joined as code joins words (`basic_ncsa_auth`,
@@ -52,8 +54,8 @@
  * every event, a component closing it, a daemon after a host, a component after a thread) are a source,
  * a variable, though the leading token otherwise anchors, the last word names the event and the passes
  * see one length at a time; the passes run again on the lengths it touched. Then the folds across lengths (engine/cluster/templateFolds.ts: a longer template that is a
- * shorter one with something optional or repeated inserted joins it) and the free-text, code-text and
- * singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
+ * shorter one with something optional or repeated inserted joins it) and the field-line (a tag before many
+ * rare field labels, one field a line: maskFieldLines), free-text, code-text and singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
  * as the tokeniser reads a run of one variable token; then templates of different lengths whose alignment (longest
  * common subsequence) differs only by values, a quoted phrase or phrases seen in several frames join
  * (foldAlignedGaps: the token count does not separate an event alone). The result does not depend on the order of the
@@ -135,6 +137,8 @@ const LEVEL = new RegExp(`^(?:[<[]?|\\[<\\*>/)(?:${SEVERITY_WORDS})[>\\]]?:?$`, 
 const MASKED_FRAMES_MIN = 3;
 /** A slot among values: the fewest other positions holding a variable in every line of three or more varying tokens. */
 const VALUE_NEIGHBOURS = 2;
+/** A plain lower-case word (`started`, `done`): wording, where it stands before a line's values. */
+const LOWER_WORD = /^[a-z]+$/;
 /** A name in square brackets (`[ADT_Inbound]`, `[main]`): before a severity, the source of the line (a channel, a thread). */
 const BRACKETED_NAME = /^\[[A-Za-z][\w.-]*\]$/;
 
@@ -235,6 +239,7 @@ export function mineTemplates(
   });
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options, vocabulary);
+  maskKeyValues(current, recordLabels(rows, vocabulary), wildcard, printed, options, vocabulary);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
   const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
@@ -274,7 +279,8 @@ export function mineTemplates(
     if (!touched.size) break;
     for (const length of [...touched].sort((a, b) => a - b)) generalizeLength(length);
   }
-  for (const members of byLength.values()) if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, printed, options);
+  for (const members of byLength.values())
+    if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, masked, printed, options);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
   foldListItems(current, rows, vocabulary);
@@ -283,6 +289,7 @@ export function mineTemplates(
   foldValueLists(current, rows, wildcard, vocabulary);
   foldOptionalItems(current, vocabulary);
   foldCountNouns(current, wildcard, vocabulary);
+  maskFieldLines(current, wildcard, vocabulary, printed, options);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   foldVariableRuns(current, wildcard);
@@ -434,12 +441,17 @@ function generalize(
       // Words at the ends of a line need strong evidence: the leading token anchors the template, and a
       // constant last word (`layout begin` / `layout end`) names the event.
       const inside = p > 0 && p < length - 1;
-      // Per token at p: the fewest variables at the other positions of a line printing it.
+      // Per token at p: the fewest variables at the other positions of a line printing it. A lower-case
+      // word before every variable of its line is the message's wording, not a slot among values
+      // (`Print job started - origin: <*>, path: <*>` / `done` / `cancelled`): none.
       const neighbours = new Map<number, number>();
       if (inside)
         members.forEach((r, m) => {
-          const t = current[r][p];
-          const n = variablesOf[m] - (holdsVariable(t) ? 1 : 0);
+          const row = current[r];
+          const t = row[p];
+          let before = !LOWER_WORD.test(vocabulary[t] ?? '');
+          for (let q = 0; q < p && !before; q++) before = holdsVariable(row[q]);
+          const n = before ? variablesOf[m] - (holdsVariable(t) ? 1 : 0) : 0;
           neighbours.set(t, Math.min(n, neighbours.get(t) ?? n));
         });
       for (const [root, set] of sets) {
@@ -931,6 +943,31 @@ function maskKeyValues(
 /** A quoted phrase of two or more words, one token (`"device-session saved"`, `"request completed",`). */
 const QUOTED_PHRASE = /^"[^"\s]+(?: [^"\s]+)+"[,;]?$/;
 
+/** A field's label printed apart from its value (`owner:`, `check duration:`'s `duration:`). */
+const RECORD_LABEL = /^[A-Za-z_][\w.-]*:$/;
+/** A value closing its field with a comma (`root,`, `<*>,`). */
+const FIELD_VALUE = /^[^\s:=]+,$/;
+
+/**
+ * Labels of a record of fields (`origin: local, path: x.gcode, owner: root, user: guest`; nginx's
+ * `client: <ip>, server: www.example.com, request: …`): a label, one value closed by a comma, and
+ * another label. Such a label is a key as `key=` is: its value is judged across every line printing it
+ * (maskKeyValues), so user and host names without a digit are values where many rare ones follow it.
+ * A label before words (`Recv: ok`, `kernel: usb …`) opens a message, not a field, and is none.
+ */
+function recordLabels(rows: Int32Array[], vocabulary: readonly string[]): Set<number> {
+  const labels = new Set<number>();
+  if (!vocabulary.length) return labels;
+  const label = (id: number) => RECORD_LABEL.test(vocabulary[id] ?? '');
+  for (const row of rows)
+    for (let p = 0; p + 2 < row.length; p++)
+      if (label(row[p]) && FIELD_VALUE.test(vocabulary[row[p + 1]] ?? '') && label(row[p + 2])) {
+        labels.add(row[p]);
+        labels.add(row[p + 2]);
+      }
+  return labels;
+}
+
 /** What a JSON field's value opens with, as the tokeniser leaves it: a string, an object, an array, a number or a masked value. */
 const JSON_VALUE = /^(?:["{[\d-]|<\*>)/;
 
@@ -1042,6 +1079,44 @@ function maskFreeTails(current: Int32Array[], wildcard: number, vocabulary: read
   }
 }
 
+/** A tag before fields printed one per line is at most this many tokens (`-   ReqHeader`). */
+const FIELD_TAG_TOKENS = 3;
+
+/**
+ * A record's fields printed one per line after a tag (a request's headers: `- ReqHeader Host: <*>` /
+ * `User-Agent: <*>` / `Accept: <*>` / `Cookie: …`): templates opening with the same constant tokens
+ * (at most FIELD_TAG_TOKENS) each continue with a field's label and its value, and the labels are many
+ * and each rare (the per-position `minDistinct` / `rareShare` evidence). The label is then a value of
+ * the line as its value is: the tag is the event. A tag before few labels (`Timestamp Start:` / `Resp:`
+ * / `Fetch:`) keeps them as events' names, and a tag before anything but labels (`kernel: ACPI: …` /
+ * `kernel: usb 1-1: …`) opens messages, not fields.
+ */
+function maskFieldLines(current: Int32Array[], wildcard: number, vocabulary: readonly string[], printed: Float64Array, options: MinerOptions) {
+  if (!vocabulary.length) return;
+  const holdsVariable = variableIn(vocabulary);
+  const groups = new Map<string, { k: number; labels: Map<number, number>; entries: TemplateEntry[]; labelled: boolean }>();
+  for (const entry of distinctTemplates(current, printed)) {
+    const t = entry.tokens;
+    for (let k = 1; k <= FIELD_TAG_TOKENS && k + 1 < t.length && !holdsVariable(t[k - 1]); k++) {
+      const key = t.subarray(0, k).join(',');
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { k, labels: new Map(), entries: [], labelled: true }));
+      group.entries.push(entry);
+      if (RECORD_LABEL.test(vocabulary[t[k]] ?? '')) group.labels.set(t[k], (group.labels.get(t[k]) ?? 0) + entry.lines);
+      else group.labelled = false;
+    }
+  }
+  const done = new Set<TemplateEntry>();
+  for (const group of [...groups.values()].sort((a, b) => b.k - a.k)) {
+    if (!group.labelled || !manyRare(group.labels, options) || group.entries.some((e) => done.has(e))) continue;
+    const masked = Int32Array.from([...group.entries[0].tokens.subarray(0, group.k), wildcard]);
+    for (const e of group.entries) {
+      done.add(e);
+      for (const r of e.rows) current[r] = masked;
+    }
+  }
+}
+
 /** A word of a reason: letters first or a parenthesis, no digit, no `=`, no variable (`obstruction`, `(photo`, `eye)`). */
 const REASON_WORD = /^\(?[A-Za-z][\w'-]*\)?[.,]?$/;
 /** Reasons after a label must be at least this many texts: the smallest set the weak evidence works with. */
@@ -1079,14 +1154,27 @@ const CODE = /^[([]<\*>[)\]]:?$/;
  * equal everywhere but at two positions p and q (neither the leading token) form a group; if the group
  * shows the per-position evidence at both positions at once (at least `minDistinct` distinct values at
  * p and at q, none printed in more than `rareShare` of the group's lines), both are variables there.
- * Two or three words naming the event (`Local IP` / `Remote IP`) are too few values to count.
+ * Two or three words naming the event (`Local IP` / `Remote IP`) are too few values to count. Beside a
+ * template of the context already holding the variable at both positions, a template holding a value in
+ * a frame at both (`Set("<*>",` `"CDR(userfield)=<*>")` beside `<*>` `<*>`: an application and its
+ * arguments, each application with arguments of its own shape) is one more value of the pair, however
+ * few: a masked value where the variable sits, as at one position.
  */
-function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: number, keys: Set<number>, printed: Float64Array, options: MinerOptions) {
+function maskVaryingPairs(
+  current: Int32Array[],
+  members: number[],
+  wildcard: number,
+  keys: Set<number>,
+  masked: ReadonlySet<number>,
+  printed: Float64Array,
+  options: MinerOptions,
+) {
   const length = current[members[0]].length;
   if (length < 3) return;
   // Distinct current templates of this length, with the lines they print.
   const templates = distinctTemplates(current, printed, members);
-  if (templates.length < options.minDistinct) return;
+  // Fewer than `minDistinct` templates can still hold a framed pair beside the variable (below).
+  if (templates.length < 2) return;
   const h1 = new Uint32Array(templates.length);
   const h2 = new Uint32Array(templates.length);
   templates.forEach((t, m) => {
@@ -1105,32 +1193,44 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
     }
     return manyRare(lines, options);
   };
-  const masked = new Uint8Array(templates.length);
+  const done = new Uint8Array(templates.length);
   for (let p = 1; p < length; p++) {
     for (let q = p + 1; q < length; q++) {
       const groups = new Map<number, number[]>();
       // Templates of the same context already holding the variable at one of the two positions (a pass
       // before saw that one vary alone) print the same event: their other value is one more of the pair's.
       const halfOpen = new Map<number, number[]>();
+      // Contexts where a template holds the variable at both positions already (the pair varies there).
+      const bothWild = new Set<number>();
       templates.forEach((t, m) => {
-        if (masked[m]) return;
+        if (done[m]) return;
         const row = current[t.rows[0]];
         const openP = open(row, p);
         const openQ = open(row, q);
         const half = (openP && row[q] === wildcard) || (openQ && row[p] === wildcard);
-        if (!(openP && openQ) && !half) return;
+        const both = row[p] === wildcard && row[q] === wildcard;
+        if (!(openP && openQ) && !half && !both) return;
         const a = (h1[m] - mix1(p, row[p]) - mix1(q, row[q])) >>> 0;
         const b = (h2[m] - mix2(p, row[p]) - mix2(q, row[q])) & 0x1fffff;
         const k = key(a, b);
+        if (both) {
+          bothWild.add(k);
+          return;
+        }
         const into = half ? halfOpen : groups;
         const group = into.get(k);
         if (group) group.push(m);
         else into.set(k, [m]);
       });
       for (const [k, group] of groups) {
-        if (group.length < options.minDistinct || !evidence(group, p) || !evidence(group, q)) continue;
-        for (const m of [...group, ...(halfOpen.get(k) ?? [])]) {
-          masked[m] = 1;
+        // Beside a template holding the variable at both positions, a template holding a value in a frame
+        // at both (`Set("<*>",` `"CDR(userfield)=<*>")` beside `<*>` `<*>`: an application and its
+        // arguments) prints more values of the pair, as a masked token beside the wildcard does at one position.
+        const framed = bothWild.has(k) ? group.filter((m) => masked.has(current[templates[m].rows[0]][p]) && masked.has(current[templates[m].rows[0]][q])) : [];
+        const varies = group.length >= options.minDistinct && evidence(group, p) && evidence(group, q);
+        if (!varies && !framed.length) continue;
+        for (const m of varies ? [...group, ...(halfOpen.get(k) ?? [])] : framed) {
+          done[m] = 1;
           for (const r of templates[m].rows) {
             current[r][p] = wildcard;
             current[r][q] = wildcard;

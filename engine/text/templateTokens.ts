@@ -62,7 +62,12 @@ export interface TemplateTokens {
   length: number;
 }
 
-const PATH = /\/[^/]*\/|^["'(]?\/\w/;
+/**
+ * A path: two slashes (`/var/log/`, `x/y/z`, `http://host`) or one leading slash before a name (`/usr`).
+ * Two slashes opening a token are a mark (`//action:pause`, a host command in a serial protocol; `//
+ * comment`), not a path: a path's slashes hold a name or follow a word.
+ */
+const PATH = /(?!^\/\/)\/[^/]*\/|^["'(]?\/\w/;
 /** Whether a token holds a path; the slash check first, as every PATH match holds one (most tokens have none). */
 const hasPath = (t: string) => t.includes('/') && PATH.test(t);
 const DIGIT = /\d/;
@@ -83,7 +88,11 @@ const PIECES = /([=:,;()[\]{}<>"'|]+)/;
 /** One character of PIECES: a token without one is a single piece (its split is the token alone). */
 const PIECE_CHAR = /[=:,;()[\]{}<>"'|]/;
 /** A digit-free token with a piece that is a hex id (`lock:ececfcd,`, `Record{fdbbeaf`). */
-const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\]{}<>"'|])/;
+const HEX_PIECE = /(?:^|[=:,;()[\]{}<>"'|_-])(?:[a-f]{6,}|[A-F]{6,})(?:$|[=:,;()[\]{}<>"'|])/;
+/** A hex id that drew no digit after a word and a dash (`C-ecbcdece`, as `C-e3927067` is one value: see suffixedWord). */
+const DASHED_HEX = /^[A-Za-z]+(?:[_-][A-Za-z]+)*[_-](?:[a-f]{6,}|[A-F]{6,})$/;
+/** A piece that is a hex id without a digit, alone or after a word and a dash. */
+const hexId = (piece: string) => HEX_WORD.test(piece) || DASHED_HEX.test(piece);
 /**
  * A generated id that drew no digit: seven or more lower-case consonants between non-letters
  * (`worker-jpfwmslfzj`, a Kubernetes name's hash from an alphabet without vowels, one in twenty without a
@@ -107,6 +116,19 @@ const HEX_DUMP_BYTES = 4;
 const COUNTED = /^[[(]\d{1,4}[\])]:?$/;
 /** A word with a numeric suffix: the word is constant (`eth0`, `node-D12`, `blk_-77`). */
 const SUFFIXED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)-?\d+$/;
+/** The hex letters closing a suffixed token's word, after its last `-` or `_` (`de` in `de12345`, `e` in `C-e3927067`). */
+const HEX_LEAD = /(?<=^|[_-])[a-fA-F]+$/;
+/**
+ * Whether `word`, the letters before the number of a suffixed `token` (SUFFIXED), is a word (`eth0`,
+ * `node-D12`) and not a hex id that happens to start with letters: the word needs two letters and, when
+ * its last part is all hex digits (`de12345`, `C-e3927067`: a call id `C-` and eight hex digits, one in
+ * three of which opens with a letter), a short number after that part (`ee0`, `D12`).
+ */
+function suffixedWord(word: string, token: string): boolean {
+  if (!/[A-Za-z].*[A-Za-z]/.test(word)) return false;
+  const lead = HEX_LEAD.exec(word);
+  return !lead || token.length - lead.index < 6;
+}
 /** A word followed by a bracketed variable, the whole token (`cn[<*>]`, `node-[<*>],`). */
 const RANGED = /^([A-Za-z]+(?:[_-][A-Za-z]+)*[_-]?)\[<\*>\]([,;]?)$/;
 const KEY_LIST = /^(?:[[({]?[\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)+[\])}]?|[[{][\w.-]+=[^,=]*[\]}])$/;
@@ -188,7 +210,7 @@ export function maskToken(token: string): string {
     if (!vowelless && !email && (token.length < 7 || !HEX_PIECE.test(token))) return token;
     const pieces = token.split(PIECES);
     for (let i = 0; i < pieces.length; i += 2)
-      if (HEX_WORD.test(pieces[i]) || (vowelless && VOWELLESS.test(pieces[i])) || (email && EMAIL.test(pieces[i]))) pieces[i] = WILDCARD;
+      if (hexId(pieces[i]) || (vowelless && VOWELLESS.test(pieces[i])) || (email && EMAIL.test(pieces[i]))) pieces[i] = WILDCARD;
     return pieces.join('');
   }
   if (path) return WILDCARD;
@@ -197,23 +219,20 @@ export function maskToken(token: string): string {
   if (parts.length === 1) {
     if (SEVERITY_TAG.test(token)) return token;
     const m = SUFFIXED.exec(token);
-    return m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || token.length < 6) ? `${m[1]}${WILDCARD}` : WILDCARD;
+    return m && suffixedWord(m[1], token) ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
   for (let i = 0; i < parts.length; i += 2) {
     const piece = parts[i];
     if (!piece) continue;
     const digit = DIGIT.test(piece);
     // HEX_WORD has no digit: a piece with one is no hex word to test.
-    if ((!digit && HEX_WORD.test(piece)) || (piece.includes('@') && EMAIL.test(piece))) {
+    if ((!digit && hexId(piece)) || (piece.includes('@') && EMAIL.test(piece))) {
       parts[i] = WILDCARD;
       continue;
     }
     if ((!digit && !hasPath(piece)) || SEVERITY_TAG.test(piece)) continue;
     const m = SUFFIXED.exec(piece);
-    // A hex id that happens to start with letters (`de12345`) is no word: the word needs two letters
-    // and, when they are all hex digits, a short number (`ee0`).
-    const word = m && /[A-Za-z].*[A-Za-z]/.test(m[1]) && (!/^[a-fA-F]+$/.test(m[1]) || piece.length < 6);
-    parts[i] = word ? `${m[1]}${WILDCARD}` : WILDCARD;
+    parts[i] = m && suffixedWord(m[1], piece) ? `${m[1]}${WILDCARD}` : WILDCARD;
   }
   let joined = '';
   for (const part of parts) joined += part; // as parts.join(''), which costs more in V8 for a few parts

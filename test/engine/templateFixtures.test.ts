@@ -2985,4 +2985,238 @@ test('a delimited record (opposite): a comma list without an empty field stays o
   assert.equal(templateTokens('limits a=1,b=x,c=,d=4 set', 64).tokens, ['limits', 'a=<*>,b=x,c=,d=<*>', 'set']);
 });
 
+test('a hex id after a word and a dash is one value whatever its first digit (channel [C-be6610c6] / [C-e3927067] / [C-ecbcdece])', () => {
+  const r = rng(401);
+  const hex8 = () =>
+    Math.floor(r() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const id = `[${Math.floor(r() * 99999)}][C-${hex8()}]`;
+    lines.push(['called', `VERBOSE${id} app_dial.c: Called PJSIP/${100 + Math.floor(r() * 400)}`]);
+    lines.push(['ringing', `VERBOSE${id} app_dial.c: PJSIP/${100 + Math.floor(r() * 400)}-${hex8()} is ringing`]);
+  }
+  // Ids whose hex digits open with letters (one in three of eight hex digits opens with a-f).
+  lines.push(['called', 'VERBOSE[11979][C-e3927067] app_dial.c: Called PJSIP/525']);
+  lines.push(['ringing', 'VERBOSE[72237][C-dfcc9303] app_dial.c: PJSIP/227-af4eaab5 is ringing']);
+  // One that drew no digit (one in 2,500 of eight hex digits).
+  lines.push(['called', 'VERBOSE[53133][C-ecbcdece] app_dial.c: Called PJSIP/230']);
+  exact(lines);
+  assert.is(templateTokens('[C-e3927067]', 64).tokens.join(' '), templateTokens('[C-be6610c6]', 64).tokens.join(' '));
+});
+
+test('a hex id after a word and a dash (opposite): a word with a short number or a short hex word after it keeps its word (port-ee0 / port-alt0, node-D12, mode-fade / mode-bead)', () => {
+  const r = rng(402);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const port = pick(r, ['port-ee0', 'port-alt0']);
+    lines.push([port, `link on ${port} lost after ${Math.floor(r() * 900)} ms`]);
+  }
+  for (let i = 0; i < 120; i++) {
+    const mode = pick(r, ['mode-fade', 'mode-bead']);
+    lines.push([mode, `panel ${Math.floor(r() * 99)} switched to ${mode}`]);
+  }
+  exact(lines);
+  assert.is(templateTokens('node-D12', 64).tokens.join(' '), 'node-D<*>');
+});
+
+test('two slashes opening a token are a mark, not a path: a host command (Recv: //action:pause) stays apart from the acknowledgement (Recv: ok)', () => {
+  const r = rng(403);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) lines.push(['ok', 'Recv: ok']);
+  for (let i = 0; i < 40; i++) {
+    const action = pick(r, ['pause', 'resume', 'cancel']);
+    lines.push([action, `Recv: //action:${action}`]);
+    lines.push(['temp', `Recv: T:${(180 + r() * 40).toFixed(2)} /210.00 B:${(50 + r() * 10).toFixed(2)} /60.00`]);
+  }
+  exact(lines);
+});
+
+test('two slashes opening a token (opposite): a path or a link with two slashes is still one value (fetched //cdn.example.com/app.js / http://mirror.example.net/pkg)', () => {
+  const r = rng(404);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const url = pick(r, [
+      '//cdn.example.com/app.js',
+      'http://mirror.example.net/pkg',
+      '//static.example.org/site.css',
+      'https://repo.example.com/index',
+      'sftp://backup.example.net/',
+    ]);
+    lines.push(['fetched', `fetched ${url} in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+  assert.is(templateTokens('fetched //cdn.example.com/app.js', 64).tokens.join(' '), 'fetched <*>');
+});
+
+test('a key\'s quoted message masked whole is no value against a longer quoted message (message="Scaled up replica set <n> to <n>" / message="Scaled down … from <n>")', () => {
+  const r = rng(405);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const stamp = `I1128 ${String(Math.floor(r() * 24)).padStart(2, '0')}:${String(Math.floor(r() * 60)).padStart(2, '0')}:00.${Math.floor(r() * 1e6)}`;
+    const object = `object="${pick(r, ['default', 'staging', 'payments'])}/${pick(r, ['api', 'web', 'worker', 'auth'])}"`;
+    const set = `web-${Math.floor(r() * 1e6).toString(36)}${Math.floor(r() * 9)}`;
+    if (r() < 0.6)
+      lines.push([
+        'up',
+        `${stamp} 1 event.go:389] "Event occurred" ${object} reason="ScalingReplicaSet" message="Scaled up replica set ${set} to ${1 + Math.floor(r() * 20)}"`,
+      ]);
+    else
+      lines.push([
+        'down',
+        `${stamp} 1 event.go:389] "Event occurred" ${object} reason="ScalingReplicaSet" message="Scaled down replica set ${set} to ${Math.floor(r() * 20)} from ${1 + Math.floor(r() * 20)}"`,
+      ]);
+  }
+  exact(lines);
+});
+
+const asteriskStamp = (r: () => number) =>
+  `VERBOSE[${Math.floor(r() * 99999)}][C-${Math.floor(r() * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0')}] pbx.c:`;
+const asteriskChannel = (r: () => number) =>
+  `PJSIP/${100 + Math.floor(r() * 400)}-${Math.floor(r() * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0')}`;
+const asteriskContext = (r: () => number) =>
+  `[${pick(r, ['s', String(100 + Math.floor(r() * 300))])}@${pick(r, ['from-internal', 'ext-queues', 'macro-dial'])}:${1 + Math.floor(r() * 12)}]`;
+
+test('a template holding a value in a frame at two positions beside one holding the variable at both is one more value of the pair (Executing … Set("<chan>", "CDR(userfield)=<n>") / Answer("<chan>", ""))', () => {
+  const r = rng(406);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const app = pick(r, [
+      () => `Answer("${asteriskChannel(r)}", "")`,
+      () => `Dial("${asteriskChannel(r)}", "PJSIP/${100 + Math.floor(r() * 400)},${pick(r, [20, 30, 45])}")`,
+      () => `Hangup("${asteriskChannel(r)}", "")`,
+      () => `Queue("${asteriskChannel(r)}", "${pick(r, ['support', 'sales', 'billing'])},t,,,${pick(r, [60, 300])}")`,
+      () => `Set("${asteriskChannel(r)}", "CDR(userfield)=${Math.floor(r() * 1e6)}")`,
+      () => `VoiceMail("${asteriskChannel(r)}", "${100 + Math.floor(r() * 800)}@default,u")`,
+      () => `Playback("${asteriskChannel(r)}", "${pick(r, ['custom/welcome', 'vm-goodbye', 'followme/status'])}")`,
+      () => `Gosub("${asteriskChannel(r)}", "sub-record-check,s,1(${pick(r, ['in', 'out'])},${100 + Math.floor(r() * 400)})")`,
+    ])();
+    lines.push(['executing', `${asteriskStamp(r)} Executing ${asteriskContext(r)} ${app} in new stack`]);
+    if (r() < 0.3) lines.push(['spawn', `${asteriskStamp(r)} Spawn extension exited non-zero on '${asteriskChannel(r)}'`]);
+  }
+  exact(lines);
+});
+
+test('a value in a frame at two positions (opposite): plain words at both positions beside the variable name an event (task <n> moved <a> <b> done / moved to archive done)', () => {
+  const r = rng(407);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    if (r() < 0.8) lines.push(['moved', `task ${Math.floor(r() * 1e5)} moved bin${Math.floor(r() * 99)} shelf${Math.floor(r() * 99)} done`]);
+    else lines.push(['archived', `task ${Math.floor(r() * 1e5)} moved to archive done`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join: values and a quoted text against values are one value (Executing … NoOp("<chan>", "Inbound call from <n>") / Answer("<chan>", ""))', () => {
+  const r = rng(408);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const app = pick(r, [
+      () => `Answer("${asteriskChannel(r)}", "")`,
+      () => `Hangup("${asteriskChannel(r)}", "")`,
+      () => `Dial("${asteriskChannel(r)}", "PJSIP/${100 + Math.floor(r() * 400)},${pick(r, [20, 30, 45])}")`,
+      () => `NoOp("${asteriskChannel(r)}", "Inbound call from ${Math.floor(r() * 1e7)}")`,
+    ])();
+    lines.push(['executing', `${asteriskStamp(r)} Executing ${asteriskContext(r)} ${app} in new stack`]);
+  }
+  exact(lines);
+});
+
+test('a length-free join (opposite): values and unquoted words against values stay apart (sent <n> to <peer> in <n> ms / sent <n> to <peer> then retried twice in <n> ms)', () => {
+  const r = rng(409);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const peer = `10.0.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}:${1000 + Math.floor(r() * 9000)}`;
+    if (r() < 0.7) lines.push(['sent', `frame ${Math.floor(r() * 1e6)} sent to ${peer} in ${Math.floor(r() * 900)} ms`]);
+    else
+      lines.push([
+        'retried',
+        `frame ${Math.floor(r() * 1e6)} sent to ${peer} (attempt ${1 + Math.floor(r() * 5)}) then retried twice in ${Math.floor(r() * 900)} ms`,
+      ]);
+  }
+  exact(lines);
+});
+
+const gcodeUsers = ['root', 'admin', 'guest', 'kaor', 'sielel', 'yafi', 'kamo', 'doli', 'sibeal', 'test', 'nagios', 'ubuntu', 'beka', 'quga', 'caelya', 'rara'];
+const gcodeFile = (r: () => number) =>
+  `${pick(r, ['', 'gifts/', 'parts/', 'calibration/'])}${pick(r, ['vase', 'gear', 'benchy', 'bracket', 'cable_clip', 'xyz_cube', 'hinge', 'case_lid'])}${pick(r, ['', '_PLA', '_PETG', '_v2'])}.gcode`;
+
+test('a record of labelled fields: a label before a value closed by a comma and another label is a key, its many rare values one variable (origin: local, path: <file>, owner: root, user: guest)', () => {
+  const r = rng(410);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 240; i++) {
+    const verb = pick(r, ['started', 'done', 'cancelled']);
+    lines.push([
+      verb,
+      `octoprint.printer.standard.job - INFO - Print job ${verb} - origin: ${pick(r, ['local', 'local', 'sdcard'])}, path: ${gcodeFile(r)}, owner: ${pick(r, gcodeUsers)}, user: ${pick(r, gcodeUsers)}`,
+    ]);
+  }
+  exact(lines);
+});
+
+test('a record of labelled fields (opposite): a label opening words is no key (Recv: ok / Recv: echo:busy: processing / Recv: wait), and a lower-case word among values on both sides is still one value (moved to spam / trash / junk / archive)', () => {
+  const r = rng(411);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 120; i++) {
+    const reply = pick(r, ['ok', 'echo:busy: processing', 'wait']);
+    lines.push([reply, `Recv: ${reply}`]);
+    lines.push([
+      'moved',
+      `lmtp(${pick(r, names)}.${pick(r, names)}@${pick(r, names)}.example) msgid=<${Math.floor(r() * 1e9)}@mx>: moved to ${pick(r, ['spam', 'trash', 'junk', 'archive'])} in ${Math.floor(r() * 900)} ms`,
+    ]);
+  }
+  exact(lines);
+});
+
+const headerValue = (r: () => number, label: string) =>
+  ({
+    'Host:': () => `${pick(r, ['api', 'www', 'cdn', 'shop'])}.${pick(r, ['raven', 'lumen', 'cedar'])}.example.com`,
+    'User-Agent:': () =>
+      pick(r, ['curl/8.4.0', `python-requests/2.${Math.floor(r() * 32)}.1`, `Mozilla/5.0 (X11; Linux x86_64) Firefox/${100 + Math.floor(r() * 30)}.0`]),
+    'Accept:': () => pick(r, ['*/*', 'application/json', 'text/html,application/xhtml+xml']),
+    'Accept-Encoding:': () => pick(r, ['gzip', 'br', 'gzip, deflate, br']),
+    'X-Forwarded-For:': () => `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`,
+    'Cookie:': () => `${pick(r, ['_ga', 'session', 'cart'])}=${Math.floor(r() * 2 ** 32).toString(16)}`,
+    'X-Varnish:': () => String(Math.floor(r() * 1e8)),
+  })[label]!();
+
+test('fields printed one per line after a tag: many rare labels after the same tag are values of one event (- ReqHeader Host: <*> / User-Agent: <*> / Accept: … / Cookie: …)', () => {
+  const r = rng(412);
+  const lines: Array<[string, string]> = [];
+  const labels = ['Host:', 'Host:', 'Host:', 'User-Agent:', 'User-Agent:', 'Accept:', 'Accept-Encoding:', 'X-Forwarded-For:', 'Cookie:', 'X-Varnish:'];
+  for (let i = 0; i < 400; i++) {
+    const label = pick(r, labels);
+    lines.push(['header', `-   ReqHeader      ${label} ${headerValue(r, label)}`]);
+    if (r() < 0.3) lines.push(['url', `-   ReqURL         /api/v1/orders/${Math.floor(r() * 1e5)}`]);
+  }
+  exact(lines);
+});
+
+test('fields printed one per line (opposite): a tag before few labels keeps them as events (- Timestamp Start: / Resp: / Fetch:), and a tag before labels and words opens messages (kernel: ACPI: … / kernel: usb <n>-<n>: …)', () => {
+  const r = rng(413);
+  const lines: Array<[string, string]> = [];
+  const stamp = () => `${1732780000 + Math.floor(r() * 1e5)}.${Math.floor(r() * 1e6)}`;
+  for (let i = 0; i < 200; i++) {
+    const label = pick(r, ['Start:', 'Resp:', 'Fetch:']);
+    lines.push([label, `-   Timestamp      ${label} ${stamp()} ${r().toFixed(6)} ${r().toFixed(6)}`]);
+    const [event, text] = pick(r, [
+      ['acpi', () => `ACPI: Added _OSI(Module Device) ${Math.floor(r() * 9)}`],
+      ['pci', () => `PCI: Using host bridge windows from ACPI ${Math.floor(r() * 9)}`],
+      ['usb', () => `usb ${1 + Math.floor(r() * 3)}-${1 + Math.floor(r() * 4)}: new high-speed USB device number ${Math.floor(r() * 99)} using xhci_hcd`],
+      ['ext4', () => `EXT4-fs: mounted filesystem ${Math.floor(r() * 1e8).toString(16)} with ordered data mode`],
+      ['audit', () => `audit: type=${1300 + Math.floor(r() * 99)} audit(${stamp()}:${Math.floor(r() * 999)}): pid=${Math.floor(r() * 99999)}`],
+      ['net', () => `NET: Registered PF_INET protocol family ${Math.floor(r() * 9)}`],
+      ['clock', () => `clocksource: Switched to clocksource tsc ${Math.floor(r() * 9)}`],
+      ['drm', () => `drm: Initialized i915 ${Math.floor(r() * 9)}.${Math.floor(r() * 9)}.0 for 0000:00:02.0 on minor ${Math.floor(r() * 3)}`],
+    ] as Array<[string, () => string]>);
+    lines.push([event, `kernel: ${text()}`]);
+  }
+  exact(lines);
+});
+
 test.run();
