@@ -650,9 +650,10 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // `R|1|^^^GLU|5.4|mmol/L||N`, an audit record `alice|<ip>|<host>|share|openat|ok|<path>`) is read field
     // by field, as words are: its type or its operation names the event, its ids and names vary. So is
     // one joined by commas with an empty field (`056-084,GLDD055,REPORT,INFILE,,,SYS1.MASTER,`, a
-    // positional record); a comma list without one (`web-21,app-04`, `a=1,b=2`) stays one token.
+    // positional record); a comma list without one (`web-21,app-04`, `a=1,b=2`) stays one token. A word
+    // in quotes is one quoted name, not a record (a cluster `'outbound|9090||svc.local'`).
     const sep = words[i].includes('|') ? '|' : words[i].includes(',,') && !words[i].includes('=') ? ',' : '';
-    if (!quoted && sep && words[i].split(sep, RECORD_FIELDS).length === RECORD_FIELDS) {
+    if (!quoted && !words[i].startsWith("'") && sep && words[i].split(sep, RECORD_FIELDS).length === RECORD_FIELDS) {
       const fields = words[i].split(sep);
       fields.forEach((f, k) => {
         if (k < fields.length - 1) pushToken(tokens, `${f}${sep}`);

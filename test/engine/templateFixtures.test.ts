@@ -2922,8 +2922,10 @@ test('a delimited record: fields joined by | in one word are read field by field
   exact(lines);
 });
 
-test('a delimited record (opposite): a name and a counter joined by one | stay one word ([orders-sink|task-4]), and the records of one operation by many users join', () => {
+test('a delimited record (opposite): a name and a counter joined by one | stay one word ([orders-sink|task-4]), a quoted name with |-fields is one value, and the records of one operation by many users join', () => {
   assert.equal(templateTokens('INFO [orders-sink|task-4] Committing offsets', 64).tokens, ['INFO', '[orders-sink|task-<*>]', 'Committing', 'offsets']);
+  // A word in quotes is one quoted name, not a record, though it holds four |-fields (an upstream cluster).
+  assert.is(templateTokens("upstream 'outbound|9090||iris.payments.svc.cluster.local' reset", 64).tokens.length, 3);
   const r = rng(406);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 400; i++) {
