@@ -2836,4 +2836,51 @@ test('a source in the middle (opposite): a state word after a host printed with 
   exact(lines);
 });
 
+// A key's value that is a word where the template holds a variable, in two fields at once.
+
+/** `key="value"` event lines of three events; one realm in ten is `master`, printed as its id and its name. */
+function realmEvents(r: () => number): Array<[string, string]> {
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+  const ip = () => `${10 + Math.floor(r() * 200)}.${Math.floor(r() * 250)}.${Math.floor(r() * 250)}.${1 + Math.floor(r() * 250)}`;
+  const realm = () => {
+    if (r() < 0.15) return 'realmId="master", realmName="master"';
+    return `realmId="${uuid()}", realmName="${pick(r, ['shop', 'internal', 'partners', 'customers'])}"`;
+  };
+  const client = () => pick(r, ['web-app', 'mobile-app', 'grafana', 'gitlab', 'jenkins']);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    lines.push([
+      'login',
+      `INFO  [org.idp.events] (worker-${i % 9}) type="LOGIN", ${realm()}, clientId="${client()}", userId="${uuid()}", ipAddress="${ip()}", auth_method="openid-connect"`,
+    ]);
+    lines.push([
+      'logout',
+      `INFO  [org.idp.events] (worker-${i % 7}) type="LOGOUT", ${realm()}, userId="${uuid()}", sessionId="${uuid()}", redirect_uri="https://${client()}.example.com/"`,
+    ]);
+    if (i % 2)
+      lines.push([
+        'error',
+        `WARN  [org.idp.events] (worker-${i % 5}) type="LOGIN_ERROR", ${realm()}, clientId="${client()}", ipAddress="${ip()}", error="invalid_user_credentials"`,
+      ]);
+  }
+  return lines;
+}
+
+test('a key whose value is a word where the template holds a variable: one realm printed as a word in its id and name fields joins the event (realmId="master", realmName="master")', () => {
+  exact(realmEvents(rng(1701)));
+});
+
+test('a key whose value is a word (opposite): bare words where the template holds variables, not after a key, stay the event they name (task <id> started on <host> / task reaper started on master)', () => {
+  const r = rng(1702);
+  const lines: Array<[string, string]> = [];
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  for (let i = 0; i < 40; i++) {
+    lines.push(['task', `scheduler: task ${hex(12)} started on node-${Math.floor(r() * 90)}.example.net`]);
+    if (i % 4 === 0) lines.push(['reaper', 'scheduler: task reaper started on master']);
+    lines.push(['done', `scheduler: task ${hex(12)} done in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
 test.run();
