@@ -1122,7 +1122,53 @@ function maskVaryingPairs(current: Int32Array[], members: number[], wildcard: nu
       }
     }
   }
+  // Three to TOGETHER_MAX positions changing together (a model and its table printed in four fields: `Product
+  // Load … SELECT "products".* FROM "products" WHERE "products"."id"` / `User Load … "users".* …`): no two
+  // templates are equal but at one or two positions, so neither the passes nor the pairs above see them vary.
+  // Templates with one leading token, each two differing at the same open positions and nowhere else, are
+  // linked; a linked group showing the evidence at every one of those positions holds variables at all.
+  const byLead = new Map<number, number[]>();
+  templates.forEach((t, m) => {
+    if (masked[m]) return;
+    const lead = current[t.rows[0]][0];
+    const list = byLead.get(lead);
+    if (list) list.push(m);
+    else byLead.set(lead, [m]);
+  });
+  const linked = new Map<string, number[][]>();
+  for (const list of byLead.values())
+    for (let i = 0; i < list.length; i++) {
+      const a = current[templates[list[i]].rows[0]];
+      for (let j = i + 1; j < list.length; j++) {
+        const b = current[templates[list[j]].rows[0]];
+        const diff: number[] = [];
+        let apart = false;
+        for (let p = 1; p < length && !apart; p++) {
+          if (a[p] === b[p]) continue;
+          if (diff.length === TOGETHER_MAX || !open(a, p) || !open(b, p)) apart = true;
+          else diff.push(p);
+        }
+        if (apart || diff.length < 3) continue;
+        const k = diff.join(',');
+        const pairs = linked.get(k);
+        if (pairs) pairs.push([list[i], list[j]]);
+        else linked.set(k, [[list[i], list[j]]]);
+      }
+    }
+  for (const [k, pairs] of linked) {
+    const slots = k.split(',').map(Number);
+    for (const group of linkTogether(pairs).sets.values()) {
+      if (group.length < options.minDistinct || group.some((m) => masked[m]) || !slots.every((p) => evidence(group, p))) continue;
+      for (const m of group) {
+        masked[m] = 1;
+        for (const r of templates[m].rows) for (const p of slots) current[r][p] = wildcard;
+      }
+    }
+  }
 }
+
+/** Positions changing together are at most this many (a name and the three fields that print it again, then its key). */
+const TOGETHER_MAX = 5;
 
 /**
  * A template equal to another everywhere but at positions right after a `key=` where the other holds a

@@ -2883,4 +2883,55 @@ test('a key whose value is a word (opposite): bare words where the template hold
   exact(lines);
 });
 
+// Positions that change together: a name printed again in several fields.
+
+const MODELS: Array<[string, string]> = [
+  ['Product', 'products'],
+  ['User', 'users'],
+  ['Cart', 'carts'],
+  ['Order', 'orders'],
+  ['Variant', 'variants'],
+  ['Category', 'categories'],
+  ['Review', 'reviews'],
+  ['Address', 'addresses'],
+  ['Shipment', 'shipments'],
+];
+
+/** Rails-like ActiveRecord loads: the model and its table in four fields; cached loads open with `CACHE`; transactions. */
+function modelLoads(r: () => number): Array<[string, string]> {
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const ms = () => `${Math.floor(r() * 9)}.${Math.floor(r() * 10)}ms`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const [model, table] = MODELS[Math.floor(r() * r() * MODELS.length)];
+    const tag = `D, [${hex(8)}-${hex(4)}] DEBUG -- :`;
+    const query = `SELECT "${table}".* FROM "${table}" WHERE "${table}"."id" = $1 LIMIT $2  [["id", ${Math.floor(r() * 99999)}], ["LIMIT", 1]]`;
+    lines.push(['load', `${tag}   ${model} Load (${ms()})  ${query}`]);
+    if (i % 3 === 0) lines.push(['cached', `${tag}   CACHE ${model} Load (0.0ms)  ${query}`]);
+    if (i % 4 === 0) lines.push([i % 8 ? 'commit' : 'begin', `${tag}   TRANSACTION (${ms()})  ${i % 8 ? 'COMMIT' : 'BEGIN'}`]);
+  }
+  return lines;
+}
+
+test('positions that change together: a model and its table printed in four fields of one query are one variable (Product Load … "products".* … / User Load … "users".* …)', () => {
+  exact(modelLoads(rng(1703)).filter(([e]) => e !== 'cached'));
+});
+
+test('positions that change together (opposite): a word opening the message after a tag (CACHE Product Load …) is not an optional flag, and BEGIN / COMMIT stay apart', () => {
+  exact(modelLoads(rng(1704)));
+});
+
+test('positions that change together (opposite): three words changing together at three positions name the events (primary / backup / arbiter elected, lease, role)', () => {
+  const r = rng(1705);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const role = pick(r, ['primary', 'backup', 'arbiter']);
+    lines.push([
+      role,
+      `replica ${Math.floor(r() * 99)} of shard ${Math.floor(r() * 9)}: ${role} elected, ${role} lease granted, ${role} role taken in ${Math.floor(r() * 900)} ms`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
