@@ -2934,4 +2934,47 @@ test('positions that change together (opposite): three words changing together a
   exact(lines);
 });
 
+// A message key's quoted value is the line's message (logfmt's `msg="…"`).
+
+const APPS = [
+  'argocd/guestbook',
+  'shop/web-frontend',
+  'shop/orders-worker',
+  'team-a/payments-api',
+  'argocd/redis',
+  'team-b/search',
+  'shop/cart',
+  'ops/ingress-nginx',
+];
+const logfmtTime = (r: () => number) =>
+  `time="2024-11-28T${String(Math.floor(r() * 24)).padStart(2, '0')}:${String(Math.floor(r() * 60)).padStart(2, '0')}:00Z"`;
+
+test('a message key: short messages sharing the same fields (msg="Update successful" / "No status changes. Skipping patch" … application=<app>) are different events', () => {
+  const r = rng(1706);
+  const lines: Array<[string, string]> = [];
+  const messages = [
+    'Update successful',
+    'No status changes. Skipping patch',
+    'Skipping auto-sync: application status is Synced',
+    'Refreshing app status',
+    'Comparing app state',
+  ];
+  for (let i = 0; i < 120; i++) {
+    const msg = pick(r, messages);
+    lines.push([msg, `${logfmtTime(r)} level=info msg="${msg}" application=${pick(r, APPS)}`]);
+  }
+  exact(lines);
+});
+
+test('a message key (opposite): the quoted value of another key with spaces is one value (error="connection refused" / "i/o timeout" / … in one event)', () => {
+  const r = rng(1707);
+  const lines: Array<[string, string]> = [];
+  const errors = ['connection refused', 'i/o timeout', 'no route to host', 'connection reset by peer', 'TLS handshake timeout'];
+  for (let i = 0; i < 120; i++) {
+    if (i % 3) lines.push(['upstream', `${logfmtTime(r)} level=error msg="upstream error" application=${pick(r, APPS)} error="${pick(r, errors)}"`]);
+    else lines.push(['sync', `${logfmtTime(r)} level=info msg="Sync operation succeeded" application=${pick(r, APPS)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
