@@ -95,6 +95,8 @@ export function foldVariableRuns(current: Int32Array[], wildcard: number) {
 const OPTIONAL_FLAG_MIN_LENGTH = 8;
 /** A bare word, or one item of a comma-separated list (`TLS,` in `lip=<*>, TLS, session=<*>`). */
 const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?,?$/;
+/** A value wholly in brackets (`[<*>]`, `(<*>)`, a request id or thread before the message). */
+const TAG = /^[[(]<\*>[\])]:?$/;
 /** A variable token after a variable (`to <*> (<*>) via`) is optional in a line of this many other tokens. */
 const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
 
@@ -119,12 +121,10 @@ export function foldOptionalFlags(current: Int32Array[], wildcard: number, keys:
         // A flag among fields: after a variable (`ID=<*> DF`), not inside the constant frame (`[UFW LIMIT BLOCK]`).
         if (!vocabulary[long.tokens[i - 1]]?.includes(WILDCARD)) continue;
         const optionalVariable = vocabulary[long.tokens[i]]?.includes(WILDCARD);
-        // A plain word is a flag after a field's value (`ID=<*> DF`, `lip=<*>, TLS,`, `key= <*> FLAG`), a bracketed
-        // one (`(F)`) anywhere: a plain word after a tag before the message (`[<*>] CACHE User Load …` beside
-        // `[<*>] <*> Load …`) opens the event's wording.
-        const word = vocabulary[long.tokens[i]] ?? '';
-        const afterField = /^[([]/.test(word) || vocabulary[long.tokens[i - 1]]?.includes('=') || (i > 1 && keys.has(long.tokens[i - 2]));
-        if (!(optionalVariable || (isFlag(long.tokens[i]) && afterField && length - 1 >= OPTIONAL_FLAG_MIN_LENGTH))) continue;
+        // A plain word right after a tag (a value wholly in brackets before the message: `[<*>] CACHE User Load …`
+        // beside `[<*>] <*> Load …`) opens the event's wording, not a flag; a bracketed word (`(F)`) is one anywhere.
+        const afterTag = TAG.test(vocabulary[long.tokens[i - 1]] ?? '') && !/^[([]/.test(vocabulary[long.tokens[i]] ?? '');
+        if (!(optionalVariable || (isFlag(long.tokens[i]) && !afterTag && length - 1 >= OPTIONAL_FLAG_MIN_LENGTH))) continue;
         const match = shorter.find((s) => {
           for (let q = 0; q < length - 1; q++) {
             const a = s.tokens[q];
@@ -793,12 +793,9 @@ export function foldAlignedGaps(
   // Two phrases of a set varying in at least `minContexts` frames are values of one variable.
   // A variable printed as WIDE_VALUE_MIN_VALUES or more phrases of several tokens in one frame takes them as values
   // (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` / `Jabra Elite <*>`).
-  // Phrases that all open with one word (`CACHE Product` / `CACHE User` / `CACHE Order` beside `<*> Load`) print
-  // that word beside the value every time: the word is the event's wording (a cached load), not a name's.
   const namedValue = (m: Int32Array, e: Int32Array) => {
     const named = nameGap(m, e) ?? nameGap(e, m);
-    const names = named === undefined ? undefined : namesOf.get(named[0]);
-    return names !== undefined && names.size >= WIDE_VALUE_MIN_VALUES && new Set([...names].map((n) => n.split(',')[0])).size > 1;
+    return named !== undefined && (namesOf.get(named[0])?.size ?? 0) >= WIDE_VALUE_MIN_VALUES;
   };
   const phrasesVary = (a: string, b: string) =>
     phraseParent.has(a) && phraseParent.has(b) && find(a) === find(b) && (framesOf.get(find(a))?.size ?? 0) >= minContexts;

@@ -2904,17 +2904,19 @@ function modelLoads(r: () => number): Array<[string, string]> {
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 90; i++) {
     const [model, table] = MODELS[Math.floor(r() * r() * MODELS.length)];
-    const tag = `D, [${hex(8)}-${hex(4)}] DEBUG -- :`;
+    const tag = `D, [2024-11-28T10:${Math.floor(r() * 60)}:00 #${Math.floor(r() * 9000)}] DEBUG -- : [${hex(8)}-${hex(4)}]`;
     const query = `SELECT "${table}".* FROM "${table}" WHERE "${table}"."id" = $1 LIMIT $2  [["id", ${Math.floor(r() * 99999)}], ["LIMIT", 1]]`;
     lines.push(['load', `${tag}   ${model} Load (${ms()})  ${query}`]);
-    if (i % 3 === 0) lines.push(['cached', `${tag}   CACHE ${model} Load (0.0ms)  ${query}`]);
+    // Cached loads of the two models read most: two values are too few to mask in their own lines (labelled per model here).
+    if (i % 3 === 0)
+      lines.push([`cached ${MODELS[i % 2][0]}`, `${tag}   CACHE ${MODELS[i % 2][0]} Load (0.0ms)  ${query.replaceAll(`"${table}"`, `"${MODELS[i % 2][1]}"`)}`]);
     if (i % 4 === 0) lines.push([i % 8 ? 'commit' : 'begin', `${tag}   TRANSACTION (${ms()})  ${i % 8 ? 'COMMIT' : 'BEGIN'}`]);
   }
   return lines;
 }
 
 test('positions that change together: a model and its table printed in four fields of one query are one variable (Product Load … "products".* … / User Load … "users".* …)', () => {
-  exact(modelLoads(rng(1703)).filter(([e]) => e !== 'cached'));
+  exact(modelLoads(rng(1703)).filter(([e]) => !e.startsWith('cached')));
 });
 
 test('positions that change together (opposite): a word opening the message after a tag (CACHE Product Load …) is not an optional flag, and BEGIN / COMMIT stay apart', () => {
