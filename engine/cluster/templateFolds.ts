@@ -95,6 +95,8 @@ export function foldVariableRuns(current: Int32Array[], wildcard: number) {
 const OPTIONAL_FLAG_MIN_LENGTH = 8;
 /** A bare word, or one item of a comma-separated list (`TLS,` in `lip=<*>, TLS, session=<*>`). */
 const BARE_WORD = /^[([]?[A-Za-z]+[)\]]?,?$/;
+/** A value wholly in brackets (`[<*>]`, `(<*>)`, a request id or thread before the message). */
+const TAG = /^[[(]<\*>[\])]:?$/;
 /** A variable token after a variable (`to <*> (<*>) via`) is optional in a line of this many other tokens. */
 const OPTIONAL_VARIABLE_MIN_LENGTH = 4;
 
@@ -122,7 +124,10 @@ export function foldOptionalFlags(current: Int32Array[], wildcard: number, keys:
         // A flag among fields: after a variable (`ID=<*> DF`), not inside the constant frame (`[UFW LIMIT BLOCK]`).
         if (!vocabulary[long.tokens[i - 1]]?.includes(WILDCARD)) continue;
         const optionalVariable = vocabulary[long.tokens[i]]?.includes(WILDCARD);
-        if (!(optionalVariable || (isFlag(long.tokens[i]) && length - 1 >= OPTIONAL_FLAG_MIN_LENGTH))) continue;
+        // A plain word right after a tag (a value wholly in brackets before the message: `[<*>] CACHE User Load …`
+        // beside `[<*>] <*> Load …`) opens the event's wording, not a flag; a bracketed word (`(F)`) is one anywhere.
+        const afterTag = TAG.test(vocabulary[long.tokens[i - 1]] ?? '') && !/^[([]/.test(vocabulary[long.tokens[i]] ?? '');
+        if (!(optionalVariable || (isFlag(long.tokens[i]) && !afterTag && length - 1 >= OPTIONAL_FLAG_MIN_LENGTH))) continue;
         const match = shorter.find((s) => {
           let frame = 0;
           for (let q = 0; q < length - 1; q++) {

@@ -281,6 +281,8 @@ export function mineTemplates(
   }
   for (const members of byLength.values())
     if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, masked, printed, options);
+  const holdsVariable = (t: number) => t === wildcard || masked.has(t) || framedWildcards.has(t);
+  for (const members of byLength.values()) if (members.length > 1) joinKeyedWords(current, members, keys, holdsVariable, printed);
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
   foldListItems(current, rows, vocabulary);
@@ -1239,6 +1241,102 @@ function maskVaryingPairs(
       }
     }
   }
+  // Three to TOGETHER_MAX positions changing together (a model and its table printed in four fields: `Product
+  // Load … SELECT "products".* FROM "products" WHERE "products"."id"` / `User Load … "users".* …`): no two
+  // templates are equal but at one or two positions, so neither the passes nor the pairs above see them vary.
+  // Templates with one leading token, each two differing at the same open positions and nowhere else, are
+  // linked; a linked group showing the evidence at every one of those positions holds variables at all.
+  const byLead = new Map<number, number[]>();
+  templates.forEach((t, m) => {
+    if (done[m]) return;
+    const lead = current[t.rows[0]][0];
+    const list = byLead.get(lead);
+    if (list) list.push(m);
+    else byLead.set(lead, [m]);
+  });
+  const linked = new Map<string, number[][]>();
+  for (const list of byLead.values())
+    for (let i = 0; i < list.length; i++) {
+      const a = current[templates[list[i]].rows[0]];
+      for (let j = i + 1; j < list.length; j++) {
+        const b = current[templates[list[j]].rows[0]];
+        const diff: number[] = [];
+        let apart = false;
+        for (let p = 1; p < length && !apart; p++) {
+          if (a[p] === b[p]) continue;
+          if (diff.length === TOGETHER_MAX || !open(a, p) || !open(b, p)) apart = true;
+          else diff.push(p);
+        }
+        if (apart || diff.length < 3) continue;
+        const k = diff.join(',');
+        const pairs = linked.get(k);
+        if (pairs) pairs.push([list[i], list[j]]);
+        else linked.set(k, [[list[i], list[j]]]);
+      }
+    }
+  for (const [k, pairs] of linked) {
+    const slots = k.split(',').map(Number);
+    for (const group of linkTogether(pairs).sets.values()) {
+      if (group.length < options.minDistinct || group.some((m) => done[m]) || !slots.every((p) => evidence(group, p))) continue;
+      for (const m of group) {
+        done[m] = 1;
+        for (const r of templates[m].rows) for (const p of slots) current[r][p] = wildcard;
+      }
+    }
+  }
+}
+
+/** Positions changing together are at most this many (a name and the three fields that print it again, then its key). */
+const TOGETHER_MAX = 5;
+
+/**
+ * A template equal to another everywhere but at positions right after a `key=` where the other holds a
+ * variable and it holds a word (`realmId="master", realmName="master"` beside `realmId="<*>", realmName=<*>`:
+ * the one realm whose id is a word, printed in two fields at once) prints the same event: a key says a
+ * value follows, and the other template's lines say that value varies. Seen at one position the passes
+ * link the word with the values already; at two that change together no two lines are equal but at one
+ * position, so neither varies alone. Bare words where the other holds a variable (`task reaper started on
+ * master` beside `task <*> started on <*>`) keep their template: without a key they may name the event.
+ */
+function joinKeyedWords(current: Int32Array[], members: number[], keys: Set<number>, holdsVariable: (t: number) => boolean, printed: Float64Array) {
+  const templates = distinctTemplates(current, printed, members);
+  if (templates.length < 2) return;
+  const length = templates[0].tokens.length;
+  const slotsOf = (t: Int32Array) => {
+    const slots: number[] = [];
+    for (let p = 1; p < length; p++) if (holdsVariable(t[p]) && keys.has(t[p - 1])) slots.push(p);
+    return slots;
+  };
+  const rest = (t: Int32Array, slots: number[]) => {
+    const copy = Array.from(t);
+    for (const p of slots) copy[p] = -1;
+    return copy.join(',');
+  };
+  // The templates holding a variable after a key, by those positions and their tokens elsewhere (the one printing most lines).
+  const general = new Map<string, { slots: number[]; byRest: Map<string, TemplateEntry> }>();
+  for (const e of templates) {
+    const slots = slotsOf(e.tokens);
+    if (!slots.length) continue;
+    const k = slots.join(',');
+    let g = general.get(k);
+    if (!g) general.set(k, (g = { slots, byRest: new Map() }));
+    const r = rest(e.tokens, slots);
+    const seen = g.byRest.get(r);
+    if (!seen || seen.lines < e.lines) g.byRest.set(r, e);
+  }
+  if (!general.size) return;
+  // Each template joins the one it specialises (words where the other holds variables; the most lines), at the end of the chain.
+  for (const e of templates) {
+    let best: TemplateEntry | undefined;
+    for (const { slots, byRest } of general.values()) {
+      const a = byRest.get(rest(e.tokens, slots));
+      if (!a || a === e || (best && best.lines >= a.lines)) continue;
+      if (slots.every((p) => e.tokens[p] === a.tokens[p] || !holdsVariable(e.tokens[p]))) best = a;
+    }
+    if (best) e.into = best;
+  }
+  const rootOf = (e: TemplateEntry): TemplateEntry => (e.into ? rootOf(e.into) : e);
+  for (const e of templates) if (e.into) for (const r of e.rows) current[r] = Int32Array.from(rootOf(e).tokens);
 }
 
 /** A code's text is at most this many words (`GATEWAY TARGET DEVICE FAILED TO RESPOND`, a Modbus exception). */

@@ -140,6 +140,8 @@ const GROUP_TOKENS = 4;
 const QUOTED_TOKENS = 6;
 /** A keyless quoted value spans at most this many more white-space tokens (a browser's user agent has up to 14 words). */
 const QUOTED_PHRASE_TOKENS = 20;
+/** The key of a line's message in `key=value` logs (logfmt, logrus: `msg="…"`, `message="…"`). */
+const MESSAGE_KEY = /^(?:msg|message)="/i;
 /** A `;`-separated record ending in a key and the first word of its value (`…;code=486;reason=Busy`). */
 const RECORD_TAIL = /;[\w.-]+=[^=;"'\s]+$/;
 /** The last word of that value, its separator, and the record going on (`Here;` `src_user=1662;…`). */
@@ -539,7 +541,9 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     const quoted = words[i].includes('"');
     // A quoted value of a key with spaces (`tag="View Lock",`) is one token: its words are one value.
     const open = quoted && words[i].includes('="') ? words[i].search(/\w="/) : -1;
-    if (open >= 0 && !/"[^"]*"/.test(words[i])) {
+    // A message key's value (logfmt's `msg="No status changes. Skipping patch"`) is the line's message, not one
+    // value: its words stay words, as a line's words do.
+    if (open >= 0 && !/"[^"]*"/.test(words[i]) && !MESSAGE_KEY.test(words[i])) {
       let end = i + 1;
       while (end < words.length && end <= i + QUOTED_TOKENS && !words[end].includes('"')) end++;
       if (end < words.length && end <= i + QUOTED_TOKENS) {

@@ -3221,4 +3221,147 @@ test('fields printed one per line (opposite): a tag before few labels keeps them
   exact(lines);
 });
 
+// A key's value that is a word where the template holds a variable, in two fields at once.
+
+/** `key="value"` event lines of three events; one realm in ten is `master`, printed as its id and its name. */
+function realmEvents(r: () => number): Array<[string, string]> {
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+  const ip = () => `${10 + Math.floor(r() * 200)}.${Math.floor(r() * 250)}.${Math.floor(r() * 250)}.${1 + Math.floor(r() * 250)}`;
+  const realm = () => {
+    if (r() < 0.15) return 'realmId="master", realmName="master"';
+    return `realmId="${uuid()}", realmName="${pick(r, ['shop', 'internal', 'partners', 'customers'])}"`;
+  };
+  const client = () => pick(r, ['web-app', 'mobile-app', 'grafana', 'gitlab', 'jenkins']);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) {
+    lines.push([
+      'login',
+      `INFO  [org.idp.events] (worker-${i % 9}) type="LOGIN", ${realm()}, clientId="${client()}", userId="${uuid()}", ipAddress="${ip()}", auth_method="openid-connect"`,
+    ]);
+    lines.push([
+      'logout',
+      `INFO  [org.idp.events] (worker-${i % 7}) type="LOGOUT", ${realm()}, userId="${uuid()}", sessionId="${uuid()}", redirect_uri="https://${client()}.example.com/"`,
+    ]);
+    if (i % 2)
+      lines.push([
+        'error',
+        `WARN  [org.idp.events] (worker-${i % 5}) type="LOGIN_ERROR", ${realm()}, clientId="${client()}", ipAddress="${ip()}", error="invalid_user_credentials"`,
+      ]);
+  }
+  return lines;
+}
+
+test('a key whose value is a word where the template holds a variable: one realm printed as a word in its id and name fields joins the event (realmId="master", realmName="master")', () => {
+  exact(realmEvents(rng(1701)));
+});
+
+test('a key whose value is a word (opposite): bare words where the template holds variables, not after a key, stay the event they name (task <id> started on <host> / task reaper started on master)', () => {
+  const r = rng(1702);
+  const lines: Array<[string, string]> = [];
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  for (let i = 0; i < 40; i++) {
+    lines.push(['task', `scheduler: task ${hex(12)} started on node-${Math.floor(r() * 90)}.example.net`]);
+    if (i % 4 === 0) lines.push(['reaper', 'scheduler: task reaper started on master']);
+    lines.push(['done', `scheduler: task ${hex(12)} done in ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+// Positions that change together: a name printed again in several fields.
+
+const MODELS: Array<[string, string]> = [
+  ['Product', 'products'],
+  ['User', 'users'],
+  ['Cart', 'carts'],
+  ['Order', 'orders'],
+  ['Variant', 'variants'],
+  ['Category', 'categories'],
+  ['Review', 'reviews'],
+  ['Address', 'addresses'],
+  ['Shipment', 'shipments'],
+];
+
+/** Rails-like ActiveRecord loads: the model and its table in four fields; cached loads open with `CACHE`; transactions. */
+function modelLoads(r: () => number): Array<[string, string]> {
+  const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+  const ms = () => `${Math.floor(r() * 9)}.${Math.floor(r() * 10)}ms`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const [model, table] = MODELS[Math.floor(r() * r() * MODELS.length)];
+    const tag = `D, [2024-11-28T10:${Math.floor(r() * 60)}:00 #${Math.floor(r() * 9000)}] DEBUG -- : [${hex(8)}-${hex(4)}]`;
+    const query = `SELECT "${table}".* FROM "${table}" WHERE "${table}"."id" = $1 LIMIT $2  [["id", ${Math.floor(r() * 99999)}], ["LIMIT", 1]]`;
+    lines.push(['load', `${tag}   ${model} Load (${ms()})  ${query}`]);
+    // Cached loads of the two models read most: two values are too few to mask in their own lines (labelled per model here).
+    if (i % 3 === 0)
+      lines.push([`cached ${MODELS[i % 2][0]}`, `${tag}   CACHE ${MODELS[i % 2][0]} Load (0.0ms)  ${query.replaceAll(`"${table}"`, `"${MODELS[i % 2][1]}"`)}`]);
+    if (i % 4 === 0) lines.push([i % 8 ? 'commit' : 'begin', `${tag}   TRANSACTION (${ms()})  ${i % 8 ? 'COMMIT' : 'BEGIN'}`]);
+  }
+  return lines;
+}
+
+test('positions that change together: a model and its table printed in four fields of one query are one variable (Product Load … "products".* … / User Load … "users".* …)', () => {
+  exact(modelLoads(rng(1703)).filter(([e]) => !e.startsWith('cached')));
+});
+
+test('positions that change together (opposite): a word opening the message after a tag (CACHE Product Load …) is not an optional flag, and BEGIN / COMMIT stay apart', () => {
+  exact(modelLoads(rng(1704)));
+});
+
+test('positions that change together (opposite): three words changing together at three positions name the events (primary / backup / arbiter elected, lease, role)', () => {
+  const r = rng(1705);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const role = pick(r, ['primary', 'backup', 'arbiter']);
+    lines.push([
+      role,
+      `replica ${Math.floor(r() * 99)} of shard ${Math.floor(r() * 9)}: ${role} elected, ${role} lease granted, ${role} role taken in ${Math.floor(r() * 900)} ms`,
+    ]);
+  }
+  exact(lines);
+});
+
+// A message key's quoted value is the line's message (logfmt's `msg="…"`).
+
+const APPS = [
+  'argocd/guestbook',
+  'shop/web-frontend',
+  'shop/orders-worker',
+  'team-a/payments-api',
+  'argocd/redis',
+  'team-b/search',
+  'shop/cart',
+  'ops/ingress-nginx',
+];
+const logfmtTime = (r: () => number) =>
+  `time="2024-11-28T${String(Math.floor(r() * 24)).padStart(2, '0')}:${String(Math.floor(r() * 60)).padStart(2, '0')}:00Z"`;
+
+test('a message key: short messages sharing the same fields (msg="Update successful" / "No status changes. Skipping patch" … application=<app>) are different events', () => {
+  const r = rng(1706);
+  const lines: Array<[string, string]> = [];
+  const messages = [
+    'Update successful',
+    'No status changes. Skipping patch',
+    'Skipping auto-sync: application status is Synced',
+    'Refreshing app status',
+    'Comparing app state',
+  ];
+  for (let i = 0; i < 120; i++) {
+    const msg = pick(r, messages);
+    lines.push([msg, `${logfmtTime(r)} level=info msg="${msg}" application=${pick(r, APPS)}`]);
+  }
+  exact(lines);
+});
+
+test('a message key (opposite): the quoted value of another key with spaces is one value (error="connection refused" / "i/o timeout" / … in one event)', () => {
+  const r = rng(1707);
+  const lines: Array<[string, string]> = [];
+  const errors = ['connection refused', 'i/o timeout', 'no route to host', 'connection reset by peer', 'TLS handshake timeout'];
+  for (let i = 0; i < 120; i++) {
+    if (i % 3) lines.push(['upstream', `${logfmtTime(r)} level=error msg="upstream error" application=${pick(r, APPS)} error="${pick(r, errors)}"`]);
+    else lines.push(['sync', `${logfmtTime(r)} level=info msg="Sync operation succeeded" application=${pick(r, APPS)}`]);
+  }
+  exact(lines);
+});
+
 test.run();
