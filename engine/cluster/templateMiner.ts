@@ -238,8 +238,8 @@ export function mineTemplates(
     else byLength.set(row.length, [r]);
   });
   const current = rows.map((row) => Int32Array.from(row));
-  maskKeyValues(current, keys, wildcard, printed, options, vocabulary);
-  maskKeyValues(current, recordLabels(rows, vocabulary), wildcard, printed, options, vocabulary);
+  maskKeyValues(current, keys, wildcard, printed, options);
+  maskKeyValues(current, recordLabels(rows, vocabulary), wildcard, printed, options);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
   const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
@@ -921,29 +921,17 @@ function keyValueCounts(rows: Int32Array[], keys: Set<number>, printed: Float64A
  * same `minDistinct` / `rareShare` evidence as inside a line) has a variable value wherever it appears.
  * Two lines with two such digit-free values (`rhost=cedar.example.net user=alice`) share no context
  * position by position, so the per-position passes alone would never see them vary. A key with few or
- * frequent values (`mDrawState=HAS_DRAWN` / `NO_SURFACE`) keeps them: they name the event. So does a
- * key whose every value is a quoted phrase of several words (logfmt's `msg="device-session saved"`):
- * the text of the message, whose words name the event; the passes judge it where lines print it
- * among the same fields (three or more texts varying in one context are still a variable there).
+ * frequent values (`mDrawState=HAS_DRAWN` / `NO_SURFACE`) keeps them: they name the event. (A message
+ * key's quoted text, logfmt's `msg="device-session saved"`, reaches here as words: the tokeniser's
+ * MESSAGE_KEY.)
  */
-function maskKeyValues(
-  current: Int32Array[],
-  keys: Set<number>,
-  wildcard: number,
-  printed: Float64Array,
-  options: MinerOptions,
-  vocabulary: readonly string[],
-) {
+function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: number, printed: Float64Array, options: MinerOptions) {
   if (!keys.size) return;
   const variableKeys = new Set<number>();
-  const phrase = (v: number) => QUOTED_PHRASE.test(vocabulary[v] ?? '');
-  for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options) && ![...counts.keys()].every(phrase)) variableKeys.add(k);
+  for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
 }
-
-/** A quoted phrase of two or more words, one token (`"device-session saved"`, `"request completed",`). */
-const QUOTED_PHRASE = /^"[^"\s]+(?: [^"\s]+)+"[,;]?$/;
 
 /** A field's label printed apart from its value (`owner:`, `check duration:`'s `duration:`). */
 const RECORD_LABEL = /^[A-Za-z_][\w.-]*:$/;
