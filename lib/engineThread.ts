@@ -9,11 +9,14 @@ import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { StageRecord } from '../engine/manifest.ts';
 import type { PipelineOptions, StageName, StageOutputs, StageResult } from '../engine/pipeline.ts';
+import type { SnapshotOutput } from '../engine/stages/01_snapshot.ts';
 import { moduleUrl } from './modulePath.ts';
 
 export interface ThreadInput {
   ctx: PipelineOptions['ctx'];
   snapshotInput?: PipelineOptions['snapshotInput'];
+  /** The snapshot's input follows in a message (ThreadSnapshot): the parent was still reading it. */
+  snapshotLater?: boolean;
   from?: StageName;
   to?: StageName;
   timed: boolean;
@@ -25,9 +28,25 @@ export interface ThreadReply {
   id: number;
   value?: unknown;
 }
+export interface ThreadSnapshot {
+  snapshotInput: PipelineOptions['snapshotInput'];
+}
 /** `done` carries v8.serialize({ outputs, records }). */
 type ThreadMessage = ThreadRequest | { type: 'done'; bytes: Uint8Array } | { type: 'failed'; message: string };
-type ThreadResult = { outputs: Partial<StageOutputs>; records: StageRecord[] };
+/** The snapshot as the thread hands it back: its issues by id only (slimOutputs). */
+export type SlimSnapshot = Omit<SnapshotOutput, 'issues'> & { issues: Array<Pick<SnapshotOutput['issues'][number], 'id'>> };
+export type ThreadOutputs = Omit<Partial<StageOutputs>, 'snapshot'> & { snapshot?: SlimSnapshot };
+type ThreadResult = { outputs: ThreadOutputs; records: StageRecord[] };
+
+/**
+ * The kept outputs as they leave the thread: the snapshot's issues without their texts (at 100,000
+ * long reports, over a hundred megabytes to serialize here and rebuild in the parent, where the results
+ * read only their ids, and the input digest says what they were).
+ */
+export function slimOutputs(outputs: Partial<StageOutputs>): ThreadOutputs {
+  const { snapshot } = outputs;
+  return snapshot ? { ...outputs, snapshot: { ...snapshot, issues: snapshot.issues.map((i) => ({ id: i.id })) } } : outputs;
+}
 
 // The same boot as every worker thread's: it registers tsx first only for a TypeScript module.
 const BOOT = new URL('./workerBoot.mjs', import.meta.url);
@@ -35,7 +54,11 @@ const MAIN = moduleUrl('./engineThreadMain', import.meta.url).href;
 
 export interface ThreadPipelineOptions {
   ctx: PipelineOptions['ctx'];
-  snapshotInput?: PipelineOptions['snapshotInput'];
+  /**
+   * The snapshot's input, or the promise of it: the thread starts (loads its modules) while the
+   * caller still reads it; a rejection ends the thread and is the run's error.
+   */
+  snapshotInput?: PipelineOptions['snapshotInput'] | Promise<PipelineOptions['snapshotInput']>;
   from?: StageName;
   to?: StageName;
   /** Record stage durations (the thread's own clock); without it they are 0, as in runPipeline. */
@@ -49,9 +72,11 @@ export interface ThreadPipelineOptions {
 }
 
 export function runPipelineInThread(options: ThreadPipelineOptions): Promise<ThreadResult> {
+  let later = options.snapshotInput instanceof Promise ? options.snapshotInput : null;
   const input: ThreadInput = {
     ctx: options.ctx,
-    snapshotInput: options.snapshotInput,
+    snapshotInput: later ? undefined : (options.snapshotInput as PipelineOptions['snapshotInput']),
+    snapshotLater: later !== null,
     from: options.from,
     to: options.to,
     timed: options.timed ?? false,
@@ -71,6 +96,15 @@ export function runPipelineInThread(options: ThreadPipelineOptions): Promise<Thr
     };
     const abort = () => settle(() => reject(new Error('engine run aborted: the worker is shutting down')));
     options.signal?.addEventListener('abort', abort, { once: true });
+    // Posted (copied) once read; no reference to it is kept here (the promise holds its value).
+    const pending = later;
+    later = null;
+    pending?.then(
+      (snapshotInput) => {
+        if (!settled) worker.postMessage({ snapshotInput } satisfies ThreadSnapshot);
+      },
+      (err) => settle(() => reject(err)),
+    );
     // Finished stages are handed to onStage in order, one at a time, while the thread computes the
     // next ones: storing an output (gzip, insert) overlaps the next stage instead of holding it up.
     let stored: Promise<void> = Promise.resolve();

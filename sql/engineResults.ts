@@ -72,8 +72,33 @@ async function inChunks<T>(items: T[], write: (chunk: T[]) => Promise<unknown>):
   for (let start = 0; start < items.length; start += CHUNK) await write(items.slice(start, start + CHUNK));
 }
 
+/**
+ * Writes `items` in chunks with one statement each, building the next chunk's parameters (`build`, CPU
+ * here) while the database runs the previous statement (`send`): at 100,000 extractions the documents
+ * cost seconds of this process's time that would otherwise add to the insert's (issue 31). One
+ * statement at a time, in chunk order, as a plain loop would write them.
+ */
+async function overlapped<T, P>(items: T[], build: (chunk: T[], start: number) => P, send: (params: P) => Promise<unknown>): Promise<void> {
+  let running: Promise<unknown> | null = null;
+  try {
+    for (let start = 0; start < items.length; start += CHUNK) {
+      const params = build(items.slice(start, start + CHUNK), start);
+      if (running) await running;
+      running = send(params);
+    }
+    if (running) await running;
+  } catch (err) {
+    // A statement still running when building failed: its outcome is not this write's error.
+    running?.catch(() => {});
+    throw err;
+  }
+}
+
+/** The snapshot as the results read it: its issues' ids (an engine thread hands back no texts: lib/engineThread.ts). */
+export type SnapshotIds = { issues: ReadonlyArray<Pick<SnapshotOutput['issues'][number], 'id'>> };
+
 export interface PatternResults {
-  snapshot: SnapshotOutput;
+  snapshot: SnapshotIds;
   extract: ExtractOutput;
   patterns: PatternsOutput;
 }
@@ -117,7 +142,7 @@ export interface PatternState {
   verdicts: Map<string, string>;
 }
 
-export async function lockPatternState(db: Queryable, workspaceId: string, snapshot: SnapshotOutput): Promise<PatternState> {
+export async function lockPatternState(db: Queryable, workspaceId: string, snapshot: SnapshotIds): Promise<PatternState> {
   const sortedIds = [...new Set(snapshot.issues.map((i) => i.id))].sort();
   const issueRows = new Map<string, IssueState>();
   await inChunks(sortedIds, async (chunk) => {
@@ -342,20 +367,25 @@ async function writePatterns(
       out.criticality = { ...r.criticality, level: p.human.criticality, confidence: 1, source: 'human', abstained: false };
     return out;
   };
-  for (let start = 0; start < outputs.extract.results.length; start += CHUNK) {
-    const chunk = outputs.extract.results
-      .slice(start, start + CHUNK)
-      .map((r, k) => ({ ...settled(start + k, r), provenance: provenance(ctx, 'extract', [r.issue_id], issueLink(r.issue_id)) }))
-      .filter((r) => issueRows.has(r.issue_id));
-    await db.query(
-      `insert into issue_extractions (issue_id, workspace_id, run_id, domain, root_cause, criticality, provenance)
-       select r.issue_id, $1, $2::uuid, r.domain, r.root_cause, r.criticality, r.provenance
-         from jsonb_to_recordset($3::jsonb) as r(issue_id uuid, domain jsonb, root_cause jsonb, criticality jsonb, provenance jsonb)
-       on conflict (issue_id) do update set run_id = excluded.run_id, domain = excluded.domain, root_cause = excluded.root_cause,
-         criticality = excluded.criticality, provenance = excluded.provenance, updated_at = now()`,
-      [workspaceId, ctx.runId, JSON.stringify(chunk)],
-    );
-  }
+  // Each chunk's document is built while the database inserts the previous one.
+  await overlapped(
+    outputs.extract.results,
+    (results, start) =>
+      JSON.stringify(
+        results
+          .map((r, k) => ({ ...settled(start + k, r), provenance: provenance(ctx, 'extract', [r.issue_id], issueLink(r.issue_id)) }))
+          .filter((r) => issueRows.has(r.issue_id)),
+      ),
+    (document) =>
+      db.query(
+        `insert into issue_extractions (issue_id, workspace_id, run_id, domain, root_cause, criticality, provenance)
+         select r.issue_id, $1, $2::uuid, r.domain, r.root_cause, r.criticality, r.provenance
+           from jsonb_to_recordset($3::jsonb) as r(issue_id uuid, domain jsonb, root_cause jsonb, criticality jsonb, provenance jsonb)
+         on conflict (issue_id) do update set run_id = excluded.run_id, domain = excluded.domain, root_cause = excluded.root_cause,
+           criticality = excluded.criticality, provenance = excluded.provenance, updated_at = now()`,
+        [workspaceId, ctx.runId, document],
+      ),
+  );
   // A retried run (its first attempt failed after this commit) writes the same deterministic patterns again.
   await db.query(
     `insert into engine_pattern_outputs (run_id, pattern_id, workspace_id, member_ids, terms, rollup, stability, risk_components, provenance)

@@ -12,7 +12,7 @@ import { AppError } from '../lib/errors.ts';
 import { configKinds, type ConfigKind } from '../engine/config/index.ts';
 import { ENGINE_VERSION, outputDigest } from '../engine/manifest.ts';
 import { runPipelineInThread } from '../lib/engineThread.ts';
-import { stageIndex, stageNames, type StageName, type StageOutputs } from '../engine/pipeline.ts';
+import { stageIndex, stageNames, type StageName } from '../engine/pipeline.ts';
 import type { StageContext } from '../engine/stages/context.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import { activeConfigs, findConfigVersion, configVersionId } from '../sql/configs.ts';
@@ -190,13 +190,14 @@ export async function executeEngineRun(
     const to = run.stage_to as StageName;
     const total = stageIndex(to) - stageIndex(from) + 1;
 
-    let snapshotInput: SnapshotInput | undefined;
+    // The input is read while the thread starts (loads its modules); it is handed over once read.
+    let snapshotInput: Promise<SnapshotInput> | undefined;
     let baseRunId: string | null = null;
     if (from === 'snapshot') {
       const sequence = await runs.sequenceAsOf(app.pool, workspaceId, run.as_of);
       const previous = await runs.previousPatternRun(app.pool, workspaceId, sequence, run.id);
       await runs.recordSnapshot(app.pool, run.id, sequence, previous);
-      snapshotInput = await runs.buildSnapshotInput(app.pool, workspaceId, sequence, previous);
+      snapshotInput = runs.buildSnapshotInput(app.pool, workspaceId, sequence, previous);
     } else {
       baseRunId = await baseRunFor(app, run, stageNames[stageIndex(from) - 1]);
     }
@@ -227,10 +228,10 @@ export async function executeEngineRun(
         });
       },
     });
-    snapshotInput = undefined; // the thread holds its own copy
+    snapshotInput = undefined; // the thread gets its own copy
     const { outputs, records } = await pipeline;
 
-    const o = outputs as Partial<StageOutputs>;
+    const o = outputs;
     const patternResults = o.snapshot && o.extract && o.patterns ? { snapshot: o.snapshot, extract: o.extract, patterns: o.patterns } : undefined;
     const forecastResults = o.hazard && o.predict && o.recommend ? { hazard: o.hazard, predict: o.predict, recommend: o.recommend } : undefined;
     // The results and the run's completion commit together: a run is finished exactly when its
@@ -335,7 +336,7 @@ export async function replayEngineRun(app: AppContext, run: runs.EngineRunRow): 
     actual: r.digest,
     identical: expected.get(r.stage) === r.digest,
   }));
-  const actualInput = (outputs as Partial<StageOutputs>).snapshot?.input_digest ?? null;
+  const actualInput = outputs.snapshot?.input_digest ?? null;
   const input = { expected: run.input_digest, actual: actualInput, identical: run.input_digest === actualInput };
   const firstDivergent = stages.find((s) => !s.identical)?.stage ?? null;
   return {
