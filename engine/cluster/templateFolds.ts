@@ -641,10 +641,10 @@ function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
  * (the tokens of each template between two matched tokens) must be values on both sides: tokens
  * holding a variable, with punctuation-only tokens between them, or nothing (`<*> -> <*> done` /
  * `<*> done`, `(<*>)<*> (<*>)` / `<*>`); or a phrase wholly in quotes against values (`user-agent <*>` /
- * `user-agent "PortSIP VoIP SDK <*>"`; values with one, `NoOp("<*>", "Inbound call from <*>")`), unless the gap follows a `key=` (the tokeniser masks a key's short quoted
- * value whole, `message="<*>"`, when one word holds a digit: no sign that a longer quoted message there is
- * a value); or the same text with and without a space (`size:<*>` /
- * `size: <*>`). A gap holding a plain word (`closed after` / `closed by peer after`) or a `key=` is
+ * `user-agent "PortSIP VoIP SDK <*>"`; values with one, `NoOp("<*>", "Inbound call from <*>")`),
+ * unless the gap follows a `key=` (the tokeniser masks a key's short quoted value whole, `message="<*>"`,
+ * when one word holds a digit: no sign that a longer quoted message there is a value); or the same text
+ * with and without a space (`size:<*>` / `size: <*>`). A gap holding a plain word (`closed after` / `closed by peer after`) or a `key=` is
  * another event. The anchors hold: templates join only with equal tokens up to the first constant
  * word (and the word after it when that is a severity), and the last constant words (a field's label
  * not counted) are matched to each other, or sit in a quoted phrase or a gap of equal text.
