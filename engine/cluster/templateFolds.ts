@@ -7,6 +7,7 @@
  * joined.
  */
 import { WILDCARD } from '../text/templateTokens.ts';
+import { linkTogether } from './linkTogether.ts';
 
 /** Whether a token of `vocabulary` holds a variable (`<*>`, `web-<*>,`). */
 export const variableIn =
@@ -55,7 +56,8 @@ function templatesByLength(current: Int32Array[]): Map<number, TemplateEntry[]> 
   return byLength;
 }
 
-const rootOf = (e: TemplateEntry): TemplateEntry => (e.into ? rootOf(e.into) : e);
+/** The template a folded one joined, at the end of its chain. */
+export const rootOf = (e: TemplateEntry): TemplateEntry => (e.into ? rootOf(e.into) : e);
 
 /** Every row of a folded template prints the template it was folded into, at the end of the chain. */
 function printFolded(current: Int32Array[], byLength: Map<number, TemplateEntry[]>) {
@@ -752,13 +754,7 @@ export function foldAlignedGaps(
   // Phrases that stand for one another: the one gap between the common prefix and suffix of two
   // templates with equal anchors, two or more tokens on a side, linked when seen in one frame (the
   // prefix and suffix around them), counted per linked set in distinct frames.
-  const phraseParent = new Map<string, string>();
-  const find = (x: string): string => {
-    let root = x;
-    while (phraseParent.get(root) !== root) root = phraseParent.get(root)!;
-    phraseParent.set(x, root);
-    return root;
-  };
+  const phrasePairs: Array<[string, string]> = [];
   const framesOf = new Map<string, Set<string>>();
   const phraseFrames: Array<[string, string, string]> = [];
   const namesOf = new Map<string, Set<string>>();
@@ -788,12 +784,7 @@ export function foldAlignedGaps(
         if (Math.max(gap[1] - gap[0], gap[2] - gap[0]) < 2) continue;
         const a = list[x].tokens.subarray(gap[0], gap[1]).join(',');
         const b = list[y].tokens.subarray(gap[0], gap[2]).join(',');
-        for (const v of [a, b]) if (!phraseParent.has(v)) phraseParent.set(v, v);
-        const ra = find(a);
-        const rb = find(b);
-        // The larger key points at the smaller.
-        if (ra < rb) phraseParent.set(rb, ra);
-        else if (rb < ra) phraseParent.set(ra, rb);
+        phrasePairs.push([a, b]);
         phraseFrames.push([a, `${bucket}#${list[x].tokens.subarray(0, gap[0]).join(',')}#${list[x].tokens.subarray(gap[1]).join(',')}`, b]);
       }
   // A variable against phrases of words: the phrases it was printed as, per frame.
@@ -806,6 +797,7 @@ export function foldAlignedGaps(
         if (names) names.add(named[1]);
         else namesOf.set(named[0], new Set([named[1]]));
       }
+  const { find, linked } = linkTogether(phrasePairs);
   for (const [a, frame] of phraseFrames) {
     const root = find(a);
     const frames = framesOf.get(root);
@@ -819,8 +811,7 @@ export function foldAlignedGaps(
     const named = nameGap(m, e) ?? nameGap(e, m);
     return named !== undefined && (namesOf.get(named[0])?.size ?? 0) >= WIDE_VALUE_MIN_VALUES;
   };
-  const phrasesVary = (a: string, b: string) =>
-    phraseParent.has(a) && phraseParent.has(b) && find(a) === find(b) && (framesOf.get(find(a))?.size ?? 0) >= minContexts;
+  const phrasesVary = (a: string, b: string) => linked(a) && linked(b) && find(a) === find(b) && (framesOf.get(find(a))?.size ?? 0) >= minContexts;
   for (const list of buckets.values()) {
     if (list.length < 2) continue;
     // Groups of joined templates, each printing its joined tokens.

@@ -65,6 +65,7 @@
  */
 import type { TokenIdColumn } from '../text/tfidf.ts';
 import { SEVERITY_WORDS, WILDCARD } from '../text/templateTokens.ts';
+import { linkTogether } from './linkTogether.ts';
 import {
   distinctTemplates,
   foldAlignedGaps,
@@ -77,6 +78,7 @@ import {
   foldValueLists,
   foldVariableRuns,
   foldWideValues,
+  rootOf,
   type TemplateEntry,
   variableIn,
 } from './templateFolds.ts';
@@ -569,37 +571,6 @@ function generalize(
 }
 
 const NO_TOKENS: ReadonlySet<number> = new Set();
-
-/**
- * Tokens linked where two or more are seen in one group (one context), union-find: `find` gives a
- * token's set (its smallest token), `sets` every linked set in the order its tokens were first seen.
- */
-function linkTogether(groups: Iterable<readonly number[]>): { find: (x: number) => number; sets: Map<number, number[]> } {
-  const parent = new Map<number, number>();
-  const find = (x: number): number => {
-    let root = x;
-    while (parent.get(root) !== root) root = parent.get(root)!;
-    parent.set(x, root);
-    return root;
-  };
-  for (const values of groups) {
-    if (values.length < 2) continue;
-    for (const v of values) if (!parent.has(v)) parent.set(v, v);
-    for (let i = 1; i < values.length; i++) {
-      const a = find(values[0]);
-      const b = find(values[i]);
-      if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
-    }
-  }
-  const sets = new Map<number, number[]>();
-  for (const v of parent.keys()) {
-    const root = find(v);
-    const set = sets.get(root);
-    if (set) set.push(v);
-    else sets.set(root, [v]);
-  }
-  return { find, sets };
-}
 
 /** Two tokens at an end of the line are a source when both print this many shared events (`up` / `down` share two). */
 const SOURCE_EVENTS_PAIR = 3;
@@ -1323,7 +1294,6 @@ function joinKeyedWords(current: Int32Array[], members: number[], keys: Set<numb
     }
     if (best) e.into = best;
   }
-  const rootOf = (e: TemplateEntry): TemplateEntry => (e.into ? rootOf(e.into) : e);
   for (const e of templates) if (e.into) for (const r of e.rows) current[r] = Int32Array.from(rootOf(e).tokens);
 }
 
