@@ -14,7 +14,9 @@
  *      holds the wildcard already, bare or inside its punctuation (`"<*>"`: a masked value sits where a
  *      word sits elsewhere), or when it has
  *      many distinct values, each rare (at least `minDistinct` tokens, the most frequent printing at
- *      most `rareShare` of their lines: user names, not `begin`/`end`); inside the line (not at its
+ *      most `rareShare` of their lines: user names, not `begin`/`end`), or three or more tokens, at least half
+ *      of their lines printing a token seen on no other line (an open pool, Good-Turing's n1/N: `"orra"` /
+ *      `"zeal"` / `"lina"`, one line each; not at the anchored leading token); inside the line (not at its
  *      first or last position) also on weaker evidence: three or more tokens, two of them also seen
  *      at another (length, position) slot (two words seen elsewhere, `Local`/`Remote IP`, name the
  *      event), three or more tokens whose every line holds variables at two or more other
@@ -127,6 +129,10 @@ const LETTERS_MIN = 3;
 const IDENTIFIER = /^(?:[a-z]+(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)[,;:.]?$/;
 /** A mark of two or more punctuation characters (`**`, `--`, `##`, `===`). */
 const MARK = /^[^\w\s<>]{2,}$/;
+/** An open pool of values: at least this many distinct tokens… */
+const OPEN_POOL_MIN = 3;
+/** …with at least this share of their lines printing a token seen on that line only (Good-Turing's n1/N). */
+const OPEN_POOL_SHARE = 0.5;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
 /** A word closing a bracketed record: a value, then `}`, `)` or `]` (`"allow"}`, `go-service)`). */
@@ -492,6 +498,15 @@ function generalize(
           set.some((v) => v === wildcard || framedWildcards.has(v)) || (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v))) || filled;
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
         const leading = (p === 0 && !source) || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
+        // An open pool (Good-Turing): the share of the set's lines printing a value seen on no other line
+        // estimates the chance that the next line brings a value never seen; at least half, over three or more
+        // values, is a pool of names (`"orra"` / `"zeal"` / `"lina"`, one line each), a variable though fewer than
+        // `minDistinct`. A closed set (each value on many lines, `blocking` / `disabled` / `forwarding`) never
+        // qualifies, and the leading token keeps its anchor. (docs/decisions.md, session 20 (vocab): the measure
+        // does not tell a closed set naming events from a closed parameter such as `GET` / `POST`.)
+        let singletons = 0;
+        for (const v of set) if ((lines.get(v) ?? 0) === 1) singletons++;
+        const openPool = !leading && set.length >= OPEN_POOL_MIN && singletons >= OPEN_POOL_SHARE * total;
         const valueLike = !leading || words.some((v) => masked.has(v)) || (words.length >= options.minDistinct && most <= options.rareShare * total);
         // A quoted phrase's first word needs the strong evidence (`"alice smith"` among many names), never the weak.
         const banner = framedAt && inside && set.every((v) => !unframed.has(v));
@@ -552,7 +567,7 @@ function generalize(
           const beside = framesBeside(keptWords);
           if (!beside.length || beside.some((f) => !ENCLOSED.test(f))) keptWords.length = 0;
         }
-        if ((holdsWildcard && valueLike) || many || weak || closingValues || letters || namesAtEnd)
+        if ((holdsWildcard && valueLike) || many || openPool || weak || closingValues || letters || namesAtEnd)
           for (const v of set) if (!keptWords.includes(v)) variable.add(v);
       }
       variable.delete(wildcard);

@@ -3364,4 +3364,28 @@ test('a message key (opposite): the quoted value of another key with spaces is o
   exact(lines);
 });
 
+// Session 20 (vocab): an open pool of values (Good-Turing's share of singleton lines) against a closed set.
+
+test('an open pool: four user names, each on one line only, in one place of a rare event are one variable (fewer than minDistinct)', () => {
+  const r = rng(2001);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 60; i++) lines.push(['flush', `spool flush done in ${Math.floor(r() * 900) + 10} ms`]);
+  for (const user of ['orra', 'zeal', 'lina', 'quorga']) lines.push(['held', `print job held for user ${user} by the quota policy`]);
+  exact(lines);
+});
+
+test('an open pool (opposite): three state words each on many lines, or two words once each, stay apart', () => {
+  const lines: Array<[string, string]> = [];
+  // A closed set: each value on many lines (no singleton), one with a single line beside them (n1/N 1/21).
+  for (const [state, n] of [
+    ['blocking', 10],
+    ['disabled', 10],
+    ['forwarding', 1],
+  ] as const)
+    for (let i = 0; i < n; i++) lines.push([state, `bridge lan port uplink entered ${state} state`]);
+  // Two values each on one line: too few to tell a pool (the small-sample guard).
+  lines.push(['started', 'vm web1 lifecycle Started by the scheduler'], ['paused', 'vm web1 lifecycle Paused by the scheduler']);
+  exact(lines);
+});
+
 test.run();
