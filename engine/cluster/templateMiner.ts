@@ -133,6 +133,10 @@ const MARK = /^[^\w\s<>]{2,}$/;
 const OPEN_POOL_MIN = 3;
 /** …with at least this share of their lines printing a token seen on that line only (Good-Turing's n1/N). */
 const OPEN_POOL_SHARE = 0.5;
+/** A closed set (no value on one line only) over at least this many lines names events however many contexts it varies in… */
+const CLOSED_SET_LINES = 20;
+/** …unless its words are calendar parts (`Jun` / `Jul`, `Mon` / `Sat`): a date is a value whatever its vocabulary. */
+const CALENDAR_WORD = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*[,.]?$/i;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
 /** A word closing a bracketed record: a value, then `}`, `)` or `]` (`"allow"}`, `go-service)`). */
@@ -533,6 +537,16 @@ function generalize(
         // Two forms of one verb (`Executing` / `Executed endpoint …`, `Starting` / `Started`) say where an
         // action is, begin or end: two events however many contexts they vary in, as `begin` / `end` are.
         const tenses = set.length === 2 && inflections(vocabulary[set[0]], vocabulary[set[1]]);
+        // A closed set of plain words (every value on several lines, none seen once: `blocking` /
+        // `disabled` / `forwarding` on hundreds of lines) is the event's wording however many contexts it
+        // varies in: issue 31's convention (a word without digits is a constant unless many distinct
+        // values, each rare, say otherwise). A key's values (`success= yes` / `no`: the key names the field),
+        // calendar words and a set holding a variable stay values. (docs/decisions.md, Session 20 (lead).)
+        const closedSet =
+          total >= CLOSED_SET_LINES &&
+          singletons === 0 &&
+          !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
+          !set.every((v) => keyValues.has(v) || CALENDAR_WORD.test(vocabulary[v] ?? ''));
         const weak =
           (inside || source) &&
           !leading &&
@@ -540,7 +554,7 @@ function generalize(
           !banner &&
           ((shared >= 2 && set.length >= 3) ||
             (inside && amongValues) ||
-            (contextsOfSet >= options.minContexts && !state && !tenses) ||
+            (contextsOfSet >= options.minContexts && !state && !tenses && !closedSet) ||
             (set.length >= 3 && set.every((v) => keyValues.has(v) || quotedWords.has(v))) ||
             (inside && framedPiece(set.map((v) => vocabulary[v] ?? ''))));
         // A key's values that close a bracketed record (`"action":"allow"}`) end a field, not the line's

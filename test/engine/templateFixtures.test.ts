@@ -1067,19 +1067,21 @@ test('two words alternating (opposite): two values among values are one variable
   assert.is(templates[0], 'connection from <*> at <*> <*>');
 });
 
-test('two words alternating (opposite): two values after a word of the wording, not after a variable, are one variable (timeout after DATA / END-OF-MESSAGE from <host>)', () => {
+test('two words alternating (opposite): two words after a word of the wording, each on many lines, name two events (timeout after DATA / END-OF-MESSAGE from <host>; session 20: a closed set is wording)', () => {
   const r = rng(74);
   const lines: Array<[string, string]> = [];
-  for (let i = 0; i < 60; i++)
-    lines.push(['timeout', `timeout after ${pick(r, ['DATA', 'END-OF-MESSAGE'])} from ${pick(r, names)}${pick(r, names)}.example.com[${ip(r)}]`]);
+  for (let i = 0; i < 60; i++) {
+    const phase = pick(r, ['DATA', 'END-OF-MESSAGE']);
+    lines.push([phase, `timeout after ${phase} from ${pick(r, names)}${pick(r, names)}.example.com[${ip(r)}]`]);
+  }
   exact(lines);
 });
 
-test('two words alternating (opposite): two words that vary under most of their contexts are one variable (each replica in both zones)', () => {
+test('two words alternating (opposite): two words that vary under most of their contexts, each on many lines, still name two events (each replica in both zones; session 20: a closed set is wording)', () => {
   const lines: Array<[string, string]> = [];
-  for (const h of names) for (const zone of ['east', 'west']) lines.push(['synced', `replica ${h} in ${zone} zone synced`]);
+  for (const h of names) for (const zone of ['east', 'west']) lines.push([zone, `replica ${h} in ${zone} zone synced`]);
   const templates = exact(lines);
-  assert.is(templates[0], 'replica <*> in <*> zone synced');
+  assert.is(templates[0], 'replica <*> in east zone synced');
 });
 
 test('physical units and currencies: a unit after a number is part of it as a size is (value=12.5 bar / 80 degC; total 120.50 USD / EUR)', () => {
@@ -1345,8 +1347,9 @@ test('wide values (opposite): two-word values opening with other punctuation tha
   const r = rng(91);
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 300; i++) {
-    const cause = pick(r, ['[manual]', '[cron]', '(push event)', '(tag event)']);
-    lines.push([cause[0], `queued on ${pick(r, ['east', 'west', 'north', 'south'])}: trigger ${cause}, retries ${Math.floor(r() * 9)}`]);
+    // Six causes of each shape (many values, none dominant): a variable each, apart from the other shape.
+    const cause = r() < 0.5 ? `[${pick(r, ['manual', 'cron', 'api', 'webhook', 'schedule', 'retry'])}]` : `(${pick(r, ['push', 'tag', 'merge', 'issue', 'release', 'comment'])} event)`;
+    lines.push([cause[0], `queued on ${pick(r, names)}: trigger ${cause}, retries ${Math.floor(r() * 9)}`]);
   }
   exact(lines);
 });
@@ -2411,14 +2414,13 @@ test('two forms of one verb name two events however many contexts they vary in (
   exact(lines);
 });
 
-test('two forms of one verb (opposite): two words sharing a stem but no verb ending vary as a value (tier Standard / Standby)', () => {
+test('two forms of one verb (opposite): two words sharing a stem but no verb ending are no tenses; each on many lines they name two events as any closed set does (tier Standard / Standby; session 20)', () => {
   const r = rng(308);
   const lines: Array<[string, string]> = [];
-  for (let i = 0; i < 200; i++)
-    lines.push([
-      'synced',
-      `replica in tier ${pick(r, ['Standard', 'Standby'])} synced from ${pick(r, names)} via ${pick(r, ['rsync', 'scp', 'http', 'nfs'])} mode`,
-    ]);
+  for (let i = 0; i < 200; i++) {
+    const tier = pick(r, ['Standard', 'Standby']);
+    lines.push([tier, `replica in tier ${tier} synced from ${pick(r, names)} via ${pick(r, ['rsync', 'scp', 'http', 'nfs', 'sftp', 'smb', 'ftp'])} mode`]);
+  }
   exact(lines);
 });
 
@@ -2932,7 +2934,7 @@ test('a delimited record (opposite): a name and a counter joined by one | stay o
     const user = `${pick(r, names)}${pick(r, names)}`;
     const ip = `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
     if (r() < 0.6)
-      lines.push(['open', `smbd_audit: ${user}|${ip}|ws-${Math.floor(r() * 999)}|public|openat|ok|${pick(r, ['r', 'w'])}|Documents/${pick(r, names)}.txt`]);
+      lines.push(['open', `smbd_audit: ${user}|${ip}|ws-${Math.floor(r() * 999)}|public|openat|ok|${pick(r, ['r', 'w', 'a'])}|Documents/${pick(r, names)}.txt`]);
     else
       lines.push([
         'rename',
@@ -3153,9 +3155,11 @@ test('a record of labelled fields: a label before a value closed by a comma and 
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 240; i++) {
     const verb = pick(r, ['started', 'done', 'cancelled']);
+    // The origin, a closed pair each on many lines, names the event too (session 20: a closed set is wording).
+    const origin = pick(r, ['local', 'local', 'sdcard']);
     lines.push([
-      verb,
-      `octoprint.printer.standard.job - INFO - Print job ${verb} - origin: ${pick(r, ['local', 'local', 'sdcard'])}, path: ${gcodeFile(r)}, owner: ${pick(r, gcodeUsers)}, user: ${pick(r, gcodeUsers)}`,
+      `${verb} ${origin}`,
+      `octoprint.printer.standard.job - INFO - Print job ${verb} - origin: ${origin}, path: ${gcodeFile(r)}, owner: ${pick(r, gcodeUsers)}, user: ${pick(r, gcodeUsers)}`,
     ]);
   }
   exact(lines);
@@ -3385,6 +3389,27 @@ test('an open pool (opposite): three state words each on many lines, or two word
     for (let i = 0; i < n; i++) lines.push([state, `bridge lan port uplink entered ${state} state`]);
   // Two values each on one line: too few to tell a pool (the small-sample guard).
   lines.push(['started', 'vm web1 lifecycle Started by the scheduler'], ['paused', 'vm web1 lifecycle Paused by the scheduler']);
+  exact(lines);
+});
+
+// Session 20 (lead): a closed set of words varying in many contexts is the event's wording.
+
+const POOL_USERS = Array.from({ length: 40 }, (_, i) => `${['orra', 'zeal', 'lina', 'quor', 'bima', 'tesk', 'varn', 'hild'][i % 8]}${['ak', 'em', 'ot', 'ul', 'ix'][Math.floor(i / 8)]}`);
+
+test('a closed set: three states, each on many lines, varying beside many users, stay three events', () => {
+  const r = rng(2002);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) {
+    const state = ['blocking', 'disabled', 'forwarding'][i % 3];
+    lines.push([state, `session of ${pick(r, POOL_USERS)} entered ${state} state`]);
+  }
+  exact(lines);
+});
+
+test('a closed set (opposite): month names varying beside many users stay one variable', () => {
+  const r = rng(2003);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 90; i++) lines.push(['report', `report of ${pick(r, POOL_USERS)} filed for ${['Jan', 'Feb', 'Mar'][i % 3]} review`]);
   exact(lines);
 });
 
