@@ -1348,7 +1348,10 @@ test('wide values (opposite): two-word values opening with other punctuation tha
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 300; i++) {
     // Six causes of each shape (many values, none dominant): a variable each, apart from the other shape.
-    const cause = r() < 0.5 ? `[${pick(r, ['manual', 'cron', 'api', 'webhook', 'schedule', 'retry'])}]` : `(${pick(r, ['push', 'tag', 'merge', 'issue', 'release', 'comment'])} event)`;
+    const cause =
+      r() < 0.5
+        ? `[${pick(r, ['manual', 'cron', 'api', 'webhook', 'schedule', 'retry'])}]`
+        : `(${pick(r, ['push', 'tag', 'merge', 'issue', 'release', 'comment'])} event)`;
     lines.push([cause[0], `queued on ${pick(r, names)}: trigger ${cause}, retries ${Math.floor(r() * 9)}`]);
   }
   exact(lines);
@@ -2934,7 +2937,10 @@ test('a delimited record (opposite): a name and a counter joined by one | stay o
     const user = `${pick(r, names)}${pick(r, names)}`;
     const ip = `10.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
     if (r() < 0.6)
-      lines.push(['open', `smbd_audit: ${user}|${ip}|ws-${Math.floor(r() * 999)}|public|openat|ok|${pick(r, ['r', 'w', 'a'])}|Documents/${pick(r, names)}.txt`]);
+      lines.push([
+        'open',
+        `smbd_audit: ${user}|${ip}|ws-${Math.floor(r() * 999)}|public|openat|ok|${pick(r, ['r', 'w', 'a'])}|Documents/${pick(r, names)}.txt`,
+      ]);
     else
       lines.push([
         'rename',
@@ -3394,7 +3400,10 @@ test('an open pool (opposite): three state words each on many lines, or two word
 
 // Session 20 (lead): a closed set of words varying in many contexts is the event's wording.
 
-const POOL_USERS = Array.from({ length: 40 }, (_, i) => `${['orra', 'zeal', 'lina', 'quor', 'bima', 'tesk', 'varn', 'hild'][i % 8]}${['ak', 'em', 'ot', 'ul', 'ix'][Math.floor(i / 8)]}`);
+const POOL_USERS = Array.from(
+  { length: 40 },
+  (_, i) => `${['orra', 'zeal', 'lina', 'quor', 'bima', 'tesk', 'varn', 'hild'][i % 8]}${['ak', 'em', 'ot', 'ul', 'ix'][Math.floor(i / 8)]}`,
+);
 
 test('a closed set: three states, each on many lines, varying beside many users, stay three events', () => {
   const r = rng(2002);
