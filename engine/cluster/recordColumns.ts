@@ -1,0 +1,198 @@
+/**
+ * The columns of records, judged by their vocabulary (issue 31). Lines the tokeniser read as records
+ * (engine/text/templateTokens.ts: three or more columns split by tabs or a spaced `|`, the delimiter one
+ * token between columns) hold in each column either the event's identity (an event type, a description,
+ * a Windows Event ID, even a numeric one such as 4624 / 4625) or a value (a record number, a date, a
+ * host, a counter). What tells them apart is the column over all lines of one shape (one number of
+ * columns), not the line:
+ * - an open vocabulary, many values seen once (Good-Turing: the share of lines whose value is seen once,
+ *   n1/N, estimates the chance that the next line prints an unseen value; more than OPEN_SHARE) is a
+ *   variable: a column of one token becomes `<*>` in every line (`891` / `bd<*>` / `dad`, a hex record
+ *   id); the words of a longer one are left to the miner's passes;
+ * - a closed vocabulary (n1/N at most CLOSED_SHARE over at least MIN_LINES lines, two values or more)
+ *   whose values co-vary with the rest of the line's wording is the event's identity: knowing the
+ *   column's value predicts another column of the line, its value or its first word (Goodman and
+ *   Kruskal's lambda at least COVARY_LAMBDA: `4624` → `Logon`, `Correctable ECC` → `Memory …`). A
+ *   closed column that predicts nothing (a fleet's host names, a thread or worker id, a retry count) is
+ *   no identity: hosts recur, but every host prints every event.
+ * In an identity column a number the tokeniser kept as printed stays (every other one is `<*>`), and the
+ * folds take no other whole value of the column for a phrase of values (engine/cluster/templateFolds.ts,
+ * foldAlignedGaps: `Correctable ECC` / `Uncorrectable ECC` are two events whatever frames they share);
+ * a part of it may still vary (a sensor's name after its type). The folds join no gap across columns.
+ */
+
+/** The tokens the tokeniser puts between a record's columns. */
+export const RECORD_DELIMITERS = new Set(['|', '\t']);
+/** A record has at least this many delimiters (three columns), as the tokeniser reads one. */
+export const RECORD_MIN_DELIMITERS = 2;
+/** A number the tokeniser kept as printed: a record's column of one whole number. */
+const NUMBER = /^\d+$/;
+/** A column's vocabulary is open when more than this share of its lines print a value seen once. */
+const OPEN_SHARE = 0.1;
+/** A column's vocabulary is closed when at most this share of its lines print a value seen once. */
+const CLOSED_SHARE = 0.02;
+/** A column is judged on at least this many lines (a small sample tells nothing). */
+const MIN_LINES = 20;
+/** A closed column names the event when it predicts another column this well (lambda). */
+const COVARY_LAMBDA = 0.5;
+/** The predicted column varies: its most frequent value is missing from at least this share of the lines. */
+const MIN_VARYING_SHARE = 0.02;
+
+/** Identity columns of records: keys `delimiters * 4096 + column`. */
+export type RecordColumns = Set<number>;
+
+export const columnKey = (delimiters: number, column: number) => delimiters * 4096 + column;
+
+/** The record delimiters' ids in `vocabulary`. */
+export function delimiterIds(vocabulary: readonly string[]): Set<number> {
+  const ids = new Set<number>();
+  vocabulary.forEach((t, id) => {
+    if (RECORD_DELIMITERS.has(t)) ids.add(id);
+  });
+  return ids;
+}
+
+/** The start of each column of `row` (one past the last a sentinel: row length + 1), or undefined when it is no record. */
+export function columnStarts(row: Int32Array, delimiters: Set<number>): Int32Array | undefined {
+  let count = 0;
+  for (const id of row) if (delimiters.has(id)) count++;
+  if (count < RECORD_MIN_DELIMITERS) return undefined;
+  const starts = new Int32Array(count + 2);
+  let c = 0;
+  for (let p = 0; p < row.length; p++) if (delimiters.has(row[p])) starts[++c] = p + 1;
+  starts[count + 1] = row.length + 1;
+  return starts;
+}
+
+/**
+ * Judges the columns of the record rows among `rows` (token ids into `vocabulary`, each printed
+ * `weight[r]` times) and rewrites them in place: open single-token columns and numbers that name nothing
+ * become `wildcard`. Returns whether any row changed and the identity columns.
+ */
+export function maskRecordColumns(
+  rows: Int32Array[],
+  weight: ArrayLike<number>,
+  vocabulary: readonly string[],
+  wildcard: number,
+): { changed: boolean; identities: RecordColumns } {
+  const identities: RecordColumns = new Set();
+  const delimiters = delimiterIds(vocabulary);
+  if (!delimiters.size) return { changed: false, identities };
+  const numbers = new Set<number>();
+  vocabulary.forEach((t, id) => {
+    if (NUMBER.test(t)) numbers.add(id);
+  });
+  // Record rows by shape (delimiter count), with their column starts.
+  const spans = new Map<number, Int32Array>();
+  const shapes = new Map<number, number[]>();
+  rows.forEach((row, r) => {
+    const starts = columnStarts(row, delimiters);
+    if (!starts) return;
+    spans.set(r, starts);
+    const count = starts.length - 2;
+    const list = shapes.get(count);
+    if (list) list.push(r);
+    else shapes.set(count, [r]);
+  });
+  const valueOf = (r: number, k: number) => {
+    const s = spans.get(r)!;
+    return rows[r].subarray(s[k], s[k + 1] - 1).join(',');
+  };
+  const firstOf = (r: number, k: number) => {
+    const s = spans.get(r)!;
+    return s[k + 1] - 1 > s[k] ? String(rows[r][s[k]]) : '';
+  };
+  const toMask: Array<[number, number]> = [];
+  for (const [count, members] of shapes) {
+    let lines = 0;
+    for (const r of members) lines += weight[r];
+    if (lines < MIN_LINES) continue;
+    const values: string[][] = [];
+    const firsts: string[][] = [];
+    for (let k = 0; k <= count; k++) {
+      values.push(members.map((r) => valueOf(r, k)));
+      firsts.push(members.map((r) => firstOf(r, k)));
+    }
+    for (let k = 0; k <= count; k++) {
+      const counts = new Map<string, number>();
+      members.forEach((r, j) => counts.set(values[k][j], (counts.get(values[k][j]) ?? 0) + weight[r]));
+      let once = 0;
+      for (const n of counts.values()) if (n === 1) once++;
+      const share = once / lines;
+      if (share > OPEN_SHARE) {
+        toMask.push([count, k]);
+        continue;
+      }
+      if (share > CLOSED_SHARE || counts.size < 2) continue;
+      // Co-variation: the best lambda of another column (its value or its first word) given this one.
+      let best = 0;
+      for (let other = 0; other <= count && best < COVARY_LAMBDA; other++) {
+        if (other === k) continue;
+        best = Math.max(best, lambda(values[k], values[other], members, weight, lines), lambda(values[k], firsts[other], members, weight, lines));
+      }
+      if (best >= COVARY_LAMBDA) identities.add(columnKey(count, k));
+    }
+  }
+  let changed = false;
+  for (const [count, k] of toMask)
+    for (const r of shapes.get(count)!) {
+      const s = spans.get(r)!;
+      if (s[k + 1] - 1 - s[k] === 1 && rows[r][s[k]] !== wildcard) {
+        rows[r][s[k]] = wildcard;
+        changed = true;
+      }
+    }
+  // Every number kept as printed outside an identity column is a value.
+  if (numbers.size)
+    rows.forEach((row, r) => {
+      const s = spans.get(r);
+      const count = s ? s.length - 2 : 0;
+      let k = 0;
+      for (let p = 0; p < row.length; p++) {
+        if (delimiters.has(row[p])) k++;
+        else if (numbers.has(row[p]) && !(s && identities.has(columnKey(count, k)))) {
+          row[p] = wildcard;
+          changed = true;
+        }
+      }
+    });
+  return { changed, identities };
+}
+
+/** Goodman and Kruskal's lambda of `predicted` given `by` (per member, weighted): the share of the errors of guessing the mode that knowing `by` removes. */
+function lambda(by: string[], predicted: string[], members: number[], weight: ArrayLike<number>, lines: number): number {
+  const marginal = new Map<string, number>();
+  const joint = new Map<string, Map<string, number>>();
+  members.forEach((r, j) => {
+    marginal.set(predicted[j], (marginal.get(predicted[j]) ?? 0) + weight[r]);
+    let inner = joint.get(by[j]);
+    if (!inner) joint.set(by[j], (inner = new Map()));
+    inner.set(predicted[j], (inner.get(predicted[j]) ?? 0) + weight[r]);
+  });
+  let mode = 0;
+  for (const n of marginal.values()) mode = Math.max(mode, n);
+  if (lines - mode < MIN_VARYING_SHARE * lines) return 0;
+  let right = 0;
+  for (const inner of joint.values()) {
+    let best = 0;
+    for (const n of inner.values()) best = Math.max(best, n);
+    right += best;
+  }
+  return (right - mode) / (lines - mode);
+}
+
+/**
+ * Whether tokens `from` … `to` - 1 of `t` may be a phrase standing for another (a value of several
+ * words): inside one column of a record (a gap holding a delimiter spans columns), and not the whole of
+ * an identity column (another value of that column is another event; a part of it, a sensor's name after
+ * its type, may vary). True for a line that is no record.
+ */
+export function phraseInColumn(t: Int32Array, from: number, to: number, identities: RecordColumns, delimiters: Set<number>): boolean {
+  if (!delimiters.size) return true;
+  const s = columnStarts(t, delimiters);
+  if (!s) return true;
+  for (let q = from; q < to; q++) if (delimiters.has(t[q])) return false;
+  let k = 0;
+  while (k + 1 < s.length - 1 && s[k + 1] <= from) k++;
+  return !(identities.has(columnKey(s.length - 2, k)) && from === s[k] && to === s[k + 1] - 1);
+}
