@@ -74,10 +74,11 @@ export function maskRecordColumns(
   weight: ArrayLike<number>,
   vocabulary: readonly string[],
   wildcard: number,
-): { changed: boolean; identities: RecordColumns } {
+): { changed: boolean; identities: RecordColumns; identityWords: Set<string> } {
   const identities: RecordColumns = new Set();
+  const identityWords = new Set<string>();
   const delimiters = delimiterIds(vocabulary);
-  if (!delimiters.size) return { changed: false, identities };
+  if (!delimiters.size) return { changed: false, identities, identityWords };
   const numbers = new Set<number>();
   vocabulary.forEach((t, id) => {
     if (NUMBER.test(t)) numbers.add(id);
@@ -130,7 +131,38 @@ export function maskRecordColumns(
         if (other === k) continue;
         best = Math.max(best, lambda(values[k], values[other], members, weight, lines), lambda(values[k], firsts[other], members, weight, lines));
       }
-      if (best >= COVARY_LAMBDA) identities.add(columnKey(count, k));
+      if (best < COVARY_LAMBDA) continue;
+      identities.add(columnKey(count, k));
+      // Its words that name the event: per length of the column, the word at an offset predicts another
+      // column beyond the words before it.
+      const byLength = new Map<number, number[]>();
+      members.forEach((r, j) => {
+        const s = spans.get(r)!;
+        const length = s[k + 1] - 1 - s[k];
+        const list = byLength.get(length);
+        if (list) list.push(j);
+        else byLength.set(length, [j]);
+      });
+      for (const [length, js] of byLength) {
+        const sub = js.map((j) => members[j]);
+        let subLines = 0;
+        for (const r of sub) subLines += weight[r];
+        if (subLines < MIN_LINES) continue;
+        const prefixes = js.map(() => '');
+        for (let offset = 0; offset < length; offset++) {
+          const words = js.map((j, i) => `${prefixes[i]},${rows[members[j]][spans.get(members[j])![k] + offset]}`);
+          let gain = 0;
+          for (let other = 0; other <= count && gain < COVARY_LAMBDA; other++) {
+            if (other === k) continue;
+            for (const predicted of [values[other], firsts[other]]) {
+              const p = js.map((j) => predicted[j]);
+              gain = Math.max(gain, improvement(prefixes, words, p, sub, weight));
+            }
+          }
+          if (gain >= COVARY_LAMBDA) identityWords.add(`${columnKey(count, k)}:${length}:${offset}`);
+          for (let i = 0; i < js.length; i++) prefixes[i] = words[i];
+        }
+      }
     }
   }
   let changed = false;
@@ -156,7 +188,36 @@ export function maskRecordColumns(
         }
       }
     });
-  return { changed, identities };
+  return { changed, identities, identityWords };
+}
+
+/**
+ * The share of the errors of guessing `predicted` per `before` group (its mode in each) that knowing
+ * `after` (a finer grouping) removes: 1 when `after` tells `predicted` wholly where `before` did not.
+ */
+function improvement(before: string[], after: string[], predicted: string[], members: number[], weight: ArrayLike<number>): number {
+  const errors = (by: string[]) => {
+    const joint = new Map<string, Map<string, number>>();
+    let lines = 0;
+    members.forEach((r, j) => {
+      let inner = joint.get(by[j]);
+      if (!inner) joint.set(by[j], (inner = new Map()));
+      inner.set(predicted[j], (inner.get(predicted[j]) ?? 0) + weight[r]);
+      lines += weight[r];
+    });
+    let right = 0;
+    for (const inner of joint.values()) {
+      let best = 0;
+      for (const n of inner.values()) best = Math.max(best, n);
+      right += best;
+    }
+    return lines - right;
+  };
+  const coarse = errors(before);
+  let lines = 0;
+  for (const r of members) lines += weight[r];
+  if (coarse < MIN_VARYING_SHARE * lines) return 0;
+  return (coarse - errors(after)) / coarse;
 }
 
 /** Goodman and Kruskal's lambda of `predicted` given `by` (per member, weighted): the share of the errors of guessing the mode that knowing `by` removes. */
@@ -179,6 +240,35 @@ function lambda(by: string[], predicted: string[], members: number[], weight: Ar
     right += best;
   }
   return (right - mode) / (lines - mode);
+}
+
+/**
+ * The words of identity columns that name the event (`granted` in `Access granted`, beside `Access
+ * denied`), as printed (`original`, the lines before the passes) in `current`: the passes' wildcards there
+ * are undone. A word of such a column that tells nothing beyond the words before it (a sensor's name after
+ * its type) stays as the passes left it. Rows whose delimiters moved are left alone.
+ */
+export function restoreIdentityWords(current: Int32Array[], original: Int32Array[], identityWords: Set<string>, delimiters: Set<number>) {
+  if (!identityWords.size) return;
+  current.forEach((t, r) => {
+    const o = original[r];
+    if (t.length !== o.length) return;
+    const s = columnStarts(o, delimiters);
+    if (!s) return;
+    const count = s.length - 2;
+    let out: Int32Array | undefined;
+    for (let k = 0; k <= count; k++) {
+      const length = s[k + 1] - 1 - s[k];
+      for (let offset = 0; offset < length; offset++) {
+        const p = s[k] + offset;
+        if (t[p] !== o[p] && identityWords.has(`${columnKey(count, k)}:${length}:${offset}`)) {
+          out ??= Int32Array.from(t);
+          out[p] = o[p];
+        }
+      }
+    }
+    if (out) current[r] = out;
+  });
 }
 
 /**

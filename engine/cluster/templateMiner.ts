@@ -66,7 +66,7 @@
 import type { TokenIdColumn } from '../text/tfidf.ts';
 import { SEVERITY_WORDS, WILDCARD } from '../text/templateTokens.ts';
 import { linkTogether } from './linkTogether.ts';
-import { maskRecordColumns } from './recordColumns.ts';
+import { delimiterIds, maskRecordColumns, restoreIdentityWords } from './recordColumns.ts';
 import {
   distinctTemplates,
   foldAlignedGaps,
@@ -308,6 +308,8 @@ export function mineTemplates(
     if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, masked, printed, options);
   const holdsVariable = (t: number) => t === wildcard || masked.has(t) || framedWildcards.has(t);
   for (const members of byLength.values()) if (members.length > 1) joinKeyedWords(current, members, keys, holdsVariable, printed);
+  // The words of a record's identity columns that name the event: the passes' wildcards there are undone before the folds.
+  restoreIdentityWords(current, rows, records.identityWords, delimiterIds(vocabulary));
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
   foldListItems(current, rows, vocabulary);
