@@ -95,7 +95,7 @@ export function maskRecordColumns(
     if (list) list.push(r);
     else shapes.set(count, [r]);
   });
-  const valueOf = (r: number, k: number) => {
+  const columnValue = (r: number, k: number) => {
     const s = spans.get(r)!;
     return rows[r].subarray(s[k], s[k + 1] - 1).join(',');
   };
@@ -111,7 +111,7 @@ export function maskRecordColumns(
     const values: string[][] = [];
     const firsts: string[][] = [];
     for (let k = 0; k <= count; k++) {
-      values.push(members.map((r) => valueOf(r, k)));
+      values.push(members.map((r) => columnValue(r, k)));
       firsts.push(members.map((r) => firstOf(r, k)));
     }
     for (let k = 0; k <= count; k++) {

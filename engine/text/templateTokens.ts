@@ -58,7 +58,7 @@ export const WILDCARD = '<*>';
 export interface TemplateTokens {
   /** The first `limit` tokens; empty when the text has more (a long text is prose, not a template). */
   tokens: string[];
-  /** How many white-space separated tokens the whole text has. */
+  /** How many white-space separated tokens the whole text has (a record: the words it keeps, see recordTokens). */
   length: number;
 }
 
@@ -707,7 +707,15 @@ function wordTokens(words: string[], lead: boolean): string[] {
     }
     // A speaker's tag after the leading label (`[<*>/INFO]: <alice> free words…`, IRC's `<nick> text`) opens
     // what the speaker said: free text to the end of the line, one value whatever its words.
-    if (lead && i > 0 && i + 1 < words.length && tokens.length === 1 && tokens[0].endsWith(':') && SPEAKER.test(words[i]) && !LEVEL_WORD.test(words[i].slice(1, -1))) {
+    if (
+      lead &&
+      i > 0 &&
+      i + 1 < words.length &&
+      tokens.length === 1 &&
+      tokens[0].endsWith(':') &&
+      SPEAKER.test(words[i]) &&
+      !LEVEL_WORD.test(words[i].slice(1, -1))
+    ) {
       tokens.push(`<${WILDCARD}>`, WILDCARD);
       break;
     }

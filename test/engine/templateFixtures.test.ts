@@ -3366,14 +3366,17 @@ test('a message key (opposite): the quoted value of another key with spaces is o
 
 // Records: lines of columns split by tabs or a spaced `|` (session 20, engine/cluster/recordColumns.ts).
 
-const hex3 = (r: () => number) => Math.floor(r() * 4096).toString(16).padStart(3, ' ');
+const hex3 = (r: () => number) =>
+  Math.floor(r() * 4096)
+    .toString(16)
+    .padStart(3, ' ');
 const two = (n: number) => String(n).padStart(2, '0');
 const recordDate = (r: () => number) => `${two(1 + Math.floor(r() * 12))}/${two(1 + Math.floor(r() * 28))}/2025`;
 const recordTime = (r: () => number) => `${two(Math.floor(r() * 24))}:${two(Math.floor(r() * 60))}:${two(Math.floor(r() * 60))}`;
 /** A Zipf-like draw: the first items far more often than the last. */
 const skewed = <T>(r: () => number, xs: readonly T[]) => xs[Math.floor(xs.length * r() ** 2)];
 
-test('records: an event-description column of a `|` record with few frequent values names the event, the sensor\'s name beside it varies (`Memory DIMM_A1 | Correctable ECC` / `Memory DIMM_C3 | Uncorrectable ECC` / `Fan FAN2 | Fan failure` …)', () => {
+test("records: an event-description column of a `|` record with few frequent values names the event, the sensor's name beside it varies (`Memory DIMM_A1 | Correctable ECC` / `Memory DIMM_C3 | Uncorrectable ECC` / `Fan FAN2 | Fan failure` …)", () => {
   const r = rng(2001);
   const sensors: Record<string, string[]> = {
     Memory: ['DIMM_A1', 'DIMM_B2', 'DIMM_C3', 'DIMM_D4'],
@@ -3407,7 +3410,10 @@ test('records (opposite): a record-number column with an open vocabulary and a n
     lines.push([event, `${Math.floor(r() * 100000)} | ${recordDate(r)} | ${pick(r, names)} | ${event} | ok`]);
   }
   const templates = exact(lines);
-  assert.ok(templates.every((t) => t.startsWith('<*> | <*> | <*> |')), templates[0]);
+  assert.ok(
+    templates.every((t) => t.startsWith('<*> | <*> | <*> |')),
+    templates[0],
+  );
 });
 
 test('records: a numeric event-id column with a closed vocabulary names the event (tab-separated audit records: 5140 / 5145 share every other word)', () => {
@@ -3429,7 +3435,10 @@ test('records: a numeric event-id column with a closed vocabulary names the even
     ]);
   }
   const templates = exact(lines);
-  assert.ok(templates.some((t) => t.includes('\t 5140 \t')), templates[0]);
+  assert.ok(
+    templates.some((t) => t.includes('\t 5140 \t')),
+    templates[0],
+  );
 });
 
 test('records (opposite): a numeric column with many values, or with few values that predict nothing (a worker id), stays a variable', () => {
@@ -3442,7 +3451,10 @@ test('records (opposite): a numeric column with many values, or with few values 
     lines.push([message, `web\t${recordTime(r)}\t${1 + Math.floor(r() * 8)}\t${30000 + Math.floor(r() * 300)}\tINFO\t${message}`]);
   }
   const templates = exact(lines);
-  assert.ok(templates.every((t) => t.startsWith('web \t <*> \t <*> \t <*> \t INFO')), templates[0]);
+  assert.ok(
+    templates.every((t) => t.startsWith('web \t <*> \t <*> \t <*> \t INFO')),
+    templates[0],
+  );
 });
 
 test.run();
