@@ -37,6 +37,8 @@ const MIN_LINES = 20;
 const COVARY_LAMBDA = 0.5;
 /** The predicted column varies: its most frequent value is missing from at least this share of the lines. */
 const MIN_VARYING_SHARE = 0.02;
+/** Counts of value pairs in an array up to this many cells, in a map beyond. */
+const DENSE_CELLS = 1 << 16;
 
 /** Identity columns of records: keys `delimiters * 4096 + column`. */
 export type RecordColumns = Set<number>;
@@ -46,9 +48,10 @@ export const columnKey = (delimiters: number, column: number) => delimiters * 40
 /** The record delimiters' ids in `vocabulary`. */
 export function delimiterIds(vocabulary: readonly string[]): Set<number> {
   const ids = new Set<number>();
-  vocabulary.forEach((t, id) => {
-    if (RECORD_DELIMITERS.has(t)) ids.add(id);
-  });
+  for (const t of RECORD_DELIMITERS) {
+    const id = vocabulary.indexOf(t);
+    if (id >= 0) ids.add(id);
+  }
   return ids;
 }
 
@@ -79,10 +82,13 @@ export function maskRecordColumns(
   const identityWords = new Set<string>();
   const delimiters = delimiterIds(vocabulary);
   if (!delimiters.size) return { changed: false, identities, identityWords };
-  const numbers = new Set<number>();
-  vocabulary.forEach((t, id) => {
-    if (NUMBER.test(t)) numbers.add(id);
-  });
+  // Numbers kept as printed, told apart when first seen in a record row (the vocabulary may be large).
+  const numberCache = new Map<number, boolean>();
+  const isNumber = (id: number) => {
+    let known = numberCache.get(id);
+    if (known === undefined) numberCache.set(id, (known = NUMBER.test(vocabulary[id] ?? '')));
+    return known;
+  };
   // Record rows by shape (delimiter count), with their column starts.
   const spans = new Map<number, Int32Array>();
   const shapes = new Map<number, number[]>();
@@ -108,28 +114,39 @@ export function maskRecordColumns(
     let lines = 0;
     for (const r of members) lines += weight[r];
     if (lines < MIN_LINES) continue;
-    const values: string[][] = [];
-    const firsts: string[][] = [];
+    const all = Int32Array.from(members.keys());
+    // Per column: each member's value and first word, as dense ids.
+    const values: Coded[] = [];
+    const firsts: Coded[] = [];
     for (let k = 0; k <= count; k++) {
-      values.push(members.map((r) => columnValue(r, k)));
-      firsts.push(members.map((r) => firstOf(r, k)));
+      values.push(code(members.map((r) => columnValue(r, k))));
+      firsts.push(code(members.map((r) => firstOf(r, k))));
     }
-    for (let k = 0; k <= count; k++) {
-      const counts = new Map<string, number>();
-      members.forEach((r, j) => counts.set(values[k][j], (counts.get(values[k][j]) ?? 0) + weight[r]));
+    const none: Coded = { ids: new Int32Array(members.length), size: 1 };
+    // Per column: the share of its lines whose value is seen once (Good-Turing).
+    const shares = values.map((v) => {
+      const counts = new Float64Array(v.size);
+      members.forEach((r, j) => {
+        counts[v.ids[j]] += weight[r];
+      });
       let once = 0;
-      for (const n of counts.values()) if (n === 1) once++;
-      const share = once / lines;
+      for (const n of counts) if (n === 1) once++;
+      return once / lines;
+    });
+    // What another column says: its value when closed or in between (an open one's values are mostly new), its first word.
+    const said = values.map((v, k) => (shares[k] > OPEN_SHARE ? [firsts[k]] : [v, firsts[k]]));
+    for (let k = 0; k <= count; k++) {
+      const share = shares[k];
       if (share > OPEN_SHARE) {
         toMask.push([count, k]);
         continue;
       }
-      if (share > CLOSED_SHARE || counts.size < 2) continue;
+      if (share > CLOSED_SHARE || values[k].size < 2) continue;
       // Co-variation: the best lambda of another column (its value or its first word) given this one.
       let best = 0;
       for (let other = 0; other <= count && best < COVARY_LAMBDA; other++) {
         if (other === k) continue;
-        best = Math.max(best, lambda(values[k], values[other], members, weight, lines), lambda(values[k], firsts[other], members, weight, lines));
+        for (const predicted of said[other]) best = Math.max(best, improvement(none, values[k], predicted, all, members, weight, lines));
       }
       if (best < COVARY_LAMBDA) continue;
       identities.add(columnKey(count, k));
@@ -144,23 +161,30 @@ export function maskRecordColumns(
         else byLength.set(length, [j]);
       });
       for (const [length, js] of byLength) {
-        const sub = js.map((j) => members[j]);
         let subLines = 0;
-        for (const r of sub) subLines += weight[r];
+        for (const j of js) subLines += weight[members[j]];
         if (subLines < MIN_LINES) continue;
-        const prefixes = js.map(() => '');
+        const at = Int32Array.from(js);
+        let prefixes: Coded = { ids: new Int32Array(members.length), size: 1 };
         for (let offset = 0; offset < length; offset++) {
-          const words = js.map((j, i) => `${prefixes[i]},${rows[members[j]][spans.get(members[j])![k] + offset]}`);
+          // The words through this offset, as ids: (prefix id, token) interned.
+          const ids = new Int32Array(members.length);
+          const seen = new Map<number, number>();
+          for (const j of js) {
+            const r = members[j];
+            const key = prefixes.ids[j] * (vocabulary.length + 1) + rows[r][spans.get(r)![k] + offset];
+            let id = seen.get(key);
+            if (id === undefined) seen.set(key, (id = seen.size));
+            ids[j] = id;
+          }
+          const words: Coded = { ids, size: seen.size };
           let gain = 0;
           for (let other = 0; other <= count && gain < COVARY_LAMBDA; other++) {
             if (other === k) continue;
-            for (const predicted of [values[other], firsts[other]]) {
-              const p = js.map((j) => predicted[j]);
-              gain = Math.max(gain, improvement(prefixes, words, p, sub, weight));
-            }
+            for (const predicted of said[other]) gain = Math.max(gain, improvement(prefixes, words, predicted, at, members, weight, subLines));
           }
           if (gain >= COVARY_LAMBDA) identityWords.add(`${columnKey(count, k)}:${length}:${offset}`);
-          for (let i = 0; i < js.length; i++) prefixes[i] = words[i];
+          prefixes = words;
         }
       }
     }
@@ -175,71 +199,72 @@ export function maskRecordColumns(
       }
     }
   // Every number kept as printed outside an identity column is a value.
-  if (numbers.size)
-    rows.forEach((row, r) => {
-      const s = spans.get(r);
-      const count = s ? s.length - 2 : 0;
-      let k = 0;
-      for (let p = 0; p < row.length; p++) {
-        if (delimiters.has(row[p])) k++;
-        else if (numbers.has(row[p]) && !(s && identities.has(columnKey(count, k)))) {
-          row[p] = wildcard;
-          changed = true;
-        }
+  rows.forEach((row, r) => {
+    const s = spans.get(r);
+    if (!s) return;
+    const count = s.length - 2;
+    let k = 0;
+    for (let p = 0; p < row.length; p++) {
+      if (delimiters.has(row[p])) k++;
+      else if (isNumber(row[p]) && !identities.has(columnKey(count, k))) {
+        row[p] = wildcard;
+        changed = true;
       }
-    });
+    }
+  });
   return { changed, identities, identityWords };
 }
 
-/**
- * The share of the errors of guessing `predicted` per `before` group (its mode in each) that knowing
- * `after` (a finer grouping) removes: 1 when `after` tells `predicted` wholly where `before` did not.
- */
-function improvement(before: string[], after: string[], predicted: string[], members: number[], weight: ArrayLike<number>): number {
-  const errors = (by: string[]) => {
-    const joint = new Map<string, Map<string, number>>();
-    let lines = 0;
-    members.forEach((r, j) => {
-      let inner = joint.get(by[j]);
-      if (!inner) joint.set(by[j], (inner = new Map()));
-      inner.set(predicted[j], (inner.get(predicted[j]) ?? 0) + weight[r]);
-      lines += weight[r];
-    });
-    let right = 0;
-    for (const inner of joint.values()) {
-      let best = 0;
-      for (const n of inner.values()) best = Math.max(best, n);
-      right += best;
-    }
-    return lines - right;
-  };
-  const coarse = errors(before);
-  let lines = 0;
-  for (const r of members) lines += weight[r];
-  if (coarse < MIN_VARYING_SHARE * lines) return 0;
-  return (coarse - errors(after)) / coarse;
+/** Values as dense ids 0 … size - 1. */
+interface Coded {
+  ids: Int32Array;
+  size: number;
 }
 
-/** Goodman and Kruskal's lambda of `predicted` given `by` (per member, weighted): the share of the errors of guessing the mode that knowing `by` removes. */
-function lambda(by: string[], predicted: string[], members: number[], weight: ArrayLike<number>, lines: number): number {
-  const marginal = new Map<string, number>();
-  const joint = new Map<string, Map<string, number>>();
-  members.forEach((r, j) => {
-    marginal.set(predicted[j], (marginal.get(predicted[j]) ?? 0) + weight[r]);
-    let inner = joint.get(by[j]);
-    if (!inner) joint.set(by[j], (inner = new Map()));
-    inner.set(predicted[j], (inner.get(predicted[j]) ?? 0) + weight[r]);
+function code(values: string[]): Coded {
+  const index = new Map<string, number>();
+  const ids = Int32Array.from(values, (v) => {
+    let id = index.get(v);
+    if (id === undefined) index.set(v, (id = index.size));
+    return id;
   });
-  let mode = 0;
-  for (const n of marginal.values()) mode = Math.max(mode, n);
-  if (lines - mode < MIN_VARYING_SHARE * lines) return 0;
-  let right = 0;
-  for (const inner of joint.values()) {
-    let best = 0;
-    for (const n of inner.values()) best = Math.max(best, n);
-    right += best;
+  return { ids, size: index.size };
+}
+
+/** The weighted errors of guessing `predicted` by its mode within each group of `by`, over the members at `at`. */
+function errors(by: Coded, predicted: Coded, at: Int32Array, members: number[], weight: ArrayLike<number>, lines: number): number {
+  const best = new Float64Array(by.size);
+  if (by.size * predicted.size <= DENSE_CELLS) {
+    const joint = new Float64Array(by.size * predicted.size);
+    for (const j of at) {
+      const cell = by.ids[j] * predicted.size + predicted.ids[j];
+      joint[cell] += weight[members[j]];
+      if (joint[cell] > best[by.ids[j]]) best[by.ids[j]] = joint[cell];
+    }
+  } else {
+    const joint = new Map<number, number>();
+    for (const j of at) {
+      const cell = by.ids[j] * predicted.size + predicted.ids[j];
+      const n = (joint.get(cell) ?? 0) + weight[members[j]];
+      joint.set(cell, n);
+      if (n > best[by.ids[j]]) best[by.ids[j]] = n;
+    }
   }
-  return (right - mode) / (lines - mode);
+  let right = 0;
+  for (const n of best) right += n;
+  return lines - right;
+}
+
+/**
+ * The share of the errors of guessing `predicted` within each `before` group (its mode in each) that knowing
+ * `after` (a finer grouping) removes: 1 when `after` tells `predicted` wholly where `before` did not. With
+ * `before` one group it is Goodman and Kruskal's lambda of `predicted` given `after`. 0 when `before` leaves
+ * fewer than MIN_VARYING_SHARE of the lines to tell.
+ */
+function improvement(before: Coded, after: Coded, predicted: Coded, at: Int32Array, members: number[], weight: ArrayLike<number>, lines: number): number {
+  const coarse = errors(before, predicted, at, members, weight, lines);
+  if (coarse < MIN_VARYING_SHARE * lines) return 0;
+  return (coarse - errors(after, predicted, at, members, weight, lines)) / coarse;
 }
 
 /**

@@ -555,14 +555,17 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
  * (an empty column stays, so columns keep their places); undefined for any other line. A `|` between
  * words without white space (`alice|10.0.0.1|share`, an ASTM or HL7 segment) is a record inside one
  * word (see the word rule below), and leading or trailing tabs (`\tat Foo.bar(Foo.java:12)`, a stack
- * frame's indent) split no column.
+ * frame's indent) split no column. A text of several lines is no record.
  */
 function recordColumns(text: string): { columns: string[]; delimiter: string } | undefined {
+  // A record is one line: a text of several lines (a report with an indented stack trace, a table) is none.
+  const line = text.trim();
+  if (line.includes('\n')) return undefined;
   let columns: string[];
   let delimiter = '\t';
-  if (text.includes('\t')) columns = text.trim().split(/ *\t */);
-  else if (twice(text, ' | ')) {
-    columns = text.trim().split(RECORD_PIPE);
+  if (line.includes('\t')) columns = line.split(/ *\t */);
+  else if (twice(line, ' | ')) {
+    columns = line.split(RECORD_PIPE);
     delimiter = '|';
   } else return undefined;
   return columns.length >= RECORD_COLUMNS ? { columns, delimiter } : undefined;
