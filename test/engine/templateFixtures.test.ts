@@ -3457,4 +3457,16 @@ test('records (opposite): a numeric column with many values, or with few values 
   );
 });
 
+test("records: a tab-separated record whose message column runs past the template limit keeps its columns and the message's first sentence (not prose); a text of several lines with indented frames is no record", () => {
+  const fields = Array.from({ length: 40 }, (_, i) => `Field${i}:  value${i}`).join('   ');
+  const line = `EventLog\t1\tSecurity\t68586962\tWed Nov 07 03:54:53 2024\t4624\tAuditing\tSuccess Audit\thost09.example.org\tLogon\t\tAn account was successfully logged on.    ${fields}\t68586962`;
+  const record = templateTokens(line, 64);
+  assert.ok(record.length > 0 && record.length <= 64, String(record.length));
+  assert.is(record.tokens.filter((t) => t === '\t').length, 12);
+  assert.ok(record.tokens.join(' ').includes('\t An account was successfully logged on. \t'), record.tokens.join(' '));
+  assert.ok(record.tokens.includes('4624'));
+  const trace = `java.lang.IllegalStateException: boom\n\tat a.B.c(B.java:1)\n\tat a.B.d(B.java:2)\n\tat a.B.e(B.java:3)`;
+  assert.not.ok(templateTokens(trace, 64).tokens.includes('\t'));
+});
+
 test.run();
