@@ -268,8 +268,8 @@ function improvement(before: Coded, after: Coded, predicted: Coded, at: Int32Arr
 }
 
 /**
- * The words of identity columns that name the event (`granted` in `Access granted`, beside `Access
- * denied`), as printed (`original`, the lines before the passes) in `current`: the passes' wildcards there
+ * The words of identity columns that name the event (`Correctable` in `Correctable ECC`, beside
+ * `Uncorrectable ECC` and `Fan failure`), as printed (`original`, the lines before the passes) in `current`: the passes' wildcards there
  * are undone. A word of such a column that tells nothing beyond the words before it (a sensor's name after
  * its type) stays as the passes left it. Rows whose delimiters moved are left alone.
  */
