@@ -8,6 +8,7 @@
  */
 import { WILDCARD } from '../text/templateTokens.ts';
 import { linkTogether } from './linkTogether.ts';
+import { delimiterIds, RECORD_MIN_DELIMITERS, type RecordColumns, phraseInColumn } from './recordColumns.ts';
 
 /** Whether a token of `vocabulary` holds a variable (`<*>`, `web-<*>,`). */
 export const variableIn =
@@ -672,9 +673,27 @@ export function foldAlignedGaps(
   levels: Set<number>,
   vocabulary: readonly string[],
   minContexts: number,
+  identities: RecordColumns = new Set(),
 ) {
   if (!vocabulary.length) return;
   const holdsVariable = variableIn(vocabulary);
+  // A record's column delimiters (engine/cluster/recordColumns.ts): a gap holding one spans two columns.
+  const delimiters = delimiterIds(vocabulary);
+  const records = new Map<Int32Array, boolean>();
+  const isRecord = (t: Int32Array) => {
+    let known = records.get(t);
+    if (known === undefined) {
+      let count = 0;
+      for (const id of t) if (delimiters.has(id)) count++;
+      records.set(t, (known = count >= RECORD_MIN_DELIMITERS));
+    }
+    return known;
+  };
+  const crossesColumns = (t: Int32Array, from: number, to: number) => {
+    if (!delimiters.size || !isRecord(t)) return false;
+    for (let q = from; q < to; q++) if (delimiters.has(t[q])) return true;
+    return false;
+  };
   const valueToken = (id: number) => holdsVariable(id) || PUNCTUATION.test(vocabulary[id] ?? '');
   const text = (t: Int32Array, from: number, to: number) => {
     let s = '';
@@ -843,9 +862,9 @@ export function foldAlignedGaps(
     for (const g of groups) for (const r of g.rows) current[r] = g.tokens;
   }
 
-  /** A phrase side: plain tokens, none a `key=`. */
+  /** A phrase side: plain tokens, none a `key=`, inside one column of a record. */
   function phraseLike(t: Int32Array, from: number, to: number): boolean {
-    if (to <= from) return false;
+    if (to <= from || !phraseInColumn(t, from, to, identities, delimiters)) return false;
     for (let q = from; q < to; q++) if (keys.has(t[q])) return false;
     return true;
   }
@@ -864,7 +883,7 @@ export function foldAlignedGaps(
   /** `a` and `b` with their middle gap one `<*>`. */
   function middleJoin(a: Int32Array, b: Int32Array): Int32Array | undefined {
     const gap = middleGap(a, b);
-    if (!gap) return undefined;
+    if (!gap || crossesColumns(a, gap[0], gap[1]) || crossesColumns(b, gap[0], gap[2])) return undefined;
     const out = [...a.subarray(0, gap[0]), wildcard, ...a.subarray(gap[1])];
     const collapsed: number[] = [];
     for (const id of out) if (id !== wildcard || collapsed.at(-1) !== wildcard) collapsed.push(id);
@@ -889,6 +908,7 @@ export function foldAlignedGaps(
     for (let k = 0; k <= pairs.length; k++) {
       const [i1, j1] = k < pairs.length ? pairs[k] : [a.length, b.length];
       if (i1 > i0 || j1 > j0) {
+        if (crossesColumns(a, i0, i1) || crossesColumns(b, j0, j1)) return undefined;
         for (let q = i0; q < i1; q++) if (keys.has(a[q])) return undefined;
         for (let q = j0; q < j1; q++) if (keys.has(b[q])) return undefined;
         const sameText = text(a, i0, i1) === text(b, j0, j1);

@@ -68,6 +68,7 @@
 import type { TokenIdColumn } from '../text/tfidf.ts';
 import { SEVERITY_WORDS, WILDCARD } from '../text/templateTokens.ts';
 import { linkTogether } from './linkTogether.ts';
+import { delimiterIds, maskRecordColumns, restoreIdentityWords } from './recordColumns.ts';
 import {
   distinctTemplates,
   foldAlignedGaps,
@@ -195,8 +196,30 @@ export function mineTemplates(
     rowOfDoc[j] = r;
   }
   distinct.clear();
-  const printed = new Float64Array(rows.length);
+  let printed = new Float64Array(rows.length);
   for (let j = 0; j < docs.length; j++) printed[rowOfDoc[j]]++;
+  // Records' columns judged by their vocabulary (engine/cluster/recordColumns.ts); lines made equal by it are one line.
+  const records = maskRecordColumns(rows, printed, vocabulary, wildcard);
+  if (records.changed) {
+    const merged: Int32Array[] = [];
+    const rowOf = new Int32Array(rows.length);
+    rows.forEach((row, r) => {
+      const k = row.join(',');
+      let m = distinct.get(k);
+      if (m === undefined) {
+        m = merged.length;
+        merged.push(row);
+        distinct.set(k, m);
+      }
+      rowOf[r] = m;
+    });
+    distinct.clear();
+    for (let j = 0; j < docs.length; j++) rowOfDoc[j] = rowOf[rowOfDoc[j]];
+    rows.length = 0;
+    rows.push(...merged);
+    printed = new Float64Array(rows.length);
+    for (let j = 0; j < docs.length; j++) printed[rowOfDoc[j]]++;
+  }
   // A `key=` token is the constant frame of the value after it: never a variable.
   const keys = new Set<number>();
   // A value masked whole inside its punctuation (`"<*>"`, `(<*>)`) is the wildcard in a frame.
@@ -295,6 +318,8 @@ export function mineTemplates(
     if (members.length >= options.minDistinct) maskVaryingPairs(current, members, wildcard, keys, masked, printed, options);
   const holdsVariable = (t: number) => t === wildcard || masked.has(t) || framedWildcards.has(t);
   for (const members of byLength.values()) if (members.length > 1) joinKeyedWords(current, members, keys, holdsVariable, printed);
+  // The words of a record's identity columns that name the event: the passes' wildcards there are undone before the folds.
+  restoreIdentityWords(current, rows, records.identityWords, delimiterIds(vocabulary));
   foldOptionalFlags(current, wildcard, keys, levels, vocabulary);
   foldOptionalSegments(current, rows, vocabulary);
   foldListItems(current, rows, vocabulary);
@@ -307,7 +332,7 @@ export function mineTemplates(
   maskFreeTails(current, wildcard, vocabulary, printed, options);
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   foldVariableRuns(current, wildcard);
-  foldAlignedGaps(current, wildcard, keys, levels, vocabulary, options.minContexts);
+  foldAlignedGaps(current, wildcard, keys, levels, vocabulary, options.minContexts, records.identities);
   absorbSingletons(current, wildcard, levels, bracketed, printed);
 
   // Templates in order of first occurrence.

@@ -58,7 +58,7 @@ export const WILDCARD = '<*>';
 export interface TemplateTokens {
   /** The first `limit` tokens; empty when the text has more (a long text is prose, not a template). */
   tokens: string[];
-  /** How many white-space separated tokens the whole text has. */
+  /** How many white-space separated tokens the whole text has (a record: the words it keeps, see recordTokens). */
   length: number;
 }
 
@@ -154,6 +154,14 @@ const LEADING_CALL = /^([A-Za-z][\w.-]*\()([A-Za-z][\w.@+-]*\).*)$/;
 const JSON_FIELD = /"[A-Za-z_][\w.-]*":["{[\d-]/;
 /** A word of this many `|`-separated fields or more is a record (`P|1||<id>||^^|||F`): one token per field. */
 const RECORD_FIELDS = 4;
+/** A line of this many columns or more, split by tabs or by a spaced `|`, is a record (recordColumns). */
+const RECORD_COLUMNS = 3;
+/** A `|` with white space on at least one side: a column delimiter (`Pre-Init  |0000009837|` too). */
+const RECORD_PIPE = /\s+\|\s*|\s*\|\s+/;
+/** A record's column of more words than this, in a record over the limit, keeps its first sentence. */
+const LONG_COLUMN = 12;
+/** A column that is one whole number, kept as printed for the miner to judge (`4624`). */
+const WHOLE_NUMBER = /^\d+$/;
 /** Where a JSON token splits: after a `"key":`, and before a `"` that follows a comma. */
 const JSON_PIECES = /(?<=[A-Za-z_\d]":)|(?<=,)(?=")/;
 /** Units of size and time: `<*> KB` and `<*> B` are one quantity. */
@@ -398,7 +406,7 @@ function collapseGroups(tokens: string[]): string[] {
 }
 
 /** Leaves out short bracketed groups that hold a variable, and collapses runs of one repeated token. */
-function dropOptional(tokens: string[]): string[] {
+function dropOptional(tokens: string[], lead = true): string[] {
   tokens = collapseLists(tokens);
   tokens = collapseCommaLists(tokens);
   tokens = collapseGroups(tokens);
@@ -410,7 +418,7 @@ function dropOptional(tokens: string[]): string[] {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     const kind = OPENS.indexOf(t[0]);
-    if (kind >= 0 && i > 0) {
+    if (kind >= 0 && (i > 0 || !lead)) {
       // The group ends at the first token (within GROUP_TOKENS) that ends with the matching bracket.
       let end = -1;
       for (let j = i; j < Math.min(tokens.length, i + GROUP_TOKENS); j++) {
@@ -532,9 +540,80 @@ function bracketPhrase(words: string[], i: number): number {
 }
 
 export function templateTokens(text: string, limit: number): TemplateTokens {
+  const columns = recordColumns(text);
+  if (columns) return recordTokens(columns, limit);
   const words = text.split(/\s+/).filter(Boolean);
   const length = words.length;
   if (length > limit) return { tokens: [], length };
+  return { tokens: wordTokens(words, true), length };
+}
+
+/**
+ * A line of RECORD_COLUMNS or more columns split by tabs, or by `|` with white space beside it (`ipmitool
+ * sel`'s ` 891 | 11/26/2024 | 06:24:15 | Memory #0xc1 | Correctable ECC | Asserted`, a Windows event
+ * forwarded as tab-separated columns, a CSV-like export): its columns, white space around each trimmed
+ * (an empty column stays, so columns keep their places); undefined for any other line. A `|` between
+ * words without white space (`alice|10.0.0.1|share`, an ASTM or HL7 segment) is a record inside one
+ * word (see the word rule below), and leading or trailing tabs (`\tat Foo.bar(Foo.java:12)`, a stack
+ * frame's indent) split no column. A text of several lines is no record.
+ */
+function recordColumns(text: string): { columns: string[]; delimiter: string } | undefined {
+  // A record is one line: a text of several lines (a report with an indented stack trace, a table) is none.
+  const line = text.trim();
+  if (line.includes('\n')) return undefined;
+  let columns: string[];
+  let delimiter = '\t';
+  if (line.includes('\t')) columns = line.split(/ *\t */);
+  else if (twice(line, ' | ')) {
+    columns = line.split(RECORD_PIPE);
+    delimiter = '|';
+  } else return undefined;
+  return columns.length >= RECORD_COLUMNS ? { columns, delimiter } : undefined;
+}
+
+/**
+ * The tokens of a record (recordColumns): each column's tokens as a line's are (the rules for a line's
+ * first word only in the first column), the delimiter between columns one token (`|`, or the tab itself),
+ * so the miner sees which column a token is in. A column that is one whole number (`4624`, a Windows
+ * Event ID; `68586962`, a record number) is kept as printed, not masked: whether it names the event or is
+ * a value is told by the numbers the column holds over all lines (engine/cluster/recordColumns.ts), as a
+ * word column's is. A column of more than LONG_COLUMN words that ends a sentence within them (a Windows
+ * event's message: `An account was successfully logged on.` and then its `Label: value` fields) keeps
+ * that first sentence, the description of the event: the rest is its values, and a record is machine
+ * text however long its message (stage 5 mines lines of at most `limit` words and reads longer ones as
+ * prose). A record still longer than `limit` keeps the first LONG_COLUMN words of each longer column.
+ * The length is the words kept.
+ */
+function recordTokens(record: { columns: string[]; delimiter: string }, limit: number): TemplateTokens {
+  let words = record.columns.map((c) => {
+    const w = c.split(/\s+/).filter(Boolean);
+    return w.length > LONG_COLUMN ? firstSentence(w) : w;
+  });
+  let length = 0;
+  for (const w of words) length += w.length;
+  if (length > limit) {
+    words = words.map((w) => (w.length > LONG_COLUMN ? w.slice(0, LONG_COLUMN) : w));
+    length = 0;
+    for (const w of words) length += w.length;
+    if (length > limit) return { tokens: [], length };
+  }
+  const tokens: string[] = [];
+  words.forEach((w, k) => {
+    if (k > 0) tokens.push(record.delimiter);
+    if (w.length === 1 && WHOLE_NUMBER.test(w[0])) tokens.push(w[0]);
+    else for (const t of wordTokens(w, k === 0)) tokens.push(t);
+  });
+  return { tokens, length };
+}
+
+/** The words of a column through its first sentence (to a word ending in `.`, `!` or `?` within LONG_COLUMN words), or all of them. */
+function firstSentence(words: string[]): string[] {
+  const end = words.findIndex((w, k) => k < LONG_COLUMN && /[.!?]$/.test(w));
+  return end >= 0 ? words.slice(0, end + 1) : words;
+}
+
+/** The tokens of a line's (or a record column's) white-space words; `lead`: they open the line. */
+function wordTokens(words: string[], lead: boolean): string[] {
   const tokens: string[] = [];
   for (let i = 0; i < words.length; i++) {
     // Both `="` and `":` below hold a double quote, which most words have not: one search for those.
@@ -623,7 +702,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     }
     // A leading `[thread name/LEVEL]:` (log4j's `[%t/%level]`: `[Server thread/INFO]:`, `[Worker-Main-3/WARN]:`)
     // is a thread and a level: the thread is a value of one to THREAD_TOKENS words, the level is kept.
-    const thread = i === 0 ? threadLevel(words) : -1;
+    const thread = lead && i === 0 ? threadLevel(words) : -1;
     if (thread >= 0) {
       tokens.push(`[${WILDCARD}${words[thread].slice(words[thread].lastIndexOf('/'))}`);
       i = thread;
@@ -631,13 +710,21 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     }
     // A speaker's tag after the leading label (`[<*>/INFO]: <alice> free words…`, IRC's `<nick> text`) opens
     // what the speaker said: free text to the end of the line, one value whatever its words.
-    if (i > 0 && i + 1 < words.length && tokens.length === 1 && tokens[0].endsWith(':') && SPEAKER.test(words[i]) && !LEVEL_WORD.test(words[i].slice(1, -1))) {
+    if (
+      lead &&
+      i > 0 &&
+      i + 1 < words.length &&
+      tokens.length === 1 &&
+      tokens[0].endsWith(':') &&
+      SPEAKER.test(words[i]) &&
+      !LEVEL_WORD.test(words[i].slice(1, -1))
+    ) {
       tokens.push(`<${WILDCARD}>`, WILDCARD);
       break;
     }
     // A leading `service(name)…:` (`imap(alice)<pid><session>:`, `doveadm(bob):`) names a service and the
     // account it serves: the service anchors the line and the name is judged as a value of its own.
-    const call = i === 0 ? LEADING_CALL.exec(words[0]) : null;
+    const call = lead && i === 0 ? LEADING_CALL.exec(words[0]) : null;
     if (call) {
       tokens.push(maskToken(call[1]));
       pushToken(tokens, call[2]);
@@ -675,7 +762,7 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     // A name of several words in square brackets inside the line (`TASK [common : install packages]`,
     // `[Gathering Facts]`, a task's or a section's title) is one token, its words kept: the miner judges it
     // as one word. One opening the line (`[UFW BLOCK]`, `[Printer Office_Color]`) is the line's source.
-    const phrase = i > 0 ? bracketPhrase(words, i) : -1;
+    const phrase = i > 0 || !lead ? bracketPhrase(words, i) : -1;
     if (phrase > i) {
       tokens.push(words.slice(i, phrase + 1).join(' '));
       i = phrase;
@@ -683,5 +770,5 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
     }
     pushToken(tokens, words[i]);
   }
-  return { tokens: dropOptional(tokens), length };
+  return dropOptional(tokens, lead);
 }

@@ -3422,4 +3422,109 @@ test('a closed set (opposite): month names varying beside many users stay one va
   exact(lines);
 });
 
+// Records: lines of columns split by tabs or a spaced `|` (session 20, engine/cluster/recordColumns.ts).
+
+const hex3 = (r: () => number) =>
+  Math.floor(r() * 4096)
+    .toString(16)
+    .padStart(3, ' ');
+const two = (n: number) => String(n).padStart(2, '0');
+const recordDate = (r: () => number) => `${two(1 + Math.floor(r() * 12))}/${two(1 + Math.floor(r() * 28))}/2025`;
+const recordTime = (r: () => number) => `${two(Math.floor(r() * 24))}:${two(Math.floor(r() * 60))}:${two(Math.floor(r() * 60))}`;
+/** A Zipf-like draw: the first items far more often than the last. */
+const skewed = <T>(r: () => number, xs: readonly T[]) => xs[Math.floor(xs.length * r() ** 2)];
+
+test("records: an event-description column of a `|` record with few frequent values names the event, the sensor's name beside it varies (`Memory DIMM_A1 | Correctable ECC` / `Memory DIMM_C3 | Uncorrectable ECC` / `Fan FAN2 | Fan failure` …)", () => {
+  const r = rng(2001);
+  const sensors: Record<string, string[]> = {
+    Memory: ['DIMM_A1', 'DIMM_B2', 'DIMM_C3', 'DIMM_D4'],
+    Fan: ['FAN1', 'FAN2', 'FAN3', 'FAN4'],
+    Voltage: ['P12V', 'P5V', 'P3V3', 'P1V8'],
+  };
+  const events: Array<[string, string]> = [
+    ['Memory', 'Correctable ECC'],
+    ['Memory', 'Uncorrectable ECC'],
+    ['Memory', 'Correctable ECC logging limit reached'],
+    ['Fan', 'Lower Critical going low'],
+    ['Fan', 'Fan redundancy lost'],
+    ['Voltage', 'Lower Critical going low'],
+    ['Voltage', 'Upper Critical going high'],
+    ['Fan', 'Fan failure'],
+    ['Voltage', 'Voltage dropout'],
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const [type, event] = skewed(r, events);
+    lines.push([`${type} ${event}`, `${hex3(r)} | ${recordDate(r)} | ${recordTime(r)} | ${type} ${pick(r, sensors[type])} | ${event} | Asserted`]);
+  }
+  exact(lines);
+});
+
+test('records (opposite): a record-number column with an open vocabulary and a name column stay variables (`42 | …` / `977 | …` in one event)', () => {
+  const r = rng(2002);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 200; i++) {
+    const event = i % 2 ? 'Job finished' : 'Queue drained after retry';
+    lines.push([event, `${Math.floor(r() * 100000)} | ${recordDate(r)} | ${pick(r, names)} | ${event} | ok`]);
+  }
+  const templates = exact(lines);
+  assert.ok(
+    templates.every((t) => t.startsWith('<*> | <*> | <*> |')),
+    templates[0],
+  );
+});
+
+test('records: a numeric event-id column with a closed vocabulary names the event (tab-separated audit records: 5140 / 5145 share every other word)', () => {
+  const r = rng(2003);
+  const ids: Array<[number, string, string]> = [
+    [5140, 'File Share', 'A network share object was accessed.'],
+    [5145, 'File Share', 'A network share object was accessed.'],
+    [4656, 'File System', 'A handle to an object was requested.'],
+    [4663, 'File System', 'A handle to an object was requested.'],
+    [4670, 'Policy Change', 'Permissions on an object were changed.'],
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const [id, category, message] = skewed(r, ids);
+    const record = 10000000 + Math.floor(r() * 90000000);
+    lines.push([
+      String(id),
+      `AuditLog\t${record}\t${recordDate(r)} ${recordTime(r)}\t${id}\t${category}\tsrv${two(Math.floor(r() * 40))}.example.org\t${message}  Subject:  Account Name:  ${pick(r, names)}  Share Name:  \\\\*\\${pick(r, ['data', 'home', 'public'])}\t${record}`,
+    ]);
+  }
+  const templates = exact(lines);
+  assert.ok(
+    templates.some((t) => t.includes('\t 5140 \t')),
+    templates[0],
+  );
+});
+
+test('records (opposite): a numeric column with many values, or with few values that predict nothing (a worker id), stays a variable', () => {
+  const r = rng(2004);
+  const lines: Array<[string, string]> = [];
+  const messages = ['request served', 'cache miss', 'upstream timeout'];
+  for (let i = 0; i < 400; i++) {
+    const message = pick(r, messages);
+    // A port drawn from a few hundred values, a worker id of eight values seen in every event.
+    lines.push([message, `web\t${recordTime(r)}\t${1 + Math.floor(r() * 8)}\t${30000 + Math.floor(r() * 300)}\tINFO\t${message}`]);
+  }
+  const templates = exact(lines);
+  assert.ok(
+    templates.every((t) => t.startsWith('web \t <*> \t <*> \t <*> \t INFO')),
+    templates[0],
+  );
+});
+
+test("records: a tab-separated record whose message column runs past the template limit keeps its columns and the message's first sentence (not prose); a text of several lines with indented frames is no record", () => {
+  const fields = Array.from({ length: 40 }, (_, i) => `Field${i}:  value${i}`).join('   ');
+  const line = `EventLog\t1\tSecurity\t68586962\tWed Nov 07 03:54:53 2024\t4624\tAuditing\tSuccess Audit\thost09.example.org\tLogon\t\tAn account was successfully logged on.    ${fields}\t68586962`;
+  const record = templateTokens(line, 64);
+  assert.ok(record.length > 0 && record.length <= 64, String(record.length));
+  assert.is(record.tokens.filter((t) => t === '\t').length, 12);
+  assert.ok(record.tokens.join(' ').includes('\t An account was successfully logged on. \t'), record.tokens.join(' '));
+  assert.ok(record.tokens.includes('4624'));
+  const trace = `java.lang.IllegalStateException: boom\n\tat a.B.c(B.java:1)\n\tat a.B.d(B.java:2)\n\tat a.B.e(B.java:3)`;
+  assert.not.ok(templateTokens(trace, 64).tokens.includes('\t'));
+});
+
 test.run();
