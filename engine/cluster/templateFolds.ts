@@ -1052,7 +1052,7 @@ export function foldPhraseTails(
     const last = vocabulary[prefix[p - 1]] ?? '';
     // A value and its name: the frame ends in a value and a lone dash (`cuid=<*> - Digital X-Ray Image Storage`).
     const valueName = constants >= 1 && p >= 2 && prefix[p - 2] === wildcard && /^[-–—]$/.test(last);
-    // (b) an open set of tails after a separator, each rare: a tail on most of the frame's lines is its own event.
+    // (a) an open set of tails after a separator, each rare: a tail on most of the frame's lines is its own event.
     if (lengths.size >= PHRASE_LENGTHS_MIN && ((about && constants >= PHRASE_FRAME_MIN && PHRASE_SEPARATOR.test(last)) || valueName)) {
       let total = 0;
       for (const e of members) total += e.lines;
@@ -1063,7 +1063,7 @@ export function foldPhraseTails(
         return rare;
       }
     }
-    // (a) the value before the tail (at most a separator between) names it: each value repeated prints one
+    // (b) the value before the tail (at most a separator between) names it: each value repeated prints one
     // tail, and each tail joined is printed after one value only (a name looked up, not the event's own wording).
     const q = prefix[p - 1] === wildcard ? p - 1 : p >= 2 && prefix[p - 2] === wildcard && PUNCTUATION.test(vocabulary[prefix[p - 1]] ?? '') ? p - 2 : -1;
     if (q < 0) return undefined;
