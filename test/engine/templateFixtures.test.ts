@@ -3585,4 +3585,34 @@ test('a phrase tail (opposite): tails after a plain word, few tails after a colo
   exact(lines);
 });
 
+test('a phrase tail: a phrase predicted by the value before it is part of that value (error=timeout while waiting for an open connection / error=refused by upstream host)', () => {
+  const r = rng(2005);
+  const kinds: Record<string, string> = {
+    timeout: 'while waiting for an open connection',
+    refused: 'by upstream host',
+    reset: 'by peer during the handshake',
+    invalid: 'request body: missing field customer',
+    denied: 'for this account',
+    exhausted: 'pool of database connections is full',
+  };
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const kind = pick(r, Object.keys(kinds));
+    lines.push(['failed', `WARN ordersvc request ${Math.floor(r() * 1e5)} failed attempt=${1 + Math.floor(r() * 5)} error=${kind} ${kinds[kind]}`]);
+  }
+  exact(lines);
+});
+
+test('a phrase tail (opposite): tails the value before them does not predict name events (error=timeout while reading the response / error=timeout while writing the request body)', () => {
+  const r = rng(2006);
+  const kinds = ['timeout', 'refused', 'reset', 'invalid', 'denied', 'exhausted'];
+  const stages = ['while reading the response', 'while writing the request body', 'during connect'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const stage = pick(r, stages);
+    lines.push([stage, `WARN ordersvc request ${Math.floor(r() * 1e5)} failed attempt=${1 + Math.floor(r() * 5)} error=${pick(r, kinds)} ${stage}`]);
+  }
+  exact(lines);
+});
+
 test.run();
