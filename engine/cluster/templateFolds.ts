@@ -943,3 +943,187 @@ export function foldAlignedGaps(
     return Int32Array.from(collapsed);
   }
 }
+
+/** A phrase-variable's frame: at least this many constant tokens before the phrase (the event's wording). */
+const PHRASE_FRAME_MIN = 2;
+/** An open set of phrases: at least this many distinct phrases under one frame… */
+const PHRASE_OPEN_MIN = 3;
+/** …of at least this many different token counts (a looked-up text, not a closed pair of words). */
+const PHRASE_LENGTHS_MIN = 2;
+/** A value predicts the phrase (functional dependency) over at least this many lines per distinct value. */
+const PHRASE_REPEAT = 2;
+/** A tail printed on more than this share of its frame's lines is that frame's own event, not one of many phrases. */
+const PHRASE_RARE_SHARE = 0.5;
+/** A token ending a frame before an inserted text: a label's colon (`failed:`) or a dash alone (`-`). */
+const PHRASE_SEPARATOR = /^(?:[A-Za-z][\w.-]*:|[-–—]+)$/;
+
+/**
+ * A phrase the program inserts from elsewhere (issue 31): one event prints, at the end of its line,
+ * many different phrases of different lengths, a text looked up or passed on rather than the event's
+ * own wording: an error text after a fixed frame (`item <*> became not supported: Unsupported item
+ * key.` / `: Timeout while executing a shell script.`), a unit's description (`Starting <*> - GNOME
+ * Shell on Wayland...` / `- Tracker file system data miner...`), a UID's name (`cuid=<*> - CT Image
+ * Storage`). Templates of one leading anchor that share a frame (equal tokens through the anchor and
+ * beyond) and differ in their tails after it join as `frame <*>` (the most specific frame first) when
+ *   (a) the frame is about a value (a variable after its anchor and any severity), has PHRASE_FRAME_MIN
+ *       or more words and ends in a separator (a label's colon `not supported:`, a lone dash `failed -`),
+ *       or it ends in a value and a lone dash (a value and its name, one word before them at least), and
+ *       its tails are an open set: PHRASE_OPEN_MIN or more distinct tails of two or more tokens, of
+ *       PHRASE_LENGTHS_MIN or more token counts; a tail on more than PHRASE_RARE_SHARE of the frame's
+ *       lines is the frame's own event and stays (`Started <*> - Application launched by shell.`); or
+ *   (b) a value the miner masked just before the tail (at most punctuation between) predicts it, a
+ *       functional dependency as one record column predicts another (engine/cluster/recordColumns.ts):
+ *       every value prints one tail, the values repeat (PHRASE_REPEAT lines per value), PHRASE_OPEN_MIN
+ *       or more tails, each printed after one value only, join (a value opening a quote the tail
+ *       closes is the first word of a message, not a name).
+ * Tails stay apart after a plain word (`closed by peer` / `by idle timeout`), when few after a colon
+ * (`done: ok` / `done: with warnings`), of one word each (`Status: active` / `inactive`), under a label
+ * about no value (`scheduler notice: …`, `[notice] Heartbeat: …`) or across a record's delimiters.
+ */
+export function foldPhraseTails(
+  current: Int32Array[],
+  original: Int32Array[],
+  wildcard: number,
+  keys: Set<number>,
+  levels: Set<number>,
+  vocabulary: readonly string[],
+  printed?: Float64Array,
+) {
+  if (!vocabulary.length) return;
+  const holdsVariable = variableIn(vocabulary);
+  const entries = distinctTemplates(current, printed);
+  const delimiters = delimiterIds(vocabulary);
+  const leadOf = (t: Int32Array): number | undefined => {
+    let first = 0;
+    while (first < t.length && holdsVariable(t[first])) first++;
+    if (first < t.length - 1 && levels.has(t[first])) first++;
+    return first < t.length ? first + 1 : undefined;
+  };
+  const buckets = new Map<string, TemplateEntry[]>();
+  for (const e of entries) {
+    const lead = leadOf(e.tokens);
+    if (lead === undefined || lead >= e.tokens.length) continue;
+    const k = e.tokens.subarray(0, lead).join(',');
+    const list = buckets.get(k);
+    if (list) list.push(e);
+    else buckets.set(k, [e]);
+  }
+  // Frames (a prefix of equal tokens) and the templates whose tail after it differs from another's.
+  const frames = new Map<string, { prefix: Int32Array; constants: number; members: Set<TemplateEntry> }>();
+  for (const [bucket, list] of buckets) {
+    const lead = bucket.split(',').length;
+    for (let x = 0; x < list.length; x++)
+      for (let y = x + 1; y < list.length; y++) {
+        const a = list[x].tokens;
+        const b = list[y].tokens;
+        const shortest = Math.min(a.length, b.length);
+        let prefix = 0;
+        while (prefix < shortest && a[prefix] === b[prefix]) prefix++;
+        if (prefix < lead || prefix >= shortest) continue;
+        let constants = 0;
+        for (let q = 0; q < prefix; q++) if (!holdsVariable(a[q]) && /[A-Za-z]/.test(vocabulary[a[q]] ?? '')) constants++;
+        // A tail holds no `key=` and stays in one column of a record (no delimiter after the frame).
+        let plain = true;
+        for (const t of [a, b]) for (let q = prefix; q < t.length; q++) if (keys.has(t[q]) || delimiters.has(t[q])) plain = false;
+        if (!plain) continue;
+        const k = a.subarray(0, prefix).join(',');
+        let frame = frames.get(k);
+        if (!frame) frames.set(k, (frame = { prefix: a.subarray(0, prefix), constants, members: new Set() }));
+        frame.members.add(list[x]);
+        frame.members.add(list[y]);
+      }
+  }
+  const tailOf = (row: Int32Array, from: number) => row.subarray(from).join(',');
+  const open = (prefix: Int32Array, constants: number, members: Set<TemplateEntry>): Set<TemplateEntry> | undefined => {
+    const p = prefix.length;
+    const tails = new Set<string>();
+    const lengths = new Set<number>();
+    for (const e of members) {
+      tails.add(tailOf(e.tokens, p));
+      lengths.add(e.tokens.length - p);
+    }
+    if (tails.size < PHRASE_OPEN_MIN) return undefined;
+    // The frame is about a value (a variable after its leading anchor): the tail is what befell it.
+    // The message starts after its leading anchor and any severity (`Nov <*> <*> [notice] Heartbeat:` is about no value).
+    let start = leadOf(prefix) ?? p;
+    for (let q = 0; q < p; q++) if (levels.has(prefix[q])) start = Math.max(start, q + 1);
+    let about = false;
+    for (let q = start; q < p; q++) if (prefix[q] === wildcard) about = true;
+    const last = vocabulary[prefix[p - 1]] ?? '';
+    // A value and its name: the frame ends in a value and a lone dash (`cuid=<*> - Digital X-Ray Image Storage`).
+    const valueName = constants >= 1 && p >= 2 && prefix[p - 2] === wildcard && /^[-–—]$/.test(last);
+    // (a) an open set of tails after a separator, each rare: a tail on most of the frame's lines is its own event.
+    if (lengths.size >= PHRASE_LENGTHS_MIN && ((about && constants >= PHRASE_FRAME_MIN && PHRASE_SEPARATOR.test(last)) || valueName)) {
+      let total = 0;
+      for (const e of members) total += e.lines;
+      const rare = new Set([...members].filter((e) => e.lines <= PHRASE_RARE_SHARE * total));
+      // Phrases: tails of two or more tokens (one word each, `active` / `starting up`, is a state's name).
+      const rareTails = new Set([...rare].filter((e) => e.tokens.length - p >= 2).map((e) => tailOf(e.tokens, p)));
+      if (rare.size >= 2 && rareTails.size >= PHRASE_OPEN_MIN) {
+        return rare;
+      }
+    }
+    // (b) the value before the tail (at most a separator between) names it: each value repeated prints one
+    // tail, and each tail joined is printed after one value only (a name looked up, not the event's own wording).
+    const q = prefix[p - 1] === wildcard ? p - 1 : p >= 2 && prefix[p - 2] === wildcard && PUNCTUATION.test(vocabulary[prefix[p - 1]] ?? '') ? p - 2 : -1;
+    if (q < 0) return undefined;
+    // A value opening a quote the tail closes is the first word of a quoted message, not a name.
+    const opensQuote = (id: number) => /^[^"']*["'][^"']*$/.test(vocabulary[id] ?? '');
+    const tailsOf = new Map<number, Set<string>>();
+    const valuesOf = new Map<string, Set<number>>();
+    let lines = 0;
+    for (const e of members)
+      for (const r of e.rows) {
+        const row = original[r];
+        if (row.length !== e.tokens.length) continue;
+        if (opensQuote(row[q])) return undefined;
+        const tail = tailOf(row, p);
+        (tailsOf.get(row[q]) ?? tailsOf.set(row[q], new Set()).get(row[q])!).add(tail);
+        (valuesOf.get(tail) ?? valuesOf.set(tail, new Set()).get(tail)!).add(row[q]);
+        lines += printed ? printed[r] : 1;
+      }
+    if (tailsOf.size < 2 || lines < PHRASE_REPEAT * tailsOf.size) return undefined;
+    for (const seen of tailsOf.values()) if (seen.size > 1) return undefined;
+    const named = new Set<TemplateEntry>();
+    const namedTails = new Set<string>();
+    for (const e of members) {
+      let ok = true;
+      const own: string[] = [];
+      for (const r of e.rows) {
+        const row = original[r];
+        if (row.length !== e.tokens.length) continue;
+        const tail = tailOf(row, p);
+        if ((valuesOf.get(tail)?.size ?? 0) > 1) ok = false;
+        own.push(tail);
+      }
+      if (ok && own.length) {
+        named.add(e);
+        for (const t of own) namedTails.add(t);
+      }
+    }
+    return named.size >= 2 && namedTails.size >= PHRASE_OPEN_MIN ? named : undefined;
+  };
+  // The most specific frames first: a template joins the longest frame that holds it.
+  const joinedTo = new Map<TemplateEntry, Int32Array>();
+  for (const { prefix, constants, members } of [...frames.values()].sort((a, b) => b.prefix.length - a.prefix.length)) {
+    const free = new Set([...members].filter((e) => !joinedTo.has(e)));
+    if (free.size < 2) continue;
+    const joining = open(prefix, constants, free);
+    if (!joining) continue;
+    const joined = Int32Array.from([...prefix, wildcard]);
+    for (const e of joining) joinedTo.set(e, joined);
+  }
+  const collapse = (t: Int32Array) => {
+    const out: number[] = [];
+    for (const id of t) if (id !== wildcard || out.at(-1) !== wildcard) out.push(id);
+    return Int32Array.from(out);
+  };
+  const keyed = new Map<string, Int32Array>();
+  for (const [e, t] of joinedTo) {
+    const c = collapse(t);
+    const k = c.join(',');
+    const shared = keyed.get(k) ?? c;
+    keyed.set(k, shared);
+    for (const r of e.rows) current[r] = shared;
+  }
+}

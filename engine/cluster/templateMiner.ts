@@ -60,7 +60,9 @@
  * rare field labels, one field a line: maskFieldLines), free-text, code-text and singleton passes here. After the folds, templates equal once their runs of `<*>` are one `<*>` print one event,
  * as the tokeniser reads a run of one variable token; then templates of different lengths whose alignment (longest
  * common subsequence) differs only by values, a quoted phrase or phrases seen in several frames join
- * (foldAlignedGaps: the token count does not separate an event alone). The result does not depend on the order of the
+ * (foldAlignedGaps: the token count does not separate an event alone); then templates sharing a frame about a value
+ * whose tails after a separator are an open set of phrases, or are predicted by the value before them, join
+ * (foldPhraseTails: an error text or a name the program inserts). The result does not depend on the order of the
  * lines except through the template numbering (first occurrence). Lines hash as the sum of
  * per-position 32-bit mixes, twice (53 bits): the key of "the line without position p" is the line's
  * hash minus that position's mix.
@@ -78,6 +80,7 @@ import {
   foldOptionalFlags,
   foldOptionalItems,
   foldOptionalSegments,
+  foldPhraseTails,
   foldValueLists,
   foldVariableRuns,
   foldWideValues,
@@ -333,6 +336,7 @@ export function mineTemplates(
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
   foldVariableRuns(current, wildcard);
   foldAlignedGaps(current, wildcard, keys, levels, vocabulary, options.minContexts, records.identities);
+  foldPhraseTails(current, rows, wildcard, keys, levels, vocabulary, printed);
   absorbSingletons(current, wildcard, levels, bracketed, printed);
 
   // Templates in order of first occurrence.

@@ -3527,4 +3527,92 @@ test("records: a tab-separated record whose message column runs past the templat
   assert.not.ok(templateTokens(trace, 64).tokens.includes('\t'));
 });
 
+// Session 20 (branch phrase): a phrase the program inserts at the end of its line (foldPhraseTails, engine/cluster/templateFolds.ts).
+
+test('a phrase tail: an open set of error texts of different lengths after a frame about a value ending in a colon is one variable (job 12 on web-3 failed: Unsupported item key. / failed: Timeout while executing a shell script.)', () => {
+  const r = rng(2001);
+  const reasons = [
+    'Unsupported item key.',
+    'Timeout while executing a shell script.',
+    'Cannot obtain filesystem information: No such file or directory',
+    'Permission denied',
+    'Connection reset by peer',
+    'Value of type string is not suitable for value type float',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const host = `${pick(r, names)}-${Math.floor(r() * 40)}`;
+    if (r() < 0.2) lines.push(['started', `job ${Math.floor(r() * 1e5)} started on ${host} by scheduler`]);
+    else lines.push(['failed', `job ${Math.floor(r() * 1e5)} on ${host} became not runnable: ${pick(r, reasons)}`]);
+  }
+  exact(lines);
+});
+
+test('a phrase tail: a value and its name after a lone dash are one value (object 1.2.840.10008.5.1 - Digital X-Ray Image Storage / - CT Image Storage)', () => {
+  const r = rng(2002);
+  const classes = [
+    'CT Image Storage',
+    'Digital X-Ray Image Storage - For Presentation',
+    'MR Image Storage',
+    'Secondary Capture Image Storage',
+    'Ultrasound Multi-frame Image Storage',
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const c = Math.floor(r() * classes.length);
+    lines.push(['stored', `archive stored instance ${Math.floor(r() * 1e6)} of class 1.2.840.10008.5.1.4.1.1.${c + 1} - ${classes[c]}`]);
+  }
+  exact(lines);
+});
+
+test('a phrase tail (opposite): tails after a plain word, few tails after a colon, or tails under a label about no value name events (closed by peer / by idle timeout; done: ok / done: with warnings; scheduler notice: …)', () => {
+  const r = rng(2003);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const host = `${pick(r, names)}-${Math.floor(r() * 40)}`;
+    const kind = Math.floor(r() * 3);
+    if (kind === 0) {
+      const why = pick(r, ['peer', 'idle timeout', 'remote host reset', 'admin']);
+      lines.push([`closed ${why}`, `connection ${Math.floor(r() * 1e5)} from ${host} closed by ${why}`]);
+    } else if (kind === 1) {
+      const how = pick(r, ['ok', 'with warnings']);
+      lines.push([`done ${how}`, `sync ${Math.floor(r() * 1e5)} for ${host} done: ${how}`]);
+    } else {
+      const note = pick(r, ['queue drained', 'worker pool resized to four threads', 'spool directory rotated early', 'cache warmed']);
+      lines.push([note, `scheduler notice: ${note}`]);
+    }
+  }
+  exact(lines);
+});
+
+test('a phrase tail: a phrase predicted by the value before it is part of that value (error=timeout while waiting for an open connection / error=refused by upstream host)', () => {
+  const r = rng(2005);
+  const kinds: Record<string, string> = {
+    timeout: 'while waiting for an open connection',
+    refused: 'by upstream host',
+    reset: 'by peer during the handshake',
+    invalid: 'request body: missing field customer',
+    denied: 'for this account',
+    exhausted: 'pool of database connections is full',
+  };
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const kind = pick(r, Object.keys(kinds));
+    lines.push(['failed', `WARN ordersvc request ${Math.floor(r() * 1e5)} failed attempt=${1 + Math.floor(r() * 5)} error=${kind} ${kinds[kind]}`]);
+  }
+  exact(lines);
+});
+
+test('a phrase tail (opposite): tails the value before them does not predict name events (error=timeout while reading the response / error=timeout while writing the request body)', () => {
+  const r = rng(2006);
+  const kinds = ['timeout', 'refused', 'reset', 'invalid', 'denied', 'exhausted'];
+  const stages = ['while reading the response', 'while writing the request body', 'during connect'];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const stage = pick(r, stages);
+    lines.push([stage, `WARN ordersvc request ${Math.floor(r() * 1e5)} failed attempt=${1 + Math.floor(r() * 5)} error=${pick(r, kinds)} ${stage}`]);
+  }
+  exact(lines);
+});
+
 test.run();
