@@ -51,7 +51,10 @@ const { outputs } = await runPipeline({
   ctx,
   snapshotInput: input,
   now: () => performance.now(),
-  onStage: (r) => void (stages.push(`${r.stage} ${(r.duration_ms / 1000).toFixed(2)}`), digests.push(`${r.stage} ${r.digest}`)),
+  onStage: (r) => {
+    stages.push(`${r.stage} ${(r.duration_ms / 1000).toFixed(2)}`);
+    digests.push(`${r.stage} ${r.digest}`);
+  },
 });
 const cpu = process.cpuUsage(c0);
 console.log(`pipeline ${((performance.now() - t0) / 1000).toFixed(2)} s, cpu ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s`);
