@@ -260,12 +260,18 @@ function centroidMoves(before: Float64Array, after: Float64Array, k: number, d: 
 }
 
 /** Lloyd iterations until fewer than `tolerance` of the points change cluster (then one last assignment). */
-export function lloyd(x: Dense, initial: Float64Array, k: number, maxIterations: number, tolerance = 0): Assignment {
+export function lloyd(x: Dense, initial: Float64Array, k: number, maxIterations: number, tolerance = 0, scratch?: Float64Array): Assignment {
   const labels = new Int32Array(x.n).fill(-1);
   const similarity = new Float64Array(x.n);
   const upper = new Float64Array(x.n).fill(Infinity);
   let centroids = normalizeRows(initial, k, x.d);
-  const bounds = x.n * k <= CENTROID_BOUNDS_LIMIT ? new Float64Array(x.n * k).fill(Infinity) : null;
+  // `scratch`, when large enough, holds the bounds (restarts reuse one buffer rather than allocate megabytes each).
+  const bounds =
+    scratch && scratch.length >= x.n * k
+      ? scratch.subarray(0, x.n * k).fill(Infinity)
+      : x.n * k <= CENTROID_BOUNDS_LIMIT
+        ? new Float64Array(x.n * k).fill(Infinity)
+        : null;
   const moves = new Float64Array(k);
   const shift = new Float64Array(k);
   let iterations = 0;

@@ -6,7 +6,7 @@
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { round } from '../round.ts';
-import { kmeansPlusPlus, lloyd, rowsOf, seedingDistances, type Assignment, type Dense } from './kmeans.ts';
+import { CENTROID_BOUNDS_LIMIT, kmeansPlusPlus, lloyd, rowsOf, seedingDistances, type Assignment, type Dense } from './kmeans.ts';
 import { cosineDistances, silhouetteOfDistances } from './silhouette.ts';
 
 export interface KSelection {
@@ -44,9 +44,11 @@ export function bestKmeans(
 ): Assignment {
   let best: Assignment | null = null;
   let bestObjective = -Infinity;
+  // One buffer for every restart's row × centroid bounds.
+  const scratch = restarts > 1 && x.n * k <= CENTROID_BOUNDS_LIMIT ? new Float64Array(x.n * k) : undefined;
   for (let r = 0; r < restarts; r++) {
     const rng = createRng(deriveSeed(seed, `k${k}r${r}`));
-    const result = lloyd(x, kmeansPlusPlus(x, k, rng, pairs), k, maxIterations, 0.001);
+    const result = lloyd(x, kmeansPlusPlus(x, k, rng, pairs), k, maxIterations, 0.001, scratch);
     onRestart?.(result);
     let objective = 0;
     for (let i = 0; i < x.n; i++) objective += result.similarity[i];
