@@ -41,11 +41,12 @@ export function bestKmeans(
   maxIterations: number,
   onRestart?: (result: Assignment) => void,
   pairs?: Float64Array,
+  bounds?: Float64Array,
 ): Assignment {
   let best: Assignment | null = null;
   let bestObjective = -Infinity;
-  // One buffer for every restart's row × centroid bounds.
-  const scratch = restarts > 1 && x.n * k <= CENTROID_BOUNDS_LIMIT ? new Float64Array(x.n * k) : undefined;
+  // One buffer for every restart's row × centroid bounds (the caller's when given: selectK's serves every k).
+  const scratch = bounds ?? (restarts > 1 && x.n * k <= CENTROID_BOUNDS_LIMIT ? new Float64Array(x.n * k) : undefined);
   for (let r = 0; r < restarts; r++) {
     const rng = createRng(deriveSeed(seed, `k${k}r${r}`));
     const result = lloyd(x, kmeansPlusPlus(x, k, rng, pairs), k, maxIterations, 0.001, scratch);
@@ -73,6 +74,7 @@ function scoreK(
   subsample: number[],
   distances: Float64Array,
   pairs: Float64Array | undefined,
+  bounds: Float64Array | undefined,
 ): { mean: number; assignment: Assignment } {
   const scores: number[] = [];
   const assignment = bestKmeans(
@@ -91,6 +93,7 @@ function scoreK(
         ),
       ),
     pairs,
+    bounds,
   );
   return { mean: scores.reduce((a, b) => a + b, 0) / scores.length, assignment };
 }
@@ -114,10 +117,12 @@ export function selectK(
   const distances = cosineDistances(rowsOf(sample, subsample));
   // Every k and restart seeds from the sample's rows: their seeding distances are computed once.
   const pairs = seedingDistances(sample);
+  // And one buffer holds every run's row × centroid bounds: megabytes allocated per k add garbage collections.
+  const bounds = sample.n * options.kMax <= CENTROID_BOUNDS_LIMIT ? new Float64Array(sample.n * options.kMax) : undefined;
   const evaluated = new Map<number, { mean: number; assignment: Assignment }>();
   const evaluate = (k: number) => {
     if (!evaluated.has(k) && k >= options.kMin && k <= options.kMax)
-      evaluated.set(k, scoreK(sample, k, options.seed, options.restarts, options.maxIterations, subsample, distances, pairs));
+      evaluated.set(k, scoreK(sample, k, options.seed, options.restarts, options.maxIterations, subsample, distances, pairs, bounds));
   };
   const dense = Array.from({ length: Math.max(0, Math.min(DENSE_K, options.kMax) - options.kMin + 1) }, (_, i) => options.kMin + i);
   const grid = [...new Set([...dense, ...geometricGrid(options.kMin, options.kMax)])].sort((a, b) => a - b);
