@@ -6,7 +6,7 @@
  */
 import { createRng, deriveSeed, sampleIndices } from '../rng.ts';
 import { round } from '../round.ts';
-import { kmeansPlusPlus, lloyd, rowsOf, type Assignment, type Dense } from './kmeans.ts';
+import { CENTROID_BOUNDS_LIMIT, kmeansPlusPlus, lloyd, rowsOf, seedingDistances, type Assignment, type Dense } from './kmeans.ts';
 import { cosineDistances, silhouetteOfDistances } from './silhouette.ts';
 
 export interface KSelection {
@@ -29,13 +29,27 @@ export function geometricGrid(kMin: number, kMax: number, ratio = 1.35): number[
   return grid;
 }
 
-/** Best of `restarts` seeded runs of k-means on `x`; `onRestart` sees every run's assignment. */
-export function bestKmeans(x: Dense, k: number, seed: number, restarts: number, maxIterations: number, onRestart?: (result: Assignment) => void): Assignment {
+/**
+ * Best of `restarts` seeded runs of k-means on `x`; `onRestart` sees every run's assignment; `pairs`,
+ * seedingDistances of `x` when it is seeded many times (the same seeds either way).
+ */
+export function bestKmeans(
+  x: Dense,
+  k: number,
+  seed: number,
+  restarts: number,
+  maxIterations: number,
+  onRestart?: (result: Assignment) => void,
+  pairs?: Float64Array,
+  bounds?: Float64Array,
+): Assignment {
   let best: Assignment | null = null;
   let bestObjective = -Infinity;
+  // One buffer for every restart's row × centroid bounds (the caller's when given: selectK's serves every k).
+  const scratch = bounds ?? (restarts > 1 && x.n * k <= CENTROID_BOUNDS_LIMIT ? new Float64Array(x.n * k) : undefined);
   for (let r = 0; r < restarts; r++) {
     const rng = createRng(deriveSeed(seed, `k${k}r${r}`));
-    const result = lloyd(x, kmeansPlusPlus(x, k, rng), k, maxIterations, 0.001);
+    const result = lloyd(x, kmeansPlusPlus(x, k, rng, pairs), k, maxIterations, 0.001, scratch);
     onRestart?.(result);
     let objective = 0;
     for (let i = 0; i < x.n; i++) objective += result.similarity[i];
@@ -59,17 +73,27 @@ function scoreK(
   maxIterations: number,
   subsample: number[],
   distances: Float64Array,
+  pairs: Float64Array | undefined,
+  bounds: Float64Array | undefined,
 ): { mean: number; assignment: Assignment } {
   const scores: number[] = [];
-  const assignment = bestKmeans(sample, k, seed, restarts, maxIterations, (result) =>
-    scores.push(
-      silhouetteOfDistances(
-        distances,
-        subsample.length,
-        subsample.map((i) => result.labels[i]),
-        k,
+  const assignment = bestKmeans(
+    sample,
+    k,
+    seed,
+    restarts,
+    maxIterations,
+    (result) =>
+      scores.push(
+        silhouetteOfDistances(
+          distances,
+          subsample.length,
+          subsample.map((i) => result.labels[i]),
+          k,
+        ),
       ),
-    ),
+    pairs,
+    bounds,
   );
   return { mean: scores.reduce((a, b) => a + b, 0) / scores.length, assignment };
 }
@@ -91,10 +115,14 @@ export function selectK(
   const subsample = sampleIndices(createRng(deriveSeed(options.seed, 'silhouette')), sample.n, options.silhouetteSample);
   // Every candidate k is scored on the same sub-sample: its pairwise distances are computed once.
   const distances = cosineDistances(rowsOf(sample, subsample));
+  // Every k and restart seeds from the sample's rows: their seeding distances are computed once.
+  const pairs = seedingDistances(sample);
+  // And one buffer holds every run's row × centroid bounds: megabytes allocated per k add garbage collections.
+  const bounds = sample.n * options.kMax <= CENTROID_BOUNDS_LIMIT ? new Float64Array(sample.n * options.kMax) : undefined;
   const evaluated = new Map<number, { mean: number; assignment: Assignment }>();
   const evaluate = (k: number) => {
     if (!evaluated.has(k) && k >= options.kMin && k <= options.kMax)
-      evaluated.set(k, scoreK(sample, k, options.seed, options.restarts, options.maxIterations, subsample, distances));
+      evaluated.set(k, scoreK(sample, k, options.seed, options.restarts, options.maxIterations, subsample, distances, pairs, bounds));
   };
   const dense = Array.from({ length: Math.max(0, Math.min(DENSE_K, options.kMax) - options.kMin + 1) }, (_, i) => options.kMin + i);
   const grid = [...new Set([...dense, ...geometricGrid(options.kMin, options.kMax)])].sort((a, b) => a - b);

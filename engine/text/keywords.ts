@@ -56,6 +56,18 @@ export function keywordScanner(groups: string[][]): KeywordScanner {
     }
     terminal[node] = id;
   });
+  // The trie's ASCII edges as a table (node × 128, -1 where none), the others in a map per node: one
+  // typed-array read per character of the text instead of a map lookup.
+  const ascii = new Int32Array(children.length * 128).fill(-1);
+  const wide: Array<Map<number, number> | undefined> = children.map((edges, node) => {
+    let rest: Map<number, number> | undefined;
+    for (const [c, next] of edges) {
+      if (c < 128) ascii[node * 128 + c] = next;
+      else (rest ??= new Map()).set(c, next);
+    }
+    return rest;
+  });
+  const step = (node: number, c: number): number => (c < 128 ? ascii[node * 128 + c] : (wide[node]?.get(c) ?? -1));
   const groupCount = groups.length;
   const hits: number[] = [];
   return {
@@ -64,20 +76,19 @@ export function keywordScanner(groups: string[][]): KeywordScanner {
       if (!keywords.length) return found;
       const resumeAt = new Array<number>(groupCount).fill(0);
       const takenAt = new Array<number>(groupCount).fill(-1);
-      const root = children[0];
       for (let p = 0; p < text.length; p++) {
         if (p > 0) {
           const before = text.charCodeAt(p - 1);
           if ((before >= 97 && before <= 122) || (before >= 48 && before <= 57)) continue;
         }
-        let node = root.get(text.charCodeAt(p));
-        if (node === undefined) continue;
+        let node = step(0, text.charCodeAt(p));
+        if (node < 0) continue;
         hits.length = 0;
         for (let q = p + 1; ; q++) {
           if (terminal[node] >= 0) hits.push(terminal[node]);
           if (q >= text.length) break;
-          const next: number | undefined = children[node].get(text.charCodeAt(q));
-          if (next === undefined) break;
+          const next = step(node, text.charCodeAt(q));
+          if (next < 0) break;
           node = next;
         }
         // Longest first: a group takes its longest keyword starting here, if it is not inside its previous match.
