@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export const ENGINE_VERSION = '3.8.0';
+export const ENGINE_VERSION = '3.9.0';
 
 type Typed = Float64Array | Float32Array | Int32Array | Uint32Array | Uint8Array;
 const TYPED: Record<string, new (buffer: ArrayBuffer) => Typed> = {
