@@ -40,8 +40,9 @@ export const SEEDING_DISTANCES_LIMIT = 3000;
  * The squared cosine distances max(0, 1 - x_i·x_j)² of k-means++ between every two rows (n × n,
  * row-major), for seeding many times on one sample: every k and restart of selectK draws its
  * candidates from the same rows (on the 100,000 Hadoop-like issues ~14,000 rows of distances were
- * computed, ~3,500 of them distinct, stability's bootstraps included). Each dot product is the same sum, in the same order, of the same products as
- * kmeansPlusPlus computes (a product does not depend on its operands' order): the same numbers.
+ * computed, ~3,500 of them distinct, stability's bootstraps included). Each dot product is the same
+ * sum, in the same order, of the same products as kmeansPlusPlus computes (a product does not depend
+ * on its operands' order): the same numbers.
  * Undefined above SEEDING_DISTANCES_LIMIT rows.
  */
 export function seedingDistances(x: Dense): Float64Array | undefined {
@@ -76,7 +77,7 @@ export function kmeansPlusPlus(x: Dense, k: number, rng: Rng, pairs?: Float64Arr
   const trials = 2 + Math.floor(Math.log(k));
   const distancesTo = (row: number, out: Float64Array) => {
     if (pairs) {
-      // Rows before `row` hold (i, row) in their packed rows; from `row` on, row `row`'s own is contiguous.
+      // The table is symmetric and full: row `row` holds its distances to every row, contiguous.
       out.set(pairs.subarray(row * n, row * n + n));
       return;
     }
