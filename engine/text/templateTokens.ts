@@ -821,9 +821,13 @@ export function jsonLineTokens(text: string): string[] | undefined {
       else if (v && typeof v === 'object') tokens.push('{}');
       else if (typeof v === 'number' || typeof v === 'boolean') tokens.push(WILDCARD);
       else if (typeof v === 'string') {
-        const words = `"${v}"`.split(/\s+/).filter(Boolean);
-        if (words.length === 1 || JSON_MESSAGE_KEY.test(k)) for (const w of wordTokens(words, false)) tokens.push(w);
-        else tokens.push(maskToken(words.join(' ')));
+        // A message's words are a line's words, unquoted: the key before them is no key of a value (addJsonKeys).
+        if (JSON_MESSAGE_KEY.test(k)) for (const w of wordTokens(v.split(/\s+/).filter(Boolean), false)) tokens.push(w);
+        else {
+          const words = `"${v}"`.split(/\s+/).filter(Boolean);
+          if (words.length === 1) for (const w of wordTokens(words, false)) tokens.push(w);
+          else tokens.push(maskToken(words.join(' ')));
+        }
       } else tokens.push(String(v));
     }
   };
