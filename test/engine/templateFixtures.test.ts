@@ -3639,9 +3639,18 @@ test('JSON lines: a long object, arrays of any length, a nested payload of varyi
     for (const f of fields) if (r() < 0.4) query[f] = r() < 0.5 ? pick(r, names) : { $in: [pick(r, names)] };
     const roles = Array.from({ length: 1 + Math.floor(r() * 5) }, () => pick(r, names));
     if (kind === 0) lines.push(['query', jsonLine(r, 'Slow query', { ns: `shop.${pick(r, names)}`, query, durationMillis: Math.floor(r() * 900), roles })]);
-    else if (kind === 1) lines.push(['auth', jsonLine(r, 'Authentication failed', { user: pick(r, names), roles, error: `${pick(r, ['UserNotFound', 'BadPassword'])}: could not find user ${pick(r, names)} in db ${pick(r, names)}` })]);
+    else if (kind === 1)
+      lines.push([
+        'auth',
+        jsonLine(r, 'Authentication failed', {
+          user: pick(r, names),
+          roles,
+          error: `${pick(r, ['UserNotFound', 'BadPassword'])}: could not find user ${pick(r, names)} in db ${pick(r, names)}`,
+        }),
+      ]);
     // A long object (spaced JSON, more words than the miner's line limit) is still one record.
-    else lines.push(['conn', jsonLine(r, 'Connection accepted', Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`opt${k}`, `${pick(r, names)} ${k}`])))]);
+    else
+      lines.push(['conn', jsonLine(r, 'Connection accepted', Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`opt${k}`, `${pick(r, names)} ${k}`])))]);
   }
   const spaced = JSON.stringify(JSON.parse(lines.find(([e]) => e === 'conn')![1]), null, 1).replace(/\n/g, ' ');
   assert.ok(templateTokens(spaced, 64).tokens.length > 0);
@@ -3653,7 +3662,13 @@ test('JSON lines (opposite): two messages in objects of one shape are two events
   const lines: Array<[string, string]> = [];
   for (let i = 0; i < 300; i++) {
     const msg = pick(r, ['Connection accepted', 'Connection ended', 'Waiting for connections']);
-    lines.push([msg, jsonLine(r, msg, { remote: `10.0.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}:${1024 + Math.floor(r() * 6e4)}`, client: `conn${Math.floor(r() * 1e5)}` })]);
+    lines.push([
+      msg,
+      jsonLine(r, msg, {
+        remote: `10.0.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}:${1024 + Math.floor(r() * 6e4)}`,
+        client: `conn${Math.floor(r() * 1e5)}`,
+      }),
+    ]);
   }
   const templates = exact(lines);
   assert.ok(!templates.some((t) => /eu-west|us-east/.test(t)), 'the region is a value');
