@@ -542,6 +542,8 @@ function bracketPhrase(words: string[], i: number): number {
 export function templateTokens(text: string, limit: number): TemplateTokens {
   const json = jsonLineTokens(text);
   if (json) return { tokens: json, length: 1 };
+  const prefixed = prefixedJsonTokens(text);
+  if (prefixed) return prefixed;
   const columns = recordColumns(text);
   if (columns) return recordTokens(columns, limit);
   const words = text.split(/\s+/).filter(Boolean);
@@ -795,7 +797,25 @@ function wordTokens(words: string[], lead: boolean): string[] {
  */
 const JSON_DEPTH = 2;
 /** A JSON line's message key (as logfmt's MESSAGE_KEY): its words stay words; another key's words are one value, as `key="a b"` is. */
-const JSON_MESSAGE_KEY = /^(?:msg|message)$/i;
+const JSON_MESSAGE_KEY = /^(?:msg|message|@m|@message|short_message|event|log)$/i;
+/** A JSON object closing a line after a prefix (`2024-11-28T10:00:00Z stdout F {"level":…}`): ` {"` opens it. */
+const JSON_TAIL = / \{"/;
+
+/**
+ * A line of a few words (a time, a stream, a level: a collector's or a syslog's prefix) and then one JSON
+ * object to its end: the prefix's words as a line's words, the object as jsonLineTokens reads it; the
+ * length is the prefix's words and one. Undefined for any other text (the object must parse).
+ */
+function prefixedJsonTokens(text: string): TemplateTokens | undefined {
+  const t = text.trimEnd();
+  if (t[t.length - 1] !== '}') return undefined;
+  const at = t.search(JSON_TAIL);
+  if (at < 0) return undefined;
+  const object = jsonLineTokens(t.slice(at + 1));
+  if (!object) return undefined;
+  const words = t.slice(0, at).split(/\s+/).filter(Boolean);
+  return { tokens: [...wordTokens(words, true), ...object], length: words.length + 1 };
+}
 export function jsonLineTokens(text: string): string[] | undefined {
   const t = text.trim();
   if (t.length < 2 || t[0] !== '{' || t[t.length - 1] !== '}' || !t.includes('":')) return undefined;

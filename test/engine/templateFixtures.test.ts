@@ -3674,4 +3674,29 @@ test('JSON lines (opposite): two messages in objects of one shape are two events
   assert.ok(!templates.some((t) => /eu-west|us-east/.test(t)), 'the region is a value');
 });
 
+test('JSON lines after a prefix (a collector time and stream): the prefix is words, the object its key paths; `event` is a message key (structlog)', () => {
+  const r = rng(2103);
+  const levels: Record<string, string> = { 'user logged in': 'info', 'cache miss': 'info', 'payment declined': 'warning' };
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const event = pick(r, Object.keys(levels));
+    // A payload whose own keys are data (present on some lines only) below the section's fields.
+    const cart: Record<string, unknown> = { id: pick(r, names) };
+    for (const f of ['coupon', 'referrer', 'device'])
+      if (r() < 0.5) cart[f] = { id: pick(r, names), items: Array.from({ length: Math.floor(r() * 4) }, () => pick(r, names)) };
+    const object = JSON.stringify({
+      event,
+      level: levels[event],
+      user: pick(r, names),
+      detail: `${pick(r, names)} asked for ${pick(r, names)} twice`,
+      payload: { cart },
+    });
+    lines.push([
+      event,
+      `2024-11-28T10:${String(Math.floor(r() * 60)).padStart(2, '0')}:00.${Math.floor(r() * 1e6)}Z ${pick(r, ['stdout', 'stderr'])} F ${object}`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
