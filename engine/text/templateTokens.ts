@@ -540,6 +540,10 @@ function bracketPhrase(words: string[], i: number): number {
 }
 
 export function templateTokens(text: string, limit: number): TemplateTokens {
+  const json = jsonLineTokens(text);
+  if (json) return { tokens: json, length: 1 };
+  const prefixed = prefixedJsonTokens(text);
+  if (prefixed) return prefixed;
   const columns = recordColumns(text);
   if (columns) return recordTokens(columns, limit);
   const words = text.split(/\s+/).filter(Boolean);
@@ -771,4 +775,82 @@ function wordTokens(words: string[], lead: boolean): string[] {
     pushToken(tokens, words[i]);
   }
   return dropOptional(tokens, lead);
+}
+
+/**
+ * A line that is one JSON object (`{"time":…,"type":"request","auth":{…},"request":{…}}`, a structured
+ * log: Go, Node, Java services, audit logs, MongoDB) read as its key paths (issue 31, session 20): each
+ * leaf is its path as a key (`"request.operation":`) and its value, in the object's order; an array is one
+ * value (`[<*>]`, `[]` when empty) however many items it holds (a list of policies or attributes of
+ * variable length shifts no field after it), a number `<*>`, a string its words as a line's words are
+ * (masked as they are: a message keeps its words, an id is `<*>`), a boolean `<*>`, `null` itself; an object
+ * below JSON_DEPTH one value.
+ * Its length is 1: it is one record whatever its size (a long object is no prose), so stage 5 mines it.
+ * The miner then judges each value as a key's value (addJsonKeys, maskKeyValues): the shape (the
+ * keys present) and the values of closed vocabulary name the event. Undefined for any other text.
+ */
+/**
+ * A JSON line's key paths go this deep (`attr.command`); an object deeper is one value (`{<*>}`): the top
+ * level holds the record's fields (time, level, message, a section), the second a section's fields, and
+ * what lies below is a payload (a query document, a client's metadata, a request's data) whose keys are
+ * data, not the event's shape.
+ */
+const JSON_DEPTH = 2;
+/** A JSON line's message key (as logfmt's MESSAGE_KEY): its words stay words; another key's words are one value, as `key="a b"` is. */
+const JSON_MESSAGE_KEY = /^(?:msg|message|@m|@message|short_message|event|log)$/i;
+/** A JSON object closing a line after a prefix (`2024-11-28T10:00:00Z stdout F {"level":…}`): ` {"` opens it. */
+const JSON_TAIL = / \{"/;
+
+/**
+ * A line of a few words (a time, a stream, a level: a collector's or a syslog's prefix) and then one JSON
+ * object to its end: the prefix's words as a line's words, the object as jsonLineTokens reads it; the
+ * length is the prefix's words and one. Undefined for any other text (the object must parse).
+ */
+function prefixedJsonTokens(text: string): TemplateTokens | undefined {
+  const t = text.trimEnd();
+  if (t[t.length - 1] !== '}') return undefined;
+  const at = t.search(JSON_TAIL);
+  if (at < 0) return undefined;
+  const object = jsonLineTokens(t.slice(at + 1));
+  if (!object) return undefined;
+  const words = t.slice(0, at).split(/\s+/).filter(Boolean);
+  return { tokens: [...wordTokens(words, true), ...object], length: words.length + 1 };
+}
+export function jsonLineTokens(text: string): string[] | undefined {
+  const t = text.trim();
+  if (t.length < 2 || t[0] !== '{' || t[t.length - 1] !== '}' || !t.includes('":')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(t);
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const tokens: string[] = [];
+  const walk = (object: Record<string, unknown>, prefix: string, depth: number) => {
+    for (const [k, v] of Object.entries(object)) {
+      const path = prefix ? `${prefix}.${k}` : k;
+      const nested = v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
+      if (nested && depth < JSON_DEPTH) {
+        walk(v as Record<string, unknown>, path, depth + 1);
+        continue;
+      }
+      tokens.push(`"${path}":`);
+      if (nested) tokens.push(`{${WILDCARD}}`);
+      else if (Array.isArray(v)) tokens.push(v.length ? `[${WILDCARD}]` : '[]');
+      else if (v && typeof v === 'object') tokens.push('{}');
+      else if (typeof v === 'number' || typeof v === 'boolean') tokens.push(WILDCARD);
+      else if (typeof v === 'string') {
+        // A message's words are a line's words, unquoted: the key before them is no key of a value (addJsonKeys).
+        if (JSON_MESSAGE_KEY.test(k)) for (const w of wordTokens(v.split(/\s+/).filter(Boolean), false)) tokens.push(w);
+        else {
+          const words = `"${v}"`.split(/\s+/).filter(Boolean);
+          if (words.length === 1) for (const w of wordTokens(words, false)) tokens.push(w);
+          else tokens.push(maskToken(words.join(' ')));
+        }
+      } else tokens.push(String(v));
+    }
+  };
+  walk(value as Record<string, unknown>, '', 1);
+  return tokens.length ? tokens : undefined;
 }

@@ -3615,4 +3615,88 @@ test('a phrase tail (opposite): tails the value before them does not predict nam
   exact(lines);
 });
 
+// JSON lines (session 20): a line that is one JSON object is read as its key paths.
+
+/** A structured log's JSON line: level, time, host, a section `attr` and the message. */
+function jsonLine(r: () => number, msg: string, attr: Record<string, unknown>): string {
+  return JSON.stringify({
+    level: pick(r, [30, 40]),
+    time: 1_732_000_000_000 + Math.floor(r() * 1e9),
+    host: `api-${Math.floor(r() * 1e6).toString(36)}`,
+    region: pick(r, ['eu-west', 'us-east', 'ap-south', 'sa-east']),
+    msg,
+    attr,
+  });
+}
+
+test('JSON lines: a long object, arrays of any length, a nested payload of varying keys and a free-text value are values; the message names the event', () => {
+  const r = rng(2101);
+  const lines: Array<[string, string]> = [];
+  const fields = ['status', 'email', 'sku', 'createdAt', 'owner', 'tags'];
+  for (let i = 0; i < 300; i++) {
+    const kind = Math.floor(r() * 3);
+    const query: Record<string, unknown> = {};
+    for (const f of fields) if (r() < 0.4) query[f] = r() < 0.5 ? pick(r, names) : { $in: [pick(r, names)] };
+    const roles = Array.from({ length: 1 + Math.floor(r() * 5) }, () => pick(r, names));
+    if (kind === 0) lines.push(['query', jsonLine(r, 'Slow query', { ns: `shop.${pick(r, names)}`, query, durationMillis: Math.floor(r() * 900), roles })]);
+    else if (kind === 1)
+      lines.push([
+        'auth',
+        jsonLine(r, 'Authentication failed', {
+          user: pick(r, names),
+          roles,
+          error: `${pick(r, ['UserNotFound', 'BadPassword'])}: could not find user ${pick(r, names)} in db ${pick(r, names)}`,
+        }),
+      ]);
+    // A long object (spaced JSON, more words than the miner's line limit) is still one record.
+    else
+      lines.push(['conn', jsonLine(r, 'Connection accepted', Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`opt${k}`, `${pick(r, names)} ${k}`])))]);
+  }
+  const spaced = JSON.stringify(JSON.parse(lines.find(([e]) => e === 'conn')![1]), null, 1).replace(/\n/g, ' ');
+  assert.ok(templateTokens(spaced, 64).tokens.length > 0);
+  exact(lines);
+});
+
+test('JSON lines (opposite): two messages in objects of one shape are two events; a closed field that predicts nothing (a region) stays a value', () => {
+  const r = rng(2102);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const msg = pick(r, ['Connection accepted', 'Connection ended', 'Waiting for connections']);
+    lines.push([
+      msg,
+      jsonLine(r, msg, {
+        remote: `10.0.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}:${1024 + Math.floor(r() * 6e4)}`,
+        client: `conn${Math.floor(r() * 1e5)}`,
+      }),
+    ]);
+  }
+  const templates = exact(lines);
+  assert.ok(!templates.some((t) => /eu-west|us-east/.test(t)), 'the region is a value');
+});
+
+test('JSON lines after a prefix (a collector time and stream): the prefix is words, the object its key paths; `event` is a message key (structlog)', () => {
+  const r = rng(2103);
+  const levels: Record<string, string> = { 'user logged in': 'info', 'cache miss': 'info', 'payment declined': 'warning' };
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const event = pick(r, Object.keys(levels));
+    // A payload whose own keys are data (present on some lines only) below the section's fields.
+    const cart: Record<string, unknown> = { id: pick(r, names) };
+    for (const f of ['coupon', 'referrer', 'device'])
+      if (r() < 0.5) cart[f] = { id: pick(r, names), items: Array.from({ length: Math.floor(r() * 4) }, () => pick(r, names)) };
+    const object = JSON.stringify({
+      event,
+      level: levels[event],
+      user: pick(r, names),
+      detail: `${pick(r, names)} asked for ${pick(r, names)} twice`,
+      payload: { cart },
+    });
+    lines.push([
+      event,
+      `2024-11-28T10:${String(Math.floor(r() * 60)).padStart(2, '0')}:00.${Math.floor(r() * 1e6)}Z ${pick(r, ['stdout', 'stderr'])} F ${object}`,
+    ]);
+  }
+  exact(lines);
+});
+
 test.run();
