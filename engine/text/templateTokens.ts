@@ -778,18 +778,6 @@ function wordTokens(words: string[], lead: boolean): string[] {
 }
 
 /**
- * A line that is one JSON object (`{"time":…,"type":"request","auth":{…},"request":{…}}`, a structured
- * log: Go, Node, Java services, audit logs, MongoDB) read as its key paths (issue 31, session 20): each
- * leaf is its path as a key (`"request.operation":`) and its value, in the object's order; an array is one
- * value (`[<*>]`, `[]` when empty) however many items it holds (a list of policies or attributes of
- * variable length shifts no field after it), a number `<*>`, a string its words as a line's words are
- * (masked as they are: a message keeps its words, an id is `<*>`), a boolean `<*>`, `null` itself; an object
- * below JSON_DEPTH one value.
- * Its length is 1: it is one record whatever its size (a long object is no prose), so stage 5 mines it.
- * The miner then judges each value as a key's value (addJsonKeys, maskKeyValues): the shape (the
- * keys present) and the values of closed vocabulary name the event. Undefined for any other text.
- */
-/**
  * A JSON line's key paths go this deep (`attr.command`); an object deeper is one value (`{<*>}`): the top
  * level holds the record's fields (time, level, message, a section), the second a section's fields, and
  * what lies below is a payload (a query document, a client's metadata, a request's data) whose keys are
@@ -802,20 +790,17 @@ const JSON_MESSAGE_KEY = /^(?:msg|message|@m|@message|short_message|event|log)$/
 const JSON_TAIL = / \{"/;
 
 /**
- * A line of a few words (a time, a stream, a level: a collector's or a syslog's prefix) and then one JSON
- * object to its end: the prefix's words as a line's words, the object as jsonLineTokens reads it; the
- * length is the prefix's words and one. Undefined for any other text (the object must parse).
+ * A line that is one JSON object (`{"time":…,"type":"request","auth":{…},"request":{…}}`, a structured
+ * log: Go, Node, Java services, audit logs, MongoDB) read as its key paths (issue 31, session 20): each
+ * leaf is its path as a key (`"request.operation":`) and its value, in the object's order; an array is one
+ * value (`[<*>]`, `[]` when empty) however many items it holds (a list of policies or attributes of
+ * variable length shifts no field after it), a number `<*>`, a string its words as a line's words are
+ * (masked as they are: a message keeps its words, an id is `<*>`), a boolean `<*>`, `null` itself; an object
+ * below JSON_DEPTH one value.
+ * Its length is 1: it is one record whatever its size (a long object is no prose), so stage 5 mines it.
+ * The miner then judges each value as a key's value (addJsonKeys, maskKeyValues): the shape (the
+ * keys present) and the values of closed vocabulary name the event. Undefined for any other text.
  */
-function prefixedJsonTokens(text: string): TemplateTokens | undefined {
-  const t = text.trimEnd();
-  if (t[t.length - 1] !== '}') return undefined;
-  const at = t.search(JSON_TAIL);
-  if (at < 0) return undefined;
-  const object = jsonLineTokens(t.slice(at + 1));
-  if (!object) return undefined;
-  const words = t.slice(0, at).split(/\s+/).filter(Boolean);
-  return { tokens: [...wordTokens(words, true), ...object], length: words.length + 1 };
-}
 export function jsonLineTokens(text: string): string[] | undefined {
   const t = text.trim();
   if (t.length < 2 || t[0] !== '{' || t[t.length - 1] !== '}' || !t.includes('":')) return undefined;
@@ -853,4 +838,20 @@ export function jsonLineTokens(text: string): string[] | undefined {
   };
   walk(value as Record<string, unknown>, '', 1);
   return tokens.length ? tokens : undefined;
+}
+
+/**
+ * A line of a few words (a time, a stream, a level: a collector's or a syslog's prefix) and then one JSON
+ * object to its end: the prefix's words as a line's words, the object as jsonLineTokens reads it; the
+ * length is the prefix's words and one. Undefined for any other text (the object must parse).
+ */
+function prefixedJsonTokens(text: string): TemplateTokens | undefined {
+  const t = text.trimEnd();
+  if (t[t.length - 1] !== '}') return undefined;
+  const at = t.search(JSON_TAIL);
+  if (at < 0) return undefined;
+  const object = jsonLineTokens(t.slice(at + 1));
+  if (!object) return undefined;
+  const words = t.slice(0, at).split(/\s+/).filter(Boolean);
+  return { tokens: [...wordTokens(words, true), ...object], length: words.length + 1 };
 }
