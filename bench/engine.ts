@@ -61,7 +61,7 @@ import { vectorize } from '../engine/stages/04_vectorize.ts';
 import { normalizeText } from '../engine/text/normalize.ts';
 import { cpuBetween, cpuSnapshot } from './cpuAccount.ts';
 import { parseCsvRecords } from './data/csv.ts';
-import { HADOOP_BUGS_CSV, loadHadoopBugs, SEVERITY_OF_PRIORITY } from './data/hadoop.ts';
+import { HADOOP_BUGS_CSV, loadHadoopBugs, SEVERITY_OF_PRIORITY, toSnapshotIssue } from './data/hadoop.ts';
 import { generateIssues, syntheticRecord, themes } from '../fixtures/synthetic.ts';
 import { DRAIN_GA, loadLoghub } from './data/loghub.ts';
 import { drainTemplates, untunedDrain } from './drain.ts';
@@ -673,15 +673,7 @@ function hadoopInput() {
     previous_run_id: null,
     decisions: [],
     previous_patterns: [],
-    issues: eligible.map((b) => ({
-      id: uuidOf.get(b.issueId)!,
-      title: b.summary,
-      narrative: b.description,
-      severity: SEVERITY_OF_PRIORITY[b.priority] ?? 'medium',
-      source: 'hadoop-jira',
-      occurred_at: b.created.toISOString(),
-      created_at: b.created.toISOString(),
-    })),
+    issues: eligible.map((b) => toSnapshotIssue(b, uuidOf.get(b.issueId)!)),
   };
   return { bugs, eligible, uuidOf, input };
 }

@@ -8,7 +8,7 @@ import { configDefinitions, configKinds, type ConfigKind } from '../engine/confi
 import { runPipeline, type StageOutputs } from '../engine/pipeline.ts';
 import type { SnapshotInput } from '../engine/stages/01_snapshot.ts';
 import type { ResolvedConfigs, StageContext } from '../engine/stages/context.ts';
-import { loadHadoopBugs, SEVERITY_OF_PRIORITY } from './data/hadoop.ts';
+import { loadHadoopBugs, toSnapshotIssue } from './data/hadoop.ts';
 
 const n = Number(process.argv[2] ?? 100000);
 const idOf = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
@@ -28,18 +28,7 @@ const input: SnapshotInput = {
   workspace_id: idOf(999999),
   event_sequence: 1,
   previous_run_id: null,
-  issues: Array.from({ length: n }, (_, i) => {
-    const b = bugs[i % bugs.length];
-    return {
-      id: idOf(i + 1),
-      title: b.summary,
-      narrative: b.description,
-      severity: SEVERITY_OF_PRIORITY[b.priority] ?? 'medium',
-      source: 'hadoop-jira',
-      occurred_at: b.created.toISOString(),
-      created_at: b.created.toISOString(),
-    };
-  }),
+  issues: Array.from({ length: n }, (_, i) => toSnapshotIssue(bugs[i % bugs.length], idOf(i + 1))),
   decisions: [],
   previous_patterns: [],
 };

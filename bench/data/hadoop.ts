@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { SnapshotInput } from '../../engine/stages/01_snapshot.ts';
 import { parseCsvRecords } from './csv.ts';
 import { EXTERNAL_DATA_DIR, externalDataFile } from './externalData.ts';
 
@@ -66,6 +67,19 @@ export const SEVERITY_OF_PRIORITY: Record<string, 'critical' | 'high' | 'medium'
   Minor: 'low',
   Trivial: 'low',
 };
+
+/** A bug as an issue of the engine's snapshot input (the pure pipeline without a database), with id `id`. */
+export function toSnapshotIssue(bug: HadoopBug, id: string): SnapshotInput['issues'][number] {
+  return {
+    id,
+    title: bug.summary,
+    narrative: bug.description,
+    severity: SEVERITY_OF_PRIORITY[bug.priority] ?? 'medium',
+    source: HADOOP_SOURCE,
+    occurred_at: bug.created.toISOString(),
+    created_at: bug.created.toISOString(),
+  };
+}
 
 export interface HadoopIngestRecord {
   source: string;
