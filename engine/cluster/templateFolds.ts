@@ -65,6 +65,13 @@ function printFolded(current: Int32Array[], byLength: Map<number, TemplateEntry[
   for (const list of byLength.values()) for (const e of list) for (const r of e.rows) current[r] = rootOf(e).tokens;
 }
 
+/** `tokens` with each run of `<*>` one `<*>`: the tokeniser reads a run of one variable token as one. */
+export function oneWildcardPerRun(tokens: Iterable<number>, wildcard: number): Int32Array {
+  const out: number[] = [];
+  for (const id of tokens) if (id !== wildcard || out.at(-1) !== wildcard) out.push(id);
+  return Int32Array.from(out);
+}
+
 /**
  * A run of variables in a mined template is one variable, as a run of one variable token is one token
  * when a line is tokenised (engine/text/templateTokens.ts): `EntryPoint= <*> <*>` (an address, then a
@@ -79,11 +86,10 @@ export function foldVariableRuns(current: Int32Array[], wildcard: number) {
   for (const row of current) {
     const k = row.join(',');
     if (shapeOf.has(k)) continue;
-    const runs: number[] = [];
-    for (const id of row) if (id !== wildcard || runs.at(-1) !== wildcard) runs.push(id);
+    const runs = oneWildcardPerRun(row, wildcard);
     const shape = runs.join(',');
     shapeOf.set(k, shape);
-    if (!collapsed.has(shape)) collapsed.set(shape, Int32Array.from(runs));
+    if (!collapsed.has(shape)) collapsed.set(shape, runs);
     const set = shapes.get(shape);
     if (set) set.add(k);
     else shapes.set(shape, new Set([k]));
@@ -884,10 +890,7 @@ export function foldAlignedGaps(
   function middleJoin(a: Int32Array, b: Int32Array): Int32Array | undefined {
     const gap = middleGap(a, b);
     if (!gap || crossesColumns(a, gap[0], gap[1]) || crossesColumns(b, gap[0], gap[2])) return undefined;
-    const out = [...a.subarray(0, gap[0]), wildcard, ...a.subarray(gap[1])];
-    const collapsed: number[] = [];
-    for (const id of out) if (id !== wildcard || collapsed.at(-1) !== wildcard) collapsed.push(id);
-    return Int32Array.from(collapsed);
+    return oneWildcardPerRun([...a.subarray(0, gap[0]), wildcard, ...a.subarray(gap[1])], wildcard);
   }
 
   /** The joined template of `a` and `b`, or undefined when they are not one event. */
@@ -938,9 +941,7 @@ export function foldAlignedGaps(
     }
     if (!lastMatched) return undefined;
     // Runs of variables are one variable (foldVariableRuns).
-    const collapsed: number[] = [];
-    for (const id of out) if (id !== wildcard || collapsed.at(-1) !== wildcard) collapsed.push(id);
-    return Int32Array.from(collapsed);
+    return oneWildcardPerRun(out, wildcard);
   }
 }
 
@@ -1020,15 +1021,18 @@ export function foldPhraseTails(
         let prefix = 0;
         while (prefix < shortest && a[prefix] === b[prefix]) prefix++;
         if (prefix < lead || prefix >= shortest) continue;
-        let constants = 0;
-        for (let q = 0; q < prefix; q++) if (!holdsVariable(a[q]) && /[A-Za-z]/.test(vocabulary[a[q]] ?? '')) constants++;
         // A tail holds no `key=` and stays in one column of a record (no delimiter after the frame).
         let plain = true;
         for (const t of [a, b]) for (let q = prefix; q < t.length; q++) if (keys.has(t[q]) || delimiters.has(t[q])) plain = false;
         if (!plain) continue;
         const k = a.subarray(0, prefix).join(',');
         let frame = frames.get(k);
-        if (!frame) frames.set(k, (frame = { prefix: a.subarray(0, prefix), constants, members: new Set() }));
+        if (!frame) {
+          // The frame's words (constant tokens holding a letter): a property of the prefix, counted once.
+          let constants = 0;
+          for (let q = 0; q < prefix; q++) if (!holdsVariable(a[q]) && /[A-Za-z]/.test(vocabulary[a[q]] ?? '')) constants++;
+          frames.set(k, (frame = { prefix: a.subarray(0, prefix), constants, members: new Set() }));
+        }
         frame.members.add(list[x]);
         frame.members.add(list[y]);
       }
@@ -1113,14 +1117,9 @@ export function foldPhraseTails(
     const joined = Int32Array.from([...prefix, wildcard]);
     for (const e of joining) joinedTo.set(e, joined);
   }
-  const collapse = (t: Int32Array) => {
-    const out: number[] = [];
-    for (const id of t) if (id !== wildcard || out.at(-1) !== wildcard) out.push(id);
-    return Int32Array.from(out);
-  };
   const keyed = new Map<string, Int32Array>();
   for (const [e, t] of joinedTo) {
-    const c = collapse(t);
+    const c = oneWildcardPerRun(t, wildcard);
     const k = c.join(',');
     const shared = keyed.get(k) ?? c;
     keyed.set(k, shared);
