@@ -13,7 +13,7 @@ import { sampledSvd } from '../../engine/cluster/sampledSvd.ts';
 import { selectRows, type CsrMatrix } from '../../engine/cluster/sparse.ts';
 import { contentDigest, contentOrder, lineOrder } from '../../engine/cluster/readingOrder.ts';
 import { templateColumn } from '../../engine/stages/02_normalize.ts';
-import { kmeansPlusPlus, lloyd, normalizeRows, type Dense } from '../../engine/cluster/kmeans.ts';
+import { kmeansPlusPlus, lloyd, normalizeRows, seedingDistances, type Dense } from '../../engine/cluster/kmeans.ts';
 import { DENSE_K, geometricGrid, selectK } from '../../engine/cluster/selectK.ts';
 import { silhouette } from '../../engine/cluster/silhouette.ts';
 import { adjustedRandIndex, jaccard } from '../../engine/cluster/agreement.ts';
@@ -287,6 +287,31 @@ test('kmeansPlusPlus + lloyd separate well-separated blobs exactly', () => {
   for (let c = 0; c < 4; c++) close(Math.hypot(...result.centroids.subarray(c * 6, c * 6 + 6)), 1, 1e-12, `|centroid ${c}|`);
   // Seeded: the same seed gives the same centres.
   assert.equal(Array.from(kmeansPlusPlus(x, 4, createRng(5))), Array.from(centroids));
+});
+
+test('the speed paths compute the same numbers: seeding from the distance table, and Lloyd with row x centroid bounds', () => {
+  // Overlapping blobs (large spread), so the bounds must prune and the assignment must still be exact.
+  const { x } = blobs(6, 40, 5, 0.6, 23);
+  const k = 6;
+  // Seeding copied from seedingDistances gives the same centres as computed distances.
+  assert.equal(Array.from(kmeansPlusPlus(x, k, createRng(3), seedingDistances(x))), Array.from(kmeansPlusPlus(x, k, createRng(3))));
+  // Converged Lloyd (bounds on): every label is the first most similar centroid, and its similarity exact.
+  const result = lloyd(x, kmeansPlusPlus(x, k, createRng(3)), k, 1000);
+  assert.ok(result.iterations < 1000);
+  for (let i = 0; i < x.n; i++) {
+    let best = -1;
+    let bestSim = -Infinity;
+    for (let c = 0; c < k; c++) {
+      let s = 0;
+      for (let j = 0; j < x.d; j++) s += x.data[i * x.d + j] * result.centroids[c * x.d + j];
+      if (s > bestSim) {
+        bestSim = s;
+        best = c;
+      }
+    }
+    assert.is(result.labels[i], best, `row ${i}`);
+    close(result.similarity[i], bestSim, 1e-12, `similarity of row ${i}`);
+  }
 });
 
 test('k-means++ seeding picks one point of every blob (distinct centres)', () => {
