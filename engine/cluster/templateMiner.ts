@@ -693,14 +693,45 @@ function crossProduct(
   // The token a line prints at the slot: the original one where the passes masked it, so a source's
   // events masked already by a pass (within one length) still count as its events.
   const tokenAt = (r: number, at: number) => (current[r][at] === wildcard ? original[r][at] : current[r][at]);
-  current.forEach((row, r) => {
+  // A line's context: its length and the rest of the line around the slot. A token right beside the slot
+  // (inward) that some source prints both with and without (`chrome.exe *64 - <*> open …` and `chrome.exe -
+  // <*> open …`) is an optional flag of the source, not another event: lines with it are in the context
+  // without it, where other lines print that context (`QQ.exe *64 - …` beside `firefox.exe - …`).
+  const contextKey = (row: Int32Array, at: number) => `${row.length}|${row.subarray(0, at).join(',')}|${row.subarray(at + 1).join(',')}`;
+  const inwardOf = (at: number) => (slot.last ? at - 1 : at + 1);
+  const own = new Map<string, Set<number>>();
+  const ownKey: string[] = [];
+  const slots = current.map((row, r) => {
     const at = slotAt(slot, row.length);
     // A word between two equal marks (`** START **`) is a banner's label: never judged as a source.
-    if (at < 0 || (at > 0 && at < row.length - 1 && row[at - 1] === row[at + 1] && marks.has(row[at - 1]))) {
+    if (at < 0 || (at > 0 && at < row.length - 1 && row[at - 1] === row[at + 1] && marks.has(row[at - 1]))) return -1;
+    const k = contextKey(row, at);
+    ownKey[r] = k;
+    const values = own.get(k);
+    if (!values) own.set(k, new Set([tokenAt(r, at)]));
+    else values.add(tokenAt(r, at));
+    return at;
+  });
+  const besideOf = current.map((row, r) => {
+    const at = slots[r];
+    const inward = inwardOf(at);
+    if (at < 0 || row.length - 1 < SOURCE_LENGTH || inward <= 0 || inward >= row.length - 1) return '';
+    const without = new Int32Array(row.length - 1);
+    without.set(row.subarray(0, inward));
+    without.set(row.subarray(inward + 1), inward);
+    return contextKey(without, inward < at ? at - 1 : at);
+  });
+  const optional = new Set<number>();
+  current.forEach((row, r) => {
+    if (own.get(besideOf[r])?.has(tokenAt(r, slots[r]))) optional.add(row[inwardOf(slots[r])]);
+  });
+  current.forEach((row, r) => {
+    const at = slots[r];
+    if (at < 0) {
       contextOf.push('');
       return;
     }
-    const k = `${row.length}|${row.subarray(0, at).join(',')}|${row.subarray(at + 1).join(',')}`;
+    const k = own.has(besideOf[r]) && optional.has(row[inwardOf(at)]) ? besideOf[r] : ownKey[r];
     contextOf.push(k);
     const values = contexts.get(k);
     if (!values) contexts.set(k, new Set([tokenAt(r, at)]));

@@ -2778,6 +2778,28 @@ test('a source closing the line (opposite): two words ending the same events kee
   exact(lines);
 });
 
+test('a leading source with an optional flag after some of its names (`scanner.exe *64 -` beside `scanner.exe -`, `helper.exe *64 -` always) joins per event', () => {
+  const r = rng(307);
+  const lines = bySource(r, ['scanner.exe', 'agent.exe', 'updater.exe', 'sync.exe', 'helper.exe'], 800).map(([e, l]): [string, string] => {
+    const [source, ...text] = l.split(' ');
+    const flag = source === 'helper.exe' || (['scanner.exe', 'agent.exe'].includes(source) && r() < 0.5) ? ' *64' : '';
+    return [e, `${source}${flag} - ${text.join(' ')}`];
+  });
+  exact(lines);
+});
+
+test('a source closing the line (opposite): an optional word before the last word (link up / link is up / down) is not another event, so two words ending two events keep theirs', () => {
+  const r = rng(308);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 400; i++) {
+    const state = pick(r, ['up', 'down']);
+    lines.push([`port ${state}`, `port ${Math.floor(r() * 48)} link ${r() < 0.5 ? 'is ' : ''}${state}`]);
+    lines.push([`tunnel ${state}`, `tunnel ${Math.floor(r() * 999)} state ${state}`]);
+  }
+  const templates = mine(lines.map(([, line]) => line));
+  lines.forEach(([, line], k) => assert.is(templates[k].split(' ').at(-1), line.split(' ').at(-1), templates[k]));
+});
+
 // The cross product in the middle of the line (Session 19, midsource).
 
 test('a source in the middle: a daemon after a host, printing every event (node<n> ingestd: / exportd: …), does not split the event', () => {
