@@ -122,6 +122,8 @@ const QUOTED_WORD = /^(['"`])[^\s'"`]+\1[,;:.]?$/;
 const BRACKETED_WORD = /^\[[A-Za-z][\w.\\:-]*\][,;:.]?$/;
 /** A host name: three or more dot-separated lower-case labels, the last of letters only (`proxy-up.example.net`). */
 const HOST_NAME = /^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.[a-z]{2,}$/;
+/** A host name with its port masked (`gw.example.net:<*>`): an address, whatever few values a sample shows. */
+const HOST_PORT = /^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.[a-z]{2,}:<\*>[,;.]?$/;
 /** A single letter, at most a separator after it (`D`, `R,`). */
 const LETTER = /^[A-Za-z][,;.]?$/;
 /** Single letters at one position are values from this many on. */
@@ -313,7 +315,7 @@ export function mineTemplates(
   // changes nothing (a masked source can make other lines equal) or CROSS_PRODUCT_ROUNDS have run.
   for (let round = 0; round < CROSS_PRODUCT_ROUNDS; round++) {
     const touched = new Set<number>();
-    for (const slot of SOURCE_SLOTS) for (const l of crossProduct(current, rows, wildcard, keys, levels, masked, marks, printed, slot)) touched.add(l);
+    for (const slot of SOURCE_SLOTS) for (const l of crossProduct(current, rows, wildcard, keys, levels, masked, marks, printed, vocabulary, slot)) touched.add(l);
     if (!touched.size) break;
     for (const length of [...touched].sort((a, b) => a - b)) generalizeLength(length);
   }
@@ -523,12 +525,16 @@ function generalize(
         // A word that fills the frame of a masked token beside it (`chrX` beside `chr<*>`, `node-B` beside
         // `node-<*>`) is one more value of that token: the digits it stands for were letters this time.
         // A host name beside a masked token (`proxy-up.example.net` beside `parent<*>`) is one more value of it.
+        // Host names with their ports masked (`gw.example.net:<*>` / `proxy.example.edu:<*>`) are addresses: values, even two.
         const filled =
           set.some((v) => masked.has(v)) &&
           set.some((v) => !masked.has(v)) &&
           set.every((v) => masked.has(v) || (fills.get(v) ?? []).some((f) => set.includes(f)) || HOST_NAME.test(vocabulary[v] ?? ''));
         const holdsWildcard =
-          set.some((v) => v === wildcard || framedWildcards.has(v)) || (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v))) || filled;
+          set.some((v) => v === wildcard || framedWildcards.has(v)) ||
+          (inside && set.length >= MASKED_FRAMES_MIN && set.every((v) => masked.has(v))) ||
+          (inside && set.every((v) => masked.has(v) && HOST_PORT.test(vocabulary[v] ?? ''))) ||
+          filled;
         const words = set.filter((v) => v !== wildcard && !framedWildcards.has(v));
         const leading = (p === 0 && !source) || (words.length > 0 && (words.every((v) => afterLevel.has(v)) || words.some((v) => verbs.has(v))));
         // An open pool (Good-Turing): the share of the set's lines printing a value seen on no other line
@@ -638,6 +644,12 @@ const SOURCE_EVENTS = 2;
 const SOURCE_COVER = 0.8;
 /** Lines of fewer tokens are short messages: their ends are never judged as a source. */
 const SOURCE_LENGTH = 3;
+/**
+ * A word that may name an event at either end of a line: letters, `_`, `-` and arrows (`OnlinePending-->Online.`),
+ * one closing punctuation; not a file or host name (`chrome.exe`), a rate's unit (`KiB/sec.`), a field's value
+ * closing a bracket (`WindowsDefender]`), anything with a digit.
+ */
+const EVENT_WORD = /^[A-Za-z](?:[A-Za-z_-]|->)*[.,:;!]?$/;
 /** The cross product and the passes after it repeat at most this many times (a bound on the loop). */
 const CROSS_PRODUCT_ROUNDS = 4;
 
@@ -685,6 +697,7 @@ function crossProduct(
   masked: Set<number>,
   marks: Set<number>,
   printed: Float64Array,
+  vocabulary: readonly string[],
   slot: SourceSlot,
 ): Set<number> {
   const touched = new Set<number>();
@@ -745,6 +758,15 @@ function crossProduct(
     for (const [k, values] of contexts) if (values.size >= set.length && set.every((v) => values.has(v))) shared.add(k);
     const fewest = set.length >= 3 ? SOURCE_EVENTS : SOURCE_EVENTS_PAIR;
     if (shared.size < fewest || events(current, contextOf, shared, slot) < fewest) continue;
+    // Coverage counts the contexts two or more of them print: a rare event that one source did not
+    // happen to print in this sample does not make the others' lines of it another event.
+    const inSet = new Set(set);
+    const sharedBySome = new Set<string>();
+    for (const [k, values] of contexts) {
+      let n = 0;
+      for (const v of values) if (inSet.has(v)) n++;
+      if (n >= 2) sharedBySome.add(k);
+    }
     const all = new Map<number, number>();
     const covered = new Map<number, number>();
     current.forEach((row, r) => {
@@ -752,9 +774,18 @@ function crossProduct(
       const t = tokenAt(r, slotAt(slot, row.length));
       if (!set.includes(t)) return;
       all.set(t, (all.get(t) ?? 0) + printed[r]);
-      if (shared.has(contextOf[r])) covered.set(t, (covered.get(t) ?? 0) + printed[r]);
+      if (sharedBySome.has(contextOf[r])) covered.set(t, (covered.get(t) ?? 0) + printed[r]);
     });
-    if (set.every((v) => (covered.get(v) ?? 0) >= SOURCE_COVER * (all.get(v) ?? 0))) for (const v of set) variable.add(v);
+    // Words at either end of the line (issue 31: the leading token anchors the template, constants at the end
+    // of a line matter) that are a closed set (every one on two or more lines, CLOSED_SET_LINES in all:
+    // `SUCCESS` / `FAILURE`, `imap-login:` / `pop3-login:`) name the event, however many events they print.
+    let total = 0;
+    for (const n of all.values()) total += n;
+    const closedWords =
+      (slot.last || slot.offset === 0) &&
+      total >= CLOSED_SET_LINES &&
+      set.every((v) => (all.get(v) ?? 0) >= 2 && !masked.has(v) && EVENT_WORD.test(vocabulary[v] ?? ''));
+    if (!closedWords && set.every((v) => (covered.get(v) ?? 0) >= SOURCE_COVER * (all.get(v) ?? 0))) for (const v of set) variable.add(v);
   }
   current.forEach((row, r) => {
     const at = slotAt(slot, row.length);

@@ -2800,6 +2800,59 @@ test('a source closing the line (opposite): an optional word before the last wor
   lines.forEach(([, line], k) => assert.is(templates[k].split(' ').at(-1), line.split(' ').at(-1), templates[k]));
 });
 
+test('a leading source whose rare events each happened to be printed by some of the sources only is still a source ([CHA] / [CHB] / [CHC])', () => {
+  const r = rng(309);
+  const lines: Array<[string, string]> = [];
+  const rare: Array<[string, readonly string[], () => string]> = [
+    ['rewind', ['[CHA]', '[CHB]'], () => `tape rewind took ${Math.floor(r() * 90)} s`],
+    ['label', ['[CHB]', '[CHC]'], () => `label mismatch on volume ${Math.floor(r() * 9999)}`],
+    ['clean', ['[CHA]', '[CHC]'], () => `cleaning cycle ${Math.floor(r() * 99)} due`],
+  ];
+  for (let i = 0; i < 600; i++) {
+    if (r() < 0.35) {
+      const [event, sources, text] = pick(r, rare);
+      lines.push([event, `${pick(r, sources)} ${text()}`]);
+    } else {
+      const event = pick(r, ['mount', 'unmount']);
+      lines.push([
+        event,
+        `${pick(r, ['[CHA]', '[CHB]', '[CHC]'])} volume ${Math.floor(r() * 9999)} ${event === 'mount' ? 'mounted in' : 'unmounted after'} ${Math.floor(r() * 90)} s`,
+      ]);
+    }
+  }
+  exact(lines);
+});
+
+test('a closed set of words closing the line after several events (completed: SUCCESS / FAILURE / ABORTED) names the event, not a source', () => {
+  const r = rng(310);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    const state = pick(r, ['SUCCESS', 'FAILURE', 'ABORTED']);
+    const [event, text] = pick(r, [
+      ['build', () => `build ${pick(r, names)}-api #${Math.floor(r() * 9999)} completed: ${state}`],
+      ['deploy', () => `deploy of release ${Math.floor(r() * 999)} to ${pick(r, names)} finished: ${state}`],
+      ['suite', () => `test suite ${Math.floor(r() * 99)} with ${Math.floor(r() * 900)} cases ended: ${state}`],
+    ] as Array<[string, () => string]>);
+    lines.push([`${event} ${state}`, text()]);
+  }
+  exact(lines);
+});
+
+test('two host names with their ports (gw.example.net:<port> / proxy.example.edu:<port>) are values of one address, not two events', () => {
+  const r = rng(313);
+  const lines: Array<[string, string]> = [];
+  const proxy = () => `${pick(r, ['gw.example.net', 'proxy.cse.example.edu'])}:${pick(r, [3128, 5070, 8080])}`;
+  for (let i = 0; i < 400; i++) {
+    const [event, text] = pick(r, [
+      ['registered', () => `Proxy server ${proxy()} has been registered`],
+      ['through', () => `${pick(r, names)}-${Math.floor(r() * 99)}.example.org:${Math.floor(r() * 9000) + 1000} open through proxy ${proxy()} HTTPS`],
+      ['failed', () => `Could not connect to proxy ${proxy()} - connection attempt failed with error ${Math.floor(r() * 99999)}`],
+    ] as Array<[string, () => string]>);
+    lines.push([event, text()]);
+  }
+  exact(lines);
+});
+
 // The cross product in the middle of the line (Session 19, midsource).
 
 test('a source in the middle: a daemon after a host, printing every event (node<n> ingestd: / exportd: …), does not split the event', () => {
