@@ -315,7 +315,8 @@ export function mineTemplates(
   // changes nothing (a masked source can make other lines equal) or CROSS_PRODUCT_ROUNDS have run.
   for (let round = 0; round < CROSS_PRODUCT_ROUNDS; round++) {
     const touched = new Set<number>();
-    for (const slot of SOURCE_SLOTS) for (const l of crossProduct(current, rows, wildcard, keys, levels, masked, marks, printed, vocabulary, slot)) touched.add(l);
+    for (const slot of SOURCE_SLOTS)
+      for (const l of crossProduct(current, rows, wildcard, keys, levels, masked, marks, printed, vocabulary, slot)) touched.add(l);
     if (!touched.size) break;
     for (const length of [...touched].sort((a, b) => a - b)) generalizeLength(length);
   }
