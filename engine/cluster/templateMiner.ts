@@ -277,7 +277,9 @@ export function mineTemplates(
   });
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
-  maskKeyValues(current, recordLabels(rows, vocabulary), wildcard, printed, options);
+  const labels = recordLabels(rows, vocabulary);
+  maskKeyValues(current, labels, wildcard, printed, options);
+  maskMixedKeyValues(current, [keys, labels], wildcard, printed, vocabulary);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
   const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
@@ -960,6 +962,99 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
+}
+
+/** A token the tokeniser kept as `key=value` items (`[id=sgrule-<*>]`, `{from=CREATED,to=<*>}`): its opening, items and closing. */
+const KEYED_TOKEN = /^([[({]?)([\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)*)([\])}]?[,;:.]?)$/;
+/** A value opening a quoted phrase (logfmt's `msg="device-session saved"` read as words): a message's first word, no value. */
+const PHRASE_VALUE = /^["'][^"']*$/;
+/** A JSON message key (the tokeniser's JSON_MESSAGE_KEY): the words after it are the message's. */
+const MESSAGE_JSON_KEY = /^[[{]*"(?:msg|message|@m|@message|short_message|event|log)":$/i;
+
+/**
+ * After a key the value is a parameter slot of the event (issue 31: a `key=` prefix anchors the template;
+ * the variable part of a token is separated from its constant frame): lines whose value at one key has
+ * different shapes (`[id=<*>]`, `[id=sgrule-<*>]`, `[id=none]`, `[id=amber-logs-<*>]`, a path) print one
+ * event. A key is judged across every line printing it, as maskKeyValues does, on different evidence:
+ * one of its values holds a variable (a number or an id was masked in it) and its values are of two or
+ * more shapes. Then every value holding a variable is the variable, and so are its plain words, unless they
+ * are a closed set (session 20's veto: at least CLOSED_SET_LINES lines, no word on one line only:
+ * `state=STARTED` / `STOPPED` beside `state=E<*>` keep their words and the passes judge them as before).
+ * A key is a `key=` token, a record's label or a JSON key followed by its value, or a key inside a token
+ * the tokeniser kept whole (`[id=value]`, a list of `key=value` items): there the value is replaced in its
+ * frame (`[id=<*>]`), or the token is the bare wildcard when that frame was never printed. The first word
+ * of a message after its key (logfmt's `msg="…`, a JSON `"msg":`) is wording, not a value.
+ */
+function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildcard: number, printed: Float64Array, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  const isKey = (id: number) => keySets.some((k) => k.has(id));
+  // Keys inside tokens: token id → its opening, items (key, value) and closing.
+  const parsed = new Map<number, { open: string; items: Array<[string, string]>; close: string } | null>();
+  const parse = (id: number) => {
+    let out = parsed.get(id);
+    if (out !== undefined) return out;
+    const m = KEYED_TOKEN.exec(vocabulary[id] ?? '');
+    out =
+      m && (m[1] || m[2].includes(',')) && !m[2].endsWith('=')
+        ? { open: m[1], items: m[2].split(',').map((item) => [item.slice(0, item.indexOf('=')), item.slice(item.indexOf('=') + 1)] as [string, string]), close: m[3] }
+        : null;
+    parsed.set(id, out);
+    return out;
+  };
+  const skeleton = (t: { open: string; items: Array<[string, string]>; close: string }, i: number) =>
+    `${t.open}${t.items.map(([k]) => k).join(',')}${t.close}#${i}`;
+  // Per key (a key token's id, or an in-token key's skeleton and item): value → lines.
+  const slots = new Map<string, Map<string, number>>();
+  const count = (slot: string, value: string, n: number) => {
+    let values = slots.get(slot);
+    if (!values) slots.set(slot, (values = new Map()));
+    values.set(value, (values.get(value) ?? 0) + n);
+  };
+  const separateValue = (row: Int32Array, p: number) =>
+    p + 1 < row.length &&
+    isKey(row[p]) &&
+    !isKey(row[p + 1]) &&
+    !MESSAGE_JSON_KEY.test(vocabulary[row[p]] ?? '') &&
+    !PHRASE_VALUE.test(vocabulary[row[p + 1]] ?? '');
+  current.forEach((row, r) => {
+    for (let p = 0; p < row.length; p++) {
+      if (separateValue(row, p)) count(`k${row[p]}`, vocabulary[row[p + 1]] ?? WILDCARD, printed[r]);
+      const t = parse(row[p]);
+      if (t) t.items.forEach(([, v], i) => count(`t${skeleton(t, i)}`, v, printed[r]));
+    }
+  });
+  // Per key: which of its values are the variable.
+  const variableValues = new Map<string, Set<string>>();
+  for (const [slot, values] of slots) {
+    if (values.size < 2 || ![...values.keys()].some((v) => v.includes(WILDCARD))) continue;
+    let words = 0;
+    let once = false;
+    for (const [v, n] of values)
+      if (!v.includes(WILDCARD)) {
+        words += n;
+        once ||= n <= 1;
+      }
+    const closed = words >= CLOSED_SET_LINES && !once;
+    variableValues.set(slot, new Set([...values.keys()].filter((v) => v.includes(WILDCARD) || !closed)));
+  }
+  if (!variableValues.size) return;
+  const idOf = new Map<string, number>();
+  vocabulary.forEach((t, id) => {
+    if (parse(id)) idOf.set(t, id);
+  });
+  for (const row of current)
+    for (let p = 0; p < row.length; p++) {
+      if (separateValue(row, p) && row[p + 1] !== wildcard && variableValues.get(`k${row[p]}`)?.has(vocabulary[row[p + 1]] ?? WILDCARD)) row[p + 1] = wildcard;
+      const t = parse(row[p]);
+      if (!t) continue;
+      let changed = false;
+      const items = t.items.map(([k, v], i) => {
+        if (v === WILDCARD || !variableValues.get(`t${skeleton(t, i)}`)?.has(v)) return `${k}=${v}`;
+        changed = true;
+        return `${k}=${WILDCARD}`;
+      });
+      if (changed) row[p] = idOf.get(`${t.open}${items.join(',')}${t.close}`) ?? wildcard;
+    }
 }
 
 /** A field's label printed apart from its value (`owner:`, `check duration:`'s `duration:`). */
