@@ -968,6 +968,8 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
 const KEYED_TOKEN = /^([[({]?)([\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)*)([\])}]?[,;:.]?)$/;
 /** A value opening a quoted phrase (logfmt's `msg="device-session saved"` read as words): a message's first word, no value. */
 const PHRASE_VALUE = /^["'][^"']*$/;
+/** A value holding fields of its own (`{"ID":"<*>","Type":"ContainerDied"}`, `{a=1}`): a record whose keys say what it is, judged by them. */
+const RECORD_VALUE = /=|":/;
 /** A JSON message key (the tokeniser's JSON_MESSAGE_KEY): the words after it are the message's. */
 const MESSAGE_JSON_KEY = /^[[{]*"(?:msg|message|@m|@message|short_message|event|log)":$/i;
 
@@ -977,9 +979,11 @@ const MESSAGE_JSON_KEY = /^[[{]*"(?:msg|message|@m|@message|short_message|event|
  * different shapes (`[id=<*>]`, `[id=sgrule-<*>]`, `[id=none]`, `[id=amber-logs-<*>]`, a path) print one
  * event. A key is judged across every line printing it, as maskKeyValues does, on different evidence:
  * one of its values holds a variable (a number or an id was masked in it) and its values are of two or
- * more shapes. Then every value holding a variable is the variable, and so are its plain words, unless they
- * are a closed set (session 20's veto: at least CLOSED_SET_LINES lines, no word on one line only:
- * `state=STARTED` / `STOPPED` beside `state=E<*>` keep their words and the passes judge them as before).
+ * more shapes. Then every value of the key is the variable, its plain words too, unless those are a closed
+ * set (session 20's veto: at least CLOSED_SET_LINES lines, no word on one line only): then the key is left
+ * as it was and the passes judge it as before (`state=STARTED` / `STOPPED` beside `state=E<*>`;
+ * `method=PLAIN` / `LOGIN` beside `XOAUTH<*>`: a wildcard put among the words would link them with it). A
+ * value holding fields of its own (`event={"ID":…,"Type":"ContainerDied",…}`) is a record, not one value.
  * A key is a `key=` token, a record's label or a JSON key followed by its value, or a key inside a token
  * the tokeniser kept whole (`[id=value]`, a list of `key=value` items): there the value is replaced in its
  * frame (`[id=<*>]`), or the token is the bare wildcard when that frame was never printed. The first word
@@ -1015,7 +1019,8 @@ function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildc
     isKey(row[p]) &&
     !isKey(row[p + 1]) &&
     !MESSAGE_JSON_KEY.test(vocabulary[row[p]] ?? '') &&
-    !PHRASE_VALUE.test(vocabulary[row[p + 1]] ?? '');
+    !PHRASE_VALUE.test(vocabulary[row[p + 1]] ?? '') &&
+    !RECORD_VALUE.test(vocabulary[row[p + 1]] ?? '');
   current.forEach((row, r) => {
     for (let p = 0; p < row.length; p++) {
       if (separateValue(row, p)) count(`k${row[p]}`, vocabulary[row[p + 1]] ?? WILDCARD, printed[r]);
@@ -1034,8 +1039,8 @@ function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildc
         words += n;
         once ||= n <= 1;
       }
-    const closed = words >= CLOSED_SET_LINES && !once;
-    variableValues.set(slot, new Set([...values.keys()].filter((v) => v.includes(WILDCARD) || !closed)));
+    if (words >= CLOSED_SET_LINES && !once) continue;
+    variableValues.set(slot, new Set(values.keys()));
   }
   if (!variableValues.size) return;
   const idOf = new Map<string, number>();
