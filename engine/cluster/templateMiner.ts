@@ -739,7 +739,9 @@ function crossProduct(
 /**
  * The events among the contexts `shared` (one line each): a position where two of them (of one length)
  * differ alone is a parameter of one event (`job backup` / `job nightly` after `start` and `stop`),
- * erased until none is left; the distinct lines that remain are different events.
+ * erased until none is left; the distinct lines that remain are different events. Their words are compared
+ * across lengths: an event printed with and without an optional token is one (a flag `TLS` / `secured` /
+ * none, three daemons' one `Login` event is no two events).
  */
 function events(current: Int32Array[], contextOf: string[], shared: Set<string>, slot: SourceSlot): number {
   const reps: Int32Array[] = [];
@@ -749,7 +751,10 @@ function events(current: Int32Array[], contextOf: string[], shared: Set<string>,
     seen.add(contextOf[r]);
     reps.push(row);
   });
-  let count = 0;
+  // The events' words once the erased positions are left out, across lengths: a line printed with and
+  // without an optional token (`…, mpid=<*>, TLS, session=<*>` / `…, mpid=<*>, session=<*>`, the flag
+  // erased where `TLS` and `secured` differ alone) leaves the same words, one event.
+  const words = new Set<string>();
   const byLength = new Map<number, Int32Array[]>();
   for (const row of reps) {
     const list = byLength.get(row.length);
@@ -780,9 +785,9 @@ function events(current: Int32Array[], contextOf: string[], shared: Set<string>,
         }
       }
     }
-    count += new Set(list.map((row) => skeleton(row, -1))).size;
+    for (const row of list) words.add(skeleton(row, -1));
   }
-  return count;
+  return words.size;
 }
 
 /** Where a name splits into pieces (`relay-eu.hubcloud.example.net`). */
