@@ -127,4 +127,23 @@ test('a key whose values are a closed set of words beside codes (opposite): `sta
   exact(lines);
 });
 
+// The cross product at the leading position counts the events a source prints: an event printed with and
+// without an optional token is one, so leading words printing one event each are no source.
+
+test('leading words printing one event each (opposite of a source): three front ends, one `accepted` event with an optional flag and a key of mixed values, stay three events', () => {
+  const r = rng(3105);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    const front = pick(r, ['web-gate:', 'web-gate:', 'web-gate:', 'api-gate:', 'edge2-gate:']);
+    const flag = pick(r, ['TLS, ', 'mTLS, ', '']);
+    const user = pick(r, [`<${pick(r, WORDS)}>`, `<${pick(r, WORDS)}${int(r, 1, 99)}@example.org>`, '<>', `<u${int(r, 100, 999)}>`]);
+    lines.push([
+      front,
+      `${front} accepted: user=${user}, proto=${pick(r, ['h2', 'http/1.1'])}, peer=10.${int(r, 0, 9)}.${int(r, 0, 99)}.${int(r, 1, 254)}, ${flag}conn=<${hex(r, 10)}>`,
+    ]);
+  }
+  for (let i = 0; i < 60; i++) lines.push(['closed', `web-gate: closed: conn=<${hex(r, 10)}> after ${int(r, 1, 900)} s`]);
+  exact(lines);
+});
+
 test.run();
