@@ -996,7 +996,8 @@ const MESSAGE_JSON_KEY = /^[[{]*"(?:msg|message|@m|@message|short_message|event|
  */
 function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildcard: number, printed: Float64Array, vocabulary: readonly string[]) {
   if (!vocabulary.length) return;
-  const isKey = (id: number) => keySets.some((k) => k.has(id));
+  // A key whose name holds a variable (`<*>=`, `arg<*>=`) names no one field: its values are not one slot.
+  const isKey = (id: number) => keySets.some((k) => k.has(id)) && !(vocabulary[id] ?? WILDCARD).includes(WILDCARD);
   // Keys inside tokens: token id → its opening, items (key, value) and closing.
   const parsed = new Map<number, { open: string; items: Array<[string, string]>; close: string } | null>();
   const parse = (id: number) => {
@@ -1030,7 +1031,7 @@ function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildc
     for (let p = 0; p < row.length; p++) {
       if (separateValue(row, p)) count(`k${row[p]}`, vocabulary[row[p + 1]] ?? WILDCARD, printed[r]);
       const t = parse(row[p]);
-      if (t) t.items.forEach(([, v], i) => count(`t${skeleton(t, i)}`, v, printed[r]));
+      if (t) t.items.forEach(([k, v], i) => k.includes(WILDCARD) || count(`t${skeleton(t, i)}`, v, printed[r]));
     }
   });
   // Per key: which of its values are the variable.
