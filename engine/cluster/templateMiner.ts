@@ -1006,7 +1006,11 @@ function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildc
     const m = KEYED_TOKEN.exec(vocabulary[id] ?? '');
     out =
       m && (m[1] || m[2].includes(',')) && !m[2].endsWith('=')
-        ? { open: m[1], items: m[2].split(',').map((item) => [item.slice(0, item.indexOf('=')), item.slice(item.indexOf('=') + 1)] as [string, string]), close: m[3] }
+        ? {
+            open: m[1],
+            items: m[2].split(',').map((item) => [item.slice(0, item.indexOf('=')), item.slice(item.indexOf('=') + 1)] as [string, string]),
+            close: m[3],
+          }
         : null;
     parsed.set(id, out);
     return out;

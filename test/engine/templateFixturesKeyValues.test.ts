@@ -122,7 +122,11 @@ test('a key whose values are a closed set of words beside codes (opposite): `sta
     const k = i % 3;
     const epoch = int(r, 1000, 99_999);
     if (k < 2) lines.push([k ? 'STOPPED' : 'STARTED', `cluster epoch=${epoch} state=${k ? 'STOPPED' : 'STARTED'}`]);
-    else lines.push(['failed', `cluster epoch=${epoch} state=${pick(r, [`E${int(r, 100, 999)}`, `ERR-${int(r, 10, 99)}`, `fault-${int(r, 1, 9)}`])} reason=${pick(r, WORDS)}`]);
+    else
+      lines.push([
+        'failed',
+        `cluster epoch=${epoch} state=${pick(r, [`E${int(r, 100, 999)}`, `ERR-${int(r, 10, 99)}`, `fault-${int(r, 1, 9)}`])} reason=${pick(r, WORDS)}`,
+      ]);
   }
   exact(lines);
 });
