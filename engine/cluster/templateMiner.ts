@@ -43,7 +43,9 @@
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
  *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys), as
- *      is a label in a record of fields (`owner: root, user: guest`: recordLabels).
+ *      is a label in a record of fields (`owner: root, user: guest`: recordLabels); a key whose values hold a
+ *      variable and differ in shape (`[id=<*>]` / `[id=sgrule-<*>]` / `[id=none]`, a key inside a token too)
+ *      has a variable value everywhere unless its words are a closed set (maskMixedKeyValues).
  * Three or more words wholly in quotes (`'settings:get'`, SQL's back quotes too) varying in one context
  * inside the line are a variable, as three values after a key are; so are names in square brackets
  * (`[App\Models\Order]`) and identifiers joined as code joins words (`basic_ncsa_auth`,
