@@ -43,7 +43,9 @@
  *      across every line printing the key (maskKeyValues): many distinct values, each rare, make it a
  *      variable everywhere (two digit-free values in one line never vary alone); a list of such values
  *      after the key is one value (collapseKeyLists), and a JSON field's `"key":` is a key (addJsonKeys), as
- *      is a label in a record of fields (`owner: root, user: guest`: recordLabels).
+ *      is a label in a record of fields (`owner: root, user: guest`: recordLabels); a key whose values hold a
+ *      variable and differ in shape (`[id=<*>]` / `[id=sgrule-<*>]` / `[id=none]`, a key inside a token too)
+ *      has a variable value everywhere unless its words are a closed set (maskMixedKeyValues).
  * Three or more words wholly in quotes (`'settings:get'`, SQL's back quotes too) varying in one context
  * inside the line are a variable, as three values after a key are; so are names in square brackets
  * (`[App\Models\Order]`) and identifiers joined as code joins words (`basic_ncsa_auth`,
@@ -279,7 +281,9 @@ export function mineTemplates(
   });
   const current = rows.map((row) => Int32Array.from(row));
   maskKeyValues(current, keys, wildcard, printed, options);
-  maskKeyValues(current, recordLabels(rows, vocabulary), wildcard, printed, options);
+  const labels = recordLabels(rows, vocabulary);
+  maskKeyValues(current, labels, wildcard, printed, options);
+  maskMixedKeyValues(current, [keys, labels], wildcard, printed, vocabulary);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
   const frameOf = (id: number) => (id < vocabulary.length ? punctuationFrame(vocabulary[id]) : '');
@@ -800,7 +804,9 @@ function crossProduct(
 /**
  * The events among the contexts `shared` (one line each): a position where two of them (of one length)
  * differ alone is a parameter of one event (`job backup` / `job nightly` after `start` and `stop`),
- * erased until none is left; the distinct lines that remain are different events.
+ * erased until none is left; the distinct lines that remain are different events. Their words are compared
+ * across lengths: an event printed with and without an optional token is one (a flag `TLS` / `secured` /
+ * none, three daemons' one `Login` event is no two events).
  */
 function events(current: Int32Array[], contextOf: string[], shared: Set<string>, slot: SourceSlot): number {
   const reps: Int32Array[] = [];
@@ -810,7 +816,10 @@ function events(current: Int32Array[], contextOf: string[], shared: Set<string>,
     seen.add(contextOf[r]);
     reps.push(row);
   });
-  let count = 0;
+  // The events' words once the erased positions are left out, across lengths: a line printed with and
+  // without an optional token (`…, mpid=<*>, TLS, session=<*>` / `…, mpid=<*>, session=<*>`, the flag
+  // erased where `TLS` and `secured` differ alone) leaves the same words, one event.
+  const words = new Set<string>();
   const byLength = new Map<number, Int32Array[]>();
   for (const row of reps) {
     const list = byLength.get(row.length);
@@ -841,9 +850,9 @@ function events(current: Int32Array[], contextOf: string[], shared: Set<string>,
         }
       }
     }
-    count += new Set(list.map((row) => skeleton(row, -1))).size;
+    for (const row of list) words.add(skeleton(row, -1));
   }
-  return count;
+  return words.size;
 }
 
 /** Where a name splits into pieces (`relay-eu.hubcloud.example.net`). */
@@ -1023,6 +1032,109 @@ function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: numbe
   for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options)) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
+}
+
+/** A token the tokeniser kept as `key=value` items (`[id=sgrule-<*>]`, `{from=CREATED,to=<*>}`): its opening, items and closing. */
+const KEYED_TOKEN = /^([[({]?)([\w.-]+=[^,=]*(?:,[\w.-]+=[^,=]*)*)([\])}]?[,;:.]?)$/;
+/** A value opening a quoted phrase (logfmt's `msg="device-session saved"` read as words): a message's first word, no value. */
+const PHRASE_VALUE = /^["'][^"']*$/;
+/** A value holding fields of its own (`{"ID":"<*>","Type":"ContainerDied"}`, `{a=1}`): a record whose keys say what it is, judged by them. */
+const RECORD_VALUE = /=|":/;
+/** A JSON message key (the tokeniser's JSON_MESSAGE_KEY): the words after it are the message's. */
+const MESSAGE_JSON_KEY = /^[[{]*"(?:msg|message|@m|@message|short_message|event|log)":$/i;
+
+/**
+ * After a key the value is a parameter slot of the event (issue 31: a `key=` prefix anchors the template;
+ * the variable part of a token is separated from its constant frame): lines whose value at one key has
+ * different shapes (`[id=<*>]`, `[id=sgrule-<*>]`, `[id=none]`, `[id=amber-logs-<*>]`, a path) print one
+ * event. A key is judged across every line printing it, as maskKeyValues does, on different evidence:
+ * one of its values holds a variable (a number or an id was masked in it) and its values are of two or
+ * more shapes. Then every value of the key is the variable, its plain words too, unless those are a closed
+ * set (session 20's veto: at least CLOSED_SET_LINES lines, no word on one line only): then the key is left
+ * as it was and the passes judge it as before (`state=STARTED` / `STOPPED` beside `state=E<*>`;
+ * `method=PLAIN` / `LOGIN` beside `XOAUTH<*>`: a wildcard put among the words would link them with it). A
+ * value holding fields of its own (`event={"ID":…,"Type":"ContainerDied",…}`) is a record, not one value.
+ * A key is a `key=` token, a record's label or a JSON key followed by its value, or a key inside a token
+ * the tokeniser kept whole (`[id=value]`, a list of `key=value` items): there the value is replaced in its
+ * frame (`[id=<*>]`), or the token is the bare wildcard when that frame was never printed. The first word
+ * of a message after its key (logfmt's `msg="…`, a JSON `"msg":`) is wording, not a value.
+ */
+function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildcard: number, printed: Float64Array, vocabulary: readonly string[]) {
+  if (!vocabulary.length) return;
+  // A key whose name holds a variable (`<*>=`, `arg<*>=`) names no one field: its values are not one slot.
+  const isKey = (id: number) => keySets.some((k) => k.has(id)) && !(vocabulary[id] ?? WILDCARD).includes(WILDCARD);
+  // Keys inside tokens: token id → its opening, items (key, value) and closing.
+  const parsed = new Map<number, { open: string; items: Array<[string, string]>; close: string } | null>();
+  const parse = (id: number) => {
+    let out = parsed.get(id);
+    if (out !== undefined) return out;
+    const m = KEYED_TOKEN.exec(vocabulary[id] ?? '');
+    out =
+      m && (m[1] || m[2].includes(',')) && !m[2].endsWith('=')
+        ? {
+            open: m[1],
+            items: m[2].split(',').map((item) => [item.slice(0, item.indexOf('=')), item.slice(item.indexOf('=') + 1)] as [string, string]),
+            close: m[3],
+          }
+        : null;
+    parsed.set(id, out);
+    return out;
+  };
+  const skeleton = (t: { open: string; items: Array<[string, string]>; close: string }, i: number) =>
+    `${t.open}${t.items.map(([k]) => k).join(',')}${t.close}#${i}`;
+  // Per key (a key token's id, or an in-token key's skeleton and item): value → lines.
+  const slots = new Map<string, Map<string, number>>();
+  const count = (slot: string, value: string, n: number) => {
+    let values = slots.get(slot);
+    if (!values) slots.set(slot, (values = new Map()));
+    values.set(value, (values.get(value) ?? 0) + n);
+  };
+  const separateValue = (row: Int32Array, p: number) =>
+    p + 1 < row.length &&
+    isKey(row[p]) &&
+    !isKey(row[p + 1]) &&
+    !MESSAGE_JSON_KEY.test(vocabulary[row[p]] ?? '') &&
+    !PHRASE_VALUE.test(vocabulary[row[p + 1]] ?? '') &&
+    !RECORD_VALUE.test(vocabulary[row[p + 1]] ?? '');
+  current.forEach((row, r) => {
+    for (let p = 0; p < row.length; p++) {
+      if (separateValue(row, p)) count(`k${row[p]}`, vocabulary[row[p + 1]] ?? WILDCARD, printed[r]);
+      const t = parse(row[p]);
+      if (t) t.items.forEach(([k, v], i) => k.includes(WILDCARD) || count(`t${skeleton(t, i)}`, v, printed[r]));
+    }
+  });
+  // Per key: which of its values are the variable.
+  const variableValues = new Map<string, Set<string>>();
+  for (const [slot, values] of slots) {
+    if (values.size < 2 || ![...values.keys()].some((v) => v.includes(WILDCARD))) continue;
+    let words = 0;
+    let once = false;
+    for (const [v, n] of values)
+      if (!v.includes(WILDCARD)) {
+        words += n;
+        once ||= n <= 1;
+      }
+    if (words >= CLOSED_SET_LINES && !once) continue;
+    variableValues.set(slot, new Set(values.keys()));
+  }
+  if (!variableValues.size) return;
+  const idOf = new Map<string, number>();
+  vocabulary.forEach((t, id) => {
+    if (parse(id)) idOf.set(t, id);
+  });
+  for (const row of current)
+    for (let p = 0; p < row.length; p++) {
+      if (separateValue(row, p) && row[p + 1] !== wildcard && variableValues.get(`k${row[p]}`)?.has(vocabulary[row[p + 1]] ?? WILDCARD)) row[p + 1] = wildcard;
+      const t = parse(row[p]);
+      if (!t) continue;
+      let changed = false;
+      const items = t.items.map(([k, v], i) => {
+        if (v === WILDCARD || !variableValues.get(`t${skeleton(t, i)}`)?.has(v)) return `${k}=${v}`;
+        changed = true;
+        return `${k}=${WILDCARD}`;
+      });
+      if (changed) row[p] = idOf.get(`${t.open}${items.join(',')}${t.close}`) ?? wildcard;
+    }
 }
 
 /** A field's label printed apart from its value (`owner:`, `check duration:`'s `duration:`). */
