@@ -1474,7 +1474,10 @@ function foldCodeTexts(
       // A closed set of phrases (each on several lines, none once, no digit) is the event's wording, unless
       // something marks it a value: a code beside it (the text describes the code), a value or a `key=`
       // just before it (`code=<*> (ILLEGAL DATA ADDRESS)`), quotes around it (`reason="wrong item"`).
-      const { entry: first, at: [from] } = entries[0];
+      const {
+        entry: first,
+        at: [from],
+      } = entries[0];
       const lead = vocabulary[first.tokens[from]] ?? '';
       const marked = span === before || holdsVariable(first.tokens[from - 1]) || keys.has(first.tokens[from - 1]) || /^(?:[\w.-]+=)?"/.test(lead);
       if (!marked) {
