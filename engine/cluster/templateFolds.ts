@@ -48,10 +48,10 @@ const PROSE_WORD = /^[(["']?[a-z]/;
  * the segment's wording, issue 31's convention for a token without digits carried to a run of tokens
  * (docs/decisions.md, Session 21 (phrases)). Closed: CLOSED_SET_LINES lines or more, no phrase printed on
  * one line only, every token a plain word (PHRASE_WORD: no digit, no variable), no phrase a sentence (a
- * word in lower case after its first: `comm failure`, `connection reset by peer`, free text the program
- * inserts, as an error's text is; an event's kind is named in capitals, `Concurrent Start`), and not the strong evidence of a variable
- * (`minDistinct` phrases or more, none on more than `rareShare` of the lines). An open set (a phrase seen
- * once, a free text, a list of ids) is a value's and may fold.
+ * word in lower case after its first: `comm failure`, `connection reset by peer`: free text the program
+ * inserts, as an error's text is, where an event's kind is named in capitals, `Concurrent Start`), and not
+ * the strong evidence of a variable (`minDistinct` phrases or more, none on more than `rareShare` of the
+ * lines). An open set (a phrase seen once, a sentence, a list of ids) is a value's and may fold.
  */
 export function closedPhrases(lines: ReadonlyMap<string, number>, vocabulary: readonly string[], minDistinct: number, rareShare: number): boolean {
   let total = 0;
@@ -701,7 +701,8 @@ function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
  * equal anchors is a pair of phrases (two or more tokens on a side, no `key=`); phrases are linked
  * when seen in one frame (that prefix and suffix), and a linked set seen in at least `minContexts`
  * frames is one variable (`Source: orders -> Map` / `Sink: alerts` before `switched from …`, `lags …`,
- * `resources freed …`), as a token varying in that many contexts is one; phrases seen in one or two
+ * `resources freed …`), as a token varying in that many contexts is one, unless the set is closed
+ * (closedPhrases: `Blue Green` / `Rolling`, each on many lines, names events in every frame); phrases seen in one or two
  * frames name events (`backup of home directory finished` / `of mail spool finished`). A variable
  * printed in one frame as WIDE_VALUE_MIN_VALUES or more phrases of two to NAME_TOKENS tokens (a plain
  * word among them; a longer run of words is a sentence, not a name) takes them as values (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` /
@@ -891,8 +892,9 @@ export function foldAlignedGaps(
     const named = nameGap(m, e) ?? nameGap(e, m);
     return named !== undefined && (namesOf.get(named[0])?.size ?? 0) >= WIDE_VALUE_MIN_VALUES;
   };
-  // A closed set of phrases (few, each on several lines, none once, no digit: `Finished creating` / `Stopping
-  // connector <name>`) is the event's wording however many frames it varies in, as a closed set of words is.
+  // A closed set of phrases (closedPhrases: each on several lines, none once, plain words, no sentence; `strategy
+  // Blue Green` / `Rolling` / `Canary With Analysis chosen`) is the event's wording however many frames it
+  // varies in, as a closed set of words is (templateMiner's `closedSet`).
   const setLines = new Map<string, Map<string, number>>();
   for (const [phrase, byTemplate] of phraseLines) {
     const root = find(phrase);

@@ -1390,7 +1390,10 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * to CODE_TEXT_WORDS words, `[automation] "Garage door left open" triggered by …`), from three texts on,
  * and a parenthesised text inside the line too (`failed (certificate expired), <*> pending`), and a
  * clause between a `…:` label and a comma (`connection lost: token expired, reconnecting in <*>`);
- * a quoted message leading the line (`"SyncLoop (PLEG): event for pod" pod=…`) is no such value.
+ * a quoted message leading the line (`"SyncLoop (PLEG): event for pod" pod=…`) is no such value. A closed
+ * set of texts (closedPhrases in engine/cluster/templateFolds.ts: `Pause Young (Normal)` / `(Concurrent
+ * Start)` / `(Mixed)`, each on many lines, none a sentence) names events, unless a code, a value or a
+ * `key=` before it or its quotes mark it a value.
  */
 function foldCodeTexts(
   current: Int32Array[],
