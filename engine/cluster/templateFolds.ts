@@ -51,9 +51,18 @@ const PROSE_WORD = /^[(["']?[a-z]/;
  * word in lower case after its first: `comm failure`, `connection reset by peer`: free text the program
  * inserts, as an error's text is, where an event's kind is named in capitals, `Concurrent Start`), and not
  * the strong evidence of a variable (`minDistinct` phrases or more, none on more than `rareShare` of the
- * lines). An open set (a phrase seen once, a sentence, a list of ids) is a value's and may fold.
+ * lines). An open set (a phrase seen once, a sentence, a list of ids) is a value's and may fold. The
+ * sentence test holds for a text in a reason's place (brackets, quotes, after a label: foldCodeTexts);
+ * `sentencesOpen` false for phrases in the line's own wording (foldAlignedGaps: `Finished creating` /
+ * `Stopping connector <name>`), which its author wrote, in whatever case.
  */
-export function closedPhrases(lines: ReadonlyMap<string, number>, vocabulary: readonly string[], minDistinct: number, rareShare: number): boolean {
+export function closedPhrases(
+  lines: ReadonlyMap<string, number>,
+  vocabulary: readonly string[],
+  minDistinct: number,
+  rareShare: number,
+  sentencesOpen = true,
+): boolean {
   let total = 0;
   let most = 0;
   for (const [phrase, n] of lines) {
@@ -61,7 +70,7 @@ export function closedPhrases(lines: ReadonlyMap<string, number>, vocabulary: re
     const words = phrase.split(',').map((id) => vocabulary[Number(id)] ?? '');
     for (const word of words) if (!PHRASE_WORD.test(word) || CAMEL.test(word)) return false;
     // A sentence (`comm failure`, `token expired`, `connection reset by peer`): a text the program inserts.
-    if (words.slice(1).some((word) => PROSE_WORD.test(word))) return false;
+    if (sentencesOpen && words.slice(1).some((word) => PROSE_WORD.test(word))) return false;
     total += n;
     most = Math.max(most, n);
   }
@@ -892,9 +901,10 @@ export function foldAlignedGaps(
     const named = nameGap(m, e) ?? nameGap(e, m);
     return named !== undefined && (namesOf.get(named[0])?.size ?? 0) >= WIDE_VALUE_MIN_VALUES;
   };
-  // A closed set of phrases (closedPhrases: each on several lines, none once, plain words, no sentence; `strategy
-  // Blue Green` / `Rolling` / `Canary With Analysis chosen`) is the event's wording however many frames it
-  // varies in, as a closed set of words is (templateMiner's `closedSet`).
+  // A closed set of phrases (closedPhrases: each on several lines, none once, plain words; `strategy Blue Green` /
+  // `Rolling` / `Canary With Analysis chosen`, `Finished creating` / `Stopping connector`) is the event's wording
+  // however many frames it varies in, as a closed set of words is (templateMiner's `closedSet`); a sentence
+  // here is the line's own wording, not a reason's text.
   const setLines = new Map<string, Map<string, number>>();
   for (const [phrase, byTemplate] of phraseLines) {
     const root = find(phrase);
@@ -906,7 +916,8 @@ export function foldAlignedGaps(
   const closedSets = new Map<string, boolean>();
   const closedSet = (root: string) => {
     let known = closedSets.get(root);
-    if (known === undefined) closedSets.set(root, (known = closedPhrases(setLines.get(root) ?? new Map(), vocabulary, options.minDistinct, options.rareShare)));
+    if (known === undefined)
+      closedSets.set(root, (known = closedPhrases(setLines.get(root) ?? new Map(), vocabulary, options.minDistinct, options.rareShare, false)));
     return known;
   };
   const phrasesVary = (a: string, b: string) =>

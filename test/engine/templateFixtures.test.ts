@@ -3762,4 +3762,16 @@ test('a closed set of phrases in every frame (opposite): names from an open pool
   exact(lines);
 });
 
+test("a closed set of phrases in the line's own wording names events even as a sentence (INFO [<name>|worker] Finished creating / Stopping connector <name>, each on many lines; session 21)", () => {
+  const r = rng(2115);
+  const lines: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const name = pick(r, ['orders-sink', 'users-source', 'billing-sink', 'search-index', 'audit-archive']);
+    const verb = pick(r, ['Finished creating', 'Stopping', 'Stopping']);
+    lines.push(`INFO [${name}|worker] ${verb} connector ${name} (org.example.connect.Worker:${pick(r, [880, 1645, 412])})`);
+  }
+  const templates = mine(lines);
+  templates.forEach((t, i) => assert.ok(t.includes(lines[i].includes('Stopping') ? 'Stopping connector' : 'Finished creating connector'), t));
+});
+
 test.run();
