@@ -1474,15 +1474,13 @@ function foldCodeTexts(
     const bare = span === after ? new Map(distinctTemplates(current).map((e) => [e.tokens.join(','), e])) : undefined;
     for (const { texts, entries } of groups.values()) {
       if (texts.size < CODE_TEXT_MIN_VALUES) continue;
-      // A closed set of phrases (each on several lines, none once, no digit) is the event's wording, unless
-      // something marks it a value: a code beside it (the text describes the code), a value or a `key=`
-      // just before it (`code=<*> (ILLEGAL DATA ADDRESS)`), quotes around it (`reason="wrong item"`).
-      const {
-        entry: first,
-        at: [from],
-      } = entries[0];
-      const lead = vocabulary[first.tokens[from]] ?? '';
-      const marked = span === before || holdsVariable(first.tokens[from - 1]) || keys.has(first.tokens[from - 1]) || /^(?:[\w.-]+=)?"/.test(lead);
+      // A closed set of phrases (closedPhrases: each on several lines, none once, plain words, no sentence) is
+      // the event's wording (`Pause Young (Normal)` / `(Mixed)`), unless something marks it a value: a code
+      // beside it (the text describes the code), a value or a `key=` just before it (`code=<*> (ILLEGAL DATA
+      // ADDRESS)`), quotes around it (`reason="wrong item"`). The texts of a group share what precedes them.
+      const tokens = entries[0].entry.tokens;
+      const from = entries[0].at[0];
+      const marked = span === before || holdsVariable(tokens[from - 1]) || keys.has(tokens[from - 1]) || /^(?:[\w.-]+=)?"/.test(vocabulary[tokens[from]] ?? '');
       if (!marked) {
         const lines = new Map<string, number>();
         for (const { entry, at } of entries) {
