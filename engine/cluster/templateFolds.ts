@@ -29,6 +29,55 @@ export interface TemplateEntry {
   into?: TemplateEntry;
 }
 
+/** A closed set (no value on one line only) over at least this many lines names events however many contexts it varies in. */
+export const CLOSED_SET_LINES = 20;
+/**
+ * A plain word of a phrase: letters (an inner `-` or `'`), in brackets or quotes or before a separator at
+ * most (`(Concurrent`, `Start)`, `creating`). A digit, a variable, a label's colon, an arrow or a path
+ * (`Source: clicks -> Timestamps/Watermarks`) make the phrase a name built as values are, not wording,
+ * and so does an identifier joined as code joins words (CAMEL: `sudoUser`, `entryUUID`).
+ */
+const PHRASE_WORD = /^[(["']?[A-Za-z]+(?:['-][A-Za-z]+)*[)\]"']?[,;.]?$/;
+const CAMEL = /[a-z][A-Z]/;
+/** A word in lower case after a phrase's first: the phrase is a sentence, not a name (`Concurrent Start`). */
+const PROSE_WORD = /^[(["']?[a-z]/;
+
+/**
+ * Whether the phrases printed in one context in place of one another (each a whole segment: `(Normal)` /
+ * `(Concurrent Start)` / `(Mixed)` after `Pause Young`), with the lines printing each, are a closed set:
+ * the segment's wording, issue 31's convention for a token without digits carried to a run of tokens
+ * (docs/decisions.md, Session 21 (phrases)). Closed: CLOSED_SET_LINES lines or more, no phrase printed on
+ * one line only, every token a plain word (PHRASE_WORD: no digit, no variable), no phrase a sentence (a
+ * word in lower case after its first: `comm failure`, `connection reset by peer`: free text the program
+ * inserts, as an error's text is, where an event's kind is named in capitals, `Concurrent Start`), and not
+ * the strong evidence of a variable (`minDistinct` phrases or more, none on more than `rareShare` of the
+ * lines). An open set (a phrase seen once, a sentence, a list of ids) is a value's and may fold. The
+ * sentence test holds for a text in a reason's place (brackets, quotes, after a label: foldCodeTexts);
+ * `sentencesOpen` false for phrases in the line's own wording (foldAlignedGaps: `Finished creating` /
+ * `Stopping connector <name>`), which its author wrote, in whatever case.
+ */
+export function closedPhrases(
+  lines: ReadonlyMap<string, number>,
+  vocabulary: readonly string[],
+  minDistinct: number,
+  rareShare: number,
+  sentencesOpen = true,
+): boolean {
+  let total = 0;
+  let most = 0;
+  for (const [phrase, n] of lines) {
+    if (n <= 1) return false;
+    const words = phrase.split(',').map((id) => vocabulary[Number(id)] ?? '');
+    for (const word of words) if (!PHRASE_WORD.test(word) || CAMEL.test(word)) return false;
+    // A sentence (`comm failure`, `token expired`, `connection reset by peer`): a text the program inserts.
+    if (sentencesOpen && words.slice(1).some((word) => PROSE_WORD.test(word))) return false;
+    total += n;
+    most = Math.max(most, n);
+  }
+  if (total < CLOSED_SET_LINES) return false;
+  return !(lines.size >= minDistinct && most <= rareShare * total);
+}
+
 /** The distinct templates of `rows` (all rows by default), in order of first row. */
 export function distinctTemplates(current: Int32Array[], printed?: Float64Array, rows?: number[]): TemplateEntry[] {
   const byKey = new Map<string, TemplateEntry>();
@@ -661,7 +710,8 @@ function alignTokens(a: Int32Array, b: Int32Array): Array<[number, number]> {
  * equal anchors is a pair of phrases (two or more tokens on a side, no `key=`); phrases are linked
  * when seen in one frame (that prefix and suffix), and a linked set seen in at least `minContexts`
  * frames is one variable (`Source: orders -> Map` / `Sink: alerts` before `switched from …`, `lags …`,
- * `resources freed …`), as a token varying in that many contexts is one; phrases seen in one or two
+ * `resources freed …`), as a token varying in that many contexts is one, unless the set is closed
+ * (closedPhrases: `Blue Green` / `Rolling`, each on many lines, names events in every frame); phrases seen in one or two
  * frames name events (`backup of home directory finished` / `of mail spool finished`). A variable
  * printed in one frame as WIDE_VALUE_MIN_VALUES or more phrases of two to NAME_TOKENS tokens (a plain
  * word among them; a longer run of words is a sentence, not a name) takes them as values (`input: <*> (AVRCP)` / `input: AirPods Pro (AVRCP)` / `Pixel Buds` /
@@ -678,10 +728,12 @@ export function foldAlignedGaps(
   keys: Set<number>,
   levels: Set<number>,
   vocabulary: readonly string[],
-  minContexts: number,
+  options: { minContexts: number; minDistinct: number; rareShare: number },
   identities: RecordColumns = new Set(),
+  printed?: Float64Array,
 ) {
   if (!vocabulary.length) return;
+  const { minContexts } = options;
   const holdsVariable = variableIn(vocabulary);
   // A record's column delimiters (engine/cluster/recordColumns.ts): a gap holding one spans two columns.
   const delimiters = delimiterIds(vocabulary);
@@ -782,6 +834,17 @@ export function foldAlignedGaps(
   const phrasePairs: Array<[string, string]> = [];
   const framesOf = new Map<string, Set<string>>();
   const phraseFrames: Array<[string, string, string]> = [];
+  // The lines printing each phrase, per template printing it (a template counted once however many pairs it is in).
+  const phraseLines = new Map<string, Map<Int32Array, number>>();
+  const linesOf = (e: { rows: number[] }) => {
+    let n = 0;
+    for (const r of e.rows) n += printed ? printed[r] : 1;
+    return n;
+  };
+  const countPhrase = (phrase: string, e: { tokens: Int32Array; rows: number[] }) => {
+    const byTemplate = phraseLines.get(phrase) ?? phraseLines.set(phrase, new Map()).get(phrase)!;
+    if (!byTemplate.has(e.tokens)) byTemplate.set(e.tokens, linesOf(e));
+  };
   const namesOf = new Map<string, Set<string>>();
   // `v` prints one variable where `w` prints a phrase of two or more tokens, one a plain word, no `key=`
   // (`input: <*> (AVRCP)` / `input: Jabra Elite <*> (AVRCP)`): the frame (`v` without the variable) and the phrase.
@@ -810,6 +873,8 @@ export function foldAlignedGaps(
         const a = list[x].tokens.subarray(gap[0], gap[1]).join(',');
         const b = list[y].tokens.subarray(gap[0], gap[2]).join(',');
         phrasePairs.push([a, b]);
+        countPhrase(a, list[x]);
+        countPhrase(b, list[y]);
         phraseFrames.push([a, `${bucket}#${list[x].tokens.subarray(0, gap[0]).join(',')}#${list[x].tokens.subarray(gap[1]).join(',')}`, b]);
       }
   // A variable against phrases of words: the phrases it was printed as, per frame.
@@ -836,7 +901,27 @@ export function foldAlignedGaps(
     const named = nameGap(m, e) ?? nameGap(e, m);
     return named !== undefined && (namesOf.get(named[0])?.size ?? 0) >= WIDE_VALUE_MIN_VALUES;
   };
-  const phrasesVary = (a: string, b: string) => linked(a) && linked(b) && find(a) === find(b) && (framesOf.get(find(a))?.size ?? 0) >= minContexts;
+  // A closed set of phrases (closedPhrases: each on several lines, none once, plain words; `strategy Blue Green` /
+  // `Rolling` / `Canary With Analysis chosen`, `Finished creating` / `Stopping connector`) is the event's wording
+  // however many frames it varies in, as a closed set of words is (templateMiner's `closedSet`); a sentence
+  // here is the line's own wording, not a reason's text.
+  const setLines = new Map<string, Map<string, number>>();
+  for (const [phrase, byTemplate] of phraseLines) {
+    const root = find(phrase);
+    const lines = setLines.get(root) ?? setLines.set(root, new Map()).get(root)!;
+    let n = 0;
+    for (const c of byTemplate.values()) n += c;
+    lines.set(phrase, n);
+  }
+  const closedSets = new Map<string, boolean>();
+  const closedSet = (root: string) => {
+    let known = closedSets.get(root);
+    if (known === undefined)
+      closedSets.set(root, (known = closedPhrases(setLines.get(root) ?? new Map(), vocabulary, options.minDistinct, options.rareShare, false)));
+    return known;
+  };
+  const phrasesVary = (a: string, b: string) =>
+    linked(a) && linked(b) && find(a) === find(b) && (framesOf.get(find(a))?.size ?? 0) >= minContexts && !closedSet(find(a));
   for (const list of buckets.values()) {
     if (list.length < 2) continue;
     // Groups of joined templates, each printing its joined tokens.

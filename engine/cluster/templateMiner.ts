@@ -74,6 +74,8 @@ import { SEVERITY_WORDS, WILDCARD } from '../text/templateTokens.ts';
 import { linkTogether } from './linkTogether.ts';
 import { delimiterIds, maskRecordColumns, restoreIdentityWords } from './recordColumns.ts';
 import {
+  CLOSED_SET_LINES,
+  closedPhrases,
   distinctTemplates,
   foldAlignedGaps,
   foldCountNouns,
@@ -141,9 +143,7 @@ const MARK = /^[^\w\s<>]{2,}$/;
 const OPEN_POOL_MIN = 3;
 /** …with at least this share of their lines printing a token seen on that line only (Good-Turing's n1/N). */
 const OPEN_POOL_SHARE = 0.5;
-/** A closed set (no value on one line only) over at least this many lines names events however many contexts it varies in… */
-const CLOSED_SET_LINES = 20;
-/** …unless its words are calendar parts (`Jun` / `Jul`, `Mon` / `Sat`): a date is a value whatever its vocabulary. */
+/** A closed set (CLOSED_SET_LINES, engine/cluster/templateFolds.ts) names events however many contexts it varies in, unless its words are calendar parts (`Jun` / `Jul`, `Mon` / `Sat`): a date is a value whatever its vocabulary. */
 const CALENDAR_WORD = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*[,.]?$/i;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
@@ -340,9 +340,9 @@ export function mineTemplates(
   foldCountNouns(current, wildcard, vocabulary);
   maskFieldLines(current, wildcard, vocabulary, printed, options);
   maskFreeTails(current, wildcard, vocabulary, printed, options);
-  foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary);
+  foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary, options);
   foldVariableRuns(current, wildcard);
-  foldAlignedGaps(current, wildcard, keys, levels, vocabulary, options.minContexts, records.identities);
+  foldAlignedGaps(current, wildcard, keys, levels, vocabulary, options, records.identities, printed);
   foldPhraseTails(current, rows, wildcard, keys, levels, vocabulary, printed);
   absorbSingletons(current, wildcard, levels, bracketed, printed);
 
@@ -1565,9 +1565,20 @@ const TEXT_WORD = /^[^\d<>=]*[A-Za-z][^\d<>=]*$/;
  * to CODE_TEXT_WORDS words, `[automation] "Garage door left open" triggered by …`), from three texts on,
  * and a parenthesised text inside the line too (`failed (certificate expired), <*> pending`), and a
  * clause between a `…:` label and a comma (`connection lost: token expired, reconnecting in <*>`);
- * a quoted message leading the line (`"SyncLoop (PLEG): event for pod" pod=…`) is no such value.
+ * a quoted message leading the line (`"SyncLoop (PLEG): event for pod" pod=…`) is no such value. A closed
+ * set of texts (closedPhrases in engine/cluster/templateFolds.ts: `Pause Young (Normal)` / `(Concurrent
+ * Start)` / `(Mixed)`, each on many lines, none a sentence) names events, unless a code, a value or a
+ * `key=` before it or its quotes mark it a value.
  */
-function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number>, levels: Set<number>, printed: Float64Array, vocabulary: readonly string[]) {
+function foldCodeTexts(
+  current: Int32Array[],
+  wildcard: number,
+  keys: Set<number>,
+  levels: Set<number>,
+  printed: Float64Array,
+  vocabulary: readonly string[],
+  options: MinerOptions,
+) {
   if (!vocabulary.length) return;
   const text = (id: number) => !keys.has(id) && TEXT_WORD.test(vocabulary[id] ?? '') && !(vocabulary[id] ?? '').endsWith(':');
   const holdsVariable = variableIn(vocabulary);
@@ -1638,6 +1649,21 @@ function foldCodeTexts(current: Int32Array[], wildcard: number, keys: Set<number
     const bare = span === after ? new Map(distinctTemplates(current).map((e) => [e.tokens.join(','), e])) : undefined;
     for (const { texts, entries } of groups.values()) {
       if (texts.size < CODE_TEXT_MIN_VALUES) continue;
+      // A closed set of phrases (closedPhrases: each on several lines, none once, plain words, no sentence) is
+      // the event's wording (`Pause Young (Normal)` / `(Mixed)`), unless something marks it a value: a code
+      // beside it (the text describes the code), a value or a `key=` just before it (`code=<*> (ILLEGAL DATA
+      // ADDRESS)`), quotes around it (`reason="wrong item"`). The texts of a group share what precedes them.
+      const tokens = entries[0].entry.tokens;
+      const from = entries[0].at[0];
+      const marked = span === before || holdsVariable(tokens[from - 1]) || keys.has(tokens[from - 1]) || /^(?:[\w.-]+=)?"/.test(vocabulary[tokens[from]] ?? '');
+      if (!marked) {
+        const lines = new Map<string, number>();
+        for (const { entry, at } of entries) {
+          const k = entry.tokens.subarray(at[0], at[1]).join(',');
+          lines.set(k, (lines.get(k) ?? 0) + entry.lines);
+        }
+        if (closedPhrases(lines, vocabulary, options.minDistinct, options.rareShare)) continue;
+      }
       const { entry, at } = entries[0];
       const folded = Int32Array.from([...entry.tokens.subarray(0, at[0]), wildcard, ...entry.tokens.subarray(at[1])]);
       for (const e of entries) for (const r of e.entry.rows) current[r] = folded;

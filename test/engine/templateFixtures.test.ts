@@ -3774,4 +3774,79 @@ test('JSON lines after a prefix (a collector time and stream): the prefix is wor
   exact(lines);
 });
 
+// Session 21 (phrases): issue 31's convention for a token without digits, carried to a segment of several
+// tokens: a closed set of plain-word phrases (few, each printed by many lines, none once) names events.
+
+test('a closed set of phrases names events: a parenthesised kind of one or two words, each on many lines, keeps its words at the end and inside the line (cycle begins (Warm Start) / (Cold Start) / (Resume); session 21)', () => {
+  const r = rng(2111);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const kind = pick(r, ['Warm Start', 'Warm Start', 'Cold Start', 'Resume']);
+    const cycle = 1000 + Math.floor(r() * 90000);
+    lines.push([`begins ${kind}`, `[sched] worker ${Math.floor(r() * 16)} cycle ${cycle} begins (${kind})`]);
+    lines.push([`ends ${kind}`, `[sched] worker ${Math.floor(r() * 16)} cycle ${cycle} ends (${kind}) after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a closed set of phrases (opposite): an open set of texts (several printed on one line only) in the same place is one value (cycle <n> aborted (disk quota exceeded) / (lost lease) / …)', () => {
+  const r = rng(2112);
+  const lines: Array<[string, string]> = [];
+  const common = ['disk quota exceeded', 'lost lease', 'operator request'];
+  const rare = ['worker heartbeat missed twice', 'upstream refused', 'schema mismatch on restore', 'clock skew detected', 'token revoked'];
+  for (let i = 0; i < 300; i++) {
+    const why = i < rare.length ? rare[i] : pick(r, common);
+    const cycle = 1000 + Math.floor(r() * 90000);
+    lines.push(['aborted', `[sched] worker ${Math.floor(r() * 16)} cycle ${cycle} aborted (${why})`]);
+    lines.push(['stalled', `[sched] worker ${Math.floor(r() * 16)} cycle ${cycle} stalled (${why}) after ${Math.floor(r() * 900)} ms`]);
+  }
+  exact(lines);
+});
+
+test('a closed set of phrases names events in every frame it varies in: names of two or three capitalised words, each on many lines, keep their words (strategy Blue Green / Rolling / Canary With Analysis chosen / rolled out with / rollback of; session 21)', () => {
+  const r = rng(2113);
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 300; i++) {
+    const strategy = pick(r, ['Blue Green', 'Blue Green', 'Rolling', 'Canary With Analysis']);
+    const n = 1000 + Math.floor(r() * 9000);
+    const [event, line] = pick(r, [
+      ['chosen', `[deploy] strategy ${strategy} chosen for release ${n}`],
+      ['rolled out', `[deploy] release ${n} rolled out with ${strategy} in ${Math.floor(r() * 900)} ms`],
+      ['rollback', `[deploy] rollback of ${strategy} finished for release ${n}`],
+    ]);
+    lines.push([`${event} ${strategy}`, line]);
+  }
+  exact(lines);
+});
+
+test('a closed set of phrases in every frame (opposite): names from an open pool (several printed on one line only) are one variable in each frame (strategy <name> chosen / rolled out with <name> / rollback of <name>)', () => {
+  const r = rng(2114);
+  const lines: Array<[string, string]> = [];
+  const common = ['Blue Green', 'Rolling', 'Canary With Analysis'];
+  const rare = ['Shadow Traffic', 'Dark Launch Mirror', 'Ring Zero', 'Feature Flag Ramp', 'Big Bang', 'Staged Rollout Slow'];
+  for (let i = 0; i < 300; i++) {
+    const strategy = i < 3 * rare.length ? rare[Math.floor(i / 3)] : pick(r, common);
+    const n = 1000 + Math.floor(r() * 9000);
+    const [event, line] = [
+      ['chosen', `[deploy] strategy ${strategy} chosen for release ${n}`],
+      ['rolled out', `[deploy] release ${n} rolled out with ${strategy} in ${Math.floor(r() * 900)} ms`],
+      ['rollback', `[deploy] rollback of ${strategy} finished for release ${n}`],
+    ][i % 3];
+    lines.push([event, line]);
+  }
+  exact(lines);
+});
+
+test("a closed set of phrases in the line's own wording names events even as a sentence (INFO [<name>|worker] Finished creating / Stopping connector <name>, each on many lines; session 21)", () => {
+  const r = rng(2115);
+  const lines: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const name = pick(r, ['orders-sink', 'users-source', 'billing-sink', 'search-index', 'audit-archive']);
+    const verb = pick(r, ['Finished creating', 'Stopping', 'Stopping']);
+    lines.push(`INFO [${name}|worker] ${verb} connector ${name} (org.example.connect.Worker:${pick(r, [880, 1645, 412])})`);
+  }
+  const templates = mine(lines);
+  templates.forEach((t, i) => assert.ok(t.includes(lines[i].includes('Stopping') ? 'Stopping connector' : 'Finished creating connector'), t));
+});
+
 test.run();
