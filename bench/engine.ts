@@ -91,6 +91,7 @@ import {
   WRITTEN_TWENTIETH_ROUND,
   WRITTEN_TWENTY_FIRST_ROUND,
   WRITTEN_TWENTY_SECOND_ROUND,
+  WRITTEN_TWENTY_FOURTH_ROUND,
 } from '../fixtures/heldoutLogs.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
 import { TEMPLATE_TOKEN_LIMIT, templateColumn } from '../engine/stages/02_normalize.ts';
@@ -472,6 +473,7 @@ async function heldoutSection() {
     round('twentieth', 'blind to the session-20 rules', WRITTEN_TWENTIETH_ROUND),
     round('twenty-first', 'blind to the session-20 rules', WRITTEN_TWENTY_FIRST_ROUND),
     round('twenty-second', 'blind to the session-20 rules', WRITTEN_TWENTY_SECOND_ROUND),
+    round('twenty-fourth', 'blind to the session-21 rules', WRITTEN_TWENTY_FOURTH_ROUND),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];
   for (const system of Object.keys(heldoutSystems)) {
