@@ -94,6 +94,7 @@ import {
   WRITTEN_TWENTY_FIRST_ROUND,
   WRITTEN_TWENTY_SECOND_ROUND,
   WRITTEN_TWENTY_THIRD_ROUND,
+  WRITTEN_TWENTY_FOURTH_ROUND,
 } from '../fixtures/heldoutLogs.ts';
 import { defaultMinerOptions, mineTemplates, type MinerOptions } from '../engine/cluster/templateMiner.ts';
 import { TEMPLATE_TOKEN_LIMIT, templateColumn } from '../engine/stages/02_normalize.ts';
@@ -515,6 +516,7 @@ async function heldoutSection() {
     round('twenty-first', 'blind to the session-20 rules', WRITTEN_TWENTY_FIRST_ROUND),
     round('twenty-second', 'blind to the session-20 rules', WRITTEN_TWENTY_SECOND_ROUND),
     round('twenty-third', 'blind to the session-21 rules', WRITTEN_TWENTY_THIRD_ROUND),
+    round('twenty-fourth', 'blind to the session-21 rules', WRITTEN_TWENTY_FOURTH_ROUND),
   ];
   const groupOf = (system: string) => groups.find((g) => g.systems.has(system)) ?? groups[0];
   for (const system of Object.keys(heldoutSystems)) {
