@@ -115,6 +115,8 @@ export interface MinedTemplates {
 
 /** Variables in punctuation only: `"<*>"`, `(<*>)`, and several (`[<*>][<*>]`, an index and its shard). */
 const FRAMED_WILDCARD = /^[^\w<>*]*<\*>(?:[^\w<>*]+<\*>)*[^\w<>*]*$/;
+/** A value and the punctuation around it (`'iris.example.net',` → `'` … `',`). */
+const VALUE_IN_FRAME = /^([^\w<>*]*).*?([^\w<>*]*)$/s;
 /** The first word of a quoted phrase of several words: an opening quote, a digit-free word, no closing quote. */
 const QUOTE_LEAD = /^"[A-Za-z][A-Za-z_-]*$/;
 /** One word wholly in single, double or back quotes, at most a separator after it (`'settings:get'`, `"eu-west",`, SQL's `` `users` ``). */
@@ -343,8 +345,8 @@ export function mineTemplates(
   foldCodeTexts(current, wildcard, keys, levels, printed, vocabulary, options);
   foldVariableRuns(current, wildcard);
   foldAlignedGaps(current, wildcard, keys, levels, vocabulary, options, records.identities, printed);
+  absorbSingletons(current, wildcard, levels, bracketed, framedWildcards, printed, vocabulary);
   foldPhraseTails(current, rows, wildcard, keys, levels, vocabulary, printed);
-  absorbSingletons(current, wildcard, levels, bracketed, printed);
 
   // Templates in order of first occurrence.
   const keyOfRow = current.map((t) => t.join(','));
@@ -1720,9 +1722,18 @@ function joinSingletonTexts(groups: TextGroups, wildcard: number, levels: Set<nu
  * digit), so no position varies in a context. When it equals a template of several lines everywhere
  * but where that template holds a variable, the template's variables take its values, as a parse tree
  * places a new line (Drain): it joins that template (the one printing most lines; ties to the smaller
- * token key). The anchor (the leading token, or the one after a leading severity or value) must be equal.
+ * token key). A variable in its punctuation (`'<*>'`) takes a value in the same punctuation
+ * (`'iris.example.net'`). The anchor (the leading token, or the one after a leading severity or value) must be equal.
  */
-function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<number>, bracketed: Set<number>, printed: Float64Array) {
+function absorbSingletons(
+  current: Int32Array[],
+  wildcard: number,
+  levels: Set<number>,
+  bracketed: Set<number>,
+  framedWildcards: Set<number>,
+  printed: Float64Array,
+  vocabulary: readonly string[],
+) {
   const entries = distinctTemplates(current, printed);
   // Targets (templates of several lines) by length, grouped by the positions of their variables: the
   // template's key → the target. The entries are distinct templates, so a key is met once.
@@ -1732,15 +1743,19 @@ function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<n
     if (e.lines < 2) continue;
     const t = e.tokens;
     const mask: number[] = [];
-    for (let q = 0; q < t.length; q++) if (t[q] === wildcard) mask.push(q);
+    for (let q = 0; q < t.length; q++) if (t[q] === wildcard || framedWildcards.has(t[q])) mask.push(q);
     if (!mask.length) continue;
     const byMask: Targets = targets.get(t.length) ?? new Map();
     targets.set(t.length, byMask);
     const maskKey = mask.join(',');
     let group = byMask.get(maskKey);
     if (!group) byMask.set(maskKey, (group = { mask, byKey: new Map() }));
-    group.byKey.set(t.join(','), e);
+    const key = Int32Array.from(t);
+    for (const q of mask) key[q] = wildcard;
+    group.byKey.set(key.join(','), e);
   }
+  // A value fits a framed variable when it stands in the same punctuation (`'iris.example.net'` in `'<*>'`).
+  const fits = (value: number, slot: number) => slot === wildcard || (vocabulary[value] ?? '').replace(VALUE_IN_FRAME, '$1<*>$2') === vocabulary[slot];
   const better = (a: TemplateEntry, b: TemplateEntry) => (a.lines !== b.lines ? a.lines > b.lines : a.tokens.join(',') < b.tokens.join(','));
   for (const e of entries) {
     if (e.lines !== 1) continue;
@@ -1748,15 +1763,16 @@ function absorbSingletons(current: Int32Array[], wildcard: number, levels: Set<n
     // The anchor: the leading word, or the word after a leading severity or value; after a bracketed source
     // and its severity (`[RAD_Orders] INFO Channel …`) the severity and the word after it, the source a value.
     const source = t.length > 2 && bracketed.has(t[0]) && levels.has(t[1]);
-    const anchor = t.length > 1 && levels.has(t[0]) ? 2 : 1;
+    const anchor = t.length > 1 && (levels.has(t[0]) || t[0] === wildcard) ? 2 : 1;
     const held = (q: number) => (source ? q === 1 || q === 2 : q < anchor);
     let best: TemplateEntry | undefined;
     for (const { mask, byKey } of targets.get(t.length)?.values() ?? []) {
-      if (mask.some(held)) continue;
+      // The anchor never takes a value from the template's variable (a leading value is a variable already).
+      if (mask.some((q) => held(q) && t[q] !== wildcard)) continue;
       const projected = Int32Array.from(t);
       for (const q of mask) projected[q] = wildcard;
       const target = byKey.get(projected.join(','));
-      if (target && (!best || better(target, best))) best = target;
+      if (target && mask.every((q) => fits(t[q], target.tokens[q])) && (!best || better(target, best))) best = target;
     }
     if (best) for (const r of e.rows) current[r] = best.tokens;
   }

@@ -2853,6 +2853,27 @@ test('two host names with their ports (gw.example.net:<port> / proxy.example.edu
   exact(lines);
 });
 
+test("a line printed once whose values no other line printed joins its event, after a leading value and with a name in the quotes of a masked address (host: '<ip>' beside host: 'xkqz.vbnm.example.net')", () => {
+  const r = rng(314);
+  const word = () => Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(r() * 26)]).join('');
+  const ip = () => `${Math.floor(r() * 223) + 1}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}`;
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 600; i++) {
+    // One line in a hundred names a database, a user and a host no other line names.
+    const once = r() < 0.01;
+    const db = once ? `${word()}_db` : pick(r, ['shop', 'analytics', 'app_production']);
+    const user = once ? word() : pick(r, ['app', 'root', 'wp_user']);
+    const host = once ? `${word()}.${word()}.example.net` : ip();
+    const [event, reason] = r() < 0.8 ? ['error', 'Got an error reading communication packets'] : ['timeout', 'Got timeout reading communication packets'];
+    const at = `2024-11-28T${String(Math.floor(r() * 24)).padStart(2, '0')}:${String(Math.floor(r() * 60)).padStart(2, '0')}:07.${Math.floor(r() * 999999)}Z`;
+    lines.push([
+      event,
+      `${at} ${Math.floor(r() * 99999)} [Note] Aborted connection ${Math.floor(r() * 99999)} to db: '${db}' user: '${user}' host: '${host}' (${reason}).`,
+    ]);
+  }
+  exact(lines);
+});
+
 // The cross product in the middle of the line (Session 19, midsource).
 
 test('a source in the middle: a daemon after a host, printing every event (node<n> ingestd: / exportd: …), does not split the event', () => {
