@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { maskText, normalizeText } from '../../engine/text/normalize.ts';
+import { templateTokens } from '../../engine/text/templateTokens.ts';
 import { stem } from '../../engine/text/stem.ts';
 import { stopWords } from '../../engine/text/stopwords.ts';
 import { keywordMatcher } from '../../engine/text/keywords.ts';
@@ -279,6 +280,19 @@ test('normalizeText: masks, white space and word parts as the plain definitions 
     assert.is(out, masked.toLowerCase().replace(/\s+/g, ' ').trim());
     // The tokens of each part, in order: the same parts give the same tokens.
     assert.equal(toks, referenceParts(masked).flatMap((part) => normalizeText(part).tokens));
+  }
+});
+
+test('templateTokens: a long text counts its words as the split does, at and around the limit', () => {
+  for (const words of [1, 5, 63, 64, 65, 200]) {
+    for (const space of [' ', '  ', '\t', '\n', '\u00a0', ' \u3000 ']) {
+      const text = `${space}${Array.from({ length: words }, (_, i) => `w${i}`).join(space)}${space}`;
+      const split = text.split(/\s+/).filter(Boolean).length;
+      const got = templateTokens(text, 64);
+      assert.is(got.length, split);
+      if (split > 64) assert.equal(got.tokens, []);
+      else assert.is(got.tokens.length > 0, true);
+    }
   }
 });
 
