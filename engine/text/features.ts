@@ -31,8 +31,7 @@ const FRAMES_KEPT = 8;
 /** Package segments that say nothing about a component. */
 const GENERIC = new Set(['org', 'com', 'net', 'io', 'java', 'javax', 'sun', 'jdk', 'apache', 'google', 'internal', 'impl', 'util', 'lang']);
 
-const hasExceptionEnding = (text: string) =>
-  text.includes('Exception') || text.includes('Error') || text.includes('Fault') || text.includes('Failure');
+const hasExceptionEnding = (text: string) => text.includes('Exception') || text.includes('Error') || text.includes('Fault') || text.includes('Failure');
 
 /** The package of a qualified name as a component: its last two specific segments. */
 function componentOf(pkg: string): string | null {

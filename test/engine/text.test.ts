@@ -279,7 +279,10 @@ test('normalizeText: masks, white space and word parts as the plain definitions 
     assert.is(maskText(text), masked);
     assert.is(out, masked.toLowerCase().replace(/\s+/g, ' ').trim());
     // The tokens of each part, in order: the same parts give the same tokens.
-    assert.equal(toks, referenceParts(masked).flatMap((part) => normalizeText(part).tokens));
+    assert.equal(
+      toks,
+      referenceParts(masked).flatMap((part) => normalizeText(part).tokens),
+    );
   }
 });
 
