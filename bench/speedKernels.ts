@@ -258,7 +258,7 @@ const texts = loadHadoopBugs()
 const taxonomy = configDefinitions.taxonomy.defaults;
 const groups = [...taxonomy.domains, ...taxonomy.root_causes].map((e) => e.keywords);
 const signalGroups = configDefinitions.rubric.defaults.signals.map((sg) => [sg.term]);
-function scanAll(make: (groups: string[][]) => { scan(text: string): Array<Set<string>> }): string[] {
+function scanAll(make: (groups: string[][]) => { scan(text: string): Array<ReadonlySet<string>> }): string[] {
   const entries = make(groups);
   const signals = make(signalGroups);
   const out: string[] = [];

@@ -41,7 +41,7 @@ import { replaceFinancials, replaceHazards } from './patternResults.ts';
 import { replacePredictions, saveBacktest } from './predictions.ts';
 import { applyRecommendations } from './recommendations.ts';
 import { linkQuestionPatterns, syncEngineQuestions } from './reviewItems.ts';
-import { issueLink, membersLink } from '../engine/stages/context.ts';
+import { issueDigest, issueLink, membersLink } from '../engine/stages/context.ts';
 import type { PatternStatus } from '../domain/patternLifecycle.ts';
 
 const ENGINE: Actor = { type: 'engine', id: null };
@@ -367,23 +367,31 @@ async function writePatterns(
       out.criticality = { ...r.criticality, level: p.human.criticality, confidence: 1, source: 'human', abstained: false };
     return out;
   };
-  // Each chunk's document is built while the database inserts the previous one.
+  // Each chunk's document is built while the database inserts the previous one. An extraction's
+  // provenance is provenance(ctx, 'extract', [issue], issueLink(issue)): the same members for every issue
+  // of the run (run, stage, config versions, one issue) but its digest and link. The shared members go
+  // once per statement ($4) and each row carries only its own two, joined by `||` into the same jsonb
+  // as the whole object would parse to (jsonb keeps no key order): four tenths less JSON to build and
+  // for the database to parse at 100,000 rows.
+  const { issue_digest: _digest, issues_url: _url, ...shared } = provenance(ctx, 'extract', ['-'], issueLink('-'));
+  const sharedProvenance = JSON.stringify(shared);
   await overlapped(
     outputs.extract.results,
     (results, start) =>
       JSON.stringify(
         results
-          .map((r, k) => ({ ...settled(start + k, r), provenance: provenance(ctx, 'extract', [r.issue_id], issueLink(r.issue_id)) }))
+          .map((r, k) => ({ ...settled(start + k, r), issue_digest: issueDigest([r.issue_id]), issues_url: issueLink(r.issue_id) }))
           .filter((r) => issueRows.has(r.issue_id)),
       ),
     (document) =>
       db.query(
         `insert into issue_extractions (issue_id, workspace_id, run_id, domain, root_cause, criticality, provenance)
-         select r.issue_id, $1, $2::uuid, r.domain, r.root_cause, r.criticality, r.provenance
-           from jsonb_to_recordset($3::jsonb) as r(issue_id uuid, domain jsonb, root_cause jsonb, criticality jsonb, provenance jsonb)
+         select r.issue_id, $1, $2::uuid, r.domain, r.root_cause, r.criticality,
+                $4::jsonb || jsonb_build_object('issue_digest', r.issue_digest, 'issues_url', r.issues_url)
+           from jsonb_to_recordset($3::jsonb) as r(issue_id uuid, domain jsonb, root_cause jsonb, criticality jsonb, issue_digest text, issues_url text)
          on conflict (issue_id) do update set run_id = excluded.run_id, domain = excluded.domain, root_cause = excluded.root_cause,
            criticality = excluded.criticality, provenance = excluded.provenance, updated_at = now()`,
-        [workspaceId, ctx.runId, document],
+        [workspaceId, ctx.runId, document, sharedProvenance],
       ),
   );
   // A retried run (its first attempt failed after this commit) writes the same deterministic patterns again.

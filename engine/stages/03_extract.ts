@@ -57,11 +57,13 @@ export interface ExtractOutput {
 }
 
 /** `inTitle[e]`, `inBody[e]`: the keywords of entry `ids[e]` found in the title and the narrative. */
-function judge(ids: string[], inTitles: Array<Set<string>>, inBodies: Array<Set<string>>, threshold: number): Judgement {
+function judge(ids: string[], inTitles: Array<ReadonlySet<string>>, inBodies: Array<ReadonlySet<string>>, threshold: number): Judgement {
   const scored: Array<{ id: string; score: number; evidence: string[] }> = [];
   for (let e = 0; e < ids.length; e++) {
     const inTitle = inTitles[e];
     const inBody = inBodies[e];
+    // No keyword of this entry: score 0, not a candidate (most entries for most reports; no set built).
+    if (inTitle.size === 0 && inBody.size === 0) continue;
     let score = 0;
     const evidence = new Set<string>();
     for (const k of inTitle) {
@@ -90,7 +92,7 @@ function judge(ids: string[], inTitles: Array<Set<string>>, inBodies: Array<Set<
 }
 
 /** `found[s]`: the occurrences of signal `s` in the issue's text. */
-function criticality(rubric: RubricConfig, found: Array<Set<string>>, severity: keyof RubricConfig['severity_weights']): CriticalityJudgement {
+function criticality(rubric: RubricConfig, found: Array<ReadonlySet<string>>, severity: keyof RubricConfig['severity_weights']): CriticalityJudgement {
   let score = rubric.severity_weights[severity];
   const evidence: string[] = [`severity:${severity}`];
   for (const [s, signal] of rubric.signals.entries()) {

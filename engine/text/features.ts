@@ -31,6 +31,8 @@ const FRAMES_KEPT = 8;
 /** Package segments that say nothing about a component. */
 const GENERIC = new Set(['org', 'com', 'net', 'io', 'java', 'javax', 'sun', 'jdk', 'apache', 'google', 'internal', 'impl', 'util', 'lang']);
 
+const hasExceptionEnding = (text: string) => text.includes('Exception') || text.includes('Error') || text.includes('Fault') || text.includes('Failure');
+
 /** The package of a qualified name as a component: its last two specific segments. */
 function componentOf(pkg: string): string | null {
   const parts = pkg.split('.').filter((p) => p && !GENERIC.has(p));
@@ -49,7 +51,9 @@ export function structuredFeatures(title: string, narrative: string): string[] {
     }
   }
   for (const text of [title, narrative]) {
-    for (const m of text.matchAll(EXCEPTION)) out.add(`exception:${m[1]}`);
+    // The expression backtracks through every capitalised word; a text without any of its four
+    // endings cannot match it and skips the scan.
+    if (hasExceptionEnding(text)) for (const m of text.matchAll(EXCEPTION)) out.add(`exception:${m[1]}`);
     let frames = 0;
     for (const m of text.matchAll(FRAME)) {
       if (frames++ >= FRAMES_KEPT) break;

@@ -12,7 +12,7 @@ export interface KeywordMatcher {
 
 export interface KeywordScanner {
   /** For each group, the distinct keywords of that group found in `text`, in order of first occurrence. */
-  scan(text: string): Array<Set<string>>;
+  scan(text: string): Array<ReadonlySet<string>>;
 }
 
 /**
@@ -72,7 +72,9 @@ export function keywordScanner(groups: string[][]): KeywordScanner {
   const hits: number[] = [];
   return {
     scan(text) {
-      const found = Array.from({ length: groupCount }, () => new Set<string>());
+      // Most groups find nothing in a text: they all hold one empty set (read only, as the stages use
+      // the result), and a group gets a set of its own at its first keyword. Dozens of sets fewer per text.
+      const found = new Array<ReadonlySet<string>>(groupCount).fill(NONE);
       if (!keywords.length) return found;
       const resumeAt = new Array<number>(groupCount).fill(0);
       const takenAt = new Array<number>(groupCount).fill(-1);
@@ -98,7 +100,9 @@ export function keywordScanner(groups: string[][]): KeywordScanner {
             if (takenAt[g] === p || resumeAt[g] > p) continue;
             takenAt[g] = p;
             resumeAt[g] = p + keywords[id].length;
-            found[g].add(keywords[id]);
+            let set = found[g];
+            if (set === NONE) found[g] = set = new Set<string>();
+            (set as Set<string>).add(keywords[id]);
           }
         }
       }
@@ -107,8 +111,12 @@ export function keywordScanner(groups: string[][]): KeywordScanner {
   };
 }
 
+/** The set every group without a keyword in the text shares (`scan`): never added to. */
+const NONE: ReadonlySet<string> = new Set<string>();
+
 /** One keyword list (a taxonomy entry or a rubric signal): `keywordScanner` with a single group. */
 export function keywordMatcher(keywords: string[]): KeywordMatcher {
   const scanner = keywordScanner([keywords]);
-  return { find: (text) => scanner.scan(text)[0] };
+  // A set of the caller's own, also when nothing was found.
+  return { find: (text) => new Set(scanner.scan(text)[0]) };
 }

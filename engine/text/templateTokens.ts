@@ -546,10 +546,27 @@ export function templateTokens(text: string, limit: number): TemplateTokens {
   if (prefixed) return prefixed;
   const columns = recordColumns(text);
   if (columns) return recordTokens(columns, limit);
+  // Most narratives are prose, far over the limit: their words are counted (the non-space runs, as
+  // many as the split keeps) without building them. A text shorter than 2 × limit - 1 characters cannot
+  // hold more than `limit` words (a log line): split at once.
+  if (text.length >= 2 * limit - 1) {
+    const length = wordCount(text);
+    if (length > limit) return { tokens: [], length };
+  }
   const words = text.split(/\s+/).filter(Boolean);
   const length = words.length;
   if (length > limit) return { tokens: [], length };
   return { tokens: wordTokens(words, true), length };
+}
+
+const NON_SPACE_RUN = /\S+/g;
+
+/** `text.split(/\s+/).filter(Boolean).length`: a global test steps over each run without a match object. */
+function wordCount(text: string): number {
+  NON_SPACE_RUN.lastIndex = 0;
+  let count = 0;
+  while (NON_SPACE_RUN.test(text)) count++;
+  return count;
 }
 
 /**

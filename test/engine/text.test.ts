@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { maskText, normalizeText } from '../../engine/text/normalize.ts';
+import { templateTokens } from '../../engine/text/templateTokens.ts';
 import { stem } from '../../engine/text/stem.ts';
 import { stopWords } from '../../engine/text/stopwords.ts';
 import { keywordMatcher } from '../../engine/text/keywords.ts';
@@ -236,6 +237,66 @@ test('tfidf: a document with no kept feature is an empty row, not NaN', () => {
   const { matrix } = tfidf([...docs, { title: ['unique'], body: [] }], { dimensions: DIMENSIONS, minDf: 2, maxDfShare: 0.5 });
   assert.is(matrix.rowPtr[5] - matrix.rowPtr[4], 0);
   assert.ok(Array.from(matrix.values).every(Number.isFinite));
+});
+
+// The speed paths of normalizeText (Session 21): the definitions they replace, on texts made to catch
+// a difference (underscores, digits, non-ASCII letters, every kind of white space, dashes in every
+// place a UUID or date guard looks, words at the 2 and 40 character limits).
+const referenceMask = (text: string) => {
+  const masks: Array<[RegExp, string]> = [
+    [/\b(?:https?|ftp|file|hdfs|s3a?|wasbs?|abfss?):\/\/\S+/gi, ' '],
+    [/\b[\w.+-]+@[\w-]+\.[\w.-]+\b/g, ' '],
+    [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, ' '],
+    [/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, ' '],
+    [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, ' '],
+    [/\b\d{1,2}:\d{2}(?::\d{2})(?:[.,]\d+)?\b/g, ' '],
+    [/(?:^|\s)(?:[A-Za-z]:)?(?:[\\/][\w.$-]+){2,}[\\/]?/g, ' '],
+    [/\b0x[0-9a-f]+\b/gi, ' '],
+    [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, ' '],
+  ];
+  return masks.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
+};
+const referenceParts = (text: string) =>
+  text
+    .split(/[^A-Za-z0-9_]+/)
+    .filter((raw) => raw.length >= 2)
+    .flatMap((raw) => raw.split('_'))
+    .filter((part) => part.length >= 2 && part.length <= 40);
+
+test('normalizeText: masks, white space and word parts as the plain definitions give them', () => {
+  const texts = [
+    'id 123e4567-e89b-12d3-a456-426614174000, not 123e4567-e89b-12d3-a456 nor -a-b-c-d- or a--b----c',
+    '--2024-03-05-- 2024-3-05 12-34-56 x-y-z-w 2024-03-05T10:11:12Z-x 99-99-99-99',
+    'snake_case_word _lead trail_ a__b __ x_y DataNodeManager__Impl HTTP2Server é_word naïveCase',
+    'tabs\tand\n\nnewlines \r\n  runs\u00a0nbsp\u2003em\u3000ideo \f\v end ',
+    `${'a'.repeat(40)} ${'b'.repeat(41)} ab a 1 12 x9 9x`,
+    '  leading and trailing  ',
+    '',
+  ];
+  for (const text of texts) {
+    const masked = referenceMask(text);
+    const { text: out, tokens: toks } = normalizeText(text);
+    assert.is(maskText(text), masked);
+    assert.is(out, masked.toLowerCase().replace(/\s+/g, ' ').trim());
+    // The tokens of each part, in order: the same parts give the same tokens.
+    assert.equal(
+      toks,
+      referenceParts(masked).flatMap((part) => normalizeText(part).tokens),
+    );
+  }
+});
+
+test('templateTokens: a long text counts its words as the split does, at and around the limit', () => {
+  for (const words of [1, 5, 63, 64, 65, 200]) {
+    for (const space of [' ', '  ', '\t', '\n', '\u00a0', ' \u3000 ']) {
+      const text = `${space}${Array.from({ length: words }, (_, i) => `w${i}`).join(space)}${space}`;
+      const split = text.split(/\s+/).filter(Boolean).length;
+      const got = templateTokens(text, 64);
+      assert.is(got.length, split);
+      if (split > 64) assert.equal(got.tokens, []);
+      else assert.is(got.tokens.length > 0, true);
+    }
+  }
 });
 
 test.run();

@@ -15,6 +15,7 @@ import { contextOf, createEngineRun, executeEngineRun, writeRunResults } from '.
 import { verificationKey } from '../../jobs/queue/recommendation__verify.ts';
 import { recommendationVerifyTask } from '../../jobs/tasks/recommendation__verify.ts';
 import { findEngineRun, loadStageOutput } from '../../sql/engineRuns.ts';
+import { issueLink, provenance } from '../../engine/stages/context.ts';
 import { withEventBatch } from '../../sql/events.ts';
 import { markImplemented } from '../../sql/recommendations.ts';
 import { demoToken, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -62,6 +63,20 @@ test('every stored result carries its workspace, run and provenance', async () =
     for (const r of stored) assert.equal([r.workspace_id, r.run_id, r.provenance.run_id], [ws, first.run.id, first.run.id], table);
   }
   assert.is((await rows('select * from pattern_hazards where workspace_id = $1')).length, 4);
+});
+
+test('an extraction row stores its issue’s whole provenance (shared members sent once per statement, joined in SQL)', async () => {
+  const stored = await rows('select issue_id, run_id, provenance, provenance::text as text from issue_extractions where workspace_id = $1');
+  assert.ok(stored.length > 0);
+  const ctx = await contextOf(t.app, (await findEngineRun(t.app.pool, ws, first.run.id))!);
+  const same = await t.app.pool.query<{ text: string }>('select x::jsonb::text as text from unnest($1::text[]) with ordinality as u(x, n) order by n', [
+    stored.map((r) => JSON.stringify(provenance(ctx, 'extract', [r.issue_id], issueLink(r.issue_id)))),
+  ]);
+  stored.forEach((r, i) => {
+    assert.is(r.run_id, first.run.id);
+    // The same jsonb as the whole object parses to, byte for byte in its text form.
+    assert.is(r.text, same.rows[i].text);
+  });
 });
 
 test('a run whose results are written again (a retry after they committed) changes nothing and raises nothing twice', async () => {
