@@ -128,6 +128,12 @@ const QUOTED_WORD = /^(['"`])[^\s'"`]+\1[,;:.]?$/;
 const BRACKETED_WORD = /^\[[A-Za-z][\w.\\:-]*\][,;:.]?$/;
 /** A host name: three or more dot-separated lower-case labels, the last of letters only (`proxy-up.example.net`). */
 const HOST_NAME = /^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.[a-z]{2,}$/;
+/**
+ * A key whose value names the event by the conventions of structured logs (`type=SYSCALL`, `class=scrub_finish`,
+ * `event_type=`, `action=`, `operation=`): its values are words as the line's own are, not a key's values that
+ * many rare ones make a variable. (A bare `event=` is not one: a webhook's `event=push` is the delivery's parameter.)
+ */
+const EVENT_KEY = /^"?(?:type|class|event_?type|kind|action|op|operation)"?[=:]$/i;
 /** A host name with its port masked (`gw.example.net:<*>`): an address, whatever few values a sample shows. */
 const HOST_PORT = /^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.[a-z]{2,}:<\*>[,;.]?$/;
 /** A single letter, at most a separator after it (`D`, `R,`). */
@@ -282,9 +288,9 @@ export function mineTemplates(
     else byLength.set(row.length, [r]);
   });
   const current = rows.map((row) => Int32Array.from(row));
-  maskKeyValues(current, keys, wildcard, printed, options);
+  maskKeyValues(current, keys, wildcard, printed, options, vocabulary);
   const labels = recordLabels(rows, vocabulary);
-  maskKeyValues(current, labels, wildcard, printed, options);
+  maskKeyValues(current, labels, wildcard, printed, options, vocabulary);
   maskMixedKeyValues(current, [keys, labels], wildcard, printed, vocabulary);
   // Words filling the frame of a masked token (`chrX` beside `chr<*>`).
   const fills = fillsFrame(vocabulary);
@@ -464,7 +470,7 @@ function generalize(
       // of them varying in one context inside the line are a variable (`event=push` / `pull_request` /
       // `issues` among masked ids); two (`state=up` / `down`) or a last value (`user=root` / `guest`, as
       // loghub's Linux labels them) keep their words, as any word at the end does.
-      const keyValues = p > 0 ? onlyWhere(current, members, p, (t) => keys.has(t[p - 1])) : NO_TOKENS;
+      const keyValues = p > 0 ? onlyWhere(current, members, p, (t) => keys.has(t[p - 1]) && !EVENT_KEY.test(vocabulary[t[p - 1]] ?? '')) : NO_TOKENS;
       // The word after a leading severity leads the message (`info: resolving …` / `info: <ip> …`):
       // tokens at position 1 printed only after a severity are anchored as a leading token is.
       const afterLevel = p === 1 && levels.size ? onlyWhere(current, members, 1, (t) => levels.has(t[0])) : NO_TOKENS;
@@ -1028,10 +1034,17 @@ function keyValueCounts(rows: Int32Array[], keys: Set<number>, printed: Float64A
  * key's quoted text, logfmt's `msg="device-session saved"`, reaches here as words: the tokeniser's
  * MESSAGE_KEY.)
  */
-function maskKeyValues(current: Int32Array[], keys: Set<number>, wildcard: number, printed: Float64Array, options: MinerOptions) {
+function maskKeyValues(
+  current: Int32Array[],
+  keys: Set<number>,
+  wildcard: number,
+  printed: Float64Array,
+  options: MinerOptions,
+  vocabulary: readonly string[],
+) {
   if (!keys.size) return;
   const variableKeys = new Set<number>();
-  for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options)) variableKeys.add(k);
+  for (const [k, counts] of keyValueCounts(current, keys, printed)) if (manyRare(counts, options) && !EVENT_KEY.test(vocabulary[k] ?? '')) variableKeys.add(k);
   if (!variableKeys.size) return;
   for (const row of current) for (let p = 0; p + 1 < row.length; p++) if (variableKeys.has(row[p]) && !keys.has(row[p + 1])) row[p + 1] = wildcard;
 }

@@ -2874,6 +2874,26 @@ test("a line printed once whose values no other line printed joins its event, af
   exact(lines);
 });
 
+test('a key that names the event by structured logs\' convention (type=, class=) keeps its values as the event\'s words beside a message that says the same (type=Received msg="Task received by client")', () => {
+  const r = rng(315);
+  const events: Array<[string, string]> = [
+    ['Received', 'Task received by client'],
+    ['"Task Setup"', 'Building Task Directory'],
+    ['Started', 'Task started by client'],
+    ['Terminated', 'Exit Code: 0'],
+    ['Killing', 'Sent interrupt. Waiting 5s before force killing'],
+    ['Restarting', 'Task restarting in 18s'],
+    ['"Driver Failure"', 'failed to start task'],
+  ];
+  const lines: Array<[string, string]> = [];
+  for (let i = 0; i < 800; i++) {
+    const [type, msg] = pick(r, events);
+    const id = Array.from({ length: 8 }, () => Math.floor(r() * 16).toString(16)).join('');
+    lines.push([type, `client.alloc_runner.task_runner: Task event: alloc_id=${id}-0bb2-4b26 task=${pick(r, names)} type=${type} msg="${msg}" failed=false`]);
+  }
+  exact(lines);
+});
+
 // The cross product in the middle of the line (Session 19, midsource).
 
 test('a source in the middle: a daemon after a host, printing every event (node<n> ingestd: / exportd: …), does not split the event', () => {
