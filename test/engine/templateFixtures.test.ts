@@ -5,45 +5,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { defaultMinerOptions, mineTemplates } from '../../engine/cluster/templateMiner.ts';
-import { groupingAccuracy } from '../../engine/cluster/agreement.ts';
-import { templateColumn } from '../../engine/stages/02_normalize.ts';
+import { exact, mine, pick, rng } from '../helpers/minedLines.ts';
 import { templateTokens } from '../../engine/text/templateTokens.ts';
 
-/** Mines `lines` as stage 5 does; the template text of every line. */
-function mine(lines: string[]): string[] {
-  const { column, vocabulary, wildcard } = templateColumn(lines);
-  const mined = mineTemplates(
-    column,
-    lines.map((_, i) => i),
-    wildcard,
-    defaultMinerOptions,
-    vocabulary,
-  );
-  return Array.from(mined.templateOf, (t) => Array.from(mined.templates[t].tokens, (id) => vocabulary[id]).join(' '));
-}
-
-/** Lines labelled with their event; asserts the miner groups them exactly (GA 1). */
-function exact(labelled: Array<[string, string]>) {
-  const templates = mine(labelled.map(([, line]) => line));
-  const keys = [...new Set(templates)];
-  const ga = groupingAccuracy(
-    labelled.map(([event]) => event),
-    Int32Array.from(templates, (t) => keys.indexOf(t)),
-  );
-  if (ga !== 1) {
-    const byEvent = new Map<string, Set<string>>();
-    labelled.forEach(([e], i) => byEvent.set(e, (byEvent.get(e) ?? new Set()).add(templates[i])));
-    assert.unreachable(`GA ${ga}: ${JSON.stringify([...byEvent].map(([e, t]) => [e, [...t]]))}`);
-  }
-  return templates;
-}
-
-const rng = (seed: number) => () => {
-  seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
-  return seed / 2 ** 32;
-};
-const pick = <T>(r: () => number, xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
 const names = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'oscar', 'peggy', 'trent'];
 
 // 1. Short messages must not over-merge.

@@ -6,45 +6,8 @@
  * veto: they name events). Hand-made lines of no real system; tokenisation and the miner only.
  */
 import { test } from 'uvu';
-import * as assert from 'uvu/assert';
-import { groupingAccuracy } from '../../engine/cluster/agreement.ts';
-import { defaultMinerOptions, mineTemplates } from '../../engine/cluster/templateMiner.ts';
-import { templateColumn } from '../../engine/stages/02_normalize.ts';
+import { exact, pick, rng } from '../helpers/minedLines.ts';
 
-/** Mines `lines` as stage 5 does; the template text of every line. */
-function mine(lines: string[]): string[] {
-  const { column, vocabulary, wildcard } = templateColumn(lines);
-  const mined = mineTemplates(
-    column,
-    lines.map((_, i) => i),
-    wildcard,
-    defaultMinerOptions,
-    vocabulary,
-  );
-  return Array.from(mined.templateOf, (t) => Array.from(mined.templates[t].tokens, (id) => vocabulary[id]).join(' '));
-}
-
-/** Lines labelled with their event; asserts the miner groups them exactly (GA 1). */
-function exact(labelled: Array<[string, string]>) {
-  const templates = mine(labelled.map(([, line]) => line));
-  const keys = [...new Set(templates)];
-  const ga = groupingAccuracy(
-    labelled.map(([event]) => event),
-    Int32Array.from(templates, (t) => keys.indexOf(t)),
-  );
-  if (ga !== 1) {
-    const byEvent = new Map<string, Set<string>>();
-    labelled.forEach(([e], i) => byEvent.set(e, (byEvent.get(e) ?? new Set()).add(templates[i])));
-    assert.unreachable(`GA ${ga}: ${JSON.stringify([...byEvent].map(([e, t]) => [e, [...t]]))}`);
-  }
-  return templates;
-}
-
-const rng = (seed: number) => () => {
-  seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
-  return seed / 2 ** 32;
-};
-const pick = <T>(r: () => number, xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
 const int = (r: () => number, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 const hex = (r: () => number, n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
 const WORDS = ['cobalt', 'lichen', 'marram', 'tansy', 'sorrel', 'vetch', 'yarrow', 'bracken', 'hazel', 'rowan'];
