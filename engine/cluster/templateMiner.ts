@@ -791,7 +791,7 @@ function crossProduct(
     });
     // Words at either end of the line (issue 31: the leading token anchors the template, constants at the end
     // of a line matter) that are a closed set (every one on two or more lines, CLOSED_SET_LINES in all:
-    // `SUCCESS` / `FAILURE`, `imap-login:` / `pop3-login:`) name the event, however many events they print.
+    // `SUCCESS` / `FAILURE`, `OnlinePending-->Online.` / `Online-->Offline.`) name the event, however many events they print.
     let total = 0;
     for (const n of all.values()) total += n;
     const closedWords =
