@@ -31,6 +31,20 @@ export interface TemplateEntry {
 
 /** A closed set (no value on one line only) over at least this many lines names events however many contexts it varies in. */
 export const CLOSED_SET_LINES = 20;
+
+/**
+ * Whether a set whose values (words, phrases, a key's words) print `counts` lines each is closed: every value
+ * on two or more lines, CLOSED_SET_LINES in all (issue 31's convention: a closed vocabulary is wording). The
+ * one test of the miner's closed-set veto, the cross product's words at a line's ends, a key's words and phrases.
+ */
+export function closedCounts(counts: Iterable<number>): boolean {
+  let total = 0;
+  for (const n of counts) {
+    if (n < 2) return false;
+    total += n;
+  }
+  return total >= CLOSED_SET_LINES;
+}
 /**
  * A plain word of a phrase: letters (an inner `-` or `'`), in brackets or quotes or before a separator at
  * most (`(Concurrent`, `Start)`, `creating`). A digit, a variable, a label's colon, an arrow or a path
@@ -63,10 +77,10 @@ export function closedPhrases(
   rareShare: number,
   sentencesOpen = true,
 ): boolean {
+  if (!closedCounts(lines.values())) return false;
   let total = 0;
   let most = 0;
   for (const [phrase, n] of lines) {
-    if (n <= 1) return false;
     const words = phrase.split(',').map((id) => vocabulary[Number(id)] ?? '');
     for (const word of words) if (!PHRASE_WORD.test(word) || CAMEL.test(word)) return false;
     // A sentence (`comm failure`, `token expired`, `connection reset by peer`): a text the program inserts.
@@ -74,7 +88,6 @@ export function closedPhrases(
     total += n;
     most = Math.max(most, n);
   }
-  if (total < CLOSED_SET_LINES) return false;
   return !(lines.size >= minDistinct && most <= rareShare * total);
 }
 

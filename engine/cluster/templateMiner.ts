@@ -74,7 +74,7 @@ import { SEVERITY_WORDS, WILDCARD } from '../text/templateTokens.ts';
 import { linkTogether } from './linkTogether.ts';
 import { delimiterIds, maskRecordColumns, restoreIdentityWords } from './recordColumns.ts';
 import {
-  CLOSED_SET_LINES,
+  closedCounts,
   closedPhrases,
   distinctTemplates,
   foldAlignedGaps,
@@ -151,7 +151,7 @@ const MARK = /^[^\w\s<>]{2,}$/;
 const OPEN_POOL_MIN = 3;
 /** …with at least this share of their lines printing a token seen on that line only (Good-Turing's n1/N). */
 const OPEN_POOL_SHARE = 0.5;
-/** A closed set (CLOSED_SET_LINES, engine/cluster/templateFolds.ts) names events however many contexts it varies in, unless its words are calendar parts (`Jun` / `Jul`, `Mon` / `Sat`): a date is a value whatever its vocabulary. */
+/** A closed set (closedCounts, engine/cluster/templateFolds.ts) names events however many contexts it varies in, unless its words are calendar parts (`Jun` / `Jul`, `Mon` / `Sat`): a date is a value whatever its vocabulary. */
 const CALENDAR_WORD = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*[,.]?$/i;
 /** Two plain words varying in fewer than this share of the contexts they appear in are a state (`joined` / `left`). */
 const STATE_SHARE = 0.5;
@@ -591,8 +591,7 @@ function generalize(
         // values, each rare, say otherwise). A key's values (`success= yes` / `no`: the key names the field),
         // calendar words and a set holding a variable stay values. (docs/decisions.md, Session 20 (lead).)
         const closedSet =
-          total >= CLOSED_SET_LINES &&
-          singletons === 0 &&
+          closedCounts(set.map((v) => lines.get(v) ?? 0)) &&
           !set.some((v) => masked.has(v) || framedWildcards.has(v)) &&
           !set.every((v) => keyValues.has(v) || CALENDAR_WORD.test(vocabulary[v] ?? ''));
         const weak =
@@ -767,13 +766,13 @@ function crossProduct(
   const variable = new Set<number>();
   for (const set of sets.values()) {
     if (set.length < 2 || set.some((v) => v === wildcard || keys.has(v) || (levels.has(v) && !masked.has(v)))) continue;
+    const inSet = new Set(set);
     const shared = new Set<string>();
     for (const [k, values] of contexts) if (values.size >= set.length && set.every((v) => values.has(v))) shared.add(k);
     const fewest = set.length >= 3 ? SOURCE_EVENTS : SOURCE_EVENTS_PAIR;
     if (shared.size < fewest || events(current, contextOf, shared, slot) < fewest) continue;
     // Coverage counts the contexts two or more of them print: a rare event that one source did not
     // happen to print in this sample does not make the others' lines of it another event.
-    const inSet = new Set(set);
     const sharedBySome = new Set<string>();
     for (const [k, values] of contexts) {
       let n = 0;
@@ -785,19 +784,17 @@ function crossProduct(
     current.forEach((row, r) => {
       if (!contextOf[r]) return;
       const t = tokenAt(r, slotAt(slot, row.length));
-      if (!set.includes(t)) return;
+      if (!inSet.has(t)) return;
       all.set(t, (all.get(t) ?? 0) + printed[r]);
       if (sharedBySome.has(contextOf[r])) covered.set(t, (covered.get(t) ?? 0) + printed[r]);
     });
     // Words at either end of the line (issue 31: the leading token anchors the template, constants at the end
     // of a line matter) that are a closed set (every one on two or more lines, CLOSED_SET_LINES in all:
     // `SUCCESS` / `FAILURE`, `OnlinePending-->Online.` / `Online-->Offline.`) name the event, however many events they print.
-    let total = 0;
-    for (const n of all.values()) total += n;
     const closedWords =
       (slot.last || slot.offset === 0) &&
-      total >= CLOSED_SET_LINES &&
-      set.every((v) => (all.get(v) ?? 0) >= 2 && !masked.has(v) && EVENT_WORD.test(vocabulary[v] ?? ''));
+      closedCounts(set.map((v) => all.get(v) ?? 0)) &&
+      set.every((v) => !masked.has(v) && EVENT_WORD.test(vocabulary[v] ?? ''));
     if (!closedWords && set.every((v) => (covered.get(v) ?? 0) >= SOURCE_COVER * (all.get(v) ?? 0))) for (const v of set) variable.add(v);
   }
   current.forEach((row, r) => {
@@ -1122,21 +1119,19 @@ function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildc
   const variableValues = new Map<string, Set<string>>();
   for (const [slot, values] of slots) {
     if (values.size < 2 || ![...values.keys()].some((v) => v.includes(WILDCARD))) continue;
-    let words = 0;
-    let once = false;
-    for (const [v, n] of values)
-      if (!v.includes(WILDCARD)) {
-        words += n;
-        once ||= n <= 1;
-      }
-    if (words >= CLOSED_SET_LINES && !once) continue;
+    if (closedCounts([...values].filter(([v]) => !v.includes(WILDCARD)).map(([, n]) => n))) continue;
     variableValues.set(slot, new Set(values.keys()));
   }
   if (!variableValues.size) return;
-  const idOf = new Map<string, number>();
-  vocabulary.forEach((t, id) => {
-    if (parse(id)) idOf.set(t, id);
-  });
+  // The id of a keyed token's text, built at the first token rewritten (most vocabularies hold none).
+  let idOf: Map<string, number> | undefined;
+  const idOfText = (text: string) => {
+    if (!idOf) {
+      idOf = new Map();
+      for (let id = 0; id < vocabulary.length; id++) if (parse(id)) idOf.set(vocabulary[id], id);
+    }
+    return idOf.get(text);
+  };
   for (const row of current)
     for (let p = 0; p < row.length; p++) {
       if (separateValue(row, p) && row[p + 1] !== wildcard && variableValues.get(`k${row[p]}`)?.has(vocabulary[row[p + 1]] ?? WILDCARD)) row[p + 1] = wildcard;
@@ -1148,7 +1143,7 @@ function maskMixedKeyValues(current: Int32Array[], keySets: Set<number>[], wildc
         changed = true;
         return `${k}=${WILDCARD}`;
       });
-      if (changed) row[p] = idOf.get(`${t.open}${items.join(',')}${t.close}`) ?? wildcard;
+      if (changed) row[p] = idOfText(`${t.open}${items.join(',')}${t.close}`) ?? wildcard;
     }
 }
 
